@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Samples and the metric direction table. */
+#include "base/sample.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+
+/*
+ * The one place a metric's direction is decided. An entry ending in '.'
+ * is a prefix; the longest match wins, so exceptions come as longer
+ * entries next to their prefix.
+ */
+static const struct {
+	const char *name;
+	enum metric_dir dir;
+} metric_dirs[] = {
+	{ "throughput.", METRIC_HIGHER },
+	{ "fairness.", METRIC_HIGHER },
+	{ "latency.", METRIC_LOWER },
+	{ "transactions.", METRIC_HIGHER },
+	{ "udp.loss_pct", METRIC_LOWER },
+	{ "udp.lost", METRIC_LOWER },
+	{ "udp.reordered", METRIC_LOWER },
+	{ "udp.duplicates", METRIC_LOWER },
+	{ "tcp.retransmits", METRIC_LOWER },
+	{ "tcp.rtt_us", METRIC_LOWER },
+	{ "tcp.rttvar_us", METRIC_LOWER },
+	{ "tcp.delivery_rate_gbps", METRIC_HIGHER },
+	/* CPU use moves with the work done: neutral; per unit of work it is a cost */
+	{ "cpu.", METRIC_NEUTRAL },
+	{ "cpu.service_demand.", METRIC_LOWER },
+	{ "window.", METRIC_NEUTRAL },
+	{ "sockbuf.", METRIC_NEUTRAL },
+};
+
+enum metric_dir base_metric_dir(const char *name)
+{
+	enum metric_dir dir = METRIC_NEUTRAL;
+	size_t best = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(metric_dirs); i++) {
+		const char *p = metric_dirs[i].name;
+		size_t len = strlen(p);
+		bool prefix = len && p[len - 1] == '.';
+		bool hit = prefix ? !strncmp(name, p, len) : !strcmp(name, p);
+
+		if (hit && len > best) {
+			best = len;
+			dir = metric_dirs[i].dir;
+		}
+	}
+	return dir;
+}
+
+const char *base_metric_dir_name(enum metric_dir d)
+{
+	switch (d) {
+	case METRIC_HIGHER:
+		return "higher";
+	case METRIC_LOWER:
+		return "lower";
+	default:
+		return "neutral";
+	}
+}
+
+void base_sample_init(struct base_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void base_sample_release(struct base_sample *s)
+{
+	free(s->params);
+	free(s->env);
+	free(s->metrics);
+	free(s->flows);
+	memset(s, 0, sizeof(*s));
+}
+
+static int grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	p = realloc(*arr, ncap * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+int base_sample_set(struct base_sample *s, const char *name, const char *unit,
+		    double value)
+{
+	struct sample_metric *m;
+	int ret;
+
+	if (strlen(name) >= sizeof(m->name) || strlen(unit) >= sizeof(m->unit))
+		return -EINVAL;
+	for (size_t i = 0; i < s->nmetrics; i++) {
+		if (!strcmp(s->metrics[i].name, name)) {
+			s->metrics[i].value = value;
+			return 0;
+		}
+	}
+	ret = grow((void **)&s->metrics, &s->cap_metrics, s->nmetrics,
+		   sizeof(*s->metrics));
+	if (ret)
+		return ret;
+	m = &s->metrics[s->nmetrics++];
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	snprintf(m->unit, sizeof(m->unit), "%s", unit);
+	m->value = value;
+	return 0;
+}
+
+const struct sample_metric *base_sample_get(const struct base_sample *s,
+					    const char *name)
+{
+	for (size_t i = 0; i < s->nmetrics; i++)
+		if (!strcmp(s->metrics[i].name, name))
+			return &s->metrics[i];
+	return NULL;
+}
+
+static int add_kv(struct sample_kv **arr, size_t *n, size_t *cap,
+		  const char *key, const char *fmt, va_list ap)
+{
+	struct sample_kv *kv;
+	int ret;
+
+	if (strlen(key) >= sizeof(kv->key))
+		return -EINVAL;
+	ret = grow((void **)arr, cap, *n, sizeof(**arr));
+	if (ret)
+		return ret;
+	kv = &(*arr)[(*n)++];
+	snprintf(kv->key, sizeof(kv->key), "%s", key);
+	vsnprintf(kv->val, sizeof(kv->val), fmt, ap);
+	return 0;
+}
+
+int base_sample_param(struct base_sample *s, const char *key, const char *fmt,
+		      ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = add_kv(&s->params, &s->nparams, &s->cap_params, key, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int base_sample_env(struct base_sample *s, const char *key, const char *fmt,
+		    ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = add_kv(&s->env, &s->nenv, &s->cap_env, key, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int base_sample_alloc_flows(struct base_sample *s, size_t n)
+{
+	free(s->flows);
+	s->nflows = 0;
+	s->flows = calloc(n ? n : 1, sizeof(*s->flows));
+	if (!s->flows)
+		return -ENOMEM;
+	s->nflows = n;
+	return 0;
+}
+
+double base_jain_index(const double *x, size_t n)
+{
+	double sum = 0, sq = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		sum += x[i];
+		sq += x[i] * x[i];
+	}
+	if (!n || sq == 0)
+		return 0;
+	return sum * sum / ((double)n * sq);
+}

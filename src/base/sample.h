@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* A sample: one repetition of one configuration, as a flat map of metrics. */
+#ifndef NR_BASE_SAMPLE_H
+#define NR_BASE_SAMPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SAMPLE_SCHEMA_VERSION 1
+
+enum metric_dir {
+	METRIC_NEUTRAL = 0,
+	METRIC_HIGHER, /* higher is better */
+	METRIC_LOWER,  /* lower is better */
+};
+
+/* The direction of a metric, from the one table keyed by name or prefix
+ * (sample.c). Unknown names are neutral. Thread-safe. */
+enum metric_dir base_metric_dir(const char *name);
+/* "higher", "lower" or "neutral". */
+const char *base_metric_dir_name(enum metric_dir d);
+
+struct sample_metric {
+	char name[112];
+	char unit[16];
+	double value;
+};
+
+struct sample_kv {
+	char key[64];
+	char val[256];
+};
+
+/* One flow of a run; the receiver's count is the throughput. */
+struct sample_flow {
+	uint32_t id;
+	char dir[8];                 /* "send" (client -> server) or "recv" */
+	uint64_t rx_win_bytes, rx_win_msgs;   /* receiver, measured window */
+	uint64_t tx_win_bytes, tx_win_msgs;   /* sender, measured window */
+	uint64_t rx_total_bytes, tx_total_bytes; /* whole run, after drain */
+	double rx_gbps, tx_gbps;
+	uint64_t udp_lost, udp_reordered, udp_dup;
+	/* socket buffers the kernel granted, each end, at start and at stop */
+	uint64_t client_sndbuf, client_rcvbuf, server_sndbuf, server_rcvbuf;
+	uint64_t client_sndbuf_end, client_rcvbuf_end, server_sndbuf_end,
+		server_rcvbuf_end;
+	/* TCP_INFO of the sender at the end (has_tcp_info) */
+	bool has_tcp_info;
+	uint32_t tcpi_retrans, tcpi_rtt_us, tcpi_rttvar_us, tcpi_snd_cwnd,
+		tcpi_snd_mss;
+	uint64_t tcpi_delivery_rate_bps;
+};
+
+struct base_sample {
+	char label[128];
+	char config_key[1024];
+	int64_t wall_start_ns; /* CLOCK_REALTIME at the start barrier */
+	int64_t duration_ns, warmup_ns; /* run control, not in the key */
+	char server[80];                /* the server's control address */
+	struct sample_kv *params; /* the configuration, in key order */
+	size_t nparams;
+	struct sample_kv *env; /* "client.kernel", "server.hostname", ... */
+	size_t nenv;
+	struct sample_metric *metrics;
+	size_t nmetrics;
+	struct sample_flow *flows;
+	size_t nflows;
+	size_t cap_params, cap_env, cap_metrics;
+};
+
+/* Lifetime: base_sample_init() on an embedded struct, base_sample_release()
+ * frees what it owns. Not for concurrent use. */
+void base_sample_init(struct base_sample *s);
+void base_sample_release(struct base_sample *s);
+
+/* Add or replace a metric; unit is a short string ("Gbps", "%", "s").
+ * Returns 0 or -ENOMEM, -EINVAL for a name that does not fit. */
+int base_sample_set(struct base_sample *s, const char *name, const char *unit,
+		    double value);
+/* Find a metric by name; NULL when absent. */
+const struct sample_metric *base_sample_get(const struct base_sample *s,
+					    const char *name);
+/* Append a parameter or an environment entry (value printf-style). */
+int base_sample_param(struct base_sample *s, const char *key, const char *fmt,
+		      ...) __attribute__((format(printf, 3, 4)));
+int base_sample_env(struct base_sample *s, const char *key, const char *fmt,
+		    ...) __attribute__((format(printf, 3, 4)));
+/* Allocate n zeroed flow rows (replacing any). Returns 0 or -ENOMEM. */
+int base_sample_alloc_flows(struct base_sample *s, size_t n);
+
+/* Jain's fairness index of n values: (sum x)^2 / (n * sum x^2), in (0, 1];
+ * 1 when all are equal. Returns 0 for n == 0 or all-zero input. */
+double base_jain_index(const double *x, size_t n);
+
+#endif

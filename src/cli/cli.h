@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Subcommands and the helpers they share for flags and messages. */
+#ifndef NR_CLI_CLI_H
+#define NR_CLI_CLI_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/parse.h"
+
+/* Exit codes (STYLE.md). */
+#define EXIT_OK 0
+#define EXIT_FOUND 1
+#define EXIT_USAGE 2
+#define EXIT_RUNTIME 3
+
+extern volatile sig_atomic_t cli_interrupted;
+
+int cmd_run(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+
+/* Print "netregress: <msg>" to stderr; the caller returns the exit code. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Parse a flag's value; on failure print "invalid --flag ..." and return
+ * false. */
+bool cli_size(const char *flag, const char *arg, uint64_t max, uint64_t *out);
+bool cli_duration(const char *flag, const char *arg, int64_t *out);
+bool cli_u64(const char *flag, const char *arg, uint64_t min, uint64_t max,
+	     uint64_t *out);
+bool cli_cpulist(const char *flag, const char *arg, struct base_cpulist *out);
+/* Handlers for SIGINT/SIGTERM that set cli_interrupted; SIGPIPE ignored. */
+void cli_signals(void);
+/* getopt_long's message for an unknown flag or missing value already
+ * went to stderr; this adds the hint line. */
+int cli_usage_hint(const char *cmd);
+
+#endif

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Flag parsing and error printing shared by the subcommands. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+volatile sig_atomic_t cli_interrupted;
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("netregress: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+bool cli_size(const char *flag, const char *arg, uint64_t max, uint64_t *out)
+{
+	struct base_err err;
+	char lim[BASE_SIZE_STRLEN];
+
+	if (base_parse_size(arg, out, &err)) {
+		cli_error("invalid %s: %s", flag, err.msg);
+		return false;
+	}
+	if (*out > max) {
+		base_format_size(max, lim, sizeof(lim));
+		cli_error("invalid %s '%s': expected at most %s", flag, arg, lim);
+		return false;
+	}
+	return true;
+}
+
+bool cli_duration(const char *flag, const char *arg, int64_t *out)
+{
+	struct base_err err;
+
+	if (base_parse_duration_ns(arg, out, &err)) {
+		cli_error("invalid %s: %s", flag, err.msg);
+		return false;
+	}
+	return true;
+}
+
+bool cli_u64(const char *flag, const char *arg, uint64_t min, uint64_t max,
+	     uint64_t *out)
+{
+	struct base_err err;
+
+	if (base_parse_u64(arg, min, max, out, &err)) {
+		cli_error("invalid %s: %s", flag, err.msg);
+		return false;
+	}
+	return true;
+}
+
+bool cli_cpulist(const char *flag, const char *arg, struct base_cpulist *out)
+{
+	struct base_err err;
+
+	if (base_parse_cpulist(arg, out, &err)) {
+		cli_error("invalid %s: %s", flag, err.msg);
+		return false;
+	}
+	return true;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	cli_interrupted = 1;
+}
+
+void cli_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int cli_usage_hint(const char *cmd)
+{
+	fprintf(stderr, "see 'netregress %s --help'\n", cmd);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* `netregress run TEST [options]`: one test, against -H or a local server. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/time.h"
+#include "cli/cli.h"
+#include "engine/result.h"
+#include "engine/session.h"
+#include "job/config.h"
+#include "proto/frame.h"
+#include "report/report.h"
+
+static const char run_help[] =
+	"usage: netregress run [TEST] [options]\n"
+	"\n"
+	"TEST is tcp_stream (default) or udp_stream. Without -H, a server is\n"
+	"started on loopback for the run and stopped afterwards.\n"
+	"\n"
+	"  -H, --host HOST         server to test against (netregress serve)\n"
+	"  -p, --port PORT         its control port (default 9127)\n"
+	"  -4, -6                  IP version (default 4)\n"
+	"  -l, --duration TIME     measured window (default 10s; 500ms, 1m...)\n"
+	"      --warmup TIME       run before the window, discarded (default 2s)\n"
+	"  -i, --interval TIME     print receiver-side rates every TIME\n"
+	"  -n, --streams N         flows per direction (default 1)\n"
+	"      --threads N         workers per end (default min(flows, CPUs))\n"
+	"  -m, --msg SIZE          bytes per send (tcp 128K, udp 1472/1452)\n"
+	"      --dir DIR           send (client to server), recv or bidir\n"
+	"      --sndbuf SIZE       local SO_SNDBUF (default: autotuned)\n"
+	"      --rcvbuf SIZE       local SO_RCVBUF\n"
+	"  -s  SIZE                both local buffers\n"
+	"      --remote-sndbuf SIZE, --remote-rcvbuf SIZE   the server's\n"
+	"  -S  SIZE                both remote buffers\n"
+	"  -D, --nodelay           TCP_NODELAY on both ends\n"
+	"      --cc NAME           TCP congestion control on both ends\n"
+	"      --batch N           udp datagrams per sendmmsg/recvmmsg (default 32)\n"
+	"      --cpus LIST         pin local workers (worker i on the i-th cpu)\n"
+	"      --remote-cpus LIST  pin the server's workers\n"
+	"      --label LABEL       what this sample belongs to (default: uname -r)\n"
+	"      --json              print one JSON document (docs/results.md)\n"
+	"      --connect-timeout TIME   (default 5s)\n"
+	"      --timeout TIME      longest silence from the server (default 10s)\n";
+
+enum {
+	OPT_WARMUP = 256, OPT_THREADS, OPT_DIR, OPT_SNDBUF, OPT_RCVBUF,
+	OPT_RSNDBUF, OPT_RRCVBUF, OPT_CC, OPT_BATCH, OPT_CPUS, OPT_RCPUS,
+	OPT_LABEL, OPT_JSON, OPT_CTIMEOUT, OPT_TIMEOUT,
+};
+
+static const struct option run_opts[] = {
+	{ "host", required_argument, NULL, 'H' },
+	{ "port", required_argument, NULL, 'p' },
+	{ "duration", required_argument, NULL, 'l' },
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "streams", required_argument, NULL, 'n' },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "msg", required_argument, NULL, 'm' },
+	{ "dir", required_argument, NULL, OPT_DIR },
+	{ "sndbuf", required_argument, NULL, OPT_SNDBUF },
+	{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
+	{ "remote-sndbuf", required_argument, NULL, OPT_RSNDBUF },
+	{ "remote-rcvbuf", required_argument, NULL, OPT_RRCVBUF },
+	{ "nodelay", no_argument, NULL, 'D' },
+	{ "cc", required_argument, NULL, OPT_CC },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "remote-cpus", required_argument, NULL, OPT_RCPUS },
+	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "connect-timeout", required_argument, NULL, OPT_CTIMEOUT },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Linux caps a socket buffer request at INT_MAX / 2. */
+#define BUF_MAX (1ULL << 30)
+
+static void print_interval(void *ctx, const struct engine_interval *iv)
+{
+	const struct job_config *c = ctx;
+
+	fprintf(stderr, "[%7.2f-%7.2f s] %s", iv->t0_s, iv->t1_s,
+		iv->warmup ? "warm-up " : "");
+	if (c->dir != JOB_DIR_RECV)
+		fprintf(stderr, " send %9.3f Gbps", iv->c2s_gbps);
+	if (c->dir != JOB_DIR_SEND)
+		fprintf(stderr, " recv %9.3f Gbps", iv->s2c_gbps);
+	fputc('\n', stderr);
+}
+
+static bool is_loopback(const char *host)
+{
+	return !strcmp(host, "127.0.0.1") || !strcmp(host, "::1") ||
+	       !strcmp(host, "localhost") || !strncmp(host, "127.", 4);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct engine_client_opts o = {
+		.port = PROTO_DEFAULT_PORT,
+		.connect_timeout_ns = 5 * NS_PER_S,
+		.control_timeout_ns = 10 * NS_PER_S,
+		.interrupted = &cli_interrupted,
+	};
+	struct job_config *c = &o.cfg;
+	struct engine_run run;
+	struct base_sample sample;
+	struct base_err err = { "" };
+	const char *label = NULL, *test = NULL;
+	bool json = false, have_port = false;
+	uint64_t v;
+	pid_t server = 0;
+	int opt, ret, code = EXIT_RUNTIME;
+
+	job_config_init(c);
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "H:p:l:i:n:m:s:S:D46h", run_opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'H':
+			o.host = optarg;
+			break;
+		case 'p':
+			if (!cli_u64("--port", optarg, 1, 65535, &v))
+				return EXIT_USAGE;
+			o.port = (uint16_t)v;
+			have_port = true;
+			break;
+		case 'l':
+			if (!cli_duration("--duration", optarg, &c->duration_ns))
+				return EXIT_USAGE;
+			break;
+		case OPT_WARMUP:
+			if (!cli_duration("--warmup", optarg, &c->warmup_ns))
+				return EXIT_USAGE;
+			break;
+		case 'i':
+			if (!cli_duration("--interval", optarg, &c->interval_ns))
+				return EXIT_USAGE;
+			break;
+		case 'n':
+			if (!cli_u64("--streams", optarg, 1, JOB_MAX_STREAMS, &v))
+				return EXIT_USAGE;
+			c->streams = (uint32_t)v;
+			break;
+		case OPT_THREADS:
+			if (!cli_u64("--threads", optarg, 1, JOB_MAX_THREADS, &v))
+				return EXIT_USAGE;
+			c->threads = (uint32_t)v;
+			break;
+		case 'm':
+			if (!cli_size("--msg", optarg, JOB_MAX_MSG, &c->msg_bytes))
+				return EXIT_USAGE;
+			if (!c->msg_bytes) {
+				cli_error("invalid --msg '%s': expected at least 1 byte", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_DIR:
+			if (job_dir_parse(optarg, &c->dir, &err)) {
+				cli_error("invalid --dir: %s", err.msg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_SNDBUF:
+			if (!cli_size("--sndbuf", optarg, BUF_MAX, &c->sndbuf))
+				return EXIT_USAGE;
+			break;
+		case OPT_RCVBUF:
+			if (!cli_size("--rcvbuf", optarg, BUF_MAX, &c->rcvbuf))
+				return EXIT_USAGE;
+			break;
+		case 's':
+			if (!cli_size("-s", optarg, BUF_MAX, &c->sndbuf))
+				return EXIT_USAGE;
+			c->rcvbuf = c->sndbuf;
+			break;
+		case OPT_RSNDBUF:
+			if (!cli_size("--remote-sndbuf", optarg, BUF_MAX, &c->remote_sndbuf))
+				return EXIT_USAGE;
+			break;
+		case OPT_RRCVBUF:
+			if (!cli_size("--remote-rcvbuf", optarg, BUF_MAX, &c->remote_rcvbuf))
+				return EXIT_USAGE;
+			break;
+		case 'S':
+			if (!cli_size("-S", optarg, BUF_MAX, &c->remote_sndbuf))
+				return EXIT_USAGE;
+			c->remote_rcvbuf = c->remote_sndbuf;
+			break;
+		case 'D':
+			c->nodelay = true;
+			break;
+		case OPT_CC:
+			if (strlen(optarg) >= sizeof(c->cc)) {
+				cli_error("invalid --cc '%s': expected a name like cubic or bbr", optarg);
+				return EXIT_USAGE;
+			}
+			snprintf(c->cc, sizeof(c->cc), "%s", optarg);
+			break;
+		case OPT_BATCH:
+			if (!cli_u64("--batch", optarg, 1, JOB_MAX_BATCH, &v))
+				return EXIT_USAGE;
+			c->batch = (uint32_t)v;
+			break;
+		case OPT_CPUS:
+			if (!cli_cpulist("--cpus", optarg, &c->cpus))
+				return EXIT_USAGE;
+			break;
+		case OPT_RCPUS:
+			if (!cli_cpulist("--remote-cpus", optarg, &c->remote_cpus))
+				return EXIT_USAGE;
+			break;
+		case OPT_LABEL:
+			if (!*optarg || strlen(optarg) >= sizeof(sample.label)) {
+				cli_error("invalid --label '%s': expected 1 to %zu characters",
+					  optarg, sizeof(sample.label) - 1);
+				return EXIT_USAGE;
+			}
+			label = optarg;
+			break;
+		case OPT_JSON:
+			json = true;
+			break;
+		case OPT_CTIMEOUT:
+			if (!cli_duration("--connect-timeout", optarg, &o.connect_timeout_ns))
+				return EXIT_USAGE;
+			break;
+		case OPT_TIMEOUT:
+			if (!cli_duration("--timeout", optarg, &o.control_timeout_ns))
+				return EXIT_USAGE;
+			break;
+		case '4':
+			c->ipv = 4;
+			break;
+		case '6':
+			c->ipv = 6;
+			break;
+		case 'h':
+			fputs(run_help, stdout);
+			return EXIT_OK;
+		default:
+			if (optopt && strchr("HplinmsS", optopt))
+				cli_error("option -%c needs a value", optopt);
+			else if (optopt)
+				cli_error("unknown option '-%c'", optopt);
+			else
+				cli_error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage_hint("run");
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (test) {
+			cli_error("unexpected argument '%s': one test per run", argv[optind]);
+			return cli_usage_hint("run");
+		}
+		test = argv[optind];
+	}
+	if (test && job_test_parse(test, &c->test, &err)) {
+		cli_error("%s", err.msg);
+		return EXIT_USAGE;
+	}
+	if (o.connect_timeout_ns <= 0 || o.control_timeout_ns < NS_PER_S) {
+		cli_error("invalid timeout: expected --connect-timeout > 0 and --timeout >= 1s");
+		return EXIT_USAGE;
+	}
+	if (job_config_finalize(c, (int)sysconf(_SC_NPROCESSORS_ONLN), &err)) {
+		cli_error("%s", err.msg);
+		return EXIT_USAGE;
+	}
+	if (c->interval_ns && !json) {
+		o.on_interval = print_interval;
+		o.ctx = c;
+	}
+	cli_signals();
+	if (!o.host) {
+		if (have_port) {
+			cli_error("--port needs --host: without -H a local server picks its own port");
+			return EXIT_USAGE;
+		}
+		if (engine_local_server_start(c->ipv, &server, &o.port, &err)) {
+			cli_error("%s", err.msg);
+			return EXIT_RUNTIME;
+		}
+		o.host = c->ipv == 6 ? "::1" : "127.0.0.1";
+	}
+	base_sample_init(&sample);
+	ret = engine_client_run(&o, &run, &err);
+	if (ret) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	if (!label) {
+		const char *k = json_string_value(json_object_get(run.env_local, "kernel"));
+
+		label = k ? k : "unknown";
+	}
+	ret = engine_run_sample(c, &run, label, is_loopback(o.host), &sample, &err);
+	if (ret) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	if (json) {
+		json_t *doc = report_sample_json(&sample);
+
+		if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2)) < 0) {
+			cli_error("cannot write the json result");
+			json_decref(doc);
+			goto out;
+		}
+		fputc('\n', stdout);
+		json_decref(doc);
+	} else {
+		report_sample_table(stdout, &sample);
+	}
+	code = EXIT_OK;
+out:
+	engine_run_release(&run);
+	base_sample_release(&sample);
+	engine_local_server_stop(server);
+	return code;
+}

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Environment snapshot and sysctl reads; see env.h. */
+#include "collect/env.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "base/time.h"
+
+#define CPUINFO_PATH "/proc/cpuinfo"
+#define MEMINFO_PATH "/proc/meminfo"
+#define GOVERNOR_PATH "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
+#define CLOCKSOURCE_PATH \
+	"/sys/devices/system/clocksource/clocksource0/current_clocksource"
+/*
+ * The read buffer. /proc/cpuinfo repeats a block per CPU and can pass 1 MiB
+ * on big machines; the model is in the first block, and MemTotal is the
+ * first line of /proc/meminfo, so for those two a prefix of this size is
+ * enough and only its complete lines are parsed. The /sys files must fit.
+ */
+#define ENV_BUF_BYTES (64 * 1024)
+#define SYSCTL_BUF_BYTES 32 /* 20 digits of UINT64_MAX, '\n', spare */
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool is_space(char c)
+{
+	return is_blank(c) || c == '\n' || c == '\r';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Unsigned decimal, digits only: -EINVAL if not one, -ERANGE on overflow. */
+static int parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (n == 0)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		unsigned int d;
+
+		if (!is_digit(s[i]))
+			return -EINVAL;
+		d = (unsigned int)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * Read up to cap - 1 bytes of path into buf and NUL-terminate it. *len gets
+ * the byte count, *more whether the file holds more than that. Returns 0 or
+ * a negative errno from open/read.
+ */
+static int read_prefix(const char *path, char *buf, size_t cap, size_t *len,
+		       bool *more)
+{
+	size_t n = 0;
+	ssize_t r;
+	int fd, ret = 0;
+	char extra;
+
+	*len = 0;
+	*more = false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (n < cap - 1) {
+		r = read(fd, buf + n, cap - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = -errno;
+			goto out;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n == cap - 1) {
+		do
+			r = read(fd, &extra, 1);
+		while (r < 0 && errno == EINTR);
+		if (r < 0) {
+			ret = -errno;
+			goto out;
+		}
+		*more = r > 0;
+	}
+	buf[n] = '\0';
+	*len = n;
+out:
+	close(fd);
+	return ret;
+}
+
+/* Length of text up to and including its last '\n' (a cut-off last line
+ * of a prefix read is dropped). */
+static size_t complete_lines(const char *text, size_t len)
+{
+	while (len > 0 && text[len - 1] != '\n')
+		len--;
+	return len;
+}
+
+static int copy_str(char *dst, size_t cap, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= cap)
+		return -EOVERFLOW;
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+/* Keys holding the CPU model, best first; see collect_cpuinfo_model(). */
+static const char *const model_keys[] = {
+	"model name", "Processor", "cpu model", "cpu", "uarch",
+};
+
+int collect_cpuinfo_model(const char *text, size_t len, char *out, size_t cap)
+{
+	const char *p = text, *end = text + len;
+	const char *best = "unknown";
+	size_t best_len = strlen(best), rank = ARRAY_SIZE(model_keys), r;
+
+	if (!out || !cap || (!text && len))
+		return -EINVAL;
+	out[0] = '\0';
+	while (p < end && rank > 0) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *le = eol ? eol : end;
+		const char *colon = memchr(p, ':', (size_t)(le - p));
+
+		if (colon) {
+			const char *ke = colon, *v = colon + 1, *ve = le;
+
+			while (ke > p && is_blank(ke[-1]))
+				ke--;
+			while (v < ve && is_blank(*v))
+				v++;
+			while (ve > v && is_space(ve[-1]))
+				ve--;
+			for (r = 0; ve > v && r < rank; r++) {
+				size_t klen = (size_t)(ke - p);
+
+				if (strlen(model_keys[r]) == klen &&
+				    !memcmp(p, model_keys[r], klen)) {
+					best = v;
+					best_len = (size_t)(ve - v);
+					rank = r;
+					break;
+				}
+			}
+		}
+		if (!eol)
+			break;
+		p = eol + 1;
+	}
+	if (best_len >= cap)
+		return -EOVERFLOW;
+	memcpy(out, best, best_len);
+	out[best_len] = '\0';
+	return 0;
+}
+
+/* "MemTotal:   24684092 kB" in /proc/meminfo text. */
+static int parse_mem_total(const char *text, size_t len, long *kb,
+			   struct base_err *err)
+{
+	static const char key[] = "MemTotal:";
+	const char *p = text, *end = text + len;
+	uint64_t v = 0;
+	int ret;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *le = eol ? eol : end, *d, *de;
+
+		if ((size_t)(le - p) >= sizeof(key) - 1 &&
+		    !memcmp(p, key, sizeof(key) - 1)) {
+			d = p + sizeof(key) - 1;
+			while (d < le && is_blank(*d))
+				d++;
+			de = d;
+			while (de < le && is_digit(*de))
+				de++;
+			ret = parse_u64(d, (size_t)(de - d), &v);
+			if (ret == 0 && v > LONG_MAX)
+				ret = -ERANGE;
+			while (ret == 0 && de < le && is_blank(*de))
+				de++;
+			if (ret == 0 &&
+			    ((size_t)(le - de) != 2 || memcmp(de, "kB", 2)))
+				ret = -EINVAL;
+			if (ret)
+				return base_err_set(err, ret,
+						    "%s: bad MemTotal line",
+						    MEMINFO_PATH);
+			*kb = (long)v;
+			return 0;
+		}
+		if (!eol)
+			break;
+		p = eol + 1;
+	}
+	return base_err_set(err, -EINVAL, "%s: no MemTotal line", MEMINFO_PATH);
+}
+
+/*
+ * A one-line /sys value into out (cap bytes), trailing whitespace dropped;
+ * "" when the file cannot be opened or read. buf has ENV_BUF_BYTES.
+ */
+static int read_optional_str(const char *path, char *buf, char *out,
+			     size_t cap, struct base_err *err)
+{
+	size_t len, i;
+	bool more;
+
+	out[0] = '\0';
+	if (read_prefix(path, buf, ENV_BUF_BYTES, &len, &more))
+		return 0;
+	while (len > 0 && is_space(buf[len - 1]))
+		len--;
+	if (more || len >= cap)
+		return base_err_set(err, -EOVERFLOW,
+				    "%s: value is longer than %zu bytes", path,
+				    cap - 1);
+	for (i = 0; i < len; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			return base_err_set(err, -EINVAL,
+					    "%s: control character in value",
+					    path);
+	memcpy(out, buf, len);
+	out[len] = '\0';
+	return 0;
+}
+
+int collect_env_read(struct collect_env *out, struct base_err *err)
+{
+	struct utsname u;
+	char *buf = NULL, ebuf[128];
+	size_t len;
+	bool more;
+	long n;
+	int ret;
+
+	if (!out)
+		return base_err_set(err, -EINVAL, "no output environment");
+	memset(out, 0, sizeof(*out));
+	out->wall_ns = base_wall_ns();
+
+	if (uname(&u) < 0) {
+		ret = -errno;
+		base_err_set(err, ret, "uname failed: %s",
+			     strerror_r(-ret, ebuf, sizeof(ebuf)));
+		goto out;
+	}
+	if (copy_str(out->kernel, sizeof(out->kernel), u.release) ||
+	    copy_str(out->kernel_version, sizeof(out->kernel_version),
+		     u.version) ||
+	    copy_str(out->machine, sizeof(out->machine), u.machine) ||
+	    copy_str(out->hostname, sizeof(out->hostname), u.nodename)) {
+		ret = base_err_set(err, -EOVERFLOW,
+				   "uname: a field is too long to keep");
+		goto out;
+	}
+
+	errno = 0;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1 || n > INT_MAX) {
+		ret = errno ? -errno : -ERANGE;
+		base_err_set(err, ret, "sysconf(_SC_NPROCESSORS_ONLN) gave %ld",
+			     n);
+		goto out;
+	}
+	out->online_cpus = (int)n;
+
+	buf = malloc(ENV_BUF_BYTES);
+	if (!buf) {
+		ret = base_err_set(err, -ENOMEM,
+				   "cannot allocate the environment buffer");
+		goto out;
+	}
+
+	if (read_prefix(CPUINFO_PATH, buf, ENV_BUF_BYTES, &len, &more))
+		len = 0;
+	if (more)
+		len = complete_lines(buf, len);
+	ret = collect_cpuinfo_model(buf, len, out->cpu_model,
+				    sizeof(out->cpu_model));
+	if (ret) {
+		base_err_set(err, ret, "%s: cpu model is longer than %zu bytes",
+			     CPUINFO_PATH, sizeof(out->cpu_model) - 1);
+		goto out;
+	}
+
+	if (read_prefix(MEMINFO_PATH, buf, ENV_BUF_BYTES, &len, &more) == 0) {
+		if (more)
+			len = complete_lines(buf, len);
+		ret = parse_mem_total(buf, len, &out->mem_total_kb, err);
+		if (ret)
+			goto out;
+	}
+
+	ret = read_optional_str(GOVERNOR_PATH, buf, out->cpu_governor,
+				sizeof(out->cpu_governor), err);
+	if (ret)
+		goto out;
+	ret = read_optional_str(CLOCKSOURCE_PATH, buf, out->clocksource,
+				sizeof(out->clocksource), err);
+out:
+	free(buf);
+	return ret;
+}
+
+int collect_sysctl_read_u64(const char *path, uint64_t *out)
+{
+	char buf[SYSCTL_BUF_BYTES];
+	size_t len;
+	bool more;
+	uint64_t v = 0;
+	int ret;
+
+	if (!path || !out)
+		return -EINVAL;
+	ret = read_prefix(path, buf, sizeof(buf), &len, &more);
+	if (ret)
+		return ret;
+	if (more)
+		return -EINVAL;
+	if (len > 0 && buf[len - 1] == '\n')
+		len--;
+	ret = parse_u64(buf, len, &v);
+	if (ret)
+		return ret;
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The client end: connect, agree on the test, drive the window, collect both reports. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/time.h"
+#include "engine/engine.h"
+#include "engine/meter.h"
+#include "engine/session.h"
+#include "proto/frame.h"
+
+#define TOOL_VERSION "netregress 0.1.0"
+#define STEP_TIMEOUT_NS (10 * NS_PER_S)
+
+struct client {
+	const struct engine_client_opts *o;
+	const struct job_config *cfg;
+	int ctl;
+	struct engine_addr server, local;
+	struct engine *eng;
+	struct engine_meter meter;
+	bool meter_ok;
+	int *udp_fds;
+	uint32_t nflows;
+	int64_t t_go, last_heard;
+	/* interval bookkeeping */
+	int64_t iv_t;
+	uint64_t iv_srv_rx, iv_cli_rx;
+};
+
+static int expect(struct client *c, const char *type, int64_t timeout_ns,
+		  json_t **msg, struct base_err *err)
+{
+	json_t *m = NULL;
+	int ret;
+
+	ret = proto_recv(c->ctl, &m, base_now_ns() + timeout_ns, err);
+	if (ret) {
+		if (ret == -ECONNRESET)
+			base_err_set(err, ret, "server %s closed the control connection",
+				     c->o->host);
+		return ret;
+	}
+	if (!strcmp(proto_type(m), "error")) {
+		const char *why = json_string_value(json_object_get(m, "message"));
+
+		ret = base_err_set(err, -ECONNREFUSED, "server refused: %.400s",
+				   why ? why : "(no reason given)");
+		json_decref(m);
+		return ret;
+	}
+	if (strcmp(proto_type(m), type)) {
+		ret = base_err_set(err, -EPROTO,
+				   "server sent '%.40s' where '%s' was expected",
+				   proto_type(m), type);
+		json_decref(m);
+		return ret;
+	}
+	*msg = m;
+	return 0;
+}
+
+static int send_msg(struct client *c, json_t *m, struct base_err *err)
+{
+	int ret;
+
+	if (!m)
+		return base_err_set(err, -ENOMEM, "out of memory");
+	ret = proto_send(c->ctl, m, base_now_ns() + STEP_TIMEOUT_NS, err);
+	json_decref(m);
+	return ret;
+}
+
+static int handshake(struct client *c, struct engine_run *out,
+		     struct base_err *err)
+{
+	json_t *m = NULL;
+	int64_t v;
+	int ret;
+
+	ret = send_msg(c, proto_msg("hello", json_pack("{s:i, s:s, s:o}",
+				"version", PROTO_VERSION, "tool", TOOL_VERSION,
+				"env", json_incref(out->env_local))), err);
+	if (ret)
+		return ret;
+	ret = expect(c, "hello_ok", STEP_TIMEOUT_NS, &m, err);
+	if (ret) {
+		if (ret == -EPROTO || ret == -EMSGSIZE)
+			base_err_prefix(err, "%s:%u does not speak this netregress protocol",
+					c->o->host, c->o->port);
+		return ret;
+	}
+	if ((ret = proto_get_i64(m, "version", 0, 255, &v, err)))
+		goto out;
+	if (v != PROTO_VERSION) {
+		ret = base_err_set(err, -EPROTO,
+				   "server speaks protocol version %" PRId64 ", this client %d",
+				   v, PROTO_VERSION);
+		goto out;
+	}
+	if (proto_env_check(json_object_get(m, "env"), err) == 0)
+		out->env_remote = json_incref(json_object_get(m, "env"));
+	else
+		out->env_remote = json_object();
+	ret = 0;
+out:
+	json_decref(m);
+	return ret;
+}
+
+/* UDP sockets exist before setup so that the server learns their ports. */
+static int udp_prepare(struct client *c, json_t *ports, struct base_err *err)
+{
+	const struct job_config *cfg = c->cfg;
+	struct engine_sockopts so = { .sndbuf = cfg->sndbuf, .rcvbuf = cfg->rcvbuf };
+	struct engine_addr a = c->local;
+	int ret;
+
+	engine_addr_set_port(&a, 0);
+	for (uint32_t i = 0; i < c->nflows; i++) {
+		struct engine_addr got = { .len = sizeof(got.ss) };
+
+		ret = engine_sock_bind(&a, SOCK_DGRAM, false, &so, 0, &c->udp_fds[i], err);
+		if (ret)
+			return ret;
+		getsockname(c->udp_fds[i], (struct sockaddr *)&got.ss, &got.len);
+		json_array_append_new(ports, json_integer(engine_addr_port(&got)));
+	}
+	return 0;
+}
+
+static int get_ports(const json_t *m, uint32_t n, uint16_t *ports,
+		     struct base_err *err)
+{
+	const json_t *arr = json_object_get(m, "udp_ports");
+
+	if (!json_is_array(arr) || json_array_size(arr) != n)
+		return base_err_set(err, -EPROTO,
+				    "server's setup_ok lacks %u udp ports", n);
+	for (uint32_t i = 0; i < n; i++) {
+		const json_t *p = json_array_get(arr, i);
+
+		if (!json_is_integer(p) || json_integer_value(p) < 1 ||
+		    json_integer_value(p) > 65535)
+			return base_err_set(err, -EPROTO,
+					    "server sent an invalid udp port");
+		ports[i] = (uint16_t)json_integer_value(p);
+	}
+	return 0;
+}
+
+static int connect_flows(struct client *c, const json_t *ok,
+			 struct base_err *err)
+{
+	const struct job_config *cfg = c->cfg;
+	struct engine_sockopts so = {
+		.sndbuf = cfg->sndbuf, .rcvbuf = cfg->rcvbuf,
+		.nodelay = cfg->nodelay, .cc = cfg->cc,
+	};
+	int64_t deadline = base_now_ns() + c->o->connect_timeout_ns;
+	int64_t port, cookie;
+	uint16_t *ports = NULL;
+	int ret;
+
+	if (job_test_is_udp(cfg->test)) {
+		ports = calloc(c->nflows, sizeof(*ports));
+		if (!ports)
+			return base_err_set(err, -ENOMEM, "out of memory");
+		ret = get_ports(ok, c->nflows, ports, err);
+		for (uint32_t i = 0; !ret && i < c->nflows; i++) {
+			struct engine_addr to = c->server;
+
+			engine_addr_set_port(&to, ports[i]);
+			ret = engine_sock_connect(c->udp_fds[i], &to, deadline, err);
+			if (!ret) {
+				ret = engine_add_flow(c->eng, i, c->udp_fds[i],
+						      job_config_flow_c2s(cfg, i), err);
+				c->udp_fds[i] = -1;
+			}
+		}
+		free(ports);
+		return ret;
+	}
+	if ((ret = proto_get_i64(ok, "data_port", 1, 65535, &port, err)) ||
+	    (ret = proto_get_i64(ok, "cookie", 0, INT64_MAX, &cookie, err)))
+		return ret;
+	for (uint32_t i = 0; i < c->nflows; i++) {
+		struct engine_addr to = c->server;
+		uint8_t hdr[ENGINE_DATA_HDR_BYTES];
+		uint64_t ck = (uint64_t)cookie;
+		int fd;
+
+		engine_addr_set_port(&to, (uint16_t)port);
+		ret = engine_tcp_connect(&to, &so, deadline, &fd, err);
+		if (ret) {
+			base_err_prefix(err, "data connection %u", i);
+			return ret;
+		}
+		memcpy(hdr, ENGINE_DATA_MAGIC, 4);
+		hdr[4] = (uint8_t)(i >> 24);
+		hdr[5] = (uint8_t)(i >> 16);
+		hdr[6] = (uint8_t)(i >> 8);
+		hdr[7] = (uint8_t)i;
+		for (int b = 0; b < 8; b++)
+			hdr[8 + b] = (uint8_t)(ck >> (56 - 8 * b));
+		/* 16 bytes into an empty socket buffer cannot be short */
+		if (send(fd, hdr, sizeof(hdr), MSG_NOSIGNAL) != (ssize_t)sizeof(hdr)) {
+			ret = base_err_set(err, -errno, "data connection %u: %s", i,
+					   strerror(errno));
+			close(fd);
+			return ret;
+		}
+		ret = engine_add_flow(c->eng, i, fd, job_config_flow_c2s(cfg, i), err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void interval_report(struct client *c, const json_t *tick)
+{
+	struct engine_interval iv = { 0 };
+	uint64_t rx, tx;
+	int64_t t, srv_rx;
+
+	if (!c->o->on_interval ||
+	    proto_get_i64(tick, "t_ns", 0, INT64_MAX, &t, NULL) ||
+	    proto_get_i64(tick, "rx_bytes", 0, INT64_MAX, &srv_rx, NULL) ||
+	    t <= c->iv_t)
+		return;
+	engine_totals(c->eng, &rx, &tx);
+	iv.t0_s = (double)c->iv_t / NS_PER_S;
+	iv.t1_s = (double)t / NS_PER_S;
+	iv.c2s_gbps = (double)((uint64_t)srv_rx - c->iv_srv_rx) * 8 / (double)(t - c->iv_t);
+	iv.s2c_gbps = (double)(rx - c->iv_cli_rx) * 8 / (double)(t - c->iv_t);
+	iv.warmup = t <= c->cfg->warmup_ns;
+	c->iv_t = t;
+	c->iv_srv_rx = (uint64_t)srv_rx;
+	c->iv_cli_rx = rx;
+	c->o->on_interval(c->o->ctx, &iv);
+}
+
+/*
+ * Wait until `until` (CLOCK_MONOTONIC) while watching the server, the local
+ * workers and the user's Ctrl-C. Returns 0 when the time came.
+ */
+static int watch(struct client *c, int64_t until, struct base_err *err)
+{
+	for (;;) {
+		struct pollfd p[2] = {
+			{ .fd = c->ctl, .events = POLLIN },
+			{ .fd = engine_event_fd(c->eng), .events = POLLIN },
+		};
+		int64_t now = base_now_ns(), left = until - now;
+		int n, ret;
+
+		if (c->o->interrupted && *c->o->interrupted)
+			return base_err_set(err, -EINTR, "interrupted");
+		if ((ret = engine_failure(c->eng, err)))
+			return ret;
+		if (now - c->last_heard > c->o->control_timeout_ns)
+			return base_err_set(err, -ETIMEDOUT,
+					    "server %s stopped answering: no message for %.1f s",
+					    c->o->host,
+					    (double)(now - c->last_heard) / NS_PER_S);
+		if (left <= 0)
+			return 0;
+		if (left > 250 * NS_PER_MS)
+			left = 250 * NS_PER_MS;
+		n = poll(p, 2, (int)((left + NS_PER_MS - 1) / NS_PER_MS));
+		if (n < 0 && errno != EINTR)
+			return base_err_set(err, -errno, "poll: %s", strerror(errno));
+		if (n > 0 && p[1].revents) {
+			uint64_t v;
+
+			if (read(p[1].fd, &v, sizeof(v)) < 0) {
+				/* already consumed */
+			}
+		}
+		if (n > 0 && p[0].revents) {
+			json_t *m = NULL;
+
+			ret = proto_recv(c->ctl, &m, base_now_ns() + STEP_TIMEOUT_NS, err);
+			if (ret) {
+				if (ret == -ECONNRESET)
+					base_err_set(err, ret,
+						     "server %s closed the control connection during the test",
+						     c->o->host);
+				return ret;
+			}
+			c->last_heard = base_now_ns();
+			if (!strcmp(proto_type(m), "tick")) {
+				interval_report(c, m);
+			} else if (!strcmp(proto_type(m), "error")) {
+				const char *why = json_string_value(json_object_get(m, "message"));
+
+				ret = base_err_set(err, -EIO, "server failed: %.400s",
+						   why ? why : "(no reason given)");
+				json_decref(m);
+				return ret;
+			}
+			json_decref(m);
+		}
+	}
+}
+
+/* After stop: skip ticks until the server's result arrives. */
+static int await_result(struct client *c, int64_t deadline, json_t **res,
+			struct base_err *err)
+{
+	for (;;) {
+		int64_t left = deadline - base_now_ns();
+		json_t *m = NULL;
+		int ret;
+
+		if (left <= 0)
+			return base_err_set(err, -ETIMEDOUT,
+					    "server %s sent no result after the test",
+					    c->o->host);
+		ret = expect(c, "result", left, &m, err);
+		if (ret == -EPROTO && m == NULL && strstr(err->msg, "'tick'"))
+			continue;
+		if (ret)
+			return ret;
+		*res = m;
+		return 0;
+	}
+}
+
+static int run_test(struct client *c, struct engine_run *out,
+		    struct base_err *err)
+{
+	const struct job_config *cfg = c->cfg;
+	struct engine_opts eo = {
+		.udp = job_test_is_udp(cfg->test),
+		.msg_bytes = cfg->msg_bytes,
+		.batch = cfg->batch,
+		.threads = cfg->threads,
+		.cpus = cfg->cpus,
+		.drain_ns = 5 * NS_PER_S,
+	};
+	json_t *m = NULL, *ports = json_array(), *res = NULL;
+	int64_t t_end;
+	int ret, jret;
+
+	if (!ports)
+		return base_err_set(err, -ENOMEM, "out of memory");
+	if (eo.udp && (ret = udp_prepare(c, ports, err)))
+		goto out;
+	ret = send_msg(c, proto_msg("setup", json_pack("{s:o, s:O}",
+				"config", job_config_to_json(cfg),
+				"udp_ports", ports)), err);
+	if (ret)
+		goto out;
+	if ((ret = expect(c, "setup_ok", STEP_TIMEOUT_NS, &m, err)))
+		goto out;
+	c->eng = engine_new(&eo, err);
+	if (!c->eng) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if ((ret = connect_flows(c, m, err)) ||
+	    (ret = engine_launch(c->eng, err)) ||
+	    (ret = engine_meter_init(&c->meter, &cfg->cpus, err)))
+		goto out;
+	c->meter_ok = true;
+	json_decref(m);
+	m = NULL;
+	if ((ret = send_msg(c, proto_msg("connected", NULL), err)) ||
+	    (ret = expect(c, "ready", STEP_TIMEOUT_NS + c->o->connect_timeout_ns, &m, err)))
+		goto out;
+	/* the start barrier: the server releases its workers on "start" */
+	if ((ret = send_msg(c, proto_msg("start", NULL), err)))
+		goto out;
+	c->t_go = base_now_ns();
+	out->wall_start_ns = base_wall_ns();
+	engine_go(c->eng);
+	c->last_heard = c->t_go;
+	if ((ret = watch(c, c->t_go + cfg->warmup_ns, err)))
+		goto out;
+	engine_meter_mark(&c->meter, c->eng, 0);
+	if ((ret = send_msg(c, proto_msg("mark", NULL), err)))
+		goto out;
+	t_end = c->t_go + cfg->warmup_ns + cfg->duration_ns;
+	if ((ret = watch(c, t_end, err)))
+		goto out;
+	engine_meter_mark(&c->meter, c->eng, 1);
+	if ((ret = send_msg(c, proto_msg("stop", NULL), err)))
+		goto out;
+	engine_stop(c->eng);
+	jret = engine_join(c->eng);
+	if ((ret = engine_failure(c->eng, err)))
+		goto out;
+	ret = await_result(c, base_now_ns() + STEP_TIMEOUT_NS, &res, err);
+	if (ret)
+		goto out;
+	ret = proto_end_report_from_json(json_object_get(res, "report"),
+					 c->nflows, &out->remote, err);
+	if (ret) {
+		base_err_prefix(err, "server's result");
+		goto out;
+	}
+	if (out->remote.nflows != c->nflows) {
+		ret = base_err_set(err, -EPROTO, "server reported %u flows, expected %u",
+				   out->remote.nflows, c->nflows);
+		goto out;
+	}
+	ret = engine_meter_report(&c->meter, c->eng, jret == -ETIMEDOUT,
+				  &out->local, err);
+	send_msg(c, proto_msg("bye", NULL), NULL);
+out:
+	json_decref(m);
+	json_decref(res);
+	json_decref(ports);
+	return ret;
+}
+
+int engine_client_run(const struct engine_client_opts *o,
+		      struct engine_run *out, struct base_err *err)
+{
+	struct client c = { .o = o, .cfg = &o->cfg, .ctl = -1 };
+	int ret, one = 1;
+
+	memset(out, 0, sizeof(*out));
+	c.nflows = job_config_nflows(&o->cfg);
+	c.udp_fds = malloc(c.nflows * sizeof(*c.udp_fds));
+	if (!c.udp_fds)
+		return base_err_set(err, -ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < c.nflows; i++)
+		c.udp_fds[i] = -1;
+	out->env_local = engine_env_json();
+	ret = engine_addr_resolve(o->host, o->port, o->cfg.ipv, &c.server, err);
+	if (ret)
+		goto out;
+	engine_addr_str(&c.server, true, out->server, sizeof(out->server));
+	ret = engine_tcp_connect(&c.server, NULL,
+				 base_now_ns() + o->connect_timeout_ns, &c.ctl, err);
+	if (ret) {
+		if (ret == -ECONNREFUSED)
+			base_err_set(err, ret,
+				     "cannot connect to %s: connection refused (is `netregress serve` running there?)",
+				     out->server);
+		goto out;
+	}
+	setsockopt(c.ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c.local.len = sizeof(c.local.ss);
+	getsockname(c.ctl, (struct sockaddr *)&c.local.ss, &c.local.len);
+	if ((ret = handshake(&c, out, err)))
+		goto out;
+	ret = run_test(&c, out, err);
+out:
+	if (c.meter_ok)
+		engine_meter_release(&c.meter);
+	engine_free(c.eng);
+	for (uint32_t i = 0; i < c.nflows; i++)
+		if (c.udp_fds[i] >= 0)
+			close(c.udp_fds[i]);
+	free(c.udp_fds);
+	if (c.ctl >= 0)
+		close(c.ctl);
+	return ret;
+}
+
+void engine_run_release(struct engine_run *r)
+{
+	proto_end_report_release(&r->local);
+	proto_end_report_release(&r->remote);
+	json_decref(r->env_local);
+	json_decref(r->env_remote);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Turn both ends' reports into one sample: receiver bytes are the throughput. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/time.h"
+#include "engine/result.h"
+
+struct param_ctx {
+	struct base_sample *s;
+	int ret;
+};
+
+static void add_param(void *ctx, const char *name, const char *value)
+{
+	struct param_ctx *p = ctx;
+
+	if (!p->ret)
+		p->ret = base_sample_param(p->s, name, "%s", value);
+}
+
+static void add_env(struct base_sample *s, const char *side, const json_t *env)
+{
+	const char *key;
+	const json_t *v;
+	char k[64];
+
+	json_object_foreach((json_t *)env, key, v) {
+		snprintf(k, sizeof(k), "%s.%s", side, key);
+		if (json_is_string(v))
+			base_sample_env(s, k, "%s", json_string_value(v));
+		else if (json_is_integer(v))
+			base_sample_env(s, k, "%" JSON_INTEGER_FORMAT,
+					json_integer_value(v));
+		else if (json_is_real(v))
+			base_sample_env(s, k, "%g", json_real_value(v));
+	}
+}
+
+static double gbps(uint64_t bytes, int64_t ns)
+{
+	return ns > 0 ? (double)bytes * 8.0 / (double)ns : 0.0;
+}
+
+static void add_cpu(struct base_sample *s, const char *side,
+		    const struct proto_end_report *r)
+{
+	char n[96];
+	double win_s = (double)r->window_ns / NS_PER_S;
+
+#define SET(suffix, unit, v)                                                  \
+	do {                                                                  \
+		snprintf(n, sizeof(n), "cpu.%s.%s", side, suffix);            \
+		base_sample_set(s, n, unit, v);                               \
+	} while (0)
+	SET("user_s", "s", (double)r->user_ns / NS_PER_S);
+	SET("sys_s", "s", (double)r->sys_ns / NS_PER_S);
+	if (win_s > 0)
+		SET("process_pct", "%",
+		    100.0 * (double)(r->user_ns + r->sys_ns) / (double)r->window_ns);
+	if (r->cpu_all.valid) {
+		SET("user_pct", "%", r->cpu_all.user);
+		SET("sys_pct", "%", r->cpu_all.sys);
+		SET("softirq_pct", "%", r->cpu_all.softirq);
+		SET("irq_pct", "%", r->cpu_all.irq);
+		SET("idle_pct", "%", r->cpu_all.idle);
+		SET("busy_pct", "%", r->cpu_all.busy);
+	}
+	if (r->cpu_test.valid) {
+		SET("test_cpus.user_pct", "%", r->cpu_test.user);
+		SET("test_cpus.sys_pct", "%", r->cpu_test.sys);
+		SET("test_cpus.softirq_pct", "%", r->cpu_test.softirq);
+		SET("test_cpus.busy_pct", "%", r->cpu_test.busy);
+	}
+#undef SET
+}
+
+static int64_t env_int(const json_t *env, const char *key)
+{
+	const json_t *v = json_object_get(env, key);
+
+	return json_is_integer(v) ? json_integer_value(v) : 0;
+}
+
+/*
+ * Busy CPU on the client's machine that is not the test's own: machine
+ * busy time minus this process (and the server process when it shares the
+ * machine), as a share of all CPUs. A large value flags a noisy sample.
+ */
+static void add_foreign(struct base_sample *s, const struct engine_run *r,
+			bool same_host)
+{
+	const struct proto_end_report *l = &r->local, *rm = &r->remote;
+	int64_t ncpu = env_int(r->env_local, "online_cpus");
+	double own_ns, pct;
+
+	if (!l->cpu_all.valid || ncpu <= 0 || l->window_ns <= 0)
+		return;
+	own_ns = (double)(l->user_ns + l->sys_ns);
+	if (same_host)
+		own_ns += (double)(rm->user_ns + rm->sys_ns);
+	pct = l->cpu_all.busy - 100.0 * own_ns / ((double)l->window_ns * (double)ncpu);
+	base_sample_set(s, "cpu.foreign_busy_pct", "%", pct > 0 ? pct : 0);
+}
+
+static const struct proto_flow_report *find(const struct proto_end_report *r,
+					    uint32_t id)
+{
+	for (uint32_t i = 0; i < r->nflows; i++)
+		if (r->flows[i].id == id)
+			return &r->flows[i];
+	return NULL;
+}
+
+int engine_run_sample(const struct job_config *c, const struct engine_run *r,
+		      const char *label, bool same_host, struct base_sample *s,
+		      struct base_err *err)
+{
+	uint32_t nflows = job_config_nflows(c);
+	uint64_t rx_msgs = 0, lost = 0, reord = 0, dup = 0, retrans = 0;
+	double total = 0, sender = 0, dir_gbps[2] = { 0, 0 }, rate = 0;
+	double rtt_sum = 0, cwnd_sum = 0, *per_flow = NULL;
+	uint32_t ntcpi = 0;
+	struct param_ctx pc = { .s = s };
+	int64_t rx_ns_max = 0;
+	int ret;
+
+	snprintf(s->label, sizeof(s->label), "%s", label);
+	if ((ret = job_config_key(c, s->config_key, sizeof(s->config_key))))
+		return base_err_set(err, ret, "configuration key too long");
+	s->wall_start_ns = r->wall_start_ns;
+	job_config_each_param(c, add_param, &pc);
+	s->duration_ns = c->duration_ns;
+	s->warmup_ns = c->warmup_ns;
+	snprintf(s->server, sizeof(s->server), "%s", r->server);
+	add_env(s, "client", r->env_local);
+	add_env(s, "server", r->env_remote);
+	if (pc.ret || (ret = base_sample_alloc_flows(s, nflows)))
+		return base_err_set(err, -ENOMEM, "out of memory");
+	per_flow = calloc(nflows ? nflows : 1, sizeof(*per_flow));
+	if (!per_flow)
+		return base_err_set(err, -ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < nflows; i++) {
+		bool c2s = job_config_flow_c2s(c, i);
+		const struct proto_flow_report *cf = find(&r->local, i);
+		const struct proto_flow_report *sf = find(&r->remote, i);
+		const struct proto_flow_report *tx = c2s ? cf : sf, *rx = c2s ? sf : cf;
+		const struct proto_end_report *rx_end = c2s ? &r->remote : &r->local;
+		const struct proto_end_report *tx_end = c2s ? &r->local : &r->remote;
+		struct sample_flow *f = &s->flows[i];
+
+		if (!cf || !sf || !tx->tx || rx->tx) {
+			free(per_flow);
+			return base_err_set(err, -EPROTO,
+					    "flow %u is missing or has the wrong direction in a report",
+					    i);
+		}
+		f->id = i;
+		snprintf(f->dir, sizeof(f->dir), "%s", c2s ? "send" : "recv");
+		f->rx_win_bytes = rx->win_bytes;
+		f->rx_win_msgs = rx->win_msgs;
+		f->tx_win_bytes = tx->win_bytes;
+		f->tx_win_msgs = tx->win_msgs;
+		f->rx_total_bytes = rx->total_bytes;
+		f->tx_total_bytes = tx->total_bytes;
+		f->rx_gbps = gbps(rx->win_bytes, rx_end->window_ns);
+		f->tx_gbps = gbps(tx->win_bytes, tx_end->window_ns);
+		f->udp_lost = rx->udp_lost;
+		f->udp_reordered = rx->udp_reordered;
+		f->udp_dup = rx->udp_dup;
+		f->client_sndbuf = cf->sndbuf;
+		f->client_rcvbuf = cf->rcvbuf;
+		f->server_sndbuf = sf->sndbuf;
+		f->server_rcvbuf = sf->rcvbuf;
+		f->client_sndbuf_end = cf->sndbuf_end;
+		f->client_rcvbuf_end = cf->rcvbuf_end;
+		f->server_sndbuf_end = sf->sndbuf_end;
+		f->server_rcvbuf_end = sf->rcvbuf_end;
+		f->has_tcp_info = tx->has_tcpi;
+		if (tx->has_tcpi) {
+			f->tcpi_retrans = tx->tcpi.total_retrans;
+			f->tcpi_rtt_us = tx->tcpi.rtt_us;
+			f->tcpi_rttvar_us = tx->tcpi.rttvar_us;
+			f->tcpi_snd_cwnd = tx->tcpi.snd_cwnd;
+			f->tcpi_snd_mss = tx->tcpi.snd_mss;
+			f->tcpi_delivery_rate_bps = tx->tcpi.delivery_rate_bps;
+			retrans += tx->tcpi.total_retrans;
+			rtt_sum += tx->tcpi.rtt_us;
+			cwnd_sum += tx->tcpi.snd_cwnd;
+			rate += (double)tx->tcpi.delivery_rate_bps / 1e9;
+			ntcpi++;
+		}
+		per_flow[i] = f->rx_gbps;
+		total += f->rx_gbps;
+		sender += f->tx_gbps;
+		dir_gbps[c2s ? 0 : 1] += f->rx_gbps;
+		rx_msgs += rx->win_msgs;
+		lost += rx->udp_lost;
+		reord += rx->udp_reordered;
+		dup += rx->udp_dup;
+		if (rx_end->window_ns > rx_ns_max)
+			rx_ns_max = rx_end->window_ns;
+	}
+	base_sample_set(s, "throughput.gbps", "Gbps", total);
+	base_sample_set(s, "throughput.msgs_per_s", "msg/s",
+			rx_ns_max ? (double)rx_msgs * NS_PER_S / (double)rx_ns_max : 0);
+	base_sample_set(s, "throughput.sender_gbps", "Gbps", sender);
+	if (c->dir == JOB_DIR_BIDIR) {
+		base_sample_set(s, "throughput.send.gbps", "Gbps", dir_gbps[0]);
+		base_sample_set(s, "throughput.recv.gbps", "Gbps", dir_gbps[1]);
+	}
+	if (nflows > 1)
+		base_sample_set(s, "fairness.jain", "", base_jain_index(per_flow, nflows));
+	free(per_flow);
+	if (job_test_is_udp(c->test)) {
+		base_sample_set(s, "udp.lost", "msg", (double)lost);
+		base_sample_set(s, "udp.loss_pct", "%",
+				lost + rx_msgs ? 100.0 * (double)lost / (double)(lost + rx_msgs) : 0);
+		base_sample_set(s, "udp.reordered", "msg", (double)reord);
+		base_sample_set(s, "udp.duplicates", "msg", (double)dup);
+	} else if (ntcpi) {
+		base_sample_set(s, "tcp.retransmits", "seg", (double)retrans);
+		base_sample_set(s, "tcp.rtt_us", "us", rtt_sum / ntcpi);
+		base_sample_set(s, "tcp.cwnd", "seg", cwnd_sum / ntcpi);
+		base_sample_set(s, "tcp.delivery_rate_gbps", "Gbps", rate);
+	}
+	add_cpu(s, "client", &r->local);
+	add_cpu(s, "server", &r->remote);
+	add_foreign(s, r, same_host);
+	base_sample_set(s, "window.client_s", "s", (double)r->local.window_ns / NS_PER_S);
+	base_sample_set(s, "window.server_s", "s", (double)r->remote.window_ns / NS_PER_S);
+	if (r->local.drain_timeout || r->remote.drain_timeout)
+		base_sample_set(s, "window.drain_timeout", "", 1);
+	return 0;
+}

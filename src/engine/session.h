@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The two ends of a test: the client that drives it and the server that answers. */
+#ifndef NR_ENGINE_SESSION_H
+#define NR_ENGINE_SESSION_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/err.h"
+#include "job/config.h"
+#include "proto/msg.h"
+
+/* Every data connection opens with this header, client to server. */
+#define ENGINE_DATA_MAGIC "NRD1"
+#define ENGINE_DATA_HDR_BYTES 16
+
+/* One interval line: receiver-side rates in each direction. */
+struct engine_interval {
+	double t0_s, t1_s;      /* since the start barrier */
+	double c2s_gbps, s2c_gbps;
+	bool warmup;
+};
+
+struct engine_client_opts {
+	const char *host;
+	uint16_t port;
+	struct job_config cfg;          /* finalized */
+	int64_t connect_timeout_ns;     /* control and data connects */
+	int64_t control_timeout_ns;     /* silence tolerated from the server */
+	void (*on_interval)(void *ctx, const struct engine_interval *iv);
+	void *ctx;
+	volatile sig_atomic_t *interrupted; /* set by the command's handler */
+};
+
+/* Everything one run measured, both ends. */
+struct engine_run {
+	struct proto_end_report local, remote;
+	json_t *env_local, *env_remote; /* owned */
+	int64_t wall_start_ns;
+	char server[80]; /* address of the server's control port */
+};
+
+/* Run one test against a server. Returns 0, or -errno with err set: a host
+ * that does not answer, a version mismatch, a refusal by the server's
+ * limits, a data failure, a silent server, an interruption (-EINTR). */
+int engine_client_run(const struct engine_client_opts *o,
+		      struct engine_run *out, struct base_err *err);
+void engine_run_release(struct engine_run *r);
+
+struct engine_server_opts {
+	const char *bind;  /* address to listen on ("::" = every address) */
+	uint16_t port;     /* 0 = ephemeral */
+	uint32_t max_streams;   /* flows per client */
+	int64_t max_duration_ns; /* warm-up + duration per test */
+	uint32_t max_clients;   /* concurrent sessions */
+	int ready_fd;           /* >= 0: write "PORT\n" there once listening */
+	void (*log)(void *ctx, const char *line);
+	void *log_ctx;
+	volatile sig_atomic_t *terminate; /* set by the command's handler */
+};
+
+/* Serve until *terminate is set. Each client session runs in a child
+ * process, so nothing a client sends or does ends the server. Returns 0
+ * after a clean shutdown or -errno (cannot listen) with err set. */
+int engine_server_run(const struct engine_server_opts *o, struct base_err *err);
+
+/* Start `exe serve` on loopback (ipv 4 or 6) with an ephemeral port; the
+ * child dies with this process. Returns 0 with pid and port, or -errno. */
+int engine_local_server_start(int ipv, pid_t *pid, uint16_t *port,
+			      struct base_err *err);
+/* Stop the server started above (by its PID) and reap it. */
+void engine_local_server_stop(pid_t pid);
+
+#endif

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Test configurations: defaults, validation, canonical key, JSON form. */
+#include "job/config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/time.h"
+
+static const char *const test_names[JOB_TEST_COUNT] = {
+	[JOB_TEST_TCP_STREAM] = "tcp_stream",
+	[JOB_TEST_UDP_STREAM] = "udp_stream",
+};
+
+static const char *const dir_names[JOB_DIR_COUNT] = {
+	[JOB_DIR_SEND] = "send",
+	[JOB_DIR_RECV] = "recv",
+	[JOB_DIR_BIDIR] = "bidir",
+};
+
+const char *job_test_name(enum job_test t)
+{
+	return (unsigned)t < JOB_TEST_COUNT ? test_names[t] : "?";
+}
+
+int job_test_parse(const char *s, enum job_test *t, struct base_err *err)
+{
+	for (int i = 0; i < JOB_TEST_COUNT; i++) {
+		if (!strcmp(s, test_names[i])) {
+			*t = i;
+			return 0;
+		}
+	}
+	return base_err_set(err, -EINVAL,
+			    "unknown test '%s': expected tcp_stream or udp_stream",
+			    s);
+}
+
+const char *job_dir_name(enum job_dir d)
+{
+	return (unsigned)d < JOB_DIR_COUNT ? dir_names[d] : "?";
+}
+
+int job_dir_parse(const char *s, enum job_dir *d, struct base_err *err)
+{
+	for (int i = 0; i < JOB_DIR_COUNT; i++) {
+		if (!strcmp(s, dir_names[i])) {
+			*d = i;
+			return 0;
+		}
+	}
+	return base_err_set(err, -EINVAL,
+			    "invalid direction '%s': expected send, recv or bidir",
+			    s);
+}
+
+bool job_test_is_udp(enum job_test t)
+{
+	return t == JOB_TEST_UDP_STREAM;
+}
+
+void job_config_init(struct job_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->test = JOB_TEST_TCP_STREAM;
+	c->dir = JOB_DIR_SEND;
+	c->streams = 1;
+	c->ipv = 4;
+	c->duration_ns = 10 * NS_PER_S;
+	c->warmup_ns = 2 * NS_PER_S;
+}
+
+uint32_t job_config_nflows(const struct job_config *c)
+{
+	return c->dir == JOB_DIR_BIDIR ? 2 * c->streams : c->streams;
+}
+
+bool job_config_flow_c2s(const struct job_config *c, uint32_t id)
+{
+	switch (c->dir) {
+	case JOB_DIR_SEND:
+		return true;
+	case JOB_DIR_RECV:
+		return false;
+	default:
+		return id < c->streams;
+	}
+}
+
+static bool valid_cc(const char *cc)
+{
+	size_t n = strlen(cc);
+
+	if (n >= JOB_CC_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = cc[i];
+
+		if (!(ch >= 'a' && ch <= 'z') && !(ch >= 'A' && ch <= 'Z') &&
+		    !(ch >= '0' && ch <= '9') && ch != '_' && ch != '-')
+			return false;
+	}
+	return true;
+}
+
+int job_config_finalize(struct job_config *c, int online_cpus,
+			struct base_err *err)
+{
+	bool udp = job_test_is_udp(c->test);
+	uint64_t udp_max = c->ipv == 6 ? 65527 : 65507;
+	uint32_t nflows;
+
+	if ((unsigned)c->test >= JOB_TEST_COUNT)
+		return base_err_set(err, -EINVAL, "invalid test %d", c->test);
+	if ((unsigned)c->dir >= JOB_DIR_COUNT)
+		return base_err_set(err, -EINVAL, "invalid direction %d", c->dir);
+	if (c->ipv != 4 && c->ipv != 6)
+		return base_err_set(err, -EINVAL,
+				    "invalid ip version %d: expected 4 or 6", c->ipv);
+	if (c->streams < 1 || c->streams > JOB_MAX_STREAMS)
+		return base_err_set(err, -EINVAL,
+				    "invalid streams %" PRIu32 ": expected 1 to %d",
+				    c->streams, JOB_MAX_STREAMS);
+	if (!c->msg_bytes)
+		c->msg_bytes = udp ? (c->ipv == 6 ? 1452 : 1472) : 128 * 1024;
+	if (udp && (c->msg_bytes < JOB_UDP_HDR_BYTES || c->msg_bytes > udp_max))
+		return base_err_set(err, -EINVAL,
+				    "invalid message size %" PRIu64
+				    " for udp over ipv%d: expected %d to %" PRIu64
+				    " bytes",
+				    c->msg_bytes, c->ipv, JOB_UDP_HDR_BYTES, udp_max);
+	if (c->msg_bytes > JOB_MAX_MSG)
+		return base_err_set(err, -EINVAL,
+				    "invalid message size %" PRIu64
+				    ": expected 1 to %llu bytes",
+				    c->msg_bytes, JOB_MAX_MSG);
+	if (udp) {
+		if (!c->batch)
+			c->batch = 32;
+		if (c->batch > JOB_MAX_BATCH)
+			return base_err_set(err, -EINVAL,
+					    "invalid batch %" PRIu32
+					    ": expected 1 to %d",
+					    c->batch, JOB_MAX_BATCH);
+	} else {
+		c->batch = 1;
+	}
+	if (!valid_cc(c->cc))
+		return base_err_set(err, -EINVAL,
+				    "invalid congestion control '%s': expected a name like cubic or bbr",
+				    c->cc);
+	if (udp && c->nodelay)
+		return base_err_set(err, -EINVAL,
+				    "nodelay applies to tcp tests only");
+	if (udp && c->cc[0])
+		return base_err_set(err, -EINVAL,
+				    "congestion control applies to tcp tests only");
+	nflows = job_config_nflows(c);
+	if (c->threads > JOB_MAX_THREADS)
+		return base_err_set(err, -EINVAL,
+				    "invalid threads %" PRIu32 ": expected 1 to %d",
+				    c->threads, JOB_MAX_THREADS);
+	if (!c->threads)
+		c->threads = nflows < (uint32_t)online_cpus ? nflows :
+			     (uint32_t)(online_cpus > 0 ? online_cpus : 1);
+	if (c->threads > nflows)
+		c->threads = nflows;
+	if (c->duration_ns < 100 * NS_PER_MS || c->duration_ns > 86400 * NS_PER_S)
+		return base_err_set(err, -EINVAL,
+				    "invalid duration %" PRId64
+				    " ns: expected 100ms to 24h",
+				    c->duration_ns);
+	if (c->warmup_ns < 0 || c->warmup_ns > 3600 * NS_PER_S)
+		return base_err_set(err, -EINVAL,
+				    "invalid warm-up %" PRId64 " ns: expected 0 to 1h",
+				    c->warmup_ns);
+	if (c->interval_ns && (c->interval_ns < 100 * NS_PER_MS ||
+			       c->interval_ns > c->duration_ns))
+		return base_err_set(err, -EINVAL,
+				    "invalid interval %" PRId64
+				    " ns: expected 100ms up to the duration",
+				    c->interval_ns);
+	return 0;
+}
+
+static void fmt_buf(uint64_t v, char *buf, size_t len)
+{
+	if (v)
+		snprintf(buf, len, "%" PRIu64, v);
+	else
+		snprintf(buf, len, "auto");
+}
+
+static void fmt_cpus(const struct base_cpulist *l, char *buf, size_t len)
+{
+	if (!l->n || base_format_cpulist(l, buf, len))
+		snprintf(buf, len, "none");
+}
+
+void job_config_each_param(const struct job_config *c,
+			   void (*fn)(void *ctx, const char *name,
+				      const char *value),
+			   void *ctx)
+{
+	char v[BASE_CPU_MAX * 6];
+
+	/* alphabetical: this order is the canonical key */
+	if (job_test_is_udp(c->test)) {
+		snprintf(v, sizeof(v), "%" PRIu32, c->batch);
+		fn(ctx, "batch", v);
+	}
+	fn(ctx, "cc", c->cc[0] ? c->cc : "default");
+	fmt_cpus(&c->cpus, v, sizeof(v));
+	fn(ctx, "cpus", v);
+	fn(ctx, "dir", job_dir_name(c->dir));
+	snprintf(v, sizeof(v), "%d", c->ipv);
+	fn(ctx, "ipv", v);
+	snprintf(v, sizeof(v), "%" PRIu64, c->msg_bytes);
+	fn(ctx, "msg", v);
+	fn(ctx, "nodelay", c->nodelay ? "1" : "0");
+	fmt_buf(c->rcvbuf, v, sizeof(v));
+	fn(ctx, "rcvbuf", v);
+	fmt_cpus(&c->remote_cpus, v, sizeof(v));
+	fn(ctx, "remote_cpus", v);
+	fmt_buf(c->remote_rcvbuf, v, sizeof(v));
+	fn(ctx, "remote_rcvbuf", v);
+	fmt_buf(c->remote_sndbuf, v, sizeof(v));
+	fn(ctx, "remote_sndbuf", v);
+	fmt_buf(c->sndbuf, v, sizeof(v));
+	fn(ctx, "sndbuf", v);
+	snprintf(v, sizeof(v), "%" PRIu32, c->streams);
+	fn(ctx, "streams", v);
+	fn(ctx, "test", job_test_name(c->test));
+	snprintf(v, sizeof(v), "%" PRIu32, c->threads);
+	fn(ctx, "threads", v);
+}
+
+struct key_ctx {
+	char *buf;
+	size_t len, off;
+	int ret;
+};
+
+static void key_add(void *ctx, const char *name, const char *value)
+{
+	struct key_ctx *k = ctx;
+	int n;
+
+	if (k->ret)
+		return;
+	n = snprintf(k->buf + k->off, k->len - k->off, "%s%s=%s",
+		     k->off ? " " : "", name, value);
+	if (n < 0 || (size_t)n >= k->len - k->off)
+		k->ret = -ENOSPC;
+	else
+		k->off += (size_t)n;
+}
+
+int job_config_key(const struct job_config *c, char *buf, size_t len)
+{
+	struct key_ctx k = { .buf = buf, .len = len };
+
+	if (!len)
+		return -ENOSPC;
+	buf[0] = '\0';
+	job_config_each_param(c, key_add, &k);
+	return k.ret;
+}
+
+json_t *job_config_to_json(const struct job_config *c)
+{
+	char cpus[BASE_CPU_MAX * 6], rcpus[BASE_CPU_MAX * 6];
+
+	if (base_format_cpulist(&c->cpus, cpus, sizeof(cpus)))
+		cpus[0] = '\0';
+	if (base_format_cpulist(&c->remote_cpus, rcpus, sizeof(rcpus)))
+		rcpus[0] = '\0';
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i, s:s, s:I, s:s, s:s, s:I, s:I, s:I}",
+			 "test", job_test_name(c->test),
+			 "dir", job_dir_name(c->dir),
+			 "streams", (json_int_t)c->streams,
+			 "threads", (json_int_t)c->threads,
+			 "msg", (json_int_t)c->msg_bytes,
+			 "sndbuf", (json_int_t)c->sndbuf,
+			 "rcvbuf", (json_int_t)c->rcvbuf,
+			 "remote_sndbuf", (json_int_t)c->remote_sndbuf,
+			 "remote_rcvbuf", (json_int_t)c->remote_rcvbuf,
+			 "nodelay", c->nodelay,
+			 "ipv", c->ipv,
+			 "cc", c->cc,
+			 "batch", (json_int_t)c->batch,
+			 "cpus", cpus,
+			 "remote_cpus", rcpus,
+			 "duration_ns", (json_int_t)c->duration_ns,
+			 "warmup_ns", (json_int_t)c->warmup_ns,
+			 "interval_ns", (json_int_t)c->interval_ns);
+}
+
+static int get_int(const json_t *obj, const char *key, int64_t min,
+		   int64_t max, int64_t *out, struct base_err *err)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	if (!v)
+		return base_err_set(err, -EINVAL, "configuration lacks '%s'", key);
+	if (!json_is_integer(v))
+		return base_err_set(err, -EINVAL,
+				    "configuration field '%s': expected an integer",
+				    key);
+	*out = json_integer_value(v);
+	if (*out < min || *out > max)
+		return base_err_set(err, -EINVAL,
+				    "configuration field '%s' = %" PRId64
+				    ": expected %" PRId64 " to %" PRId64,
+				    key, *out, min, max);
+	return 0;
+}
+
+static int get_str(const json_t *obj, const char *key, const char **out,
+		   struct base_err *err)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	if (!v || !json_is_string(v))
+		return base_err_set(err, -EINVAL,
+				    "configuration field '%s': expected a string",
+				    key);
+	*out = json_string_value(v);
+	return 0;
+}
+
+int job_config_from_json(const json_t *obj, struct job_config *c,
+			 struct base_err *err)
+{
+	static const char *const known[] = {
+		"test", "dir", "streams", "threads", "msg", "sndbuf",
+		"rcvbuf", "remote_sndbuf", "remote_rcvbuf", "nodelay", "ipv",
+		"cc", "batch", "cpus", "remote_cpus", "duration_ns",
+		"warmup_ns", "interval_ns",
+	};
+	const char *key, *s = NULL;
+	const json_t *v;
+	int64_t n;
+	int ret;
+
+	if (!json_is_object(obj))
+		return base_err_set(err, -EINVAL,
+				    "configuration: expected a json object");
+	json_object_foreach((json_t *)obj, key, v) {
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(known); i++)
+			if (!strcmp(key, known[i]))
+				break;
+		if (i == ARRAY_SIZE(known))
+			return base_err_set(err, -EINVAL,
+					    "configuration has unknown field '%s'",
+					    key);
+	}
+	job_config_init(c);
+	if ((ret = get_str(obj, "test", &s, err)) ||
+	    (ret = job_test_parse(s, &c->test, err)) ||
+	    (ret = get_str(obj, "dir", &s, err)) ||
+	    (ret = job_dir_parse(s, &c->dir, err)))
+		return ret;
+#define INT_FIELD(name, field, min, max)                                      \
+	do {                                                                  \
+		if ((ret = get_int(obj, name, min, max, &n, err)))            \
+			return ret;                                           \
+		c->field = n;                                                 \
+	} while (0)
+	INT_FIELD("streams", streams, 1, JOB_MAX_STREAMS);
+	INT_FIELD("threads", threads, 0, JOB_MAX_THREADS);
+	INT_FIELD("msg", msg_bytes, 0, (int64_t)JOB_MAX_MSG);
+	INT_FIELD("sndbuf", sndbuf, 0, INT32_MAX);
+	INT_FIELD("rcvbuf", rcvbuf, 0, INT32_MAX);
+	INT_FIELD("remote_sndbuf", remote_sndbuf, 0, INT32_MAX);
+	INT_FIELD("remote_rcvbuf", remote_rcvbuf, 0, INT32_MAX);
+	INT_FIELD("ipv", ipv, 4, 6);
+	INT_FIELD("batch", batch, 0, JOB_MAX_BATCH);
+	INT_FIELD("duration_ns", duration_ns, 0, INT64_MAX);
+	INT_FIELD("warmup_ns", warmup_ns, 0, INT64_MAX);
+	INT_FIELD("interval_ns", interval_ns, 0, INT64_MAX);
+#undef INT_FIELD
+	v = json_object_get(obj, "nodelay");
+	if (!json_is_boolean(v))
+		return base_err_set(err, -EINVAL,
+				    "configuration field 'nodelay': expected true or false");
+	c->nodelay = json_is_true(v);
+	if ((ret = get_str(obj, "cc", &s, err)))
+		return ret;
+	if (strlen(s) >= sizeof(c->cc) || !valid_cc(s))
+		return base_err_set(err, -EINVAL,
+				    "configuration field 'cc': invalid name");
+	snprintf(c->cc, sizeof(c->cc), "%s", s);
+	if ((ret = get_str(obj, "cpus", &s, err)))
+		return ret;
+	if (*s && (ret = base_parse_cpulist(s, &c->cpus, err)))
+		return ret;
+	if ((ret = get_str(obj, "remote_cpus", &s, err)))
+		return ret;
+	if (*s && (ret = base_parse_cpulist(s, &c->remote_cpus, err)))
+		return ret;
+	return 0;
+}

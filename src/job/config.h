@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* A test configuration: the workload parameters, defaults, validation, canonical key. */
+#ifndef NR_JOB_CONFIG_H
+#define NR_JOB_CONFIG_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "base/parse.h"
+
+enum job_test {
+	JOB_TEST_TCP_STREAM = 0,
+	JOB_TEST_UDP_STREAM,
+	JOB_TEST_COUNT,
+};
+
+enum job_dir {
+	JOB_DIR_SEND = 0, /* client -> server */
+	JOB_DIR_RECV,     /* server -> client */
+	JOB_DIR_BIDIR,    /* both: `streams` flows each way */
+	JOB_DIR_COUNT,
+};
+
+#define JOB_MAX_STREAMS 1024
+#define JOB_MAX_THREADS 256
+#define JOB_MAX_MSG (64ULL << 20)
+#define JOB_UDP_HDR_BYTES 8 /* the sequence number every datagram carries */
+#define JOB_MAX_BATCH 64
+#define JOB_CC_MAX 16
+
+/*
+ * Everything that defines the workload of one test; the run-control fields
+ * at the end (duration, warm-up, interval) are recorded with each sample but
+ * are not part of the canonical key.
+ */
+struct job_config {
+	enum job_test test;
+	enum job_dir dir;
+	uint32_t streams;      /* flows per direction */
+	uint32_t threads;      /* workers per end; 0 = min(flows, online CPUs) */
+	uint64_t msg_bytes;    /* 0 = the test's default */
+	uint64_t sndbuf, rcvbuf;               /* local; 0 = autotuned */
+	uint64_t remote_sndbuf, remote_rcvbuf; /* server's; 0 = autotuned */
+	bool nodelay;
+	int ipv; /* 4 or 6 */
+	char cc[JOB_CC_MAX]; /* "" = the system default */
+	uint32_t batch;      /* UDP datagrams per sendmmsg/recvmmsg; 0 = default */
+	struct base_cpulist cpus, remote_cpus; /* n == 0: not pinned */
+
+	int64_t duration_ns, warmup_ns, interval_ns; /* interval 0 = none */
+};
+
+/* Fill with the defaults (tcp_stream, send, 1 stream, 10 s, 2 s warm-up). */
+void job_config_init(struct job_config *c);
+
+/* Resolve the defaults that depend on the test or the machine (message
+ * size, batch, threads given the online CPUs) and check every field.
+ * Returns 0 or -EINVAL with err naming the bad value. */
+int job_config_finalize(struct job_config *c, int online_cpus,
+			struct base_err *err);
+
+/* Flows on the wire: streams, twice that for bidir. */
+uint32_t job_config_nflows(const struct job_config *c);
+/* Whether flow `id` carries data from the client to the server. */
+bool job_config_flow_c2s(const struct job_config *c, uint32_t id);
+
+/* The canonical key: sorted name=value pairs of the workload parameters,
+ * separated by single spaces. Returns 0 or -ENOSPC. */
+int job_config_key(const struct job_config *c, char *buf, size_t len);
+
+/* Call fn(ctx, name, value) for each workload parameter in key order. */
+void job_config_each_param(const struct job_config *c,
+			   void (*fn)(void *ctx, const char *name,
+				      const char *value),
+			   void *ctx);
+
+/* The configuration as a JSON object of its parameters (new reference). */
+json_t *job_config_to_json(const struct job_config *c);
+/* Parse and validate what job_config_to_json() made, as received from a
+ * peer or a file: every field type-checked, unknown keys rejected. */
+int job_config_from_json(const json_t *obj, struct job_config *c,
+			 struct base_err *err);
+
+const char *job_test_name(enum job_test t);
+int job_test_parse(const char *s, enum job_test *t, struct base_err *err);
+const char *job_dir_name(enum job_dir d);
+int job_dir_parse(const char *s, enum job_dir *d, struct base_err *err);
+bool job_test_is_udp(enum job_test t);
+
+#endif

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Reports on the wire and strict field readers; nothing a peer sends is trusted. */
+#include "proto/msg.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int proto_get_i64(const json_t *obj, const char *key, int64_t min, int64_t max,
+		  int64_t *out, struct base_err *err)
+{
+	const json_t *v = json_object_get(obj, key);
+	const char *type = proto_type_or(obj);
+
+	if (!json_is_integer(v))
+		return base_err_set(err, -EPROTO,
+				    "'%s' message: field '%s' must be an integer",
+				    type, key);
+	*out = json_integer_value(v);
+	if (*out < min || *out > max)
+		return base_err_set(err, -EPROTO,
+				    "'%s' message: field '%s' = %" PRId64
+				    " is out of range %" PRId64 "..%" PRId64,
+				    type, key, *out, min, max);
+	return 0;
+}
+
+int proto_get_str(const json_t *obj, const char *key, size_t max_len,
+		  const char **out, struct base_err *err)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	if (!json_is_string(v) || json_string_length(v) > max_len)
+		return base_err_set(err, -EPROTO,
+				    "'%s' message: field '%s' must be a string of at most %zu bytes",
+				    proto_type_or(obj), key, max_len);
+	*out = json_string_value(v);
+	return 0;
+}
+
+int proto_get_bool(const json_t *obj, const char *key, bool *out,
+		   struct base_err *err)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	if (!json_is_boolean(v))
+		return base_err_set(err, -EPROTO,
+				    "'%s' message: field '%s' must be true or false",
+				    proto_type_or(obj), key);
+	*out = json_is_true(v);
+	return 0;
+}
+
+const char *proto_type_or(const json_t *obj)
+{
+	const char *t = json_string_value(json_object_get(obj, "type"));
+
+	return t ? t : "result";
+}
+
+json_t *proto_msg(const char *type, json_t *extra)
+{
+	json_t *m = json_object();
+
+	if (!m) {
+		json_decref(extra);
+		return NULL;
+	}
+	if (extra) {
+		json_object_update(m, extra);
+		json_decref(extra);
+	}
+	json_object_set_new(m, "type", json_string(type));
+	return m;
+}
+
+static json_t *cpu_to_json(const struct proto_cpu *c)
+{
+	if (!c->valid)
+		return json_null();
+	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+			 "user", c->user, "sys", c->sys, "softirq", c->softirq,
+			 "irq", c->irq, "idle", c->idle, "iowait", c->iowait,
+			 "steal", c->steal, "busy", c->busy);
+}
+
+static int cpu_from_json(const json_t *j, struct proto_cpu *c,
+			 struct base_err *err)
+{
+	static const char *const keys[] = { "user", "sys", "softirq", "irq",
+					    "idle", "iowait", "steal", "busy" };
+	double *fields[] = { &c->user, &c->sys, &c->softirq, &c->irq,
+			     &c->idle, &c->iowait, &c->steal, &c->busy };
+
+	memset(c, 0, sizeof(*c));
+	if (json_is_null(j))
+		return 0;
+	if (!json_is_object(j))
+		return base_err_set(err, -EPROTO, "report: cpu must be an object or null");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const json_t *v = json_object_get(j, keys[i]);
+		double d;
+
+		if (!json_is_number(v))
+			return base_err_set(err, -EPROTO,
+					    "report: cpu field '%s' must be a number",
+					    keys[i]);
+		d = json_number_value(v);
+		if (!isfinite(d) || d < 0 || d > 100.0001)
+			return base_err_set(err, -EPROTO,
+					    "report: cpu field '%s' = %g is not a percentage",
+					    keys[i], d);
+		*fields[i] = d;
+	}
+	c->valid = true;
+	return 0;
+}
+
+static json_t *flow_to_json(const struct proto_flow_report *f)
+{
+	json_t *j = json_pack(
+		"{s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i}",
+		"id", (json_int_t)f->id, "tx", f->tx,
+		"win_bytes", (json_int_t)f->win_bytes,
+		"win_msgs", (json_int_t)f->win_msgs,
+		"total_bytes", (json_int_t)f->total_bytes,
+		"total_msgs", (json_int_t)f->total_msgs,
+		"udp_lost", (json_int_t)f->udp_lost,
+		"udp_reordered", (json_int_t)f->udp_reordered,
+		"udp_dup", (json_int_t)f->udp_dup,
+		"sndbuf", (json_int_t)f->sndbuf, "rcvbuf", (json_int_t)f->rcvbuf,
+		"sndbuf_end", (json_int_t)f->sndbuf_end,
+		"rcvbuf_end", (json_int_t)f->rcvbuf_end, "eof", f->eof,
+		"err", f->err);
+
+	if (j && f->has_tcpi)
+		json_object_set_new(
+			j, "tcp_info",
+			json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+				  "total_retrans", (json_int_t)f->tcpi.total_retrans,
+				  "rtt_us", (json_int_t)f->tcpi.rtt_us,
+				  "rttvar_us", (json_int_t)f->tcpi.rttvar_us,
+				  "snd_cwnd", (json_int_t)f->tcpi.snd_cwnd,
+				  "snd_mss", (json_int_t)f->tcpi.snd_mss,
+				  "delivery_rate_bps", (json_int_t)f->tcpi.delivery_rate_bps,
+				  "bytes_retrans", (json_int_t)f->tcpi.bytes_retrans));
+	return j;
+}
+
+#define U64_FIELD(obj, key, dst)                                              \
+	do {                                                                  \
+		int64_t v_;                                                   \
+		if ((ret = proto_get_i64(obj, key, 0, INT64_MAX, &v_, err)))  \
+			return ret;                                           \
+		dst = (uint64_t)v_;                                           \
+	} while (0)
+
+static int flow_from_json(const json_t *j, struct proto_flow_report *f,
+			  struct base_err *err)
+{
+	const json_t *ti;
+	int64_t v;
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	if (!json_is_object(j))
+		return base_err_set(err, -EPROTO, "report: a flow must be an object");
+	if ((ret = proto_get_i64(j, "id", 0, UINT32_MAX, &v, err)))
+		return ret;
+	f->id = (uint32_t)v;
+	if ((ret = proto_get_bool(j, "tx", &f->tx, err)) ||
+	    (ret = proto_get_bool(j, "eof", &f->eof, err)))
+		return ret;
+	U64_FIELD(j, "win_bytes", f->win_bytes);
+	U64_FIELD(j, "win_msgs", f->win_msgs);
+	U64_FIELD(j, "total_bytes", f->total_bytes);
+	U64_FIELD(j, "total_msgs", f->total_msgs);
+	U64_FIELD(j, "udp_lost", f->udp_lost);
+	U64_FIELD(j, "udp_reordered", f->udp_reordered);
+	U64_FIELD(j, "udp_dup", f->udp_dup);
+	U64_FIELD(j, "sndbuf", f->sndbuf);
+	U64_FIELD(j, "rcvbuf", f->rcvbuf);
+	U64_FIELD(j, "sndbuf_end", f->sndbuf_end);
+	U64_FIELD(j, "rcvbuf_end", f->rcvbuf_end);
+	if ((ret = proto_get_i64(j, "err", 0, 4095, &v, err)))
+		return ret;
+	f->err = (int)v;
+	ti = json_object_get(j, "tcp_info");
+	if (ti) {
+		uint64_t u;
+
+		if (!json_is_object(ti))
+			return base_err_set(err, -EPROTO, "report: tcp_info must be an object");
+		f->has_tcpi = true;
+		U64_FIELD(ti, "total_retrans", u);
+		f->tcpi.total_retrans = (uint32_t)u;
+		U64_FIELD(ti, "rtt_us", u);
+		f->tcpi.rtt_us = (uint32_t)u;
+		U64_FIELD(ti, "rttvar_us", u);
+		f->tcpi.rttvar_us = (uint32_t)u;
+		U64_FIELD(ti, "snd_cwnd", u);
+		f->tcpi.snd_cwnd = (uint32_t)u;
+		U64_FIELD(ti, "snd_mss", u);
+		f->tcpi.snd_mss = (uint32_t)u;
+		U64_FIELD(ti, "delivery_rate_bps", f->tcpi.delivery_rate_bps);
+		U64_FIELD(ti, "bytes_retrans", f->tcpi.bytes_retrans);
+	}
+	return 0;
+}
+
+void proto_end_report_release(struct proto_end_report *r)
+{
+	free(r->flows);
+	memset(r, 0, sizeof(*r));
+}
+
+json_t *proto_end_report_to_json(const struct proto_end_report *r)
+{
+	json_t *flows = json_array(), *j;
+
+	for (uint32_t i = 0; flows && i < r->nflows; i++)
+		json_array_append_new(flows, flow_to_json(&r->flows[i]));
+	j = json_pack("{s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:b, s:o}",
+		      "window_ns", (json_int_t)r->window_ns,
+		      "user_ns", (json_int_t)r->user_ns,
+		      "sys_ns", (json_int_t)r->sys_ns,
+		      "nvcsw", (json_int_t)r->nvcsw,
+		      "nivcsw", (json_int_t)r->nivcsw,
+		      "cpu_all", cpu_to_json(&r->cpu_all),
+		      "cpu_test", cpu_to_json(&r->cpu_test),
+		      "drain_timeout", r->drain_timeout, "flows", flows);
+	return j;
+}
+
+int proto_end_report_from_json(const json_t *j, uint32_t max_flows,
+			       struct proto_end_report *r,
+			       struct base_err *err)
+{
+	const json_t *flows;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (!json_is_object(j))
+		return base_err_set(err, -EPROTO, "report must be an object");
+	if ((ret = proto_get_i64(j, "window_ns", 0, INT64_MAX, &r->window_ns, err)) ||
+	    (ret = proto_get_i64(j, "user_ns", 0, INT64_MAX, &r->user_ns, err)) ||
+	    (ret = proto_get_i64(j, "sys_ns", 0, INT64_MAX, &r->sys_ns, err)) ||
+	    (ret = proto_get_i64(j, "nvcsw", 0, INT64_MAX, &r->nvcsw, err)) ||
+	    (ret = proto_get_i64(j, "nivcsw", 0, INT64_MAX, &r->nivcsw, err)) ||
+	    (ret = proto_get_bool(j, "drain_timeout", &r->drain_timeout, err)) ||
+	    (ret = cpu_from_json(json_object_get(j, "cpu_all"), &r->cpu_all, err)) ||
+	    (ret = cpu_from_json(json_object_get(j, "cpu_test"), &r->cpu_test, err)))
+		return ret;
+	flows = json_object_get(j, "flows");
+	if (!json_is_array(flows) || json_array_size(flows) > max_flows)
+		return base_err_set(err, -EPROTO,
+				    "report: flows must be an array of at most %u entries",
+				    max_flows);
+	r->nflows = (uint32_t)json_array_size(flows);
+	r->flows = calloc(r->nflows ? r->nflows : 1, sizeof(*r->flows));
+	if (!r->flows)
+		return base_err_set(err, -ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < r->nflows; i++) {
+		ret = flow_from_json(json_array_get(flows, i), &r->flows[i], err);
+		if (ret) {
+			proto_end_report_release(r);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int proto_env_check(const json_t *env, struct base_err *err)
+{
+	const char *key;
+	const json_t *v;
+
+	if (!json_is_object(env) || json_object_size(env) > PROTO_ENV_MAX_KEYS)
+		return base_err_set(err, -EPROTO,
+				    "environment must be an object of at most %d keys",
+				    PROTO_ENV_MAX_KEYS);
+	json_object_foreach((json_t *)env, key, v) {
+		if (strlen(key) >= 64 ||
+		    !(json_is_number(v) ||
+		      (json_is_string(v) && json_string_length(v) < PROTO_STR_MAX)))
+			return base_err_set(err, -EPROTO,
+					    "environment entry '%.63s' must be a short string or a number",
+					    key);
+	}
+	return 0;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Control-channel message schema: the reports that cross the wire, and strict field readers. */
+#ifndef NR_PROTO_MSG_H
+#define NR_PROTO_MSG_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+/* Sender's TCP_INFO at the end of a run. */
+struct proto_tcpi {
+	uint32_t total_retrans, rtt_us, rttvar_us, snd_cwnd, snd_mss;
+	uint64_t delivery_rate_bps, bytes_retrans;
+};
+
+/* One end's view of one flow; window = between the two marks. */
+struct proto_flow_report {
+	uint32_t id;
+	bool tx; /* this end sent on the flow */
+	uint64_t win_bytes, win_msgs;
+	uint64_t total_bytes, total_msgs; /* launch to drain */
+	uint64_t udp_lost, udp_reordered, udp_dup; /* receiver, window */
+	uint64_t sndbuf, rcvbuf;         /* granted, at launch */
+	uint64_t sndbuf_end, rcvbuf_end; /* granted, at stop */
+	bool eof;      /* tcp receiver saw the peer's FIN */
+	int err;       /* errno of a data failure, 0 if none */
+	bool has_tcpi; /* sender's TCP_INFO at stop */
+	struct proto_tcpi tcpi;
+};
+
+/* Split of CPU time in percent over the window (valid false: unknown). */
+struct proto_cpu {
+	bool valid;
+	double user, sys, softirq, irq, idle, iowait, steal, busy;
+};
+
+/* What one end measured over the window. */
+struct proto_end_report {
+	int64_t window_ns;       /* its own CLOCK_MONOTONIC */
+	int64_t user_ns, sys_ns; /* the process's CPU (getrusage) */
+	int64_t nvcsw, nivcsw;
+	struct proto_cpu cpu_all;  /* machine-wide, /proc/stat */
+	struct proto_cpu cpu_test; /* the CPUs the workers were pinned to */
+	bool drain_timeout;
+	uint32_t nflows;
+	struct proto_flow_report *flows; /* owned */
+};
+
+#define PROTO_ENV_MAX_KEYS 64
+#define PROTO_STR_MAX 256
+
+void proto_end_report_release(struct proto_end_report *r);
+/* New JSON object for r; NULL when out of memory. */
+json_t *proto_end_report_to_json(const struct proto_end_report *r);
+/* Parse a peer's report, every field type- and range-checked; at most
+ * max_flows flows. On success r owns an array to release. */
+int proto_end_report_from_json(const json_t *j, uint32_t max_flows,
+			       struct proto_end_report *r,
+			       struct base_err *err);
+
+/* An environment object from a peer: at most PROTO_ENV_MAX_KEYS keys, each
+ * value a string of < PROTO_STR_MAX bytes or a number. */
+int proto_env_check(const json_t *env, struct base_err *err);
+
+/* The message type for error texts ("result" when absent). */
+const char *proto_type_or(const json_t *obj);
+
+/* Strict readers for a field of obj; err names the message and field. */
+int proto_get_i64(const json_t *obj, const char *key, int64_t min, int64_t max,
+		  int64_t *out, struct base_err *err);
+int proto_get_str(const json_t *obj, const char *key, size_t max_len,
+		  const char **out, struct base_err *err);
+int proto_get_bool(const json_t *obj, const char *key, bool *out,
+		   struct base_err *err);
+/* A message {"type": type} plus the fields of extra (stolen, may be NULL). */
+json_t *proto_msg(const char *type, json_t *extra);
+
+#endif
