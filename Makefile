@@ -9,7 +9,7 @@ B       ?= build
 PREFIX  ?= /usr/local
 CC      ?= cc
 PKGS    := jansson
-DEBPKGS := build-essential pkg-config libjansson-dev libcmocka-dev iproute2
+DEBPKGS := build-essential pkg-config libjansson-dev libcmocka-dev iproute2 python3
 
 WARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wno-format-nonliteral
 CFLAGS  ?= -O2 -g

@@ -35,19 +35,27 @@ struct client {
 	uint64_t iv_srv_rx, iv_cli_rx;
 };
 
+/* Receive the next message of `type`, skipping interval ticks, which the
+ * server may send at any time after the start. */
 static int expect(struct client *c, const char *type, int64_t timeout_ns,
 		  json_t **msg, struct base_err *err)
 {
+	int64_t deadline = base_now_ns() + timeout_ns;
 	json_t *m = NULL;
 	int ret;
 
-	ret = proto_recv(c->ctl, &m, base_now_ns() + timeout_ns, err);
-	if (ret) {
-		if (ret == -ECONNRESET)
-			base_err_set(err, ret, "server %s closed the control connection",
-				     c->o->host);
-		return ret;
-	}
+	do {
+		json_decref(m);
+		m = NULL;
+		ret = proto_recv(c->ctl, &m, deadline, err);
+		if (ret) {
+			if (ret == -ECONNRESET)
+				base_err_set(err, ret,
+					     "server %s closed the control connection",
+					     c->o->host);
+			return ret;
+		}
+	} while (!strcmp(proto_type(m), "tick"));
 	if (!strcmp(proto_type(m), "error")) {
 		const char *why = json_string_value(json_object_get(m, "message"));
 
@@ -90,7 +98,7 @@ static int handshake(struct client *c, struct engine_run *out,
 				"env", json_incref(out->env_local))), err);
 	if (ret)
 		return ret;
-	ret = expect(c, "hello_ok", STEP_TIMEOUT_NS, &m, err);
+	ret = expect(c, "hello_ok", c->o->control_timeout_ns, &m, err);
 	if (ret) {
 		if (ret == -EPROTO || ret == -EMSGSIZE)
 			base_err_prefix(err, "%s:%u does not speak this netregress protocol",
@@ -311,29 +319,6 @@ static int watch(struct client *c, int64_t until, struct base_err *err)
 	}
 }
 
-/* After stop: skip ticks until the server's result arrives. */
-static int await_result(struct client *c, int64_t deadline, json_t **res,
-			struct base_err *err)
-{
-	for (;;) {
-		int64_t left = deadline - base_now_ns();
-		json_t *m = NULL;
-		int ret;
-
-		if (left <= 0)
-			return base_err_set(err, -ETIMEDOUT,
-					    "server %s sent no result after the test",
-					    c->o->host);
-		ret = expect(c, "result", left, &m, err);
-		if (ret == -EPROTO && m == NULL && strstr(err->msg, "'tick'"))
-			continue;
-		if (ret)
-			return ret;
-		*res = m;
-		return 0;
-	}
-}
-
 static int run_test(struct client *c, struct engine_run *out,
 		    struct base_err *err)
 {
@@ -359,7 +344,7 @@ static int run_test(struct client *c, struct engine_run *out,
 				"udp_ports", ports)), err);
 	if (ret)
 		goto out;
-	if ((ret = expect(c, "setup_ok", STEP_TIMEOUT_NS, &m, err)))
+	if ((ret = expect(c, "setup_ok", c->o->control_timeout_ns, &m, err)))
 		goto out;
 	c->eng = engine_new(&eo, err);
 	if (!c->eng) {
@@ -374,7 +359,7 @@ static int run_test(struct client *c, struct engine_run *out,
 	json_decref(m);
 	m = NULL;
 	if ((ret = send_msg(c, proto_msg("connected", NULL), err)) ||
-	    (ret = expect(c, "ready", STEP_TIMEOUT_NS + c->o->connect_timeout_ns, &m, err)))
+	    (ret = expect(c, "ready", c->o->control_timeout_ns + c->o->connect_timeout_ns, &m, err)))
 		goto out;
 	/* the start barrier: the server releases its workers on "start" */
 	if ((ret = send_msg(c, proto_msg("start", NULL), err)))
@@ -398,7 +383,7 @@ static int run_test(struct client *c, struct engine_run *out,
 	jret = engine_join(c->eng);
 	if ((ret = engine_failure(c->eng, err)))
 		goto out;
-	ret = await_result(c, base_now_ns() + STEP_TIMEOUT_NS, &res, err);
+	ret = expect(c, "result", c->o->control_timeout_ns, &res, err);
 	if (ret)
 		goto out;
 	ret = proto_end_report_from_json(json_object_get(res, "report"),

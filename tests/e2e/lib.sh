@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared helpers for the end-to-end tests: TAP output, JSON queries, servers.
+# Every process a test starts is recorded and ended by PID on exit.
+set -u
+NR=${NR_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/netregress}
+TMP=$(mktemp -d /tmp/nr-e2e.XXXXXX)
+PIDS=()
+tap_n=0
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }
+not_ok() { tap_n=$((tap_n + 1)); echo "not ok $tap_n - $*"; }
+# check DESCRIPTION COMMAND...: one TAP line from a command's status
+check() {
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+# jq-like queries with Python: jpy FILE 'expression over d' prints the result
+jpy() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d.get("metrics", {}) if isinstance(d, dict) else {}
+v = lambda name: m[name]["value"]
+r = eval(sys.argv[2])
+print(r if not isinstance(r, bool) else ("true" if r else "false"))
+PY
+}
+# jtrue FILE EXPR: succeeds when the expression holds
+jtrue() { [ "$(jpy "$1" "$2" 2>&1)" = true ]; }
+
+# start_server [serve options...]: sets SRV_PID and SRV_PORT
+start_server() {
+	local pf="$TMP/port.$RANDOM"
+	"$NR" serve --port 0 --bind 127.0.0.1 --ready-fd 3 "$@" 3>"$pf" 2>>"$TMP/server.log" &
+	SRV_PID=$!
+	PIDS+=("$SRV_PID")
+	for _ in $(seq 100); do
+		[ -s "$pf" ] && break
+		sleep 0.05
+	done
+	SRV_PORT=$(head -n1 "$pf")
+	[ -n "$SRV_PORT" ]
+}
+
+# A TCP port on 127.0.0.1 that nothing listens on.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+alive() { kill -0 "$1" 2>/dev/null; }
+
+# Short runs keep the suite fast; invariants do not depend on length.
+RUN_SHORT=(-l 1s --warmup 200ms)

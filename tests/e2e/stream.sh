@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# End to end on loopback: tcp_stream and udp_stream measure what they move.
+. "$(dirname "$0")/lib.sh"
+
+# TCP: after the drain every byte sent was received, per flow.
+timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" -n 3 --json >"$TMP/tcp.json" 2>"$TMP/tcp.err"
+check "tcp_stream exits 0" [ $? -eq 0 ]
+check "tcp_stream json has schema_version 1 and a config key" \
+	jtrue "$TMP/tcp.json" 'd["schema_version"] == 1 and d["config"]["key"].startswith("cc=default ") and "test=tcp_stream" in d["config"]["key"]'
+check "tcp: 3 flows, sent bytes == received bytes after drain, per flow" \
+	jtrue "$TMP/tcp.json" 'len(d["flows"]) == 3 and all(f["sender_total_bytes"] == f["receiver_total_bytes"] > 0 for f in d["flows"])'
+check "tcp: receiver window bytes never exceed what the sender wrote in total" \
+	jtrue "$TMP/tcp.json" 'all(f["receiver_bytes"] <= f["sender_total_bytes"] for f in d["flows"])'
+check "tcp: throughput is the sum of receiver-side flow rates" \
+	jtrue "$TMP/tcp.json" 'abs(v("throughput.gbps") - sum(f["receiver_gbps"] for f in d["flows"])) < 1e-6 * max(1, v("throughput.gbps"))'
+check "tcp: jain index in (0,1], tcp_info per flow" \
+	jtrue "$TMP/tcp.json" '0 < v("fairness.jain") <= 1 and all("tcp_info" in f for f in d["flows"])'
+check "metrics carry unit and direction" \
+	jtrue "$TMP/tcp.json" 'd["metrics"]["throughput.gbps"]["unit"] == "Gbps" and d["metrics"]["throughput.gbps"]["better"] == "higher" and d["metrics"]["cpu.client.sys_s"]["better"] == "neutral"'
+check "environment of both ends recorded" \
+	jtrue "$TMP/tcp.json" 'd["env"]["client"]["kernel"] and d["env"]["server"]["hostname"] and int(d["env"]["client"]["online_cpus"]) >= 1'
+check "cpu split and process cpu of both ends" \
+	jtrue "$TMP/tcp.json" 'all(("cpu.%s.%s" % (s, k)) in d["metrics"] for s in ("client", "server") for k in ("user_s", "sys_s", "softirq_pct", "idle_pct"))'
+
+# Requested buffers are echoed as granted: Linux doubles SO_RCVBUF/SO_SNDBUF.
+timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --dir recv -m 256 --nodelay \
+	--rcvbuf 8K --sndbuf 16K --remote-sndbuf 8K --remote-rcvbuf 32K --json >"$TMP/buf.json"
+check "granted buffers are the doubled requests on both ends" \
+	jtrue "$TMP/buf.json" 'all(f["sockbuf_start"] == {"client_rcvbuf": 16384, "client_sndbuf": 32768, "server_sndbuf": 16384, "server_rcvbuf": 65536} for f in d["flows"])'
+check "recv direction: the client receives" \
+	jtrue "$TMP/buf.json" 'd["flows"][0]["dir"] == "recv" and d["flows"][0]["receiver_total_bytes"] == d["flows"][0]["sender_total_bytes"] > 0 and "rcvbuf=8192" in d["config"]["key"] and "nodelay=1" in d["config"]["key"]'
+
+# bidir measures both directions.
+timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --dir bidir -n 2 --json >"$TMP/bidir.json"
+check "bidir: 2 flows each way, both directions carry data" \
+	jtrue "$TMP/bidir.json" '[f["dir"] for f in d["flows"]] == ["send", "send", "recv", "recv"] and v("throughput.send.gbps") > 0 and v("throughput.recv.gbps") > 0 and abs(v("throughput.send.gbps") + v("throughput.recv.gbps") - v("throughput.gbps")) < 1e-6 * v("throughput.gbps")'
+
+# IPv6, both tests.
+timeout 60 "$NR" run tcp_stream -6 "${RUN_SHORT[@]}" --json >"$TMP/v6.json"
+check "ipv6 tcp runs over ::1" jtrue "$TMP/v6.json" 'd["run"]["server"].startswith("[::1]") and v("throughput.gbps") > 0 and "ipv=6" in d["config"]["key"]'
+timeout 60 "$NR" run udp_stream -6 -m 1452 "${RUN_SHORT[@]}" --dir bidir --json >"$TMP/v6u.json"
+check "ipv6 udp bidir, 1452 B" jtrue "$TMP/v6u.json" 'v("throughput.send.gbps") > 0 and v("throughput.recv.gbps") > 0 and "msg=1452" in d["config"]["key"]'
+
+# UDP with a tiny receive buffer on the server: loss is counted and plausible.
+timeout 60 "$NR" run udp_stream -m 1400 --remote-rcvbuf 4K --batch 16 "${RUN_SHORT[@]}" --json >"$TMP/udp.json"
+check "udp loss counted with a tiny receiver buffer" jtrue "$TMP/udp.json" 'v("udp.lost") > 0 and 0 < v("udp.loss_pct") < 100'
+check "udp: received + lost within what was sent, no duplicates on loopback" \
+	jtrue "$TMP/udp.json" 'all(f["receiver_msgs"] + f["udp"]["lost"] <= f["sender_total_bytes"] // 1400 and f["udp"]["duplicates"] == 0 for f in d["flows"])'
+check "udp: receiver counted fewer bytes than the sender sent" \
+	jtrue "$TMP/udp.json" 'all(f["receiver_total_bytes"] < f["sender_total_bytes"] for f in d["flows"])'
+
+# The readable table and interval lines.
+timeout 60 "$NR" run udp_stream -m 64 -l 1s --warmup 0 -i 500ms >"$TMP/table.txt" 2>"$TMP/iv.txt"
+check "table shows the flows and the headline metric" grep -qE '^throughput.gbps +[0-9.e+]+ +Gbps +higher' "$TMP/table.txt"
+check "interval reports printed" [ "$(grep -c 'send' "$TMP/iv.txt")" -ge 1 ]
+
+# Pinning: workers on cpu 0 on both ends; recorded in the key.
+timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --cpus 0 --remote-cpus 0 --json >"$TMP/pin.json"
+check "pinned run records cpus and the test cpus' split" \
+	jtrue "$TMP/pin.json" '"cpus=0 " in d["config"]["key"] and "remote_cpus=0 " in d["config"]["key"] and "cpu.client.test_cpus.busy_pct" in d["metrics"]'
+exit 0

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The test driver: build, run unit (cmocka) and end-to-end tests, then the
+# same again under ASan+UBSan. Every test reports in TAP ("ok"/"not ok");
+# the last line is "N passed, N failed". Exit 0 only when nothing failed.
+set -u
+cd "$(dirname "$0")/.." || exit 3
+
+passed=0
+failed=0
+failures=()
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# Run one TAP producer; count its results, keep its output for failures.
+tap() {
+	local name=$1; shift
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	local ok bad
+	ok=$(grep -cE '^ok ' <<<"$out")
+	bad=$(grep -cE '^not ok ' <<<"$out")
+	if [ "$ok" -eq 0 ] && [ "$bad" -eq 0 ]; then
+		bad=1 # a producer that reports nothing has failed
+	elif [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+		bad=1 # crashed or exited badly after its last result
+	fi
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+	if [ "$bad" -ne 0 ]; then
+		failures+=("$name")
+		printf '%s\n' "$out" | sed "s|^|  [$name] |" | grep -vE '^\s*\[[^]]*\] ok ' | tail -40
+	fi
+	printf '%-44s %3d passed, %d failed\n' "$name" "$ok" "$bad"
+}
+
+suite() {
+	local tree=$1; shift
+	echo "== build ($tree) =="
+	mkdir -p "$tree"
+	if ! make --no-print-directory -j"$jobs" B="$tree" "$@" "$tree/netregress" unit >"$tree/make.log" 2>&1; then
+		tail -30 "$tree/make.log"
+		failed=$((failed + 1))
+		failures+=("build $tree")
+		return
+	fi
+	export NR_BIN=$PWD/$tree/netregress
+	for t in "$tree"/tests/test_*; do
+		[ -x "$t" ] || continue
+		CMOCKA_MESSAGE_OUTPUT=TAP tap "$tree: unit/$(basename "$t")" "$t"
+	done
+	for t in tests/e2e/*.sh; do
+		[ -f "$t" ] || continue
+		tap "$tree: e2e/$(basename "$t" .sh)" timeout 600 bash "$t"
+	done
+}
+
+suite build
+# leaks are reported by the unit tests; the e2e children exit through _exit
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+	suite build/san SAN=1
+
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "failed: ${failures[*]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
