@@ -28,6 +28,11 @@ check() {
 	shift
 	if "$@"; then ok "$d"; else not_ok "$d"; fi
 }
+# checkx DESCRIPTION 'SHELL CONDITION': one TAP line from a compound condition
+checkx() {
+	local d=$1
+	if eval "$2"; then ok "$d"; else not_ok "$d"; fi
+}
 # jq-like queries with Python: jpy FILE 'expression over d' prints the result
 jpy() {
 	python3 - "$1" "$2" <<'PY'
