@@ -109,6 +109,8 @@ int base_sample_set(struct base_sample *s, const char *name, const char *unit,
 		return -EINVAL;
 	for (size_t i = 0; i < s->nmetrics; i++) {
 		if (!strcmp(s->metrics[i].name, name)) {
+			snprintf(s->metrics[i].unit, sizeof(s->metrics[i].unit),
+				 "%s", unit);
 			s->metrics[i].value = value;
 			return 0;
 		}

@@ -162,9 +162,13 @@ int job_config_finalize(struct job_config *c, int online_cpus,
 		return base_err_set(err, -EINVAL,
 				    "invalid threads %" PRIu32 ": expected 1 to %d",
 				    c->threads, JOB_MAX_THREADS);
-	if (!c->threads)
-		c->threads = nflows < (uint32_t)online_cpus ? nflows :
-			     (uint32_t)(online_cpus > 0 ? online_cpus : 1);
+	if (!c->threads) {
+		uint32_t cpus = online_cpus > 0 ? (uint32_t)online_cpus : 1;
+
+		c->threads = nflows < cpus ? nflows : cpus;
+		if (c->threads > JOB_MAX_THREADS)
+			c->threads = JOB_MAX_THREADS;
+	}
 	if (c->threads > nflows)
 		c->threads = nflows;
 	if (c->duration_ns < 100 * NS_PER_MS || c->duration_ns > 86400 * NS_PER_S)
@@ -379,6 +383,9 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 	INT_FIELD("remote_sndbuf", remote_sndbuf, 0, INT32_MAX);
 	INT_FIELD("remote_rcvbuf", remote_rcvbuf, 0, INT32_MAX);
 	INT_FIELD("ipv", ipv, 4, 6);
+	if (c->ipv == 5)
+		return base_err_set(err, -EINVAL,
+				    "configuration field 'ipv' = 5: expected 4 or 6");
 	INT_FIELD("batch", batch, 0, JOB_MAX_BATCH);
 	INT_FIELD("duration_ns", duration_ns, 0, INT64_MAX);
 	INT_FIELD("warmup_ns", warmup_ns, 0, INT64_MAX);

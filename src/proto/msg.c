@@ -149,6 +149,14 @@ static json_t *flow_to_json(const struct proto_flow_report *f)
 	return j;
 }
 
+#define U32_FIELD(obj, key, dst)                                              \
+	do {                                                                  \
+		int64_t v_;                                                   \
+		if ((ret = proto_get_i64(obj, key, 0, UINT32_MAX, &v_, err))) \
+			return ret;                                           \
+		dst = (uint32_t)v_;                                           \
+	} while (0)
+
 #define U64_FIELD(obj, key, dst)                                              \
 	do {                                                                  \
 		int64_t v_;                                                   \
@@ -189,21 +197,14 @@ static int flow_from_json(const json_t *j, struct proto_flow_report *f,
 	f->err = (int)v;
 	ti = json_object_get(j, "tcp_info");
 	if (ti) {
-		uint64_t u;
-
 		if (!json_is_object(ti))
 			return base_err_set(err, -EPROTO, "report: tcp_info must be an object");
 		f->has_tcpi = true;
-		U64_FIELD(ti, "total_retrans", u);
-		f->tcpi.total_retrans = (uint32_t)u;
-		U64_FIELD(ti, "rtt_us", u);
-		f->tcpi.rtt_us = (uint32_t)u;
-		U64_FIELD(ti, "rttvar_us", u);
-		f->tcpi.rttvar_us = (uint32_t)u;
-		U64_FIELD(ti, "snd_cwnd", u);
-		f->tcpi.snd_cwnd = (uint32_t)u;
-		U64_FIELD(ti, "snd_mss", u);
-		f->tcpi.snd_mss = (uint32_t)u;
+		U32_FIELD(ti, "total_retrans", f->tcpi.total_retrans);
+		U32_FIELD(ti, "rtt_us", f->tcpi.rtt_us);
+		U32_FIELD(ti, "rttvar_us", f->tcpi.rttvar_us);
+		U32_FIELD(ti, "snd_cwnd", f->tcpi.snd_cwnd);
+		U32_FIELD(ti, "snd_mss", f->tcpi.snd_mss);
 		U64_FIELD(ti, "delivery_rate_bps", f->tcpi.delivery_rate_bps);
 		U64_FIELD(ti, "bytes_retrans", f->tcpi.bytes_retrans);
 	}
@@ -220,8 +221,17 @@ json_t *proto_end_report_to_json(const struct proto_end_report *r)
 {
 	json_t *flows = json_array(), *j;
 
-	for (uint32_t i = 0; flows && i < r->nflows; i++)
-		json_array_append_new(flows, flow_to_json(&r->flows[i]));
+	for (uint32_t i = 0; flows && i < r->nflows; i++) {
+		json_t *f = flow_to_json(&r->flows[i]);
+
+		/* a report missing a flow would be misread: all or nothing */
+		if (!f || json_array_append_new(flows, f)) {
+			json_decref(flows);
+			return NULL;
+		}
+	}
+	if (!flows)
+		return NULL;
 	j = json_pack("{s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:b, s:o}",
 		      "window_ns", (json_int_t)r->window_ns,
 		      "user_ns", (json_int_t)r->user_ns,

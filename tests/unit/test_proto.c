@@ -986,6 +986,26 @@ static void set_negative_tcpi_bytes(json_t *j)
 			    "bytes_retrans", json_integer(-2));
 }
 
+static void set_tcpi_rtt_over_u32(json_t *j)
+{
+	json_object_set_new(json_object_get(flow0(j), "tcp_info"), "rtt_us",
+			    json_integer(4294967341LL));
+}
+
+static void set_tcpi_cwnd_over_u32(json_t *j)
+{
+	json_object_set_new(json_object_get(flow0(j), "tcp_info"), "snd_cwnd",
+			    json_integer(1LL << 32));
+}
+
+/* 32-bit TCP_INFO fields over 2^32-1 are errors, not truncations. */
+static void test_end_report_rejects_tcp_info_over_32_bits(void **state)
+{
+	(void)state;
+	check_report_rejected(set_tcpi_rtt_over_u32, 2, "'rtt_us' = 4294967341");
+	check_report_rejected(set_tcpi_cwnd_over_u32, 2, "'snd_cwnd' = 4294967296");
+}
+
 static void test_end_report_rejects_negative_counts(void **state)
 {
 	(void)state;
@@ -1261,6 +1281,7 @@ int main(void)
 		cmocka_unit_test(test_end_report_round_trip_with_no_flows),
 		cmocka_unit_test(test_end_report_rejects_wrong_types),
 		cmocka_unit_test(test_end_report_rejects_negative_counts),
+		cmocka_unit_test(test_end_report_rejects_tcp_info_over_32_bits),
 		cmocka_unit_test(test_end_report_rejects_err_outside_errno_range),
 		cmocka_unit_test(test_end_report_rejects_cpu_values_that_are_not_percentages),
 		cmocka_unit_test(test_end_report_accepts_cpu_at_0_and_100),

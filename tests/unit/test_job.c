@@ -1,0 +1,1047 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit tests for job/: configuration defaults, validation, canonical key and JSON form. */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/err.h"
+#include "base/parse.h"
+#include "base/time.h"
+#include "job/config.h"
+
+#define KEY_LEN 2048
+
+/* Fail unless err->msg holds needle, showing the whole message. */
+static void expect_msg_has(const struct base_err *err, const char *needle)
+{
+	if (!strstr(err->msg, needle))
+		fail_msg("error text '%s' lacks '%s'", err->msg, needle);
+}
+
+static void finalize_ok(struct job_config *c, int online_cpus)
+{
+	struct base_err err = { .msg = "" };
+	int ret = job_config_finalize(c, online_cpus, &err);
+
+	if (ret)
+		fail_msg("finalize failed with %d: %s", ret, err.msg);
+}
+
+/* Finalize c; expect -EINVAL, needle and (unless NULL) needle2 in the text. */
+static void expect_finalize_rejects(struct job_config *c, const char *needle,
+				    const char *needle2)
+{
+	struct base_err err = { .msg = "" };
+	int ret = job_config_finalize(c, 8, &err);
+
+	if (ret != -EINVAL)
+		fail_msg("finalize returned %d, want -EINVAL (want text '%s')",
+			 ret, needle);
+	expect_msg_has(&err, needle);
+	if (needle2)
+		expect_msg_has(&err, needle2);
+}
+
+static void key_of(const struct job_config *c, char *buf)
+{
+	assert_int_equal(job_config_key(c, buf, KEY_LEN), 0);
+}
+
+static void set_cpus(struct base_cpulist *l, const char *s)
+{
+	struct base_err err = { .msg = "" };
+
+	assert_int_equal(base_parse_cpulist(s, l, &err), 0);
+}
+
+/* ---- defaults ---- */
+
+static void test_init_gives_documented_defaults(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	assert_int_equal(c.test, JOB_TEST_TCP_STREAM);
+	assert_int_equal(c.dir, JOB_DIR_SEND);
+	assert_int_equal(c.streams, 1);
+	assert_int_equal(c.ipv, 4);
+	assert_int_equal(c.duration_ns, 10 * NS_PER_S);
+	assert_int_equal(c.warmup_ns, 2 * NS_PER_S);
+	assert_int_equal(c.interval_ns, 0);
+	assert_int_equal(c.threads, 0);
+	assert_int_equal(c.msg_bytes, 0);
+	assert_string_equal(c.cc, "");
+	assert_false(c.nodelay);
+	assert_int_equal(c.cpus.n, 0);
+	assert_int_equal(c.remote_cpus.n, 0);
+}
+
+static void test_finalize_tcp_defaults_to_128k_messages_and_batch_1(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	finalize_ok(&c, 8);
+	assert_int_equal(c.msg_bytes, 131072);
+	assert_int_equal(c.batch, 1);
+	assert_int_equal(c.threads, 1);
+	assert_int_equal(c.sndbuf, 0);
+	assert_int_equal(c.rcvbuf, 0);
+}
+
+static void test_finalize_tcp_forces_batch_to_1(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	c.batch = 16;
+	finalize_ok(&c, 8);
+	assert_int_equal(c.batch, 1);
+}
+
+static void test_finalize_udp_default_message_fits_ipv4_and_ipv6_mtu(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	finalize_ok(&c, 8);
+	assert_int_equal(c.msg_bytes, 1472);
+	assert_int_equal(c.batch, 32);
+
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	c.ipv = 6;
+	finalize_ok(&c, 8);
+	assert_int_equal(c.msg_bytes, 1452);
+	assert_int_equal(c.batch, 32);
+}
+
+static void test_finalize_keeps_explicit_message_and_batch(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	c.msg_bytes = 9000;
+	c.batch = 8;
+	finalize_ok(&c, 8);
+	assert_int_equal(c.msg_bytes, 9000);
+	assert_int_equal(c.batch, 8);
+
+	job_config_init(&c);
+	c.msg_bytes = 256;
+	finalize_ok(&c, 8);
+	assert_int_equal(c.msg_bytes, 256);
+}
+
+static void test_finalize_threads_default_to_min_of_flows_and_cpus(void **state)
+{
+	static const struct {
+		uint32_t streams;
+		int cpus;
+		uint32_t want;
+	} cases[] = {
+		{ 1, 8, 1 }, { 8, 4, 4 }, { 2, 4, 2 }, { 4, 4, 4 },
+		{ 32, 1, 1 }, { 1024, 64, 64 },
+		/* more cpus than JOB_MAX_THREADS, and sysconf failing (-1) */
+		{ 512, 512, JOB_MAX_THREADS }, { 300, -1, 1 }, { 3, 0, 1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct job_config c;
+
+		job_config_init(&c);
+		c.streams = cases[i].streams;
+		finalize_ok(&c, cases[i].cpus);
+		if (c.threads != cases[i].want)
+			fail_msg("%" PRIu32 " streams on %d cpus gave %" PRIu32
+				 " threads, want %" PRIu32,
+				 cases[i].streams, cases[i].cpus, c.threads,
+				 cases[i].want);
+	}
+}
+
+static void test_finalize_caps_explicit_threads_at_flows(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	c.streams = 2;
+	c.threads = 16;
+	finalize_ok(&c, 64);
+	assert_int_equal(c.threads, 2);
+
+	/* an explicit count is not limited by the cpus */
+	job_config_init(&c);
+	c.streams = 8;
+	c.threads = 3;
+	finalize_ok(&c, 2);
+	assert_int_equal(c.threads, 3);
+}
+
+static void test_finalize_bidir_doubles_flows_for_threads(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	c.dir = JOB_DIR_BIDIR;
+	c.streams = 3;
+	finalize_ok(&c, 16);
+	assert_int_equal(job_config_nflows(&c), 6);
+	assert_int_equal(c.threads, 6);
+
+	job_config_init(&c);
+	c.dir = JOB_DIR_BIDIR;
+	c.streams = 3;
+	finalize_ok(&c, 4);
+	assert_int_equal(c.threads, 4);
+}
+
+/* ---- canonical key ---- */
+
+static void test_key_is_exact_for_known_config(void **state)
+{
+	struct job_config c;
+	char key[KEY_LEN];
+
+	(void)state;
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_STREAM;
+	c.dir = JOB_DIR_RECV;
+	c.streams = 32;
+	c.msg_bytes = 256;
+	c.rcvbuf = 8192;
+	c.sndbuf = 8192;
+	c.nodelay = true;
+	finalize_ok(&c, 4);
+	key_of(&c, key);
+	assert_string_equal(key,
+			    "cc=default cpus=none dir=recv ipv=4 msg=256 "
+			    "nodelay=1 rcvbuf=8192 remote_cpus=none "
+			    "remote_rcvbuf=auto remote_sndbuf=auto sndbuf=8192 "
+			    "streams=32 test=tcp_stream threads=4");
+}
+
+/* key has nnames names, each strictly after the one before it. */
+static void expect_sorted_names(const char *key, size_t nnames)
+{
+	char prev[64] = "", name[64];
+	const char *p = key;
+	size_t count = 0;
+
+	while (*p) {
+		const char *eq = strchr(p, '='), *sp;
+		size_t n;
+
+		assert_non_null(eq);
+		n = (size_t)(eq - p);
+		assert_true(n > 0 && n < sizeof(name));
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (count && strcmp(prev, name) >= 0)
+			fail_msg("key '%s': '%s' comes after '%s'", key, name,
+				 prev);
+		memcpy(prev, name, n + 1);
+		count++;
+		sp = strchr(eq, ' ');
+		if (!sp)
+			break;
+		assert_true(sp[1] != '\0' && sp[1] != ' ');
+		p = sp + 1;
+	}
+	assert_int_equal(count, nnames);
+}
+
+static void test_key_is_sorted_alphabetically_by_name(void **state)
+{
+	struct job_config c;
+	char key[KEY_LEN];
+
+	(void)state;
+	job_config_init(&c);
+	set_cpus(&c.cpus, "0-3,8");
+	set_cpus(&c.remote_cpus, "5");
+	snprintf(c.cc, sizeof(c.cc), "bbr");
+	c.remote_rcvbuf = 65536;
+	finalize_ok(&c, 8);
+	key_of(&c, key);
+	expect_sorted_names(key, 14);
+
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	finalize_ok(&c, 8);
+	key_of(&c, key);
+	expect_sorted_names(key, 15);
+}
+
+static void test_key_for_udp_includes_batch_and_tcp_does_not(void **state)
+{
+	struct job_config c;
+	char key[KEY_LEN];
+
+	(void)state;
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	finalize_ok(&c, 8);
+	key_of(&c, key);
+	if (strncmp(key, "batch=32 ", 9))
+		fail_msg("udp key '%s' does not start with batch=32", key);
+
+	job_config_init(&c);
+	finalize_ok(&c, 8);
+	key_of(&c, key);
+	if (strstr(key, "batch="))
+		fail_msg("tcp key '%s' holds a batch", key);
+}
+
+struct mutation {
+	const char *what;
+	void (*apply)(struct job_config *c);
+};
+
+static void m_test_udp(struct job_config *c)
+{
+	c->test = JOB_TEST_UDP_STREAM;
+}
+static void m_dir_recv(struct job_config *c)
+{
+	c->dir = JOB_DIR_RECV;
+}
+static void m_dir_bidir(struct job_config *c)
+{
+	c->dir = JOB_DIR_BIDIR;
+}
+static void m_streams(struct job_config *c)
+{
+	c->streams = 5;
+}
+static void m_threads(struct job_config *c)
+{
+	c->threads = 2;
+}
+static void m_msg(struct job_config *c)
+{
+	c->msg_bytes = 65536;
+}
+static void m_sndbuf(struct job_config *c)
+{
+	c->sndbuf = 1 << 20;
+}
+static void m_rcvbuf(struct job_config *c)
+{
+	c->rcvbuf = 1 << 20;
+}
+static void m_rsndbuf(struct job_config *c)
+{
+	c->remote_sndbuf = 1 << 20;
+}
+static void m_rrcvbuf(struct job_config *c)
+{
+	c->remote_rcvbuf = 1 << 20;
+}
+static void m_nodelay(struct job_config *c)
+{
+	c->nodelay = true;
+}
+static void m_ipv6(struct job_config *c)
+{
+	c->ipv = 6;
+}
+static void m_cc(struct job_config *c)
+{
+	snprintf(c->cc, sizeof(c->cc), "bbr");
+}
+static void m_cpus(struct job_config *c)
+{
+	set_cpus(&c->cpus, "0-1");
+}
+static void m_rcpus(struct job_config *c)
+{
+	set_cpus(&c->remote_cpus, "2");
+}
+
+static void test_key_changes_with_every_workload_parameter(void **state)
+{
+	static const struct mutation muts[] = {
+		{ "test", m_test_udp },      { "dir recv", m_dir_recv },
+		{ "dir bidir", m_dir_bidir }, { "streams", m_streams },
+		{ "threads", m_threads },    { "msg", m_msg },
+		{ "sndbuf", m_sndbuf },      { "rcvbuf", m_rcvbuf },
+		{ "remote_sndbuf", m_rsndbuf }, { "remote_rcvbuf", m_rrcvbuf },
+		{ "nodelay", m_nodelay },    { "ipv", m_ipv6 },
+		{ "cc", m_cc },              { "cpus", m_cpus },
+		{ "remote_cpus", m_rcpus },
+	};
+	struct job_config base;
+	char base_key[KEY_LEN], key[KEY_LEN];
+
+	(void)state;
+	job_config_init(&base);
+	base.streams = 4;
+	finalize_ok(&base, 64);
+	key_of(&base, base_key);
+	for (size_t i = 0; i < ARRAY_SIZE(muts); i++) {
+		struct job_config c;
+
+		job_config_init(&c);
+		c.streams = 4;
+		muts[i].apply(&c);
+		finalize_ok(&c, 64);
+		key_of(&c, key);
+		if (!strcmp(key, base_key))
+			fail_msg("changing %s left the key at '%s'",
+				 muts[i].what, key);
+	}
+}
+
+static void test_key_changes_with_udp_batch(void **state)
+{
+	struct job_config c;
+	char a[KEY_LEN], b[KEY_LEN];
+
+	(void)state;
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	finalize_ok(&c, 8);
+	key_of(&c, a);
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	c.batch = 16;
+	finalize_ok(&c, 8);
+	key_of(&c, b);
+	assert_string_not_equal(a, b);
+}
+
+/* Pinning order decides which worker lands where: "8,0-1" is not "0-1,8". */
+static void test_key_keeps_cpu_order(void **state)
+{
+	struct job_config c;
+	char a[KEY_LEN], b[KEY_LEN];
+
+	(void)state;
+	job_config_init(&c);
+	set_cpus(&c.cpus, "8,0-1");
+	finalize_ok(&c, 8);
+	key_of(&c, a);
+	assert_non_null(strstr(a, " cpus=8,0-1 "));
+	job_config_init(&c);
+	set_cpus(&c.cpus, "0-1,8");
+	finalize_ok(&c, 8);
+	key_of(&c, b);
+	assert_string_not_equal(a, b);
+}
+
+static void test_key_ignores_duration_warmup_and_interval(void **state)
+{
+	struct job_config c;
+	char a[KEY_LEN], b[KEY_LEN];
+
+	(void)state;
+	job_config_init(&c);
+	finalize_ok(&c, 8);
+	key_of(&c, a);
+	job_config_init(&c);
+	c.duration_ns = 30 * NS_PER_S;
+	c.warmup_ns = 0;
+	c.interval_ns = NS_PER_S;
+	finalize_ok(&c, 8);
+	key_of(&c, b);
+	assert_string_equal(a, b);
+}
+
+static void test_key_reports_enospc_when_buffer_too_small(void **state)
+{
+	struct job_config c;
+	char key[KEY_LEN], small[32];
+
+	(void)state;
+	job_config_init(&c);
+	finalize_ok(&c, 8);
+	key_of(&c, key);
+	assert_int_equal(job_config_key(&c, small, sizeof(small)), -ENOSPC);
+	assert_int_equal(job_config_key(&c, small, 0), -ENOSPC);
+	/* exactly the key and its NUL fits */
+	assert_int_equal(job_config_key(&c, key, strlen(key) + 1), 0);
+	assert_int_equal(job_config_key(&c, key, strlen(key)), -ENOSPC);
+}
+
+struct param_list {
+	char text[KEY_LEN];
+	size_t n;
+};
+
+static void collect_param(void *ctx, const char *name, const char *value)
+{
+	struct param_list *l = ctx;
+	size_t off = strlen(l->text);
+
+	snprintf(l->text + off, sizeof(l->text) - off, "%s%s=%s",
+		 l->n ? " " : "", name, value);
+	l->n++;
+}
+
+static void test_each_param_walks_the_key_in_order(void **state)
+{
+	struct param_list l = { .text = "" };
+	struct job_config c;
+	char key[KEY_LEN];
+
+	(void)state;
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	finalize_ok(&c, 8);
+	key_of(&c, key);
+	job_config_each_param(&c, collect_param, &l);
+	assert_string_equal(l.text, key);
+	assert_int_equal(l.n, 15);
+}
+
+/* ---- validation ---- */
+
+static void test_finalize_rejects_udp_message_outside_datagram_limits(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	c.msg_bytes = 7;
+	expect_finalize_rejects(&c, "size 7", "ipv4");
+
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	c.msg_bytes = 65508;
+	expect_finalize_rejects(&c, "size 65508", "65507");
+
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	c.ipv = 6;
+	c.msg_bytes = 65528;
+	expect_finalize_rejects(&c, "size 65528", "ipv6");
+}
+
+static void test_finalize_accepts_udp_message_at_datagram_limits(void **state)
+{
+	static const struct {
+		int ipv;
+		uint64_t msg;
+	} ok[] = { { 4, 8 }, { 4, 65507 }, { 6, 8 }, { 6, 65527 } };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+		struct job_config c;
+
+		job_config_init(&c);
+		c.test = JOB_TEST_UDP_STREAM;
+		c.ipv = ok[i].ipv;
+		c.msg_bytes = ok[i].msg;
+		finalize_ok(&c, 8);
+		assert_int_equal(c.msg_bytes, ok[i].msg);
+	}
+}
+
+static void test_finalize_rejects_tcp_message_over_max(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	c.msg_bytes = JOB_MAX_MSG + 1;
+	expect_finalize_rejects(&c, "size 67108865", NULL);
+	job_config_init(&c);
+	c.msg_bytes = JOB_MAX_MSG;
+	finalize_ok(&c, 8);
+}
+
+static void test_finalize_rejects_nodelay_and_cc_with_udp(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	c.nodelay = true;
+	expect_finalize_rejects(&c, "nodelay", "tcp");
+
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	snprintf(c.cc, sizeof(c.cc), "cubic");
+	expect_finalize_rejects(&c, "congestion control", "tcp");
+}
+
+static void test_finalize_rejects_invalid_cc_names(void **state)
+{
+	static const char *const bad[] = { "bbr;rm", "a/b", "cu bic", "x.y",
+					   "\ttab" };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct job_config c;
+		char quoted[32];
+
+		job_config_init(&c);
+		snprintf(c.cc, sizeof(c.cc), "%s", bad[i]);
+		snprintf(quoted, sizeof(quoted), "'%s'", bad[i]);
+		expect_finalize_rejects(&c, "congestion control", quoted);
+	}
+}
+
+static void test_finalize_accepts_cc_names_with_dash_and_underscore(void **state)
+{
+	static const char *const good[] = { "cubic", "bbr", "bbr2", "dctcp",
+					    "tcp-lp", "my_cc", "Reno" };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		struct job_config c;
+
+		job_config_init(&c);
+		snprintf(c.cc, sizeof(c.cc), "%s", good[i]);
+		finalize_ok(&c, 8);
+	}
+}
+
+static void test_finalize_rejects_duration_outside_100ms_to_24h(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	c.duration_ns = 100 * NS_PER_MS - 1;
+	expect_finalize_rejects(&c, "duration 99999999", NULL);
+	job_config_init(&c);
+	c.duration_ns = 0;
+	expect_finalize_rejects(&c, "duration 0", NULL);
+	job_config_init(&c);
+	c.duration_ns = 86400 * NS_PER_S + 1;
+	expect_finalize_rejects(&c, "duration 86400000000001", NULL);
+
+	job_config_init(&c);
+	c.duration_ns = 100 * NS_PER_MS;
+	finalize_ok(&c, 8);
+	job_config_init(&c);
+	c.duration_ns = 86400 * NS_PER_S;
+	finalize_ok(&c, 8);
+}
+
+static void test_finalize_rejects_negative_or_huge_warmup(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	c.warmup_ns = -1;
+	expect_finalize_rejects(&c, "warm-up -1", NULL);
+	job_config_init(&c);
+	c.warmup_ns = 3600 * NS_PER_S + 1;
+	expect_finalize_rejects(&c, "warm-up", NULL);
+	job_config_init(&c);
+	c.warmup_ns = 0;
+	finalize_ok(&c, 8);
+}
+
+static void test_finalize_rejects_interval_longer_than_duration(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	c.duration_ns = 2 * NS_PER_S;
+	c.interval_ns = 2 * NS_PER_S + 1;
+	expect_finalize_rejects(&c, "interval 2000000001", NULL);
+
+	job_config_init(&c);
+	c.interval_ns = 50 * NS_PER_MS;
+	expect_finalize_rejects(&c, "interval 50000000", NULL);
+
+	job_config_init(&c);
+	c.duration_ns = 2 * NS_PER_S;
+	c.interval_ns = 2 * NS_PER_S;
+	finalize_ok(&c, 8);
+	job_config_init(&c);
+	c.interval_ns = 100 * NS_PER_MS;
+	finalize_ok(&c, 8);
+}
+
+static void test_finalize_rejects_streams_outside_1_to_max(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	c.streams = 0;
+	expect_finalize_rejects(&c, "streams 0", "1024");
+	job_config_init(&c);
+	c.streams = JOB_MAX_STREAMS + 1;
+	expect_finalize_rejects(&c, "streams 1025", NULL);
+	job_config_init(&c);
+	c.streams = JOB_MAX_STREAMS;
+	finalize_ok(&c, 8);
+}
+
+static void test_finalize_rejects_other_out_of_range_fields(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	c.threads = JOB_MAX_THREADS + 1;
+	expect_finalize_rejects(&c, "threads 257", NULL);
+
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	c.batch = JOB_MAX_BATCH + 1;
+	expect_finalize_rejects(&c, "batch 65", NULL);
+
+	job_config_init(&c);
+	c.ipv = 5;
+	expect_finalize_rejects(&c, "ip version 5", NULL);
+
+	job_config_init(&c);
+	c.test = JOB_TEST_COUNT;
+	expect_finalize_rejects(&c, "test 2", NULL);
+
+	job_config_init(&c);
+	c.dir = JOB_DIR_COUNT;
+	expect_finalize_rejects(&c, "direction 3", NULL);
+}
+
+/* ---- JSON form ---- */
+
+static void expect_json_round_trip(const struct job_config *in)
+{
+	struct base_err err = { .msg = "" };
+	struct job_config out;
+	char a[KEY_LEN], b[KEY_LEN];
+	json_t *j = job_config_to_json(in);
+	int ret;
+
+	assert_non_null(j);
+	ret = job_config_from_json(j, &out, &err);
+	if (ret)
+		fail_msg("from_json failed with %d: %s", ret, err.msg);
+	key_of(in, a);
+	key_of(&out, b);
+	assert_string_equal(a, b);
+	assert_int_equal(out.duration_ns, in->duration_ns);
+	assert_int_equal(out.warmup_ns, in->warmup_ns);
+	assert_int_equal(out.interval_ns, in->interval_ns);
+	json_decref(j);
+}
+
+static void test_json_round_trip_keeps_the_key(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	finalize_ok(&c, 8);
+	expect_json_round_trip(&c);
+
+	job_config_init(&c);
+	c.dir = JOB_DIR_BIDIR;
+	c.streams = 6;
+	c.threads = 3;
+	c.msg_bytes = 1000;
+	c.sndbuf = 8192;
+	c.rcvbuf = 16384;
+	c.remote_sndbuf = 32768;
+	c.remote_rcvbuf = 65536;
+	c.nodelay = true;
+	c.ipv = 6;
+	snprintf(c.cc, sizeof(c.cc), "bbr");
+	set_cpus(&c.cpus, "8,0-3");
+	set_cpus(&c.remote_cpus, "4-7:2");
+	c.duration_ns = 3 * NS_PER_S;
+	c.warmup_ns = 500 * NS_PER_MS;
+	c.interval_ns = NS_PER_S;
+	finalize_ok(&c, 8);
+	expect_json_round_trip(&c);
+
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	c.dir = JOB_DIR_RECV;
+	c.batch = 16;
+	c.msg_bytes = 9000;
+	finalize_ok(&c, 8);
+	expect_json_round_trip(&c);
+}
+
+/* A finalized default configuration as JSON, for the rejection tests. */
+static json_t *good_json(void)
+{
+	struct job_config c;
+	json_t *j;
+
+	job_config_init(&c);
+	finalize_ok(&c, 8);
+	j = job_config_to_json(&c);
+	assert_non_null(j);
+	return j;
+}
+
+/* Set key to value (stolen; NULL deletes key), expect want naming needle. */
+static void expect_json_rejects_with(const char *key, json_t *value, int want,
+				     const char *needle)
+{
+	struct base_err err = { .msg = "" };
+	struct job_config c;
+	json_t *j = good_json();
+	int ret;
+
+	if (value)
+		json_object_set_new(j, key, value);
+	else
+		json_object_del(j, key);
+	ret = job_config_from_json(j, &c, &err);
+	if (ret != want)
+		fail_msg("from_json with bad '%s' returned %d, want %d", key,
+			 ret, want);
+	expect_msg_has(&err, needle);
+	json_decref(j);
+}
+
+static void expect_json_rejects(const char *key, json_t *value,
+				const char *needle)
+{
+	expect_json_rejects_with(key, value, -EINVAL, needle);
+}
+
+static void test_from_json_rejects_unknown_fields(void **state)
+{
+	(void)state;
+	expect_json_rejects("colour", json_string("red"), "unknown field 'colour'");
+	expect_json_rejects("Streams", json_integer(1), "unknown field 'Streams'");
+}
+
+static void test_from_json_rejects_wrong_types(void **state)
+{
+	(void)state;
+	expect_json_rejects("streams", json_string("4"), "'streams': expected an integer");
+	expect_json_rejects("msg", json_real(1500.0), "'msg': expected an integer");
+	expect_json_rejects("nodelay", json_integer(1), "'nodelay': expected true or false");
+	expect_json_rejects("test", json_integer(0), "'test': expected a string");
+	expect_json_rejects("dir", json_null(), "'dir': expected a string");
+	expect_json_rejects("cc", json_false(), "'cc': expected a string");
+	expect_json_rejects("cpus", json_integer(3), "'cpus': expected a string");
+	expect_json_rejects("duration_ns", json_true(), "'duration_ns': expected an integer");
+}
+
+static void test_from_json_rejects_missing_fields(void **state)
+{
+	(void)state;
+	expect_json_rejects("msg", NULL, "lacks 'msg'");
+	expect_json_rejects("interval_ns", NULL, "lacks 'interval_ns'");
+	expect_json_rejects("test", NULL, "'test'");
+	expect_json_rejects("nodelay", NULL, "'nodelay'");
+	expect_json_rejects("remote_cpus", NULL, "'remote_cpus'");
+}
+
+static void test_from_json_rejects_out_of_range_values(void **state)
+{
+	(void)state;
+	expect_json_rejects("streams", json_integer(0), "'streams' = 0");
+	expect_json_rejects("streams", json_integer(1025), "'streams' = 1025");
+	expect_json_rejects("threads", json_integer(257), "'threads' = 257");
+	expect_json_rejects("threads", json_integer(-1), "'threads' = -1");
+	expect_json_rejects("ipv", json_integer(3), "'ipv' = 3");
+	expect_json_rejects("batch", json_integer(65), "'batch' = 65");
+	expect_json_rejects("sndbuf", json_integer(-1), "'sndbuf' = -1");
+	expect_json_rejects("rcvbuf", json_integer((json_int_t)INT32_MAX + 1),
+			    "'rcvbuf' = 2147483648");
+	expect_json_rejects("msg", json_integer((json_int_t)JOB_MAX_MSG + 1),
+			    "'msg' = 67108865");
+	expect_json_rejects("duration_ns", json_integer(-5), "'duration_ns' = -5");
+	expect_json_rejects("test", json_string("tcp_rr"), "'tcp_rr'");
+	expect_json_rejects("dir", json_string("both"), "'both'");
+	expect_json_rejects("cc", json_string("bbr;reboot"), "'cc'");
+	expect_json_rejects("cc", json_string("abcdefghijklmnopq"), "'cc'");
+}
+
+/* The cpu list parser's own code comes through: -ERANGE for an id too big. */
+static void test_from_json_rejects_bad_cpu_lists(void **state)
+{
+	static const struct {
+		const char *s;
+		int ret;
+	} bad[] = {
+		{ "1,1", -EINVAL }, { "abc", -EINVAL }, { "3-0", -EINVAL },
+		{ "0-", -EINVAL },  { ",1", -EINVAL },  { " 1", -EINVAL },
+		{ "2000", -ERANGE }, { "0-7:0", -ERANGE },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		expect_json_rejects_with("cpus", json_string(bad[i].s),
+					 bad[i].ret, "cpu list");
+		expect_json_rejects_with("remote_cpus", json_string(bad[i].s),
+					 bad[i].ret, "cpu list");
+	}
+}
+
+static void test_from_json_rejects_non_object(void **state)
+{
+	struct base_err err = { .msg = "" };
+	struct job_config c;
+	json_t *j = json_pack("[s]", "tcp_stream");
+
+	(void)state;
+	assert_int_equal(job_config_from_json(j, &c, &err), -EINVAL);
+	expect_msg_has(&err, "json object");
+	assert_int_equal(job_config_from_json(NULL, &c, &err), -EINVAL);
+	json_decref(j);
+}
+
+/* from_json checks each field alone; the server then finalizes, which
+ * catches what only the combination or finer ranges rule out. */
+static void test_from_json_then_finalize_rejects_what_fields_alone_allow(void **state)
+{
+	struct base_err err = { .msg = "" };
+	struct job_config c;
+	json_t *j = good_json();
+
+	(void)state;
+	json_object_set_new(j, "ipv", json_integer(5));
+	assert_int_equal(job_config_from_json(j, &c, &err), -EINVAL);
+	expect_msg_has(&err, "'ipv' = 5");
+	json_decref(j);
+
+	j = good_json();
+	json_object_set_new(j, "test", json_string("udp_stream"));
+	json_object_set_new(j, "msg", json_integer(1472));
+	json_object_set_new(j, "nodelay", json_true());
+	assert_int_equal(job_config_from_json(j, &c, &err), 0);
+	assert_int_equal(job_config_finalize(&c, 8, &err), -EINVAL);
+	expect_msg_has(&err, "nodelay");
+	json_decref(j);
+}
+
+/* ---- flows and names ---- */
+
+static void test_flow_c2s_follows_direction(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	c.streams = 3;
+	c.dir = JOB_DIR_SEND;
+	assert_int_equal(job_config_nflows(&c), 3);
+	for (uint32_t id = 0; id < 3; id++)
+		assert_true(job_config_flow_c2s(&c, id));
+	c.dir = JOB_DIR_RECV;
+	assert_int_equal(job_config_nflows(&c), 3);
+	for (uint32_t id = 0; id < 3; id++)
+		assert_false(job_config_flow_c2s(&c, id));
+	c.dir = JOB_DIR_BIDIR;
+	assert_int_equal(job_config_nflows(&c), 6);
+	for (uint32_t id = 0; id < 6; id++)
+		assert_int_equal(job_config_flow_c2s(&c, id), id < 3);
+}
+
+static void test_test_parse_round_trips_names_and_names_bad_value(void **state)
+{
+	struct base_err err = { .msg = "" };
+	enum job_test t = JOB_TEST_COUNT;
+
+	(void)state;
+	for (int i = 0; i < JOB_TEST_COUNT; i++) {
+		assert_int_equal(job_test_parse(job_test_name(i), &t, &err), 0);
+		assert_int_equal(t, i);
+	}
+	assert_true(job_test_is_udp(JOB_TEST_UDP_STREAM));
+	assert_false(job_test_is_udp(JOB_TEST_TCP_STREAM));
+	t = JOB_TEST_COUNT;
+	assert_int_equal(job_test_parse("tcp_rr", &t, &err), -EINVAL);
+	assert_int_equal(t, JOB_TEST_COUNT);
+	expect_msg_has(&err, "'tcp_rr'");
+	expect_msg_has(&err, "tcp_stream or udp_stream");
+	assert_int_equal(job_test_parse("TCP_STREAM", &t, &err), -EINVAL);
+	expect_msg_has(&err, "'TCP_STREAM'");
+	assert_int_equal(job_test_parse("", &t, &err), -EINVAL);
+	assert_string_equal(job_test_name(JOB_TEST_COUNT), "?");
+}
+
+static void test_dir_parse_round_trips_names_and_names_bad_value(void **state)
+{
+	struct base_err err = { .msg = "" };
+	enum job_dir d = JOB_DIR_COUNT;
+
+	(void)state;
+	for (int i = 0; i < JOB_DIR_COUNT; i++) {
+		assert_int_equal(job_dir_parse(job_dir_name(i), &d, &err), 0);
+		assert_int_equal(d, i);
+	}
+	d = JOB_DIR_COUNT;
+	assert_int_equal(job_dir_parse("both", &d, &err), -EINVAL);
+	assert_int_equal(d, JOB_DIR_COUNT);
+	expect_msg_has(&err, "'both'");
+	expect_msg_has(&err, "send, recv or bidir");
+	assert_int_equal(job_dir_parse("send ", &d, &err), -EINVAL);
+	expect_msg_has(&err, "'send '");
+	assert_string_equal(job_dir_name(JOB_DIR_COUNT), "?");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_init_gives_documented_defaults),
+		cmocka_unit_test(test_finalize_tcp_defaults_to_128k_messages_and_batch_1),
+		cmocka_unit_test(test_finalize_tcp_forces_batch_to_1),
+		cmocka_unit_test(test_finalize_udp_default_message_fits_ipv4_and_ipv6_mtu),
+		cmocka_unit_test(test_finalize_keeps_explicit_message_and_batch),
+		cmocka_unit_test(test_finalize_threads_default_to_min_of_flows_and_cpus),
+		cmocka_unit_test(test_finalize_caps_explicit_threads_at_flows),
+		cmocka_unit_test(test_finalize_bidir_doubles_flows_for_threads),
+		cmocka_unit_test(test_key_is_exact_for_known_config),
+		cmocka_unit_test(test_key_is_sorted_alphabetically_by_name),
+		cmocka_unit_test(test_key_for_udp_includes_batch_and_tcp_does_not),
+		cmocka_unit_test(test_key_changes_with_every_workload_parameter),
+		cmocka_unit_test(test_key_changes_with_udp_batch),
+		cmocka_unit_test(test_key_keeps_cpu_order),
+		cmocka_unit_test(test_key_ignores_duration_warmup_and_interval),
+		cmocka_unit_test(test_key_reports_enospc_when_buffer_too_small),
+		cmocka_unit_test(test_each_param_walks_the_key_in_order),
+		cmocka_unit_test(test_finalize_rejects_udp_message_outside_datagram_limits),
+		cmocka_unit_test(test_finalize_accepts_udp_message_at_datagram_limits),
+		cmocka_unit_test(test_finalize_rejects_tcp_message_over_max),
+		cmocka_unit_test(test_finalize_rejects_nodelay_and_cc_with_udp),
+		cmocka_unit_test(test_finalize_rejects_invalid_cc_names),
+		cmocka_unit_test(test_finalize_accepts_cc_names_with_dash_and_underscore),
+		cmocka_unit_test(test_finalize_rejects_duration_outside_100ms_to_24h),
+		cmocka_unit_test(test_finalize_rejects_negative_or_huge_warmup),
+		cmocka_unit_test(test_finalize_rejects_interval_longer_than_duration),
+		cmocka_unit_test(test_finalize_rejects_streams_outside_1_to_max),
+		cmocka_unit_test(test_finalize_rejects_other_out_of_range_fields),
+		cmocka_unit_test(test_json_round_trip_keeps_the_key),
+		cmocka_unit_test(test_from_json_rejects_unknown_fields),
+		cmocka_unit_test(test_from_json_rejects_wrong_types),
+		cmocka_unit_test(test_from_json_rejects_missing_fields),
+		cmocka_unit_test(test_from_json_rejects_out_of_range_values),
+		cmocka_unit_test(test_from_json_rejects_bad_cpu_lists),
+		cmocka_unit_test(test_from_json_rejects_non_object),
+		cmocka_unit_test(test_from_json_then_finalize_rejects_what_fields_alone_allow),
+		cmocka_unit_test(test_flow_c2s_follows_direction),
+		cmocka_unit_test(test_test_parse_round_trips_names_and_names_bad_value),
+		cmocka_unit_test(test_dir_parse_round_trips_names_and_names_bad_value),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
