@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "base/time.h"
 
 #include "base/err.h"
 
@@ -198,4 +202,16 @@ double base_jain_index(const double *x, size_t n)
 	if (!n || sq == 0)
 		return 0;
 	return sum * sum / ((double)n * sq);
+}
+
+void base_sample_new_id(struct base_sample *s)
+{
+	uint64_t r[2];
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+		r[0] = (uint64_t)base_wall_ns();
+		r[1] = (uint64_t)base_now_ns() ^ ((uint64_t)getpid() << 32);
+	}
+	snprintf(s->id, sizeof(s->id), "%016llx%016llx", (unsigned long long)r[0],
+		 (unsigned long long)r[1]);
 }

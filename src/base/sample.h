@@ -7,7 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
+#include "base/err.h"
+
 #define SAMPLE_SCHEMA_VERSION 1
+#define BASE_TOOL "netregress 0.1.0"
+#define SAMPLE_ID_LEN 32 /* hex digits of a random 128-bit id */
 
 enum metric_dir {
 	METRIC_NEUTRAL = 0,
@@ -53,6 +59,7 @@ struct sample_flow {
 };
 
 struct base_sample {
+	char id[SAMPLE_ID_LEN + 1]; /* unique: imports of a sample are idempotent */
 	char label[128];
 	char config_key[1024];
 	int64_t wall_start_ns; /* CLOCK_REALTIME at the start barrier */
@@ -88,6 +95,17 @@ int base_sample_env(struct base_sample *s, const char *key, const char *fmt,
 		    ...) __attribute__((format(printf, 3, 4)));
 /* Allocate n zeroed flow rows (replacing any). Returns 0 or -ENOMEM. */
 int base_sample_alloc_flows(struct base_sample *s, size_t n);
+
+/* A fresh random id in s->id (getrandom; a clock-based fallback). */
+void base_sample_new_id(struct base_sample *s);
+
+/* The result document of docs/results.md (new reference; NULL on ENOMEM). */
+json_t *base_sample_to_json(const struct base_sample *s);
+/* Fill s (initialized, empty) from a result document, checking every field
+ * it reads: a wrong type, a missing field or a newer schema_version is an
+ * error naming the field. Returns 0, -EINVAL or -ENOMEM. */
+int base_sample_from_json(const json_t *doc, struct base_sample *s,
+			  struct base_err *err);
 
 /* Jain's fairness index of n values: (sum x)^2 / (n * sum x^2), in (0, 1];
  * 1 when all are equal. Returns 0 for n == 0 or all-zero input. */

@@ -308,7 +308,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		json_t *doc = report_sample_json(&sample);
+		json_t *doc = base_sample_to_json(&sample);
 
 		if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2)) < 0) {
 			cli_error("cannot write the json result");

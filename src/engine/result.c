@@ -127,6 +127,7 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 	int64_t rx_ns_max = 0;
 	int ret;
 
+	base_sample_new_id(s);
 	snprintf(s->label, sizeof(s->label), "%s", label);
 	if ((ret = job_config_key(c, s->config_key, sizeof(s->config_key))))
 		return base_err_set(err, ret, "configuration key too long");

@@ -8,10 +8,6 @@
 
 #include "base/sample.h"
 
-#define REPORT_TOOL "netregress 0.1.0"
-
-/* The result document of docs/results.md (new reference; NULL on ENOMEM). */
-json_t *report_sample_json(const struct base_sample *s);
 /* Print the readable table of one sample. */
 void report_sample_table(FILE *out, const struct base_sample *s);
 
