@@ -27,6 +27,9 @@ static const struct {
 	{ "fairness.", METRIC_HIGHER },
 	{ "latency.", METRIC_LOWER },
 	{ "transactions.", METRIC_HIGHER },
+	{ "crr.connects_per_s", METRIC_HIGHER },
+	{ "crr.connect_failures", METRIC_LOWER },
+	{ "rr.late_replies", METRIC_LOWER },
 	{ "udp.loss_pct", METRIC_LOWER },
 	{ "udp.lost", METRIC_LOWER },
 	{ "udp.reordered", METRIC_LOWER },
@@ -84,6 +87,7 @@ void base_sample_release(struct base_sample *s)
 	free(s->env);
 	free(s->metrics);
 	free(s->flows);
+	free(s->latency);
 	memset(s, 0, sizeof(*s));
 }
 

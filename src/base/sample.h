@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "base/err.h"
+#include "base/hist.h"
 
 #define SAMPLE_SCHEMA_VERSION 1
 #define BASE_TOOL "netregress 0.1.0"
@@ -47,6 +48,9 @@ struct sample_flow {
 	uint64_t rx_total_bytes, tx_total_bytes; /* whole run, after drain */
 	double rx_gbps, tx_gbps;
 	uint64_t udp_lost, udp_reordered, udp_dup;
+	/* request/response: the client's transactions/s; crr failed connects */
+	double tps;
+	uint64_t fails;
 	/* socket buffers the kernel granted, each end, at start and at stop */
 	uint64_t client_sndbuf, client_rcvbuf, server_sndbuf, server_rcvbuf;
 	uint64_t client_sndbuf_end, client_rcvbuf_end, server_sndbuf_end,
@@ -73,6 +77,7 @@ struct base_sample {
 	size_t nmetrics;
 	struct sample_flow *flows;
 	size_t nflows;
+	struct base_hist *latency; /* request/response latency (ns), or NULL */
 	size_t cap_params, cap_env, cap_metrics;
 };
 

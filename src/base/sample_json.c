@@ -41,6 +41,10 @@ static json_t *flow_json(const struct sample_flow *f, bool udp)
 
 	if (!j)
 		return NULL;
+	if (f->tps > 0 || f->fails)
+		json_object_set_new(j, "rr", json_pack("{s:f, s:I}",
+				"transactions_per_s", f->tps,
+				"connect_failures", (json_int_t)f->fails));
 	if (udp)
 		json_object_set_new(j, "udp", json_pack("{s:I, s:I, s:I}",
 				"lost", (json_int_t)f->udp_lost,
@@ -69,7 +73,8 @@ json_t *base_sample_to_json(const struct base_sample *s)
 {
 	json_t *doc, *params = json_object(), *env = json_object(),
 		*metrics = json_object(), *flows = json_array();
-	bool udp = !strcmp(param(s, "test"), "udp_stream");
+	bool udp = !strcmp(param(s, "test"), "udp_stream") ||
+		   !strcmp(param(s, "test"), "udp_rr");
 	char when[32];
 
 	if (!params || !env || !metrics || !flows)
@@ -110,6 +115,14 @@ json_t *base_sample_to_json(const struct base_sample *s)
 			"run", "duration_ns", (json_int_t)s->duration_ns,
 			"warmup_ns", (json_int_t)s->warmup_ns, "server", s->server,
 			"env", env, "metrics", metrics, "flows", flows);
+	if (doc && s->latency) {
+		json_t *h = base_hist_to_json(s->latency);
+
+		if (!h || json_object_set_new(doc, "latency_histogram_ns", h)) {
+			json_decref(doc);
+			return NULL;
+		}
+	}
 	return doc;
 fail:
 	json_decref(params);
@@ -119,3 +132,453 @@ fail:
 	return NULL;
 }
 
+
+/*
+ * Reading a result document back. Every field is type-checked and every
+ * string must fit its buffer: a document that does not fit is refused, never
+ * truncated. The first problem is reported with its path in the document.
+ */
+#define DOC_ERR "result document: "
+
+struct doc_reader {
+	struct base_err *err;
+	char path[192]; /* the object being read, "" for the top level */
+};
+
+/* "<parent>.<key>" of the field being read, shortened for messages only. */
+static const char *field_path(const struct doc_reader *r, const char *key,
+			      char *buf, size_t len)
+{
+	if (!r->path[0])
+		snprintf(buf, len, "%.120s", key);
+	else if (!key)
+		snprintf(buf, len, "%s", r->path);
+	else
+		snprintf(buf, len, "%s.%.120s", r->path, key);
+	return buf;
+}
+
+static int doc_bad(const struct doc_reader *r, const char *key,
+		   const char *what)
+{
+	char p[320];
+
+	return base_err_set(r->err, -EINVAL, DOC_ERR "'%s' %s",
+			    field_path(r, key, p, sizeof(p)), what);
+}
+
+/* The member key of the current object: NULL and an error when missing. */
+static const json_t *doc_member(const struct doc_reader *r, const json_t *obj,
+				const char *key, bool required, int *ret)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	*ret = 0;
+	if (!v && required)
+		*ret = doc_bad(r, key, "is missing");
+	return v;
+}
+
+static int doc_string(const struct doc_reader *r, const json_t *v,
+		      const char *key, char *dst, size_t cap)
+{
+	char what[64];
+	size_t len;
+
+	if (!json_is_string(v))
+		return doc_bad(r, key, "must be a string");
+	len = json_string_length(v);
+	if (strlen(json_string_value(v)) != len)
+		return doc_bad(r, key, "must not contain a nul character");
+	if (len >= cap) {
+		snprintf(what, sizeof(what), "is too long (%zu bytes, at most %zu)",
+			 len, cap - 1);
+		return doc_bad(r, key, what);
+	}
+	memcpy(dst, json_string_value(v), len + 1);
+	return 0;
+}
+
+static int doc_get_string(const struct doc_reader *r, const json_t *obj,
+			  const char *key, char *dst, size_t cap)
+{
+	int ret;
+	const json_t *v = doc_member(r, obj, key, true, &ret);
+
+	return ret ? ret : doc_string(r, v, key, dst, cap);
+}
+
+/* An optional informational string: checked for its type only. */
+static int doc_check_string(const struct doc_reader *r, const json_t *obj,
+			    const char *key)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	if (v && !json_is_string(v))
+		return doc_bad(r, key, "must be a string");
+	return 0;
+}
+
+static int doc_get_int(const struct doc_reader *r, const json_t *obj,
+		       const char *key, int64_t min, int64_t max, int64_t *out)
+{
+	char what[96];
+	int ret;
+	const json_t *v = doc_member(r, obj, key, true, &ret);
+
+	if (ret)
+		return ret;
+	if (!json_is_integer(v))
+		return doc_bad(r, key, "must be an integer");
+	*out = json_integer_value(v);
+	if (*out < min || *out > max) {
+		snprintf(what, sizeof(what), "is out of range (%" PRId64 ", want %" PRId64 "..%" PRId64 ")",
+			 *out, min, max);
+		return doc_bad(r, key, what);
+	}
+	return 0;
+}
+
+static int doc_get_u64(const struct doc_reader *r, const json_t *obj,
+		       const char *key, uint64_t *out)
+{
+	int64_t v;
+	int ret = doc_get_int(r, obj, key, 0, INT64_MAX, &v);
+
+	if (!ret)
+		*out = (uint64_t)v;
+	return ret;
+}
+
+static int doc_get_u32(const struct doc_reader *r, const json_t *obj,
+		       const char *key, uint32_t *out)
+{
+	int64_t v;
+	int ret = doc_get_int(r, obj, key, 0, UINT32_MAX, &v);
+
+	if (!ret)
+		*out = (uint32_t)v;
+	return ret;
+}
+
+static int doc_get_number(const struct doc_reader *r, const json_t *obj,
+			  const char *key, double *out)
+{
+	int ret;
+	const json_t *v = doc_member(r, obj, key, true, &ret);
+
+	if (ret)
+		return ret;
+	if (!json_is_number(v))
+		return doc_bad(r, key, "must be a number");
+	*out = json_number_value(v);
+	return 0;
+}
+
+static int doc_get_object(const struct doc_reader *r, const json_t *obj,
+			  const char *key, bool required, const json_t **out)
+{
+	int ret;
+	const json_t *v = doc_member(r, obj, key, required, &ret);
+
+	*out = v;
+	if (ret)
+		return ret;
+	if (v && !json_is_object(v))
+		return doc_bad(r, key, "must be an object");
+	return 0;
+}
+
+/* Descend into key: later messages name fields below it. */
+static void doc_enter(struct doc_reader *r, const char *key)
+{
+	size_t len = strlen(r->path);
+
+	snprintf(r->path + len, sizeof(r->path) - len, "%s%.120s",
+		 len ? "." : "", key);
+}
+
+static void doc_leave(struct doc_reader *r, size_t len)
+{
+	r->path[len] = '\0';
+}
+
+static int sockbuf_from_json(struct doc_reader *r, const json_t *f,
+			     const char *key, uint64_t *csnd, uint64_t *crcv,
+			     uint64_t *ssnd, uint64_t *srcv)
+{
+	size_t len = strlen(r->path);
+	const json_t *o;
+	int ret;
+
+	if ((ret = doc_get_object(r, f, key, true, &o)))
+		return ret;
+	doc_enter(r, key);
+	if (!(ret = doc_get_u64(r, o, "client_sndbuf", csnd)) &&
+	    !(ret = doc_get_u64(r, o, "client_rcvbuf", crcv)) &&
+	    !(ret = doc_get_u64(r, o, "server_sndbuf", ssnd)))
+		ret = doc_get_u64(r, o, "server_rcvbuf", srcv);
+	doc_leave(r, len);
+	return ret;
+}
+
+static int udp_from_json(struct doc_reader *r, const json_t *f, bool required,
+			 struct sample_flow *fl)
+{
+	size_t len = strlen(r->path);
+	const json_t *o;
+	int ret;
+
+	if ((ret = doc_get_object(r, f, "udp", required, &o)) || !o)
+		return ret;
+	doc_enter(r, "udp");
+	if (!(ret = doc_get_u64(r, o, "lost", &fl->udp_lost)) &&
+	    !(ret = doc_get_u64(r, o, "reordered", &fl->udp_reordered)))
+		ret = doc_get_u64(r, o, "duplicates", &fl->udp_dup);
+	doc_leave(r, len);
+	return ret;
+}
+
+static int tcp_info_from_json(struct doc_reader *r, const json_t *f,
+			      struct sample_flow *fl)
+{
+	size_t len = strlen(r->path);
+	const json_t *o;
+	double gbps;
+	int ret;
+
+	if ((ret = doc_get_object(r, f, "tcp_info", false, &o)) || !o)
+		return ret;
+	doc_enter(r, "tcp_info");
+	if ((ret = doc_get_u32(r, o, "retransmits", &fl->tcpi_retrans)) ||
+	    (ret = doc_get_u32(r, o, "rtt_us", &fl->tcpi_rtt_us)) ||
+	    (ret = doc_get_u32(r, o, "rttvar_us", &fl->tcpi_rttvar_us)) ||
+	    (ret = doc_get_u32(r, o, "snd_cwnd", &fl->tcpi_snd_cwnd)) ||
+	    (ret = doc_get_u32(r, o, "snd_mss", &fl->tcpi_snd_mss)) ||
+	    (ret = doc_get_number(r, o, "delivery_rate_gbps", &gbps)))
+		goto out;
+	/* written as bps / 1e9; rounding recovers the integer exactly */
+	if (!(gbps >= 0 && gbps * 1e9 < 0x1p63)) {
+		ret = doc_bad(r, "delivery_rate_gbps", "is out of range");
+		goto out;
+	}
+	fl->tcpi_delivery_rate_bps = (uint64_t)(gbps * 1e9 + 0.5);
+	fl->has_tcp_info = true;
+out:
+	doc_leave(r, len);
+	return ret;
+}
+
+static int flow_from_json(struct doc_reader *r, const json_t *f, bool udp,
+			  struct sample_flow *fl)
+{
+	int ret;
+
+	if (!json_is_object(f))
+		return doc_bad(r, NULL, "must be an object");
+	if ((ret = doc_get_u32(r, f, "id", &fl->id)) ||
+	    (ret = doc_get_string(r, f, "dir", fl->dir, sizeof(fl->dir))) ||
+	    (ret = doc_get_number(r, f, "receiver_gbps", &fl->rx_gbps)) ||
+	    (ret = doc_get_number(r, f, "sender_gbps", &fl->tx_gbps)) ||
+	    (ret = doc_get_u64(r, f, "receiver_bytes", &fl->rx_win_bytes)) ||
+	    (ret = doc_get_u64(r, f, "receiver_msgs", &fl->rx_win_msgs)) ||
+	    (ret = doc_get_u64(r, f, "sender_bytes", &fl->tx_win_bytes)) ||
+	    (ret = doc_get_u64(r, f, "sender_msgs", &fl->tx_win_msgs)) ||
+	    (ret = doc_get_u64(r, f, "receiver_total_bytes", &fl->rx_total_bytes)) ||
+	    (ret = doc_get_u64(r, f, "sender_total_bytes", &fl->tx_total_bytes)) ||
+	    (ret = sockbuf_from_json(r, f, "sockbuf_start", &fl->client_sndbuf,
+				     &fl->client_rcvbuf, &fl->server_sndbuf,
+				     &fl->server_rcvbuf)) ||
+	    (ret = sockbuf_from_json(r, f, "sockbuf_end", &fl->client_sndbuf_end,
+				     &fl->client_rcvbuf_end, &fl->server_sndbuf_end,
+				     &fl->server_rcvbuf_end)) ||
+	    (ret = udp_from_json(r, f, udp, fl)))
+		return ret;
+	return tcp_info_from_json(r, f, fl);
+}
+
+static int params_from_json(struct doc_reader *r, const json_t *params,
+			    struct base_sample *s)
+{
+	struct sample_kv kv;
+	const char *key;
+	json_t *v;
+	int ret;
+
+	json_object_foreach((json_t *)params, key, v) {
+		if (!key[0])
+			return doc_bad(r, "", "is not a parameter name");
+		if (strlen(key) >= sizeof(kv.key))
+			return doc_bad(r, key, "has a name that is too long");
+		if ((ret = doc_string(r, v, key, kv.val, sizeof(kv.val))))
+			return ret;
+		if ((ret = base_sample_param(s, key, "%s", kv.val)))
+			return base_err_set(r->err, ret, "out of memory");
+	}
+	return 0;
+}
+
+static int env_from_json(struct doc_reader *r, const json_t *env,
+			 struct base_sample *s)
+{
+	size_t len = strlen(r->path);
+	struct sample_kv kv;
+	const char *side, *key;
+	json_t *o, *v;
+	int ret;
+
+	/* to_json splits "side.key" at the first dot into a 31-byte side */
+	json_object_foreach((json_t *)env, side, o) {
+		if (!side[0] || strchr(side, '.') || strlen(side) >= 32)
+			return doc_bad(r, side, "is not an environment side (1 to 31 characters, no dot)");
+		if (!json_is_object(o))
+			return doc_bad(r, side, "must be an object");
+		doc_enter(r, side);
+		json_object_foreach(o, key, v) {
+			if (!key[0] || strlen(side) + 1 + strlen(key) >= sizeof(kv.key)) {
+				ret = doc_bad(r, key, "is not a valid environment key (empty or too long)");
+				goto out;
+			}
+			if ((ret = doc_string(r, v, key, kv.val, sizeof(kv.val))))
+				goto out;
+			snprintf(kv.key, sizeof(kv.key), "%s.%s", side, key);
+			if ((ret = base_sample_env(s, kv.key, "%s", kv.val))) {
+				ret = base_err_set(r->err, ret, "out of memory");
+				goto out;
+			}
+		}
+		doc_leave(r, len);
+	}
+	return 0;
+out:
+	doc_leave(r, len);
+	return ret;
+}
+
+static int metrics_from_json(struct doc_reader *r, const json_t *metrics,
+			     struct base_sample *s)
+{
+	size_t len = strlen(r->path);
+	struct sample_metric m;
+	const char *name;
+	json_t *o;
+	int ret = 0;
+
+	/* names this version does not know are kept: later versions add metrics */
+	json_object_foreach((json_t *)metrics, name, o) {
+		if (!name[0])
+			return doc_bad(r, "", "is not a metric name");
+		if (strlen(name) >= sizeof(m.name))
+			return doc_bad(r, name, "has a name that is too long");
+		if (!json_is_object(o))
+			return doc_bad(r, name, "must be an object");
+		doc_enter(r, name);
+		if ((ret = doc_get_number(r, o, "value", &m.value)) ||
+		    (ret = doc_get_string(r, o, "unit", m.unit, sizeof(m.unit))) ||
+		    (ret = doc_check_string(r, o, "better")))
+			break;
+		doc_leave(r, len);
+		if ((ret = base_sample_set(s, name, m.unit, m.value)))
+			return base_err_set(r->err, ret, "out of memory");
+	}
+	doc_leave(r, len);
+	return ret;
+}
+
+static int sample_from_json(struct doc_reader *r, const json_t *doc,
+			    struct base_sample *s)
+{
+	const json_t *config, *params, *run, *env, *metrics, *flows;
+	const struct sample_kv *test = NULL;
+	int64_t version;
+	size_t i;
+	int ret;
+
+	if (!json_is_object(doc))
+		return base_err_set(r->err, -EINVAL, DOC_ERR "not a json object");
+	if ((ret = doc_get_int(r, doc, "schema_version", 1, INT64_MAX, &version)))
+		return ret;
+	if (version > SAMPLE_SCHEMA_VERSION)
+		return base_err_set(r->err, -EINVAL,
+				    DOC_ERR "schema_version %" PRId64 " is newer than this netregress reads (%d)",
+				    version, SAMPLE_SCHEMA_VERSION);
+	if ((ret = doc_check_string(r, doc, "tool")) ||
+	    (ret = doc_check_string(r, doc, "started_at")) ||
+	    (ret = doc_get_string(r, doc, "sample_id", s->id, sizeof(s->id))) ||
+	    (ret = doc_get_string(r, doc, "label", s->label, sizeof(s->label))) ||
+	    (ret = doc_get_int(r, doc, "started_at_ns", INT64_MIN, INT64_MAX,
+			       &s->wall_start_ns)))
+		return ret;
+	if (!s->id[0])
+		return doc_bad(r, "sample_id", "must not be empty");
+
+	if ((ret = doc_get_object(r, doc, "config", true, &config)))
+		return ret;
+	doc_enter(r, "config");
+	if ((ret = doc_get_string(r, config, "key", s->config_key,
+				  sizeof(s->config_key))) ||
+	    (ret = doc_get_object(r, config, "params", true, &params)))
+		return ret;
+	doc_enter(r, "params");
+	if ((ret = params_from_json(r, params, s)))
+		return ret;
+	doc_leave(r, 0);
+
+	if ((ret = doc_get_object(r, doc, "run", true, &run)))
+		return ret;
+	doc_enter(r, "run");
+	if ((ret = doc_get_int(r, run, "duration_ns", INT64_MIN, INT64_MAX,
+			       &s->duration_ns)) ||
+	    (ret = doc_get_int(r, run, "warmup_ns", INT64_MIN, INT64_MAX,
+			       &s->warmup_ns)) ||
+	    (ret = doc_get_string(r, run, "server", s->server, sizeof(s->server))))
+		return ret;
+	doc_leave(r, 0);
+
+	if ((ret = doc_get_object(r, doc, "env", true, &env)))
+		return ret;
+	doc_enter(r, "env");
+	if ((ret = env_from_json(r, env, s)))
+		return ret;
+	doc_leave(r, 0);
+
+	if ((ret = doc_get_object(r, doc, "metrics", true, &metrics)))
+		return ret;
+	doc_enter(r, "metrics");
+	if ((ret = metrics_from_json(r, metrics, s)))
+		return ret;
+	doc_leave(r, 0);
+
+	flows = json_object_get(doc, "flows");
+	if (!flows)
+		return doc_bad(r, "flows", "is missing");
+	if (!json_is_array(flows))
+		return doc_bad(r, "flows", "must be an array");
+	if ((ret = base_sample_alloc_flows(s, json_array_size(flows))))
+		return base_err_set(r->err, ret, "out of memory");
+	for (i = 0; i < s->nparams; i++)
+		if (!strcmp(s->params[i].key, "test"))
+			test = &s->params[i];
+	for (i = 0; i < s->nflows; i++) {
+		/* to_json writes "udp" for every flow of a udp_stream sample */
+		bool udp = test && !strcmp(test->val, "udp_stream");
+
+		snprintf(r->path, sizeof(r->path), "flows[%zu]", i);
+		if ((ret = flow_from_json(r, json_array_get(flows, i), udp,
+					  &s->flows[i])))
+			return ret;
+	}
+	doc_leave(r, 0);
+	return 0;
+}
+
+int base_sample_from_json(const json_t *doc, struct base_sample *s,
+			  struct base_err *err)
+{
+	struct doc_reader r = { .err = err };
+	int ret = sample_from_json(&r, doc, s);
+
+	if (ret)
+		base_sample_release(s);
+	return ret;
+}

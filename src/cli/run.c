@@ -17,8 +17,9 @@
 static const char run_help[] =
 	"usage: netregress run [TEST] [options]\n"
 	"\n"
-	"TEST is tcp_stream (default) or udp_stream. Without -H, a server is\n"
-	"started on loopback for the run and stopped afterwards.\n"
+	"TEST is tcp_stream (default), udp_stream, tcp_rr, udp_rr or tcp_crr.\n"
+	"Without -H, a server is started on loopback for the run and stopped\n"
+	"afterwards.\n"
 	"\n"
 	"  -H, --host HOST         server to test against (netregress serve)\n"
 	"  -p, --port PORT         its control port (default 9127)\n"
@@ -38,17 +39,23 @@ static const char run_help[] =
 	"  -D, --nodelay           TCP_NODELAY on both ends\n"
 	"      --cc NAME           TCP congestion control on both ends\n"
 	"      --batch N           udp datagrams per sendmmsg/recvmmsg (default 32)\n"
+	"  -r REQ,RESP             request/response sizes (default 1,1)\n"
+	"      --burst N           requests in flight per flow (closed loop)\n"
+	"      --rate R            open loop: R requests/s per flow; latency counts\n"
+	"                          from each request's intended send time\n"
+	"      --timeout TIME      udp_rr: a reply later than this is lost (200ms)\n"
 	"      --cpus LIST         pin local workers (worker i on the i-th cpu)\n"
 	"      --remote-cpus LIST  pin the server's workers\n"
 	"      --label LABEL       what this sample belongs to (default: uname -r)\n"
 	"      --json              print one JSON document (docs/results.md)\n"
 	"      --connect-timeout TIME   (default 5s)\n"
-	"      --timeout TIME      longest silence from the server (default 10s)\n";
+	"      --control-timeout TIME   longest silence from the server (10s)\n";
 
 enum {
 	OPT_WARMUP = 256, OPT_THREADS, OPT_DIR, OPT_SNDBUF, OPT_RCVBUF,
 	OPT_RSNDBUF, OPT_RRCVBUF, OPT_CC, OPT_BATCH, OPT_CPUS, OPT_RCPUS,
-	OPT_LABEL, OPT_JSON, OPT_CTIMEOUT, OPT_TIMEOUT,
+	OPT_LABEL, OPT_JSON, OPT_CTIMEOUT, OPT_CONTROL_TIMEOUT, OPT_BURST,
+	OPT_RATE, OPT_RR_TIMEOUT,
 };
 
 static const struct option run_opts[] = {
@@ -73,7 +80,11 @@ static const struct option run_opts[] = {
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "connect-timeout", required_argument, NULL, OPT_CTIMEOUT },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "control-timeout", required_argument, NULL, OPT_CONTROL_TIMEOUT },
+	{ "rr", required_argument, NULL, 'r' },
+	{ "burst", required_argument, NULL, OPT_BURST },
+	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "timeout", required_argument, NULL, OPT_RR_TIMEOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -81,12 +92,37 @@ static const struct option run_opts[] = {
 /* Linux caps a socket buffer request at INT_MAX / 2. */
 #define BUF_MAX (1ULL << 30)
 
+/* "-r 64,1K": request and response sizes. */
+static bool parse_rr(const char *arg, struct job_config *c)
+{
+	const char *comma = strchr(arg, ',');
+	char req[32];
+
+	if (!comma || (size_t)(comma - arg) >= sizeof(req)) {
+		cli_error("invalid -r '%s': expected REQ,RESP sizes like 1,1 or 64,1K", arg);
+		return false;
+	}
+	snprintf(req, sizeof(req), "%.*s", (int)(comma - arg), arg);
+	if (!cli_size("-r (request)", req, JOB_MAX_MSG, &c->req_bytes) ||
+	    !cli_size("-r (response)", comma + 1, JOB_MAX_MSG, &c->resp_bytes))
+		return false;
+	if (!c->req_bytes || !c->resp_bytes) {
+		cli_error("invalid -r '%s': sizes must be at least 1 byte", arg);
+		return false;
+	}
+	return true;
+}
+
 static void print_interval(void *ctx, const struct engine_interval *iv)
 {
 	const struct job_config *c = ctx;
 
 	fprintf(stderr, "[%7.2f-%7.2f s] %s", iv->t0_s, iv->t1_s,
 		iv->warmup ? "warm-up " : "");
+	if (iv->rr) {
+		fprintf(stderr, " %12.0f transactions/s\n", iv->tps);
+		return;
+	}
 	if (c->dir != JOB_DIR_RECV)
 		fprintf(stderr, " send %9.3f Gbps", iv->c2s_gbps);
 	if (c->dir != JOB_DIR_SEND)
@@ -121,7 +157,7 @@ int cmd_run(int argc, char **argv)
 	job_config_init(c);
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "H:p:l:i:n:m:s:S:D46h", run_opts,
+	while ((opt = getopt_long(argc, argv, "H:p:l:i:n:m:s:S:r:D46h", run_opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'H':
@@ -233,8 +269,30 @@ int cmd_run(int argc, char **argv)
 			if (!cli_duration("--connect-timeout", optarg, &o.connect_timeout_ns))
 				return EXIT_USAGE;
 			break;
-		case OPT_TIMEOUT:
-			if (!cli_duration("--timeout", optarg, &o.control_timeout_ns))
+		case OPT_CONTROL_TIMEOUT:
+			if (!cli_duration("--control-timeout", optarg, &o.control_timeout_ns))
+				return EXIT_USAGE;
+			break;
+		case 'r':
+			if (!parse_rr(optarg, c))
+				return EXIT_USAGE;
+			break;
+		case OPT_BURST:
+			if (!cli_u64("--burst", optarg, 1, JOB_MAX_BURST, &v))
+				return EXIT_USAGE;
+			c->burst = (uint32_t)v;
+			break;
+		case OPT_RATE: {
+			struct base_err perr;
+
+			if (base_parse_double(optarg, 1, JOB_MAX_RATE, &c->rate, &perr)) {
+				cli_error("invalid --rate: %s", perr.msg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case OPT_RR_TIMEOUT:
+			if (!cli_duration("--timeout", optarg, &c->rr_timeout_ns))
 				return EXIT_USAGE;
 			break;
 		case '4':
@@ -247,7 +305,7 @@ int cmd_run(int argc, char **argv)
 			fputs(run_help, stdout);
 			return EXIT_OK;
 		default:
-			if (optopt && strchr("HplinmsS", optopt))
+			if (optopt && strchr("HplinmsSr", optopt))
 				cli_error("option -%c needs a value", optopt);
 			else if (optopt)
 				cli_error("unknown option '-%c'", optopt);
@@ -268,7 +326,7 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (o.connect_timeout_ns <= 0 || o.control_timeout_ns < NS_PER_S) {
-		cli_error("invalid timeout: expected --connect-timeout > 0 and --timeout >= 1s");
+		cli_error("invalid timeout: expected --connect-timeout > 0 and --control-timeout >= 1s");
 		return EXIT_USAGE;
 	}
 	if (job_config_finalize(c, (int)sysconf(_SC_NPROCESSORS_ONLN), &err)) {

@@ -32,7 +32,7 @@ struct client {
 	int64_t t_go, last_heard;
 	/* interval bookkeeping */
 	int64_t iv_t;
-	uint64_t iv_srv_rx, iv_cli_rx;
+	uint64_t iv_srv_rx, iv_cli_rx, iv_trans;
 };
 
 /* Receive the next message of `type`, skipping interval ticks, which the
@@ -144,21 +144,21 @@ static int udp_prepare(struct client *c, json_t *ports, struct base_err *err)
 	return 0;
 }
 
-static int get_ports(const json_t *m, uint32_t n, uint16_t *ports,
-		     struct base_err *err)
+static int get_ports(const json_t *m, const char *key, uint32_t n,
+		     uint16_t *ports, struct base_err *err)
 {
-	const json_t *arr = json_object_get(m, "udp_ports");
+	const json_t *arr = json_object_get(m, key);
 
 	if (!json_is_array(arr) || json_array_size(arr) != n)
 		return base_err_set(err, -EPROTO,
-				    "server's setup_ok lacks %u udp ports", n);
+				    "server's setup_ok lacks %u '%s'", n, key);
 	for (uint32_t i = 0; i < n; i++) {
 		const json_t *p = json_array_get(arr, i);
 
 		if (!json_is_integer(p) || json_integer_value(p) < 1 ||
 		    json_integer_value(p) > 65535)
 			return base_err_set(err, -EPROTO,
-					    "server sent an invalid udp port");
+					    "server sent an invalid port in '%s'", key);
 		ports[i] = (uint16_t)json_integer_value(p);
 	}
 	return 0;
@@ -181,7 +181,7 @@ static int connect_flows(struct client *c, const json_t *ok,
 		ports = calloc(c->nflows, sizeof(*ports));
 		if (!ports)
 			return base_err_set(err, -ENOMEM, "out of memory");
-		ret = get_ports(ok, c->nflows, ports, err);
+		ret = get_ports(ok, "udp_ports", c->nflows, ports, err);
 		for (uint32_t i = 0; !ret && i < c->nflows; i++) {
 			struct engine_addr to = c->server;
 
@@ -192,6 +192,20 @@ static int connect_flows(struct client *c, const json_t *ok,
 						      job_config_flow_c2s(cfg, i), err);
 				c->udp_fds[i] = -1;
 			}
+		}
+		free(ports);
+		return ret;
+	}
+	if (job_test_kind(cfg->test) == JOB_KIND_CRR) {
+		ports = calloc(c->nflows, sizeof(*ports));
+		if (!ports)
+			return base_err_set(err, -ENOMEM, "out of memory");
+		ret = get_ports(ok, "crr_ports", c->nflows, ports, err);
+		for (uint32_t i = 0; !ret && i < c->nflows; i++) {
+			struct engine_addr to = c->server;
+
+			engine_addr_set_port(&to, ports[i]);
+			ret = engine_add_connector(c->eng, i, &to, &so, err);
 		}
 		free(ports);
 		return ret;
@@ -244,6 +258,13 @@ static void interval_report(struct client *c, const json_t *tick)
 	    t <= c->iv_t)
 		return;
 	engine_totals(c->eng, &rx, &tx);
+	if (job_test_kind(c->cfg->test) != JOB_KIND_STREAM) {
+		uint64_t n = engine_transactions(c->eng);
+
+		iv.rr = true;
+		iv.tps = (double)(n - c->iv_trans) * NS_PER_S / (double)(t - c->iv_t);
+		c->iv_trans = n;
+	}
 	iv.t0_s = (double)c->iv_t / NS_PER_S;
 	iv.t1_s = (double)t / NS_PER_S;
 	iv.c2s_gbps = (double)((uint64_t)srv_rx - c->iv_srv_rx) * 8 / (double)(t - c->iv_t);
@@ -324,8 +345,15 @@ static int run_test(struct client *c, struct engine_run *out,
 {
 	const struct job_config *cfg = c->cfg;
 	struct engine_opts eo = {
+		.kind = engine_kind_of(cfg),
 		.udp = job_test_is_udp(cfg->test),
 		.msg_bytes = cfg->msg_bytes,
+		.req_bytes = cfg->req_bytes,
+		.resp_bytes = cfg->resp_bytes,
+		.burst = cfg->burst,
+		.rate = cfg->rate,
+		.rr_timeout_ns = cfg->rr_timeout_ns,
+		.nodelay = cfg->nodelay,
 		.batch = cfg->batch,
 		.threads = cfg->threads,
 		.cpus = cfg->cpus,
@@ -399,6 +427,11 @@ static int run_test(struct client *c, struct engine_run *out,
 	}
 	ret = engine_meter_report(&c->meter, c->eng, jret == -ETIMEDOUT,
 				  &out->local, err);
+	if (!ret && eo.kind != ENGINE_STREAM) {
+		out->latency = engine_latency(c->eng);
+		if (!out->latency)
+			ret = base_err_set(err, -ENOMEM, "out of memory");
+	}
 	send_msg(c, proto_msg("bye", NULL), NULL);
 out:
 	json_decref(m);
@@ -459,5 +492,6 @@ void engine_run_release(struct engine_run *r)
 	proto_end_report_release(&r->remote);
 	json_decref(r->env_local);
 	json_decref(r->env_remote);
+	free(r->latency);
 	memset(r, 0, sizeof(*r));
 }

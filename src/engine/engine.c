@@ -1,80 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Worker threads and their epoll loops: the hot path of every stream test. */
-#include "engine/engine.h"
-
+/* Worker threads and their epoll loops; workloads plug in through flow_ops. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "base/time.h"
+#include "engine/internal.h"
 #include "job/config.h"
 
-#define CACHELINE 64
-#define IO_BUDGET 64          /* syscalls per flow per wake-up, for fairness */
-#define TCP_RX_MIN (128 << 10) /* tcp reads are at least this large */
+#define TCP_RX_MIN (128 << 10) /* stream reads are at least this large */
 #define TCP_RX_MAX (1 << 20)
 #define UDP_QUIET_NS (200 * NS_PER_MS)
-#define SEQ_WIN 1024          /* datagrams remembered for dup/reorder */
+#define OPEN_LOOP_RING 1024    /* requests in flight per open-loop flow */
+#define CRR_CONNS 16           /* connections a crr listener serves at once */
 
 enum { MARK_START, MARK_END };
-
-struct worker;
-
-struct flow {
-	/* written only by the owning worker; read by the control thread */
-	_Atomic uint64_t bytes, msgs, lost, reord, dup;
-	uint64_t tx_off;   /* tcp: offset into the message being sent */
-	uint64_t seq_next; /* udp tx: next sequence; rx: highest seen + 1 */
-	uint64_t seen[SEQ_WIN / 64];
-	struct worker *w;
-	int fd;
-	uint32_t id;
-	bool tx, done, eof;
-	int err;
-	/* set by the worker at stop, read after join */
-	uint64_t sndbuf_end, rcvbuf_end;
-	bool has_tcpi;
-	struct proto_tcpi tcpi;
-	/* control thread only */
-	uint64_t mark_bytes[2], mark_msgs[2], mark_lost[2], mark_reord[2],
-		mark_dup[2];
-	uint64_t sndbuf, rcvbuf;
-} __attribute__((aligned(CACHELINE)));
-
-struct worker {
-	struct engine *e;
-	pthread_t th;
-	bool running;
-	int epfd, stopfd;
-	struct flow **flows;
-	uint32_t nflows, nrx_open;
-	uint8_t *buf;
-	size_t rx_len;
-	struct mmsghdr *mm;
-	struct iovec *iov;
-	bool drain_timeout;
-} __attribute__((aligned(CACHELINE)));
-
-struct engine {
-	struct engine_opts o;
-	struct flow **flows;
-	uint32_t nflows, cap;
-	struct worker *workers;
-	uint32_t nworkers;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool go, launched, stopped, joined;
-	_Atomic bool abort;
-	_Atomic int failed; /* index + 1 of the first failed flow */
-	int evfd;
-};
 
 static void notify(struct engine *e)
 {
@@ -82,246 +30,110 @@ static void notify(struct engine *e)
 
 	/* an eventfd write cannot block below 2^64-1 */
 	if (write(e->evfd, &one, sizeof(one)) < 0) {
-		/* nothing to do: the control thread also polls with a timeout */
+		/* the control thread also polls with a timeout */
 	}
 }
 
-static inline void add(_Atomic uint64_t *c, uint64_t n)
-{
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
-			      memory_order_relaxed);
-}
-
-static inline uint64_t get(const _Atomic uint64_t *c)
-{
-	return atomic_load_explicit(c, memory_order_relaxed);
-}
-
-/* Take a flow out of the loop: done, failed (err) or at EOF. */
-static void flow_close(struct worker *w, struct flow *f, int err)
+void flow_fail(struct worker *w, struct flow *f, int err)
 {
 	struct engine *e = w->e;
 	int expected = 0;
 
+	if (f->err)
+		return;
+	f->err = err;
+	for (uint32_t i = 0; i < e->nflows; i++) {
+		if (e->flows[i] == f) {
+			atomic_compare_exchange_strong(&e->failed, &expected,
+						       (int)i + 1);
+			break;
+		}
+	}
+	notify(e);
+}
+
+void flow_close(struct worker *w, struct flow *f, int err)
+{
 	if (f->done)
 		return;
 	f->done = true;
-	epoll_ctl(w->epfd, EPOLL_CTL_DEL, f->fd, NULL);
-	if (!f->tx)
-		w->nrx_open--;
-	if (err) {
-		f->err = err;
-		for (uint32_t i = 0; i < e->nflows; i++) {
-			if (e->flows[i] == f) {
-				atomic_compare_exchange_strong(&e->failed, &expected,
-							       (int)i + 1);
-				break;
-			}
-		}
-		notify(e);
+	if (f->fd >= 0)
+		epoll_ctl(w->epfd, EPOLL_CTL_DEL, f->fd, NULL);
+	if (f->draining) {
+		f->draining = false;
+		w->ndrain--;
 	}
+	if (err)
+		flow_fail(w, f, err);
 }
 
-static void tcp_send(struct worker *w, struct flow *f)
+int flow_interest(struct worker *w, struct flow *f, uint32_t events)
 {
-	const uint64_t msg = w->e->o.msg_bytes;
-	uint64_t bytes = 0, msgs = 0;
+	struct epoll_event ev = { .events = events, .data.ptr = &f->ev };
 
-	for (int i = 0; i < IO_BUDGET; i++) {
-		ssize_t n = send(f->fd, w->buf + f->tx_off, msg - f->tx_off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (n > 0) {
-			bytes += (uint64_t)n;
-			f->tx_off += (uint64_t)n;
-			if (f->tx_off == msg) {
-				f->tx_off = 0;
-				msgs++;
-			}
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-			flow_close(w, f, errno);
-		break;
-	}
-	add(&f->bytes, bytes);
-	add(&f->msgs, msgs);
+	if (events == f->interest)
+		return 0;
+	if (epoll_ctl(w->epfd, EPOLL_CTL_MOD, f->fd, &ev) < 0)
+		return -errno;
+	f->interest = events;
+	return 0;
 }
 
-static void tcp_recv(struct worker *w, struct flow *f)
+static void flow_event(struct worker *w, struct engine_ev *ev, uint32_t events)
 {
-	uint64_t bytes = 0;
+	struct flow *f = (struct flow *)ev;
 
-	for (int i = 0; i < IO_BUDGET; i++) {
-		ssize_t n = recv(f->fd, w->buf, w->rx_len, MSG_DONTWAIT);
+	if (!f->done)
+		f->ops->io(w, f, events);
+}
 
-		if (n > 0) {
-			bytes += (uint64_t)n;
+/* Stop initiating; record each flow's end state; count who drains on. */
+static void worker_stop(struct worker *w)
+{
+	w->stopping = true;
+	for (uint32_t i = 0; i < w->nflows; i++) {
+		struct flow *f = w->flows[i];
+
+		if (f->fd >= 0)
+			engine_sock_bufs(f->fd, &f->sndbuf_end, &f->rcvbuf_end);
+		if (f->tx && f->fd >= 0 && !w->e->o.udp && w->e->o.kind != ENGINE_CRR)
+			f->has_tcpi = !engine_sock_tcp_info(f->fd, &f->tcpi);
+		if (f->done)
 			continue;
-		}
-		if (n == 0) {
-			f->eof = true;
+		if (f->ops->stop(w, f)) {
+			f->draining = true;
+			w->ndrain++;
+		} else {
 			flow_close(w, f, 0);
-		} else if (errno == EINTR) {
-			continue;
-		} else if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			flow_close(w, f, errno);
 		}
-		break;
 	}
-	add(&f->bytes, bytes);
-	/* a tcp "message" on the receiving side is msg_bytes of the stream */
-	atomic_store_explicit(&f->msgs, get(&f->bytes) / w->e->o.msg_bytes,
-			      memory_order_relaxed);
 }
 
-static void udp_send(struct worker *w, struct flow *f)
+/* The earliest flow deadline, or INT64_MAX. */
+static int64_t next_deadline(const struct worker *w)
 {
-	const uint64_t msg = w->e->o.msg_bytes;
-	const uint32_t batch = w->e->o.batch;
-	uint64_t sent = 0;
+	int64_t t = INT64_MAX;
 
-	for (int i = 0; i < IO_BUDGET; i++) {
-		int n;
+	for (uint32_t i = 0; i < w->nflows; i++) {
+		const struct flow *f = w->flows[i];
 
-		for (uint32_t k = 0; k < batch; k++) {
-			uint64_t seq = f->seq_next + k;
+		if (!f->done && f->ops->deadline) {
+			int64_t d = f->ops->deadline(f);
 
-			memcpy(w->buf + k * msg, &seq, sizeof(seq));
-		}
-		n = batch == 1 ? (int)send(f->fd, w->buf, msg, MSG_DONTWAIT) :
-				 sendmmsg(f->fd, w->mm, batch, MSG_DONTWAIT);
-		if (batch == 1 && n > 0)
-			n = 1;
-		if (n > 0) {
-			f->seq_next += (uint64_t)n;
-			sent += (uint64_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		/* ENOBUFS: a full queue below us, as good as EAGAIN */
-		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
-		    errno != ENOBUFS)
-			flow_close(w, f, errno);
-		break;
-	}
-	add(&f->bytes, sent * msg);
-	add(&f->msgs, sent);
-}
-
-/* Account one datagram's sequence number: gaps are losses until the
- * missing datagram shows up late (reordered) or twice (duplicate). */
-static void udp_track(struct flow *f, uint64_t seq, uint64_t *lost,
-		      uint64_t *reord, uint64_t *dup)
-{
-	if (seq >= f->seq_next) {
-		uint64_t gap = seq - f->seq_next;
-
-		if (gap >= SEQ_WIN) {
-			memset(f->seen, 0, sizeof(f->seen));
-		} else {
-			for (uint64_t s = f->seq_next; s < seq; s++)
-				f->seen[(s / 64) % (SEQ_WIN / 64)] &=
-					~(1ULL << (s % 64));
-		}
-		f->seen[(seq / 64) % (SEQ_WIN / 64)] |= 1ULL << (seq % 64);
-		*lost += gap;
-		f->seq_next = seq + 1;
-		return;
-	}
-	if (f->seq_next - seq > SEQ_WIN) {
-		(*reord)++; /* too old to tell a duplicate from a late one */
-	} else if (f->seen[(seq / 64) % (SEQ_WIN / 64)] & (1ULL << (seq % 64))) {
-		(*dup)++;
-		return;
-	} else {
-		f->seen[(seq / 64) % (SEQ_WIN / 64)] |= 1ULL << (seq % 64);
-		(*reord)++;
-	}
-	/* it had been counted lost when the gap opened */
-	if (*lost)
-		(*lost)--;
-	else if (get(&f->lost))
-		add(&f->lost, (uint64_t)-1);
-}
-
-static void udp_recv(struct worker *w, struct flow *f)
-{
-	const uint64_t msg = w->e->o.msg_bytes;
-	const uint32_t batch = w->e->o.batch;
-	uint64_t bytes = 0, msgs = 0, lost = 0, reord = 0, dup = 0;
-
-	for (int i = 0; i < IO_BUDGET; i++) {
-		int n;
-
-		if (batch == 1) {
-			ssize_t r = recv(f->fd, w->buf, msg, MSG_DONTWAIT);
-
-			n = r >= 0 ? 1 : -1;
-			if (r >= 0)
-				w->mm[0].msg_len = (unsigned)r;
-		} else {
-			n = recvmmsg(f->fd, w->mm, batch, MSG_DONTWAIT, NULL);
-		}
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			/* ECONNREFUSED is a stale ICMP error from the peer's
-			 * start or end, not a failure of this flow */
-			if (errno != EAGAIN && errno != EWOULDBLOCK &&
-			    errno != ECONNREFUSED)
-				flow_close(w, f, errno);
-			break;
-		}
-		for (int k = 0; k < n; k++) {
-			uint32_t len = w->mm[k].msg_len;
-			uint64_t seq;
-
-			bytes += len;
-			msgs++;
-			if (len >= sizeof(seq)) {
-				memcpy(&seq, w->buf + (uint64_t)k * msg, sizeof(seq));
-				udp_track(f, seq, &lost, &reord, &dup);
-			}
+			if (d < t)
+				t = d;
 		}
 	}
-	add(&f->bytes, bytes);
-	add(&f->msgs, msgs);
-	add(&f->lost, lost);
-	add(&f->reord, reord);
-	add(&f->dup, dup);
+	return t;
 }
 
-static void flow_io(struct worker *w, struct flow *f)
-{
-	if (f->done)
-		return;
-	if (w->e->o.udp)
-		f->tx ? udp_send(w, f) : udp_recv(w, f);
-	else
-		f->tx ? tcp_send(w, f) : tcp_recv(w, f);
-}
-
-/* Stop sending: record the sender's state, then let the peer see EOF. */
-static void worker_stop_tx(struct worker *w)
+static void run_timers(struct worker *w, int64_t now)
 {
 	for (uint32_t i = 0; i < w->nflows; i++) {
 		struct flow *f = w->flows[i];
 
-		engine_sock_bufs(f->fd, &f->sndbuf_end, &f->rcvbuf_end);
-		if (!f->tx)
-			continue;
-		if (!w->e->o.udp)
-			f->has_tcpi = !engine_sock_tcp_info(f->fd, &f->tcpi);
-		if (!f->done) {
-			epoll_ctl(w->epfd, EPOLL_CTL_DEL, f->fd, NULL);
-			f->done = true;
-		}
-		if (!w->e->o.udp)
-			shutdown(f->fd, SHUT_WR);
+		if (!f->done && f->ops->timer && f->ops->deadline(f) <= now)
+			f->ops->timer(w, f, now);
 	}
 }
 
@@ -330,55 +142,71 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	struct engine *e = w->e;
 	struct epoll_event ev[64];
-	bool stopping = false;
-	int64_t drain_end = 0;
+	int64_t drain_end = 0, now;
 
+	if (w->timed) /* open-loop schedules need wake-ups on time */
+		prctl(PR_SET_TIMERSLACK, 1UL);
 	pthread_mutex_lock(&e->lock);
 	while (!e->go && !atomic_load(&e->abort))
 		pthread_cond_wait(&e->cond, &e->lock);
 	pthread_mutex_unlock(&e->lock);
+	now = base_now_ns();
+	for (uint32_t i = 0; i < w->nflows; i++)
+		if (w->flows[i]->ops->start)
+			w->flows[i]->ops->start(w, w->flows[i], now);
 
 	while (!atomic_load_explicit(&e->abort, memory_order_relaxed)) {
-		int timeout = -1, n;
+		int64_t wake = w->timed ? next_deadline(w) : INT64_MAX;
+		struct timespec ts, *tsp = NULL;
+		int n;
 
-		if (stopping) {
-			int64_t left = drain_end - base_now_ns();
-
-			if (!w->nrx_open)
+		now = base_now_ns();
+		if (w->stopping) {
+			if (!w->ndrain)
 				break;
-			if (left <= 0) {
+			if (now >= drain_end) {
 				w->drain_timeout = true;
 				break;
 			}
-			timeout = (int)((left + NS_PER_MS - 1) / NS_PER_MS);
-			if (e->o.udp && timeout > UDP_QUIET_NS / NS_PER_MS)
-				timeout = UDP_QUIET_NS / NS_PER_MS;
+			if (drain_end < wake)
+				wake = drain_end;
+			if (e->o.udp && now + UDP_QUIET_NS < wake)
+				wake = now + UDP_QUIET_NS;
 		}
-		n = epoll_wait(w->epfd, ev, ARRAY_SIZE(ev), timeout);
+		if (wake != INT64_MAX) {
+			int64_t d = wake > now ? wake - now : 0;
+
+			ts.tv_sec = d / NS_PER_S;
+			ts.tv_nsec = d % NS_PER_S;
+			tsp = &ts;
+		}
+		n = epoll_pwait2(w->epfd, ev, ARRAY_SIZE(ev), tsp, NULL);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		if (n == 0 && stopping && e->o.udp)
+		if (n == 0 && w->stopping && e->o.udp &&
+		    base_now_ns() - now >= UDP_QUIET_NS)
 			break; /* quiet: every datagram in flight has landed */
 		for (int i = 0; i < n; i++) {
-			struct flow *f = ev[i].data.ptr;
+			struct engine_ev *p = ev[i].data.ptr;
 			uint64_t v;
 
-			if (f) {
-				flow_io(w, f);
+			if (p) {
+				p->fn(w, p, ev[i].events);
 				continue;
 			}
 			if (read(w->stopfd, &v, sizeof(v)) < 0) {
-				/* counter already consumed: nothing to do */
+				/* counter already consumed */
 			}
-			if (!stopping) {
-				stopping = true;
+			if (!w->stopping) {
 				drain_end = base_now_ns() + e->o.drain_ns;
-				worker_stop_tx(w);
+				worker_stop(w);
 			}
 		}
+		if (w->timed)
+			run_timers(w, base_now_ns());
 	}
 	notify(e);
 	return NULL;
@@ -391,7 +219,12 @@ struct engine *engine_new(const struct engine_opts *o, struct base_err *err)
 	if (!o->msg_bytes || o->msg_bytes > JOB_MAX_MSG || !o->threads ||
 	    o->threads > JOB_MAX_THREADS || !o->batch ||
 	    o->batch > JOB_MAX_BATCH ||
-	    (o->udp && o->msg_bytes < JOB_UDP_HDR_BYTES)) {
+	    (o->kind == ENGINE_STREAM && o->udp && o->msg_bytes < JOB_UDP_HDR_BYTES) ||
+	    (o->kind != ENGINE_STREAM &&
+	     (!o->req_bytes || !o->resp_bytes || o->req_bytes > JOB_MAX_MSG ||
+	      o->resp_bytes > JOB_MAX_MSG || !o->burst || o->burst > JOB_MAX_BURST ||
+	      o->rate < 0 || o->rr_timeout_ns <= 0)) ||
+	    (o->kind == ENGINE_CRR && o->udp)) {
 		base_err_set(err, -EINVAL, "invalid engine options");
 		return NULL;
 	}
@@ -412,80 +245,152 @@ struct engine *engine_new(const struct engine_opts *o, struct base_err *err)
 	return e;
 }
 
-int engine_add_flow(struct engine *e, uint32_t id, int fd, bool tx,
-		    struct base_err *err)
+enum engine_kind engine_kind_of(const struct job_config *c)
+{
+	switch (job_test_kind(c->test)) {
+	case JOB_KIND_RR:
+		return ENGINE_RR;
+	case JOB_KIND_CRR:
+		return ENGINE_CRR;
+	default:
+		return ENGINE_STREAM;
+	}
+}
+
+static const struct flow_ops *pick_ops(const struct engine_opts *o, bool tx)
+{
+	switch (o->kind) {
+	case ENGINE_RR:
+		if (o->udp)
+			return tx ? &rr_udp_client : &rr_udp_server;
+		if (!tx)
+			return &rr_tcp_server;
+		return o->rate > 0 ? &rr_tcp_client_open : &rr_tcp_client;
+	case ENGINE_CRR:
+		return tx ? &crr_client : &crr_server;
+	default:
+		if (o->udp)
+			return tx ? &stream_udp_tx : &stream_udp_rx;
+		return tx ? &stream_tcp_tx : &stream_tcp_rx;
+	}
+}
+
+static struct flow *flow_new(struct engine *e, uint32_t id, int fd, bool tx,
+			     struct base_err *err)
 {
 	struct flow *f;
-	int ret;
 
 	if (e->launched) {
-		ret = base_err_set(err, -EBUSY, "engine already launched");
-		goto fail;
+		base_err_set(err, -EBUSY, "engine already launched");
+		return NULL;
 	}
 	if (e->nflows == e->cap) {
 		uint32_t ncap = e->cap ? e->cap * 2 : 16;
 		struct flow **p = realloc(e->flows, ncap * sizeof(*p));
 
 		if (!p) {
-			ret = base_err_set(err, -ENOMEM, "out of memory");
-			goto fail;
+			base_err_set(err, -ENOMEM, "out of memory");
+			return NULL;
 		}
 		e->flows = p;
 		e->cap = ncap;
 	}
 	f = aligned_alloc(CACHELINE, sizeof(*f));
 	if (!f) {
-		ret = base_err_set(err, -ENOMEM, "out of memory");
-		goto fail;
+		base_err_set(err, -ENOMEM, "out of memory");
+		return NULL;
 	}
 	memset(f, 0, sizeof(*f));
+	f->ev.fn = flow_event;
+	f->ops = pick_ops(&e->o, tx);
 	f->fd = fd;
 	f->id = id;
 	f->tx = tx;
+	e->flows[e->nflows++] = f;
+	return f;
+}
+
+int engine_add_flow(struct engine *e, uint32_t id, int fd, bool tx,
+		    struct base_err *err)
+{
+	struct flow *f;
+	int ret;
+
+	if (e->o.kind == ENGINE_CRR && tx) {
+		close(fd);
+		return base_err_set(err, -EINVAL, "a tcp_crr client flow has no socket");
+	}
 	ret = engine_sock_nonblock(fd);
 	if (ret) {
-		free(f);
-		base_err_set(err, ret, "cannot make flow %u nonblocking", id);
-		goto fail;
+		close(fd);
+		return base_err_set(err, ret, "cannot make flow %u nonblocking", id);
+	}
+	f = flow_new(e, id, fd, tx, err);
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
 	}
 	engine_sock_bufs(fd, &f->sndbuf, &f->rcvbuf);
-	e->flows[e->nflows++] = f;
 	return 0;
-fail:
-	close(fd);
-	return ret;
+}
+
+int engine_add_connector(struct engine *e, uint32_t id,
+			 const struct engine_addr *to,
+			 const struct engine_sockopts *so, struct base_err *err)
+{
+	struct flow *f;
+
+	if (e->o.kind != ENGINE_CRR)
+		return base_err_set(err, -EINVAL, "connectors are for tcp_crr");
+	f = flow_new(e, id, -1, true, err);
+	if (!f)
+		return -ENOMEM;
+	f->to = *to;
+	f->so = *so;
+	/* the name's storage is the caller's: keep a copy */
+	snprintf(f->cc, sizeof(f->cc), "%s", so->cc ? so->cc : "");
+	f->so.cc = f->cc;
+	return 0;
 }
 
 static int worker_init(struct engine *e, struct worker *w, struct base_err *err)
 {
 	const struct engine_opts *o = &e->o;
-	size_t slots = o->udp ? o->batch : 1, buflen;
+	size_t slots = o->udp && o->kind == ENGINE_STREAM ? o->batch : 1;
 
 	w->e = e;
 	w->epfd = -1;
 	w->stopfd = -1;
 	w->rx_len = o->msg_bytes;
-	if (!o->udp) {
+	if (!o->udp && o->kind == ENGINE_STREAM) {
 		if (w->rx_len < TCP_RX_MIN)
 			w->rx_len = TCP_RX_MIN;
 		if (w->rx_len > TCP_RX_MAX && o->msg_bytes <= TCP_RX_MAX)
 			w->rx_len = TCP_RX_MAX;
 	}
-	buflen = o->udp ? slots * o->msg_bytes :
-			  (w->rx_len > o->msg_bytes ? w->rx_len : o->msg_bytes);
-	w->buf = malloc(buflen);
+	if (!o->udp && o->kind != ENGINE_STREAM && w->rx_len < 64 * 1024)
+		w->rx_len = 64 * 1024; /* a read may gather many small replies */
+	w->buf_len = o->udp ? slots * o->msg_bytes :
+			      (w->rx_len > o->msg_bytes ? w->rx_len : o->msg_bytes);
+	w->buf = malloc(w->buf_len);
 	w->mm = calloc(slots, sizeof(*w->mm));
 	w->iov = calloc(slots, sizeof(*w->iov));
 	w->flows = calloc(e->nflows, sizeof(*w->flows));
 	if (!w->buf || !w->mm || !w->iov || !w->flows)
 		return base_err_set(err, -ENOMEM, "out of memory for worker buffers");
 	/* touch every page now, not inside the measured window */
-	memset(w->buf, 0x5a, buflen);
+	memset(w->buf, 0x5a, w->buf_len);
 	for (size_t k = 0; k < slots; k++) {
 		w->iov[k].iov_base = w->buf + k * o->msg_bytes;
 		w->iov[k].iov_len = o->msg_bytes;
 		w->mm[k].msg_hdr.msg_iov = &w->iov[k];
 		w->mm[k].msg_hdr.msg_iovlen = 1;
+	}
+	if (o->kind != ENGINE_STREAM) {
+		w->hist = malloc(sizeof(*w->hist));
+		if (!w->hist)
+			return base_err_set(err, -ENOMEM, "out of memory for histograms");
+		base_hist_init(w->hist);
 	}
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
 	w->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -494,6 +399,38 @@ static int worker_init(struct engine *e, struct worker *w, struct base_err *err)
 	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->stopfd,
 		      &(struct epoll_event){ .events = EPOLLIN }) < 0)
 		return base_err_set(err, -errno, "epoll_ctl: %s", strerror(errno));
+	return 0;
+}
+
+/* Per-flow memory of the request/response workloads, before the run. */
+static int flow_prepare(struct engine *e, struct flow *f, struct base_err *err)
+{
+	const struct engine_opts *o = &e->o;
+
+	if (o->kind == ENGINE_RR && f->tx) {
+		f->ring_cap = o->rate > 0 ? OPEN_LOOP_RING : o->burst;
+		f->ring = calloc(f->ring_cap, sizeof(*f->ring));
+		if (!f->ring)
+			return base_err_set(err, -ENOMEM, "out of memory");
+		if (o->rate > 0)
+			f->period_ns = (int64_t)(NS_PER_S / o->rate);
+		if (f->period_ns < 1)
+			f->period_ns = 1;
+	}
+	if (o->kind == ENGINE_CRR && f->tx) {
+		f->ring_cap = 1;
+		f->ring = calloc(1, sizeof(*f->ring));
+		if (!f->ring)
+			return base_err_set(err, -ENOMEM, "out of memory");
+	}
+	if (o->kind == ENGINE_CRR && !f->tx) {
+		f->nconns = CRR_CONNS;
+		f->conns = calloc(f->nconns, sizeof(*f->conns));
+		if (!f->conns)
+			return base_err_set(err, -ENOMEM, "out of memory");
+		for (uint32_t i = 0; i < f->nconns; i++)
+			f->conns[i].fd = -1;
+	}
 	return 0;
 }
 
@@ -520,16 +457,19 @@ int engine_launch(struct engine *e, struct base_err *err)
 	for (uint32_t i = 0; i < e->nflows; i++) {
 		struct flow *f = e->flows[i];
 		struct worker *w = &e->workers[i % e->nworkers];
-		struct epoll_event ev = {
-			.events = f->tx ? EPOLLOUT : EPOLLIN,
-			.data.ptr = f,
-		};
 
+		if ((ret = flow_prepare(e, f, err)))
+			return ret;
 		f->w = w;
 		w->flows[w->nflows++] = f;
-		if (!f->tx)
-			w->nrx_open++;
-		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, f->fd, &ev) < 0)
+		if (f->ops->deadline)
+			w->timed = true;
+		if (f->fd < 0)
+			continue; /* a connector registers each connection */
+		f->interest = f->ops->events;
+		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, f->fd,
+			      &(struct epoll_event){ .events = f->interest,
+						     .data.ptr = &f->ev }) < 0)
 			return base_err_set(err, -errno, "epoll_ctl: %s",
 					    strerror(errno));
 	}
@@ -582,12 +522,14 @@ int64_t engine_mark(struct engine *e, int which)
 	for (uint32_t i = 0; i < e->nflows; i++) {
 		struct flow *f = e->flows[i];
 
-		f->mark_bytes[which] = get(&f->bytes);
-		f->mark_msgs[which] = get(&f->msgs);
-		f->mark_lost[which] = get(&f->lost);
-		f->mark_reord[which] = get(&f->reord);
-		f->mark_dup[which] = get(&f->dup);
+		f->mark_bytes[which] = ctr_get(&f->bytes);
+		f->mark_msgs[which] = ctr_get(&f->msgs);
+		f->mark_lost[which] = ctr_get(&f->lost);
+		f->mark_reord[which] = ctr_get(&f->reord);
+		f->mark_dup[which] = ctr_get(&f->dup);
+		f->mark_fails[which] = ctr_get(&f->fails);
 	}
+	atomic_store(&e->measuring, which == MARK_START ? 1 : 2);
 	return t;
 }
 
@@ -633,8 +575,18 @@ void engine_totals(const struct engine *e, uint64_t *rx_bytes,
 	for (uint32_t i = 0; i < e->nflows; i++) {
 		const struct flow *f = e->flows[i];
 
-		*(f->tx ? tx_bytes : rx_bytes) += get(&f->bytes);
+		*(f->tx ? tx_bytes : rx_bytes) += ctr_get(&f->bytes);
 	}
+}
+
+uint64_t engine_transactions(const struct engine *e)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < e->nflows; i++)
+		if (e->flows[i]->tx)
+			n += ctr_get(&e->flows[i]->msgs);
+	return n;
 }
 
 int engine_failure(const struct engine *e, struct base_err *err)
@@ -655,6 +607,22 @@ uint32_t engine_nflows(const struct engine *e)
 	return e->nflows;
 }
 
+struct base_hist *engine_latency(const struct engine *e)
+{
+	struct base_hist *h;
+
+	if (e->o.kind == ENGINE_STREAM)
+		return NULL;
+	h = malloc(sizeof(*h));
+	if (!h)
+		return NULL;
+	base_hist_init(h);
+	for (uint32_t i = 0; e->workers && i < e->nworkers; i++)
+		if (e->workers[i].hist)
+			base_hist_merge(h, e->workers[i].hist);
+	return h;
+}
+
 static uint64_t delta(uint64_t a, uint64_t b)
 {
 	return b > a ? b - a : 0;
@@ -670,11 +638,12 @@ void engine_flow_result(const struct engine *e, uint32_t i,
 	out->tx = f->tx;
 	out->win_bytes = delta(f->mark_bytes[0], f->mark_bytes[1]);
 	out->win_msgs = delta(f->mark_msgs[0], f->mark_msgs[1]);
-	out->total_bytes = get(&f->bytes);
-	out->total_msgs = get(&f->msgs);
+	out->total_bytes = ctr_get(&f->bytes);
+	out->total_msgs = ctr_get(&f->msgs);
 	out->udp_lost = delta(f->mark_lost[0], f->mark_lost[1]);
 	out->udp_reordered = delta(f->mark_reord[0], f->mark_reord[1]);
 	out->udp_dup = delta(f->mark_dup[0], f->mark_dup[1]);
+	out->fails = delta(f->mark_fails[0], f->mark_fails[1]);
 	out->sndbuf = f->sndbuf;
 	out->rcvbuf = f->rcvbuf;
 	out->sndbuf_end = f->sndbuf_end;
@@ -707,11 +676,20 @@ void engine_free(struct engine *e)
 		free(w->mm);
 		free(w->iov);
 		free(w->flows);
+		free(w->hist);
 	}
 	free(e->workers);
 	for (uint32_t i = 0; i < e->nflows; i++) {
-		close(e->flows[i]->fd);
-		free(e->flows[i]);
+		struct flow *f = e->flows[i];
+
+		if (f->fd >= 0)
+			close(f->fd);
+		for (uint32_t k = 0; k < f->nconns; k++)
+			if (f->conns[k].fd >= 0)
+				close(f->conns[k].fd);
+		free(f->conns);
+		free(f->ring);
+		free(f);
 	}
 	free(e->flows);
 	close(e->evfd);

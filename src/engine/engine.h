@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/hist.h"
 #include "base/parse.h"
 #include "engine/sock.h"
 #include "proto/msg.h"
@@ -22,14 +23,31 @@
  */
 struct engine;
 
+enum engine_kind {
+	ENGINE_STREAM, /* bulk data one way per flow */
+	ENGINE_RR,     /* request/response on a standing connection */
+	ENGINE_CRR,    /* a connection per transaction (tcp) */
+};
+
 struct engine_opts {
+	enum engine_kind kind;
 	bool udp;
 	uint64_t msg_bytes;  /* bytes per send (a datagram for udp) */
+	uint64_t req_bytes, resp_bytes; /* request/response sizes */
+	uint32_t burst;      /* requests in flight per flow (closed loop) */
+	double rate;         /* open loop: requests/s per flow; 0 = closed */
+	int64_t rr_timeout_ns; /* udp: a reply later than this is lost */
+	struct engine_addr peer; /* crr server: accept only from this host */
+	bool nodelay;            /* crr server: for each accepted connection */
 	uint32_t batch;      /* datagrams per sendmmsg/recvmmsg */
 	uint32_t threads;    /* workers; flows go round-robin */
 	struct base_cpulist cpus; /* worker i on cpus[i % n]; n 0 = unpinned */
 	int64_t drain_ns;    /* how long receivers may drain after stop */
 };
+
+struct job_config;
+/* The engine kind that runs a configuration's test. */
+enum engine_kind engine_kind_of(const struct job_config *c);
 
 /* Returns NULL with err set on failure (bad options or out of memory). */
 struct engine *engine_new(const struct engine_opts *o, struct base_err *err);
@@ -37,6 +55,10 @@ struct engine *engine_new(const struct engine_opts *o, struct base_err *err);
  * failure). tx: this end sends on it. Returns 0 or -errno. */
 int engine_add_flow(struct engine *e, uint32_t id, int fd, bool tx,
 		    struct base_err *err);
+/* A tcp_crr client flow: it connects to `to` anew for every transaction. */
+int engine_add_connector(struct engine *e, uint32_t id,
+			 const struct engine_addr *to,
+			 const struct engine_sockopts *so, struct base_err *err);
 /* Start the workers; they wait for engine_go(). Returns 0 or -errno. */
 int engine_launch(struct engine *e, struct base_err *err);
 /* An eventfd that becomes readable when a worker fails or finishes. */
@@ -58,6 +80,11 @@ void engine_totals(const struct engine *e, uint64_t *rx_bytes,
 /* The first data failure, if any: 0 or -errno with err naming the flow. */
 int engine_failure(const struct engine *e, struct base_err *err);
 uint32_t engine_nflows(const struct engine *e);
+/* Cumulative transactions completed (rr and crr clients; any time). */
+uint64_t engine_transactions(const struct engine *e);
+/* The merged latency histogram (ns) of the window, after engine_join; a
+ * new object the caller frees, NULL for streams or when out of memory. */
+struct base_hist *engine_latency(const struct engine *e);
 /* Result of the i-th flow added (valid after engine_join). */
 void engine_flow_result(const struct engine *e, uint32_t i,
 			struct proto_flow_report *out);

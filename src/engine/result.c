@@ -114,6 +114,64 @@ static const struct proto_flow_report *find(const struct proto_end_report *r,
 	return NULL;
 }
 
+/*
+ * Request/response: the client completes transactions; its window is the
+ * measure. Latency percentiles come from the merged histogram.
+ */
+static int add_rr(const struct job_config *c, const struct engine_run *r,
+		  struct base_sample *s, double *per_flow, uint32_t nflows,
+		  struct base_err *err)
+{
+	const struct proto_end_report *l = &r->local;
+	const struct base_hist *h = r->latency;
+	uint64_t done = 0, lost = 0, late = 0, fails = 0;
+	double tps;
+
+	for (uint32_t i = 0; i < nflows; i++) {
+		const struct proto_flow_report *cf = find(l, i);
+		struct sample_flow *f = &s->flows[i];
+
+		f->tps = l->window_ns > 0 ?
+			 (double)cf->win_msgs * NS_PER_S / (double)l->window_ns : 0;
+		f->fails = cf->fails;
+		per_flow[i] = f->tps;
+		done += cf->win_msgs;
+		lost += cf->udp_lost;
+		late += cf->udp_dup;
+		fails += cf->fails;
+	}
+	tps = l->window_ns > 0 ? (double)done * NS_PER_S / (double)l->window_ns : 0;
+	base_sample_set(s, "transactions.per_s", "trans/s", tps);
+	if (nflows > 1)
+		base_sample_set(s, "fairness.jain", "", base_jain_index(per_flow, nflows));
+	if (h && h->n) {
+		base_sample_set(s, "latency.min_us", "us", (double)h->min / 1e3);
+		base_sample_set(s, "latency.mean_us", "us", base_hist_mean(h) / 1e3);
+		base_sample_set(s, "latency.p50_us", "us", base_hist_quantile(h, 0.50) / 1e3);
+		base_sample_set(s, "latency.p90_us", "us", base_hist_quantile(h, 0.90) / 1e3);
+		base_sample_set(s, "latency.p99_us", "us", base_hist_quantile(h, 0.99) / 1e3);
+		base_sample_set(s, "latency.p999_us", "us", base_hist_quantile(h, 0.999) / 1e3);
+		base_sample_set(s, "latency.max_us", "us", (double)h->max / 1e3);
+	}
+	if (h) {
+		s->latency = malloc(sizeof(*s->latency));
+		if (!s->latency)
+			return base_err_set(err, -ENOMEM, "out of memory");
+		*s->latency = *h;
+	}
+	if (job_test_is_udp(c->test)) {
+		base_sample_set(s, "udp.lost", "trans", (double)lost);
+		base_sample_set(s, "udp.loss_pct", "%",
+				lost + done ? 100.0 * (double)lost / (double)(lost + done) : 0);
+		base_sample_set(s, "rr.late_replies", "msg", (double)late);
+	}
+	if (job_test_kind(c->test) == JOB_KIND_CRR) {
+		base_sample_set(s, "crr.connects_per_s", "conn/s", tps);
+		base_sample_set(s, "crr.connect_failures", "conn", (double)fails);
+	}
+	return 0;
+}
+
 int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 		      const char *label, bool same_host, struct base_sample *s,
 		      struct base_err *err)
@@ -204,6 +262,13 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 		if (rx_end->window_ns > rx_ns_max)
 			rx_ns_max = rx_end->window_ns;
 	}
+	if (job_test_kind(c->test) != JOB_KIND_STREAM) {
+		ret = add_rr(c, r, s, per_flow, nflows, err);
+		free(per_flow);
+		if (ret)
+			return ret;
+		goto common;
+	}
 	base_sample_set(s, "throughput.gbps", "Gbps", total);
 	base_sample_set(s, "throughput.msgs_per_s", "msg/s",
 			rx_ns_max ? (double)rx_msgs * NS_PER_S / (double)rx_ns_max : 0);
@@ -221,12 +286,14 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 				lost + rx_msgs ? 100.0 * (double)lost / (double)(lost + rx_msgs) : 0);
 		base_sample_set(s, "udp.reordered", "msg", (double)reord);
 		base_sample_set(s, "udp.duplicates", "msg", (double)dup);
-	} else if (ntcpi) {
+	}
+	if (!job_test_is_udp(c->test) && ntcpi) {
 		base_sample_set(s, "tcp.retransmits", "seg", (double)retrans);
 		base_sample_set(s, "tcp.rtt_us", "us", rtt_sum / ntcpi);
 		base_sample_set(s, "tcp.cwnd", "seg", cwnd_sum / ntcpi);
 		base_sample_set(s, "tcp.delivery_rate_gbps", "Gbps", rate);
 	}
+common:
 	add_cpu(s, "client", &r->local);
 	add_cpu(s, "server", &r->remote);
 	add_foreign(s, r, same_host);

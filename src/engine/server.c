@@ -219,6 +219,31 @@ static int setup_tcp(struct session *s, json_t *reply, struct base_err *err)
 	return 0;
 }
 
+/* tcp_crr: one listener per client flow, each connection a transaction. */
+static int setup_crr(struct session *s, json_t *reply, int *fds,
+		     struct base_err *err)
+{
+	struct engine_sockopts so = server_sockopts(&s->cfg);
+	struct engine_addr a = s->local;
+	json_t *ports = json_array();
+	int ret;
+
+	if (!ports)
+		return base_err_set(err, -ENOMEM, "out of memory");
+	json_object_set_new(reply, "crr_ports", ports);
+	engine_addr_set_port(&a, 0);
+	for (uint32_t i = 0; i < s->nflows; i++) {
+		struct engine_addr got = { .len = sizeof(got.ss) };
+
+		ret = engine_sock_bind(&a, SOCK_STREAM, false, &so, 128, &fds[i], err);
+		if (ret)
+			return ret;
+		getsockname(fds[i], (struct sockaddr *)&got.ss, &got.len);
+		json_array_append_new(ports, json_integer(engine_addr_port(&got)));
+	}
+	return 0;
+}
+
 static int read_hdr(int fd, uint8_t *hdr, int64_t deadline)
 {
 	size_t off = 0;
@@ -417,8 +442,12 @@ static int session_run(struct session *s, struct base_err *err)
 	}
 	for (uint32_t i = 0; i < s->nflows; i++)
 		fds[i] = s->udp_fds[i] = -1;
-	ret = job_test_is_udp(s->cfg.test) ? setup_udp(s, m, reply, err) :
-					     setup_tcp(s, reply, err);
+	if (job_test_kind(s->cfg.test) == JOB_KIND_CRR)
+		ret = setup_crr(s, reply, fds, err);
+	else if (job_test_is_udp(s->cfg.test))
+		ret = setup_udp(s, m, reply, err);
+	else
+		ret = setup_tcp(s, reply, err);
 	if (ret) {
 		refuse(s, err->msg);
 		goto out;
@@ -427,8 +456,16 @@ static int session_run(struct session *s, struct base_err *err)
 	reply = NULL;
 	if (ret)
 		goto out;
+	eo.kind = engine_kind_of(&s->cfg);
 	eo.udp = job_test_is_udp(s->cfg.test);
 	eo.msg_bytes = s->cfg.msg_bytes;
+	eo.req_bytes = s->cfg.req_bytes;
+	eo.resp_bytes = s->cfg.resp_bytes;
+	eo.burst = s->cfg.burst;
+	eo.rate = s->cfg.rate;
+	eo.rr_timeout_ns = s->cfg.rr_timeout_ns;
+	eo.nodelay = s->cfg.nodelay;
+	eo.peer = s->peer;
 	eo.batch = s->cfg.batch;
 	eo.threads = s->cfg.threads;
 	eo.cpus = s->cfg.remote_cpus;
@@ -438,7 +475,7 @@ static int session_run(struct session *s, struct base_err *err)
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (!eo.udp && (ret = accept_flows(s, fds, err))) {
+	if (!eo.udp && eo.kind != ENGINE_CRR && (ret = accept_flows(s, fds, err))) {
 		refuse(s, err->msg);
 		goto out;
 	}

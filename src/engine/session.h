@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "base/err.h"
+#include "base/hist.h"
 #include "job/config.h"
 #include "proto/msg.h"
 
@@ -20,6 +21,8 @@
 struct engine_interval {
 	double t0_s, t1_s;      /* since the start barrier */
 	double c2s_gbps, s2c_gbps;
+	double tps; /* request/response: transactions/s of the client */
+	bool rr;
 	bool warmup;
 };
 
@@ -38,6 +41,7 @@ struct engine_client_opts {
 struct engine_run {
 	struct proto_end_report local, remote;
 	json_t *env_local, *env_remote; /* owned */
+	struct base_hist *latency; /* request/response, ns; owned, or NULL */
 	int64_t wall_start_ns;
 	char server[80]; /* address of the server's control port */
 };

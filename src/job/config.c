@@ -12,6 +12,9 @@
 static const char *const test_names[JOB_TEST_COUNT] = {
 	[JOB_TEST_TCP_STREAM] = "tcp_stream",
 	[JOB_TEST_UDP_STREAM] = "udp_stream",
+	[JOB_TEST_TCP_RR] = "tcp_rr",
+	[JOB_TEST_UDP_RR] = "udp_rr",
+	[JOB_TEST_TCP_CRR] = "tcp_crr",
 };
 
 static const char *const dir_names[JOB_DIR_COUNT] = {
@@ -34,7 +37,7 @@ int job_test_parse(const char *s, enum job_test *t, struct base_err *err)
 		}
 	}
 	return base_err_set(err, -EINVAL,
-			    "unknown test '%s': expected tcp_stream or udp_stream",
+			    "unknown test '%s': expected tcp_stream, udp_stream, tcp_rr, udp_rr or tcp_crr",
 			    s);
 }
 
@@ -58,7 +61,20 @@ int job_dir_parse(const char *s, enum job_dir *d, struct base_err *err)
 
 bool job_test_is_udp(enum job_test t)
 {
-	return t == JOB_TEST_UDP_STREAM;
+	return t == JOB_TEST_UDP_STREAM || t == JOB_TEST_UDP_RR;
+}
+
+enum job_kind job_test_kind(enum job_test t)
+{
+	switch (t) {
+	case JOB_TEST_TCP_RR:
+	case JOB_TEST_UDP_RR:
+		return JOB_KIND_RR;
+	case JOB_TEST_TCP_CRR:
+		return JOB_KIND_CRR;
+	default:
+		return JOB_KIND_STREAM;
+	}
 }
 
 void job_config_init(struct job_config *c)
@@ -70,6 +86,7 @@ void job_config_init(struct job_config *c)
 	c->ipv = 4;
 	c->duration_ns = 10 * NS_PER_S;
 	c->warmup_ns = 2 * NS_PER_S;
+	c->rr_timeout_ns = 200 * NS_PER_MS;
 }
 
 uint32_t job_config_nflows(const struct job_config *c)
@@ -79,6 +96,9 @@ uint32_t job_config_nflows(const struct job_config *c)
 
 bool job_config_flow_c2s(const struct job_config *c, uint32_t id)
 {
+	/* request/response flows are driven by the client */
+	if (job_test_kind(c->test) != JOB_KIND_STREAM)
+		return true;
 	switch (c->dir) {
 	case JOB_DIR_SEND:
 		return true;
@@ -105,6 +125,61 @@ static bool valid_cc(const char *cc)
 	return true;
 }
 
+/* The request/response knobs: sizes, burst, open-loop rate. */
+static int finalize_rr(struct job_config *c, uint64_t udp_max,
+		       struct base_err *err)
+{
+	uint64_t max = job_test_is_udp(c->test) ? udp_max : JOB_MAX_MSG;
+
+	if (c->dir != JOB_DIR_SEND)
+		return base_err_set(err, -EINVAL,
+				    "direction %s applies to stream tests only: request/response flows are driven by the client",
+				    job_dir_name(c->dir));
+	if (!c->req_bytes)
+		c->req_bytes = 1;
+	if (!c->resp_bytes)
+		c->resp_bytes = 1;
+	/* finalize may run twice (the server checks the client's): accept
+	 * what an earlier pass set */
+	if (c->msg_bytes && c->msg_bytes != (c->req_bytes > c->resp_bytes ?
+					     c->req_bytes : c->resp_bytes))
+		return base_err_set(err, -EINVAL,
+				    "message size applies to stream tests: use request,response sizes (-r 64,1K)");
+	if (c->batch > 1)
+		return base_err_set(err, -EINVAL, "batch applies to udp_stream only");
+	if (c->req_bytes > max || c->resp_bytes > max)
+		return base_err_set(err, -EINVAL,
+				    "invalid request,response sizes %" PRIu64 ",%" PRIu64
+				    " for %s: expected 1 to %" PRIu64 " bytes",
+				    c->req_bytes, c->resp_bytes,
+				    job_test_name(c->test), max);
+	if (!c->burst)
+		c->burst = 1;
+	if (c->burst > JOB_MAX_BURST)
+		return base_err_set(err, -EINVAL,
+				    "invalid burst %" PRIu32 ": expected 1 to %d",
+				    c->burst, JOB_MAX_BURST);
+	if (!(c->rate >= 0 && c->rate <= JOB_MAX_RATE))
+		return base_err_set(err, -EINVAL,
+				    "invalid rate %g: expected 0 (closed loop) to %g transactions/s per flow",
+				    c->rate, JOB_MAX_RATE);
+	if (c->rate && c->burst > 1)
+		return base_err_set(err, -EINVAL,
+				    "burst and rate exclude each other: the rate sets how many are in flight");
+	if (c->test == JOB_TEST_TCP_CRR && (c->burst > 1 || c->rate))
+		return base_err_set(err, -EINVAL,
+				    "tcp_crr runs closed loop, one connection per flow at a time: no --burst or --rate");
+	if (c->rr_timeout_ns < NS_PER_MS || c->rr_timeout_ns > 60 * NS_PER_S)
+		return base_err_set(err, -EINVAL,
+				    "invalid reply timeout %" PRId64
+				    " ns: expected 1ms to 60s",
+				    c->rr_timeout_ns);
+	/* the stream fields stay fixed so that engines see one shape */
+	c->msg_bytes = c->req_bytes > c->resp_bytes ? c->req_bytes : c->resp_bytes;
+	c->batch = 1;
+	return 0;
+}
+
 int job_config_finalize(struct job_config *c, int online_cpus,
 			struct base_err *err)
 {
@@ -123,9 +198,18 @@ int job_config_finalize(struct job_config *c, int online_cpus,
 		return base_err_set(err, -EINVAL,
 				    "invalid streams %" PRIu32 ": expected 1 to %d",
 				    c->streams, JOB_MAX_STREAMS);
+	if (job_test_kind(c->test) != JOB_KIND_STREAM) {
+		int ret = finalize_rr(c, udp_max, err);
+
+		if (ret)
+			return ret;
+	} else if (c->req_bytes || c->resp_bytes || c->burst || c->rate) {
+		return base_err_set(err, -EINVAL,
+				    "request/response options apply to tcp_rr, udp_rr and tcp_crr only");
+	}
 	if (!c->msg_bytes)
 		c->msg_bytes = udp ? (c->ipv == 6 ? 1452 : 1472) : 128 * 1024;
-	if (udp && (c->msg_bytes < JOB_UDP_HDR_BYTES || c->msg_bytes > udp_max))
+	if (job_test_kind(c->test) == JOB_KIND_STREAM && udp && (c->msg_bytes < JOB_UDP_HDR_BYTES || c->msg_bytes > udp_max))
 		return base_err_set(err, -EINVAL,
 				    "invalid message size %" PRIu64
 				    " for udp over ipv%d: expected %d to %" PRIu64
@@ -136,7 +220,9 @@ int job_config_finalize(struct job_config *c, int online_cpus,
 				    "invalid message size %" PRIu64
 				    ": expected 1 to %llu bytes",
 				    c->msg_bytes, JOB_MAX_MSG);
-	if (udp) {
+	if (job_test_kind(c->test) != JOB_KIND_STREAM) {
+		/* finalize_rr set batch */
+	} else if (udp) {
 		if (!c->batch)
 			c->batch = 32;
 		if (c->batch > JOB_MAX_BATCH)
@@ -210,20 +296,33 @@ void job_config_each_param(const struct job_config *c,
 {
 	char v[BASE_CPU_MAX * 6];
 
+	bool stream = job_test_kind(c->test) == JOB_KIND_STREAM;
+
 	/* alphabetical: this order is the canonical key */
-	if (job_test_is_udp(c->test)) {
+	if (stream && job_test_is_udp(c->test)) {
 		snprintf(v, sizeof(v), "%" PRIu32, c->batch);
 		fn(ctx, "batch", v);
+	}
+	if (!stream) {
+		snprintf(v, sizeof(v), "%" PRIu32, c->burst);
+		fn(ctx, "burst", v);
 	}
 	fn(ctx, "cc", c->cc[0] ? c->cc : "default");
 	fmt_cpus(&c->cpus, v, sizeof(v));
 	fn(ctx, "cpus", v);
-	fn(ctx, "dir", job_dir_name(c->dir));
+	if (stream)
+		fn(ctx, "dir", job_dir_name(c->dir));
 	snprintf(v, sizeof(v), "%d", c->ipv);
 	fn(ctx, "ipv", v);
-	snprintf(v, sizeof(v), "%" PRIu64, c->msg_bytes);
-	fn(ctx, "msg", v);
+	if (stream) {
+		snprintf(v, sizeof(v), "%" PRIu64, c->msg_bytes);
+		fn(ctx, "msg", v);
+	}
 	fn(ctx, "nodelay", c->nodelay ? "1" : "0");
+	if (!stream) {
+		snprintf(v, sizeof(v), "%.15g", c->rate);
+		fn(ctx, "rate", v);
+	}
 	fmt_buf(c->rcvbuf, v, sizeof(v));
 	fn(ctx, "rcvbuf", v);
 	fmt_cpus(&c->remote_cpus, v, sizeof(v));
@@ -232,6 +331,12 @@ void job_config_each_param(const struct job_config *c,
 	fn(ctx, "remote_rcvbuf", v);
 	fmt_buf(c->remote_sndbuf, v, sizeof(v));
 	fn(ctx, "remote_sndbuf", v);
+	if (!stream) {
+		snprintf(v, sizeof(v), "%" PRIu64, c->req_bytes);
+		fn(ctx, "req", v);
+		snprintf(v, sizeof(v), "%" PRIu64, c->resp_bytes);
+		fn(ctx, "resp", v);
+	}
 	fmt_buf(c->sndbuf, v, sizeof(v));
 	fn(ctx, "sndbuf", v);
 	snprintf(v, sizeof(v), "%" PRIu32, c->streams);
@@ -281,7 +386,7 @@ json_t *job_config_to_json(const struct job_config *c)
 		cpus[0] = '\0';
 	if (base_format_cpulist(&c->remote_cpus, rcpus, sizeof(rcpus)))
 		rcpus[0] = '\0';
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i, s:s, s:I, s:s, s:s, s:I, s:I, s:I}",
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I}",
 			 "test", job_test_name(c->test),
 			 "dir", job_dir_name(c->dir),
 			 "streams", (json_int_t)c->streams,
@@ -299,7 +404,12 @@ json_t *job_config_to_json(const struct job_config *c)
 			 "remote_cpus", rcpus,
 			 "duration_ns", (json_int_t)c->duration_ns,
 			 "warmup_ns", (json_int_t)c->warmup_ns,
-			 "interval_ns", (json_int_t)c->interval_ns);
+			 "interval_ns", (json_int_t)c->interval_ns,
+			 "req", (json_int_t)c->req_bytes,
+			 "resp", (json_int_t)c->resp_bytes,
+			 "burst", (json_int_t)c->burst,
+			 "rate", c->rate,
+			 "rr_timeout_ns", (json_int_t)c->rr_timeout_ns);
 }
 
 static int get_int(const json_t *obj, const char *key, int64_t min,
@@ -342,7 +452,8 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		"test", "dir", "streams", "threads", "msg", "sndbuf",
 		"rcvbuf", "remote_sndbuf", "remote_rcvbuf", "nodelay", "ipv",
 		"cc", "batch", "cpus", "remote_cpus", "duration_ns",
-		"warmup_ns", "interval_ns",
+		"warmup_ns", "interval_ns", "req", "resp", "burst", "rate",
+		"rr_timeout_ns",
 	};
 	const char *key, *s = NULL;
 	const json_t *v;
@@ -390,7 +501,18 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 	INT_FIELD("duration_ns", duration_ns, 0, INT64_MAX);
 	INT_FIELD("warmup_ns", warmup_ns, 0, INT64_MAX);
 	INT_FIELD("interval_ns", interval_ns, 0, INT64_MAX);
+	INT_FIELD("req", req_bytes, 0, (int64_t)JOB_MAX_MSG);
+	INT_FIELD("resp", resp_bytes, 0, (int64_t)JOB_MAX_MSG);
+	INT_FIELD("burst", burst, 0, JOB_MAX_BURST);
+	INT_FIELD("rr_timeout_ns", rr_timeout_ns, 0, INT64_MAX);
 #undef INT_FIELD
+	v = json_object_get(obj, "rate");
+	if (!json_is_number(v) || !(json_number_value(v) >= 0 &&
+				    json_number_value(v) <= JOB_MAX_RATE))
+		return base_err_set(err, -EINVAL,
+				    "configuration field 'rate': expected a number from 0 to %g",
+				    JOB_MAX_RATE);
+	c->rate = json_number_value(v);
 	v = json_object_get(obj, "nodelay");
 	if (!json_is_boolean(v))
 		return base_err_set(err, -EINVAL,

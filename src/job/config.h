@@ -13,7 +13,16 @@
 enum job_test {
 	JOB_TEST_TCP_STREAM = 0,
 	JOB_TEST_UDP_STREAM,
+	JOB_TEST_TCP_RR,  /* request/response on a standing connection */
+	JOB_TEST_UDP_RR,
+	JOB_TEST_TCP_CRR, /* connect, request, response, close */
 	JOB_TEST_COUNT,
+};
+
+enum job_kind {
+	JOB_KIND_STREAM,
+	JOB_KIND_RR,
+	JOB_KIND_CRR,
 };
 
 enum job_dir {
@@ -29,6 +38,8 @@ enum job_dir {
 #define JOB_UDP_HDR_BYTES 8 /* the sequence number every datagram carries */
 #define JOB_MAX_BATCH 64
 #define JOB_CC_MAX 16
+#define JOB_MAX_BURST 1024
+#define JOB_MAX_RATE 10000000.0 /* transactions/s per flow */
 
 /*
  * Everything that defines the workload of one test; the run-control fields
@@ -47,9 +58,13 @@ struct job_config {
 	int ipv; /* 4 or 6 */
 	char cc[JOB_CC_MAX]; /* "" = the system default */
 	uint32_t batch;      /* UDP datagrams per sendmmsg/recvmmsg; 0 = default */
+	uint64_t req_bytes, resp_bytes; /* request/response sizes; 0 = 1 */
+	uint32_t burst;      /* transactions in flight per flow; 0 = 1 */
+	double rate;         /* open loop: transactions/s per flow; 0 = closed */
 	struct base_cpulist cpus, remote_cpus; /* n == 0: not pinned */
 
 	int64_t duration_ns, warmup_ns, interval_ns; /* interval 0 = none */
+	int64_t rr_timeout_ns; /* udp_rr: a reply later than this is lost */
 };
 
 /* Fill with the defaults (tcp_stream, send, 1 stream, 10 s, 2 s warm-up). */
@@ -88,5 +103,6 @@ int job_test_parse(const char *s, enum job_test *t, struct base_err *err);
 const char *job_dir_name(enum job_dir d);
 int job_dir_parse(const char *s, enum job_dir *d, struct base_err *err);
 bool job_test_is_udp(enum job_test t);
+enum job_kind job_test_kind(enum job_test t);
 
 #endif

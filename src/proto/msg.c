@@ -121,7 +121,7 @@ static int cpu_from_json(const json_t *j, struct proto_cpu *c,
 static json_t *flow_to_json(const struct proto_flow_report *f)
 {
 	json_t *j = json_pack(
-		"{s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i}",
+		"{s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i, s:I}",
 		"id", (json_int_t)f->id, "tx", f->tx,
 		"win_bytes", (json_int_t)f->win_bytes,
 		"win_msgs", (json_int_t)f->win_msgs,
@@ -133,7 +133,7 @@ static json_t *flow_to_json(const struct proto_flow_report *f)
 		"sndbuf", (json_int_t)f->sndbuf, "rcvbuf", (json_int_t)f->rcvbuf,
 		"sndbuf_end", (json_int_t)f->sndbuf_end,
 		"rcvbuf_end", (json_int_t)f->rcvbuf_end, "eof", f->eof,
-		"err", f->err);
+		"err", f->err, "fails", (json_int_t)f->fails);
 
 	if (j && f->has_tcpi)
 		json_object_set_new(
@@ -188,6 +188,7 @@ static int flow_from_json(const json_t *j, struct proto_flow_report *f,
 	U64_FIELD(j, "udp_lost", f->udp_lost);
 	U64_FIELD(j, "udp_reordered", f->udp_reordered);
 	U64_FIELD(j, "udp_dup", f->udp_dup);
+	U64_FIELD(j, "fails", f->fails);
 	U64_FIELD(j, "sndbuf", f->sndbuf);
 	U64_FIELD(j, "rcvbuf", f->rcvbuf);
 	U64_FIELD(j, "sndbuf_end", f->sndbuf_end);

@@ -21,7 +21,9 @@ struct proto_flow_report {
 	bool tx; /* this end sent on the flow */
 	uint64_t win_bytes, win_msgs;
 	uint64_t total_bytes, total_msgs; /* launch to drain */
-	uint64_t udp_lost, udp_reordered, udp_dup; /* receiver, window */
+	uint64_t udp_lost, udp_reordered, udp_dup; /* receiver, window; udp_rr:
+						      * timed out, -, late */
+	uint64_t fails; /* tcp_crr: failed connects in the window */
 	uint64_t sndbuf, rcvbuf;         /* granted, at launch */
 	uint64_t sndbuf_end, rcvbuf_end; /* granted, at stop */
 	bool eof;      /* tcp receiver saw the peer's FIN */

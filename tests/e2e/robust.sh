@@ -59,7 +59,7 @@ $FAKE srv-silent "$port" >"$TMP/fake2.out" &
 PIDS+=($!)
 for _ in $(seq 50); do grep -q ready "$TMP/fake2.out" 2>/dev/null && break; sleep 0.1; done
 start=$(date +%s)
-timeout 20 "$NR" run tcp_stream -H 127.0.0.1 -p "$port" --timeout 2s -l 1s 2>"$TMP/err"
+timeout 20 "$NR" run tcp_stream -H 127.0.0.1 -p "$port" --control-timeout 2s -l 1s 2>"$TMP/err"
 rc=$?
 checkx "silent server: exit 3 after the control timeout, not a hang" '[ $rc -eq 3 ] && [ $(($(date +%s) - start)) -le 5 ] && grep -q "timed out" "$TMP/err"'
 

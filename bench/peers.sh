@@ -1,0 +1,391 @@
+#!/usr/bin/env bash
+# bench/peers.sh - netregress against the peer tools (iperf3, sockperf) on
+# loopback (127.0.0.1) only.
+#
+# Usage: bench/peers.sh            (REPS=5, DUR=10 by default)
+#        REPS=1 DUR=3 bench/peers.sh
+#
+# Each repetition runs every row once, and within a row ours first and then
+# each peer (A B A B ... across repetitions).  The table (stdout) gives for
+# every row the median receiver-side throughput of each tool, the ratio
+# ours/peer and the median CPU seconds per GB moved (client + server
+# processes).  Progress and per-run figures go to stderr.
+#
+# Environment:
+#   REPS   repetitions of each row (default 5)
+#   DUR    measured seconds of each run (default 10); ours also runs a 2 s
+#          warm-up (--warmup 2s) and iperf3 omits its first 2 s (-O 2)
+#
+# The script talks to 127.0.0.1 only, starts its own iperf3 and sockperf
+# servers on free ports, and on every exit path ends the processes it
+# started, by PID.
+# shellcheck disable=SC2034,SC2059,SC2086  # word splitting of the argument lists is meant
+set -u -o pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+REPS=${REPS:-5}
+DUR=${DUR:-10}
+WARM=2
+HOST=127.0.0.1
+NR="$repo/build/netregress"
+
+case $REPS in '' | *[!0-9]* | 0) echo "peers.sh: REPS must be a positive integer" >&2; exit 2 ;; esac
+case $DUR in '' | *[!0-9]* | 0) echo "peers.sh: DUR must be a positive integer (seconds)" >&2; exit 2 ;; esac
+
+log() { printf '%s\n' "$*" >&2; }
+
+# ---------------------------------------------------------------- cleanup
+tmp=
+IPERF_PID=
+SOCKPERF_PID=
+CUR_PID=
+
+stop_pid() { # PID: TERM, then KILL after ~3 s; only PIDs we started
+	local pid=$1 i
+	[ -n "$pid" ] || return 0
+	kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+	kill -TERM "$pid" 2>/dev/null
+	for i in $(seq 30); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+cleanup() {
+	trap - EXIT INT TERM HUP
+	stop_pid "$CUR_PID"
+	stop_pid "$SOCKPERF_PID"
+	stop_pid "$IPERF_PID"
+	[ -n "$tmp" ] && rm -rf -- "$tmp"
+}
+trap cleanup EXIT
+trap 'log "peers.sh: interrupted"; exit 130' INT
+trap 'log "peers.sh: terminated"; exit 143' TERM HUP
+
+# ---------------------------------------------------------------- setup
+need=()
+command -v iperf3 >/dev/null || need+=(iperf3)
+command -v sockperf >/dev/null || need+=(sockperf)
+command -v jq >/dev/null || need+=(jq)
+[ -x /usr/bin/time ] || need+=(time)
+command -v timeout >/dev/null || need+=(coreutils)
+if [ ${#need[@]} -gt 0 ]; then
+	log "peers.sh: installing ${need[*]}"
+	SUDO=
+	[ "$(id -u)" -eq 0 ] || SUDO=sudo
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get install -y "${need[@]}" >&2 ||
+		{ $SUDO apt-get update >&2 && $SUDO apt-get install -y "${need[@]}" >&2; } ||
+		{ log "peers.sh: cannot install ${need[*]}"; exit 1; }
+fi
+if ! make -C "$repo" >&2; then
+	[ -x "$NR" ] || { log "peers.sh: building netregress failed"; exit 1; }
+	log "peers.sh: make failed; going on with the existing $NR"
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/peers.XXXXXX")
+CLK_TCK=$(getconf CLK_TCK)
+
+# A port that no TCP or UDP socket (v4 or v6) is bound to right now.
+port_in_use() {
+	local hex
+	hex=$(printf ':%04X' "$1")
+	awk -v h="$hex" 'NR > 1 && substr($2, length($2) - 4) == h { f = 1 } END { exit !f }' \
+		/proc/net/tcp /proc/net/tcp6 /proc/net/udp /proc/net/udp6 2>/dev/null
+}
+free_port() {
+	local p i
+	for i in $(seq 200); do
+		p=$((20000 + RANDOM % 40000))
+		port_in_use "$p" || { echo "$p"; return 0; }
+	done
+	return 1
+}
+wait_bound() { # PORT PROTO(tcp|udp) PID: wait until PORT is bound (5 s)
+	local i
+	for i in $(seq 50); do
+		kill -0 "$3" 2>/dev/null || return 1
+		awk -v h="$(printf ':%04X' "$1")" 'NR > 1 && substr($2, length($2) - 4) == h { f = 1 } END { exit !f }' \
+			"/proc/net/$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Run a command in the background and wait for it, so that INT/TERM are
+# handled at once (the EXIT trap then ends it by its PID).
+run_wait() { # OUT ERR CMD...
+	local o=$1 e=$2
+	shift 2
+	if [ "$o" = "$e" ]; then
+		"$@" >"$o" 2>&1 &
+	else
+		"$@" >"$o" 2>"$e" &
+	fi
+	CUR_PID=$!
+	wait "$CUR_PID"
+	local rc=$?
+	CUR_PID=
+	return $rc
+}
+
+TMO=$((DUR + WARM + 40))
+
+# ---------------------------------------------------------------- iperf3
+IPERF_PORT=
+start_iperf3() {
+	stop_pid "$IPERF_PID"
+	IPERF_PID=
+	local try
+	for try in 1 2 3; do
+		IPERF_PORT=$(free_port) || break
+		iperf3 -s -B "$HOST" -p "$IPERF_PORT" >"$tmp/iperf3-server.log" 2>&1 &
+		IPERF_PID=$!
+		wait_bound "$IPERF_PORT" tcp "$IPERF_PID" && return 0
+		stop_pid "$IPERF_PID"
+		IPERF_PID=
+	done
+	log "peers.sh: cannot start the iperf3 server:"
+	cat "$tmp/iperf3-server.log" >&2
+	return 1
+}
+
+# The runners below run in the main shell (never in $(...)), so that the
+# traps and the PIDs they keep stay right; each leaves its result in RES as
+# "gbps bytes cpu_s secs ..." (receiver side) and returns 0, or returns 1.
+RES=
+
+# iperf3 ARGS...
+run_iperf3() {
+	local out="$tmp/iperf3.json" err="$tmp/iperf3.err" res
+	RES=
+	[ -n "$IPERF_PID" ] && kill -0 "$IPERF_PID" 2>/dev/null || start_iperf3 || return 1
+	run_wait "$out" "$err" timeout -k 5 "$TMO" iperf3 -c "$HOST" -p "$IPERF_PORT" -t "$DUR" -O "$WARM" -J "$@"
+	local rc=$?
+	res=$(jq -r '
+		if .error then "ERR " + .error
+		else
+		  .end as $e
+		  | (if $e.sum_received then $e.sum_received
+		     else ($e.sum | .bytes *= (1 - .lost_percent / 100)
+		                  | .bits_per_second *= (1 - .lost_percent / 100)) end) as $r
+		  | ($e.sum_sent.seconds // $r.seconds) as $s
+		  | [ $r.bits_per_second / 1e9, $r.bytes,
+		      ($e.cpu_utilization_percent.host_total + $e.cpu_utilization_percent.remote_total) / 100 * $s,
+		      $s ] | map(tostring) | join(" ")
+		end' "$out" 2>/dev/null)
+	if [ $rc -ne 0 ] || [ -z "$res" ] || [ "${res#ERR}" != "$res" ]; then
+		log "    iperf3 $* failed (rc=$rc): ${res:-$(tail -n 3 "$err" | tr '\n' ' ')}"
+		# a failed test can leave the server in a bad state: start anew
+		start_iperf3 >/dev/null 2>&1
+		return 1
+	fi
+	RES=$res
+}
+
+# ---------------------------------------------------------------- sockperf
+proc_cpu_ticks() { # PID -> utime+stime in ticks
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	s=${s##*) }
+	set -- $s
+	echo $(( ${12} + ${13} ))
+}
+
+# sockperf throughput, UDP, message size $1 -> RES="gbps bytes cpu_s secs sent_msgs"
+# Receiver side: the count the sockperf server prints on SIGINT ("Total N
+# messages received and handled"); a fresh server for every run.
+run_sockperf() {
+	local msg=$1 port log="$tmp/sockperf-server.log" out="$tmp/sockperf.out" tm="$tmp/sockperf.time"
+	local t0 t1 rc i recv sent secs ut st
+	RES=
+	port=$(free_port) || return 1
+	sockperf server -i "$HOST" -p "$port" >"$log" 2>&1 &
+	SOCKPERF_PID=$!
+	if ! wait_bound "$port" udp "$SOCKPERF_PID"; then
+		log "    sockperf server did not start: $(tail -n 3 "$log" | tr '\n' ' ')"
+		stop_pid "$SOCKPERF_PID"; SOCKPERF_PID=
+		return 1
+	fi
+	t0=$(proc_cpu_ticks "$SOCKPERF_PID")
+	run_wait "$out" "$out" timeout -k 5 "$TMO" /usr/bin/time -f '%U %S' -o "$tm" \
+		sockperf throughput -i "$HOST" -p "$port" -m "$msg" -t "$DUR"
+	rc=$?
+	sleep 0.3 # let the server drain what is queued
+	t1=$(proc_cpu_ticks "$SOCKPERF_PID")
+	kill -INT "$SOCKPERF_PID" 2>/dev/null
+	for i in $(seq 50); do
+		kill -0 "$SOCKPERF_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	stop_pid "$SOCKPERF_PID"
+	SOCKPERF_PID=
+	recv=$(sed -n 's/.*Total \([0-9]*\) messages received.*/\1/p' "$log" | tail -n 1)
+	sent=$(sed -n 's/.*Total of \([0-9]*\) messages sent in \([0-9.]*\) sec.*/\1/p' "$out" | tail -n 1)
+	secs=$(sed -n 's/.*Total of \([0-9]*\) messages sent in \([0-9.]*\) sec.*/\2/p' "$out" | tail -n 1)
+	read -r ut st <"$tm" 2>/dev/null || { ut=; st=; }
+	if [ $rc -ne 0 ] || [ -z "$recv" ] || [ -z "$secs" ] || [ -z "$t0" ] || [ -z "$t1" ] || [ -z "$ut" ]; then
+		log "    sockperf -m $msg failed (rc=$rc): $(grep -iE 'error|fail' "$out" "$log" | head -n 3 | tr '\n' ' ')"
+		return 1
+	fi
+	RES=$(awk -v r="$recv" -v m="$msg" -v s="$secs" -v ut="$ut" -v st="$st" \
+		-v t0="$t0" -v t1="$t1" -v hz="$CLK_TCK" -v sent="$sent" 'BEGIN {
+		printf "%.9g %.0f %.6g %s %s\n", r * m * 8 / s / 1e9, r * m, ut + st + (t1 - t0) / hz, s, sent
+	}')
+}
+
+# ---------------------------------------------------------------- ours
+# netregress run ARGS... -> RES="gbps bytes cpu_s secs"
+run_ours() {
+	local out="$tmp/ours.json" err="$tmp/ours.err" res rc
+	RES=
+	run_wait "$out" "$err" timeout -k 5 "$TMO" "$NR" run "$@" -l "${DUR}s" --warmup "${WARM}s" --json
+	rc=$?
+	res=$(jq -r '
+		.metrics as $m
+		| [ $m["throughput.gbps"].value,
+		    ([.flows[]?.receiver_bytes] | add) // ($m["throughput.gbps"].value * $m["window.client_s"].value * 1e9 / 8),
+		    ($m["cpu.client.user_s"].value + $m["cpu.client.sys_s"].value
+		     + $m["cpu.server.user_s"].value + $m["cpu.server.sys_s"].value),
+		    $m["window.client_s"].value ]
+		| if any(. == null) then empty else map(tostring) | join(" ") end' "$out" 2>/dev/null)
+	if [ $rc -ne 0 ] || [ -z "$res" ]; then
+		log "    netregress run $* failed (rc=$rc): $(tail -n 3 "$err" | tr '\n' ' ')"
+		return 1
+	fi
+	[ -s "$err" ] && log "    netregress stderr: $(tail -n 3 "$err" | tr '\n' ' ')"
+	RES=$res
+}
+
+# ---------------------------------------------------------------- rows
+ROWS=(tcp_128k_p1 tcp_256_8k_p1 tcp_256_8k_p4 tcp_256_auto_p1 tcp_256_auto_p4 udp_1452 udp_64)
+declare -A DESC OURS PEERS PARGS
+DESC[tcp_128k_p1]="tcp 128K msg, 1 flow"
+OURS[tcp_128k_p1]="tcp_stream -n 1"
+PEERS[tcp_128k_p1]="iperf3"
+PARGS[tcp_128k_p1.iperf3]="-P 1"
+
+DESC[tcp_256_8k_p1]="tcp 256B nodelay 8K bufs, 1 flow"
+OURS[tcp_256_8k_p1]="tcp_stream -m 256 -s 8K -S 8K --nodelay -n 1"
+PEERS[tcp_256_8k_p1]="iperf3"
+PARGS[tcp_256_8k_p1.iperf3]="-l 256 -w 8K -N -P 1"
+
+DESC[tcp_256_8k_p4]="tcp 256B nodelay 8K bufs, 4 flows"
+OURS[tcp_256_8k_p4]="tcp_stream -m 256 -s 8K -S 8K --nodelay -n 4"
+PEERS[tcp_256_8k_p4]="iperf3"
+PARGS[tcp_256_8k_p4.iperf3]="-l 256 -w 8K -N -P 4"
+
+DESC[tcp_256_auto_p1]="tcp 256B nodelay auto bufs, 1 flow"
+OURS[tcp_256_auto_p1]="tcp_stream -m 256 --nodelay -n 1"
+PEERS[tcp_256_auto_p1]="iperf3"
+PARGS[tcp_256_auto_p1.iperf3]="-l 256 -N -P 1"
+
+DESC[tcp_256_auto_p4]="tcp 256B nodelay auto bufs, 4 flows"
+OURS[tcp_256_auto_p4]="tcp_stream -m 256 --nodelay -n 4"
+PEERS[tcp_256_auto_p4]="iperf3"
+PARGS[tcp_256_auto_p4.iperf3]="-l 256 -N -P 4"
+
+DESC[udp_1452]="udp 1452B unlimited, 1 flow"
+OURS[udp_1452]="udp_stream -m 1452 -n 1"
+PEERS[udp_1452]="iperf3"
+PARGS[udp_1452.iperf3]="-u -b 0 -l 1452"
+
+DESC[udp_64]="udp 64B unlimited, 1 flow"
+OURS[udp_64]="udp_stream -m 64 -n 1"
+PEERS[udp_64]="sockperf iperf3"
+PARGS[udp_64.sockperf]="64"
+PARGS[udp_64.iperf3]="-u -b 0 -l 64"
+
+# one line per successful run: "gbps bytes cpu_s secs [extra]" in $tmp/ROW.TOOL
+record() { # ROW TOOL RESULT
+	echo "$3" >>"$tmp/$1.$2"
+	local g b c s
+	read -r g b c s _ <<<"$3"
+	log "$(awk -v t="$2" -v g="$g" -v b="$b" -v c="$c" -v s="$s" 'BEGIN {
+		printf "    %-9s %8.3f Gbps  %7.3f GB  cpu %6.2f s  %6.3f cpu-s/GB  (%.2f s)",
+			t, g, b / 1e9, c, (b > 0 ? c / (b / 1e9) : 0), s }')"
+}
+
+# ---------------------------------------------------------------- run
+START_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+START_S=$(date +%s)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+start_iperf3 || exit 1
+log "peers.sh: REPS=$REPS DUR=${DUR}s, iperf3 server pid $IPERF_PID port $IPERF_PORT, started $START_DATE"
+
+for rep in $(seq "$REPS"); do
+	for row in "${ROWS[@]}"; do
+		log "[rep $rep/$REPS] $row: ${DESC[$row]}"
+		# shellcheck disable=SC2086
+		run_ours ${OURS[$row]} && record "$row" ours "$RES"
+		for peer in ${PEERS[$row]}; do
+			case $peer in
+			iperf3) run_iperf3 ${PARGS[$row.$peer]} ;;
+			sockperf) run_sockperf ${PARGS[$row.$peer]} ;;
+			esac && record "$row" "$peer" "$RES"
+		done
+	done
+done
+END_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+END_S=$(date +%s)
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ---------------------------------------------------------------- table
+# stats FILE -> "n median min max median_cpu_per_gb"
+stats() {
+	[ -s "$1" ] || { echo "0 - - - -"; return; }
+	awk '{ g[NR] = $1; c[NR] = ($2 > 0 ? $3 / ($2 / 1e9) : 0) }
+	function med(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	END { n = NR; mg = med(g, n); mn = g[1]; mx = g[n]; mc = med(c, n)
+		printf "%d %.6g %.6g %.6g %.6g\n", n, mg, mn, mx, mc }' "$1"
+}
+
+ver_nr=$("$NR" --version 2>/dev/null | head -n 1)
+[ -n "$ver_nr" ] || ver_nr=$(jq -r '.tool // empty' "$tmp/ours.json" 2>/dev/null)
+ver_ip=$(iperf3 --version 2>/dev/null | head -n 1)
+ver_sp=$(sockperf --version 2>/dev/null | head -n 1)
+
+echo "netregress vs peers on loopback (127.0.0.1)"
+echo "machine : $(nproc) cpus, $(uname -r) ($(uname -m)), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD0 at start, $LOAD1 at end"
+echo "tools   : ${ver_nr:-netregress}; $ver_ip; $ver_sp"
+echo "runs    : REPS=$REPS, DUR=${DUR}s measured (ours --warmup ${WARM}s; iperf3 -O $WARM), interleaved ours/peer per repetition"
+echo
+fmt='%-36s %-8s %9s %17s %9s %17s %9s %10s %10s %5s\n'
+printf "$fmt" "row" "peer" "ours" "ours min..max" "peer" "peer min..max" "ours/peer" "ours" "peer" "runs"
+printf "$fmt" "" "" "Gbps" "Gbps" "Gbps" "Gbps" "" "cpu-s/GB" "cpu-s/GB" "o/p"
+printf '%s\n' "$(printf '%.0s-' $(seq 134))"
+for row in "${ROWS[@]}"; do
+	read -r on om omin omax oc < <(stats "$tmp/$row.ours")
+	for peer in ${PEERS[$row]}; do
+		read -r pn pm pmin pmax pc < <(stats "$tmp/$row.$peer")
+		awk -v d="${DESC[$row]}" -v p="$peer" -v on="$on" -v om="$om" -v omin="$omin" -v omax="$omax" -v oc="$oc" \
+			-v pn="$pn" -v pm="$pm" -v pmin="$pmin" -v pmax="$pmax" -v pc="$pc" -v reps="$REPS" -v fmt="$fmt" 'BEGIN {
+			f = "%.3f"
+			o = on ? sprintf(f, om) : "-"; orr = on ? sprintf("%.2f..%.2f", omin, omax) : "-"
+			q = pn ? sprintf(f, pm) : "-"; prr = pn ? sprintf("%.2f..%.2f", pmin, pmax) : "-"
+			r = (on && pn && pm > 0) ? sprintf("%.2f", om / pm) : "-"
+			oc2 = on ? sprintf(f, oc) : "-"; pc2 = pn ? sprintf(f, pc) : "-"
+			printf fmt, d, p, o, orr, q, prr, r, oc2, pc2, on "/" pn
+		}'
+	done
+done
+echo
+echo "Throughput is the receiver side, median over the runs; min..max is the spread."
+echo "cpu-s/GB: CPU seconds (user+sys) of the client and the server process together"
+echo "per 1e9 payload bytes received, median over the runs. ours: cpu.client.* +"
+echo "cpu.server.* over the measured window; iperf3: (host_total + remote_total)% x"
+echo "the measured seconds (iperf3 averages its % over the whole test, omitted 2 s"
+echo "included); sockperf: the client's user+sys (/usr/bin/time, warm-up stage"
+echo "included) + the server's utime+stime delta from /proc/PID/stat."
+echo "sockperf throughput prints only sender figures; its receiver side here is the"
+echo "count its server prints on SIGINT ('Total N messages received') x msg size /"
+echo "the client's measured seconds. iperf3 3.12 is single-threaded (all -P flows"
+echo "on one thread per end); ours uses min(flows, cpus) threads per end."
+echo "runs o/p: successful runs of ours / of the peer (out of REPS=$REPS)."

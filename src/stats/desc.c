@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Descriptive statistics of one sample; see desc.h. */
+#include "stats/desc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/internal.h"
+
+int stats_check_finite(const double *x, size_t n)
+{
+	size_t i;
+
+	if (n && !x)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return -EINVAL;
+	return 0;
+}
+
+int stats_cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return (a > b) - (a < b);
+}
+
+int stats_sorted_copy(const double *x, size_t n, double **out)
+{
+	double *s;
+
+	if (n > SIZE_MAX / sizeof(*s))
+		return -ENOMEM;
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, x, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), stats_cmp_double);
+	*out = s;
+	return 0;
+}
+
+double stats_sorted_quantile(const double *s, size_t n, double p)
+{
+	double h = (double)(n - 1) * p, f;
+	size_t i = (size_t)floor(h);
+
+	if (i >= n - 1)
+		return s[n - 1];
+	f = h - (double)i;
+	/* both terms, so that equal neighbours give exactly their value */
+	return f == 0 ? s[i] : s[i] + f * (s[i + 1] - s[i]);
+}
+
+double stats_sorted_median(const double *s, size_t n)
+{
+	if (n % 2)
+		return s[n / 2];
+	return s[n / 2 - 1] / 2 + s[n / 2] / 2;
+}
+
+/* Mean with one correction pass, which removes most rounding error. */
+static double mean_of(const double *x, size_t n)
+{
+	double sum = 0, m, corr = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += x[i];
+	m = sum / (double)n;
+	for (i = 0; i < n; i++)
+		corr += x[i] - m;
+	return m + corr / (double)n;
+}
+
+static double sd_of(const double *x, size_t n)
+{
+	double m = mean_of(x, n), ss = 0, d;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		d = x[i] - m;
+		ss += d * d;
+	}
+	return sqrt(ss / (double)(n - 1));
+}
+
+static int check(const double *x, size_t n, size_t min_n, const double *out)
+{
+	if (!x || !out || n < min_n)
+		return -EINVAL;
+	return stats_check_finite(x, n);
+}
+
+int stats_mean(const double *x, size_t n, double *out)
+{
+	int ret = check(x, n, 1, out);
+
+	if (ret)
+		return ret;
+	*out = mean_of(x, n);
+	return 0;
+}
+
+int stats_median(const double *x, size_t n, double *out)
+{
+	return stats_quantile(x, n, 0.5, out);
+}
+
+int stats_sd(const double *x, size_t n, double *out)
+{
+	int ret = check(x, n, 2, out);
+
+	if (ret)
+		return ret;
+	*out = sd_of(x, n);
+	return 0;
+}
+
+int stats_cv_pct(const double *x, size_t n, double *out)
+{
+	int ret = check(x, n, 2, out);
+	double m;
+
+	if (ret)
+		return ret;
+	m = mean_of(x, n);
+	if (m == 0)
+		return -EDOM;
+	*out = 100 * sd_of(x, n) / fabs(m);
+	return 0;
+}
+
+int stats_quantile(const double *x, size_t n, double p, double *out)
+{
+	int ret = check(x, n, 1, out);
+	double *s = NULL;
+
+	if (ret)
+		return ret;
+	if (!(p >= 0 && p <= 1))
+		return -EINVAL;
+	ret = stats_sorted_copy(x, n, &s);
+	if (ret)
+		return ret;
+	/* type 7 at p = 0.5 is the usual median, even n included */
+	*out = p == 0.5 ? stats_sorted_median(s, n) :
+			  stats_sorted_quantile(s, n, p);
+	free(s);
+	return 0;
+}
+
+int stats_mad(const double *x, size_t n, double *out)
+{
+	int ret = check(x, n, 1, out);
+	double *s = NULL, med;
+	size_t i;
+
+	if (ret)
+		return ret;
+	ret = stats_sorted_copy(x, n, &s);
+	if (ret)
+		return ret;
+	med = stats_sorted_median(s, n);
+	for (i = 0; i < n; i++)
+		s[i] = fabs(s[i] - med);
+	qsort(s, n, sizeof(*s), stats_cmp_double);
+	*out = stats_sorted_median(s, n);
+	free(s);
+	return 0;
+}

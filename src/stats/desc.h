@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Descriptive statistics of one sample: centre, spread and quantiles. */
+#ifndef NR_STATS_DESC_H
+#define NR_STATS_DESC_H
+
+#include <stddef.h>
+
+/*
+ * Rules shared by every function in this header:
+ *
+ * - x points to n values in any order and is never modified; a function
+ *   that needs the values in order sorts a private copy (malloc'ed and
+ *   freed before it returns, so none of them belongs in a measured loop).
+ * - Every value must be finite: a NaN or an infinity gives -EINVAL.
+ * - The result goes to *out, in the unit of x unless stated otherwise.
+ *   Returns 0, or a negative errno and leaves *out untouched: -EINVAL for a
+ *   NULL pointer, too few values or an argument out of range, -EDOM when
+ *   the statistic is undefined for these data, -ENOMEM when the private
+ *   copy cannot be allocated.
+ * - No global state and no I/O: any thread may call them, on any data that
+ *   no other thread is writing.
+ */
+
+/* Arithmetic mean of n >= 1 values. */
+int stats_mean(const double *x, size_t n, double *out);
+
+/* Median of n >= 1 values (mean of the two middle ones when n is even). */
+int stats_median(const double *x, size_t n, double *out);
+
+/* Sample standard deviation with the n - 1 denominator, n >= 2. */
+int stats_sd(const double *x, size_t n, double *out);
+
+/*
+ * Coefficient of variation in percent: 100 * sd / |mean|, n >= 2 (the
+ * "%stddev" column of kernel A/B tables). -EDOM when the mean is 0.
+ */
+int stats_cv_pct(const double *x, size_t n, double *out);
+
+/*
+ * Quantile at probability p in [0, 1], n >= 1: R's default type 7, the
+ * linear interpolation between order statistics at h = (n - 1) * p
+ * (0-based). p = 0.5 gives the median.
+ */
+int stats_quantile(const double *x, size_t n, double p, double *out);
+
+/*
+ * Median absolute deviation, n >= 1: median(|x - median(x)|), unscaled.
+ * R's mad() multiplies this by 1.4826 to estimate a normal sigma.
+ */
+int stats_mad(const double *x, size_t n, double *out);
+
+#endif

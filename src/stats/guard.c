@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Outlier count by modified z-scores and the Mann-Kendall drift test. */
+#include "stats/guard.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "stats/internal.h"
+
+int stats_outliers(const double *x, size_t n, size_t *count)
+{
+	double *s = NULL, med, mad, mean_ad = 0, scale;
+	size_t i, c = 0;
+	int ret;
+
+	if (!x || !count || !n)
+		return -EINVAL;
+	if (stats_check_finite(x, n))
+		return -EINVAL;
+	ret = stats_sorted_copy(x, n, &s);
+	if (ret)
+		return ret;
+	med = stats_sorted_median(s, n);
+	for (i = 0; i < n; i++) {
+		s[i] = fabs(x[i] - med);
+		mean_ad += s[i];
+	}
+	mean_ad /= (double)n;
+	qsort(s, n, sizeof(*s), stats_cmp_double);
+	mad = stats_sorted_median(s, n);
+	/* distance from the median that makes a score of exactly 1 */
+	scale = mad > 0 ? mad / 0.6745 : 1.253314 * mean_ad;
+	if (scale > 0)
+		for (i = 0; i < n; i++)
+			if (fabs(x[i] - med) / scale > STATS_OUTLIER_Z)
+				c++;
+	*count = c;
+	free(s);
+	return 0;
+}
+
+static int sgn(double d)
+{
+	return (d > 0) - (d < 0);
+}
+
+int stats_mann_kendall(const double *x, size_t n, struct stats_trend *out)
+{
+	struct stats_trend res = { 0 };
+	double *s = NULL, ties = 0, t, dn = (double)n;
+	long long sum = 0;
+	size_t i, j;
+	int ret;
+
+	if (!x || !out)
+		return -EINVAL;
+	if (stats_check_finite(x, n))
+		return -EINVAL;
+	if (n < 4) {
+		res.tau = NAN;
+		res.p = NAN;
+		*out = res;
+		return 0;
+	}
+	ret = stats_sorted_copy(x, n, &s);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && s[j] == s[i]; j++)
+			;
+		t = (double)(j - i);
+		ties += t * (t - 1) * (2 * t + 5);
+	}
+	free(s);
+	for (i = 0; i + 1 < n; i++)
+		for (j = i + 1; j < n; j++)
+			sum += sgn(x[j] - x[i]);
+	res.tested = true;
+	res.s = (double)sum;
+	res.var_s = (dn * (dn - 1) * (2 * dn + 5) - ties) / 18;
+	res.tau = res.s / (dn * (dn - 1) / 2);
+	if (res.var_s > 0 && sum != 0)
+		res.z = (res.s - sgn(res.s)) / sqrt(res.var_s);
+	res.p = 2 * gsl_cdf_ugaussian_Q(fabs(res.z));
+	if (res.p > 1)
+		res.p = 1;
+	*out = res;
+	return 0;
+}

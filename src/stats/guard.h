@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Checks on one side's runs before trusting them: outliers and drift. */
+#ifndef NR_STATS_GUARD_H
+#define NR_STATS_GUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Iglewicz and Hoaglin's cut-off for |modified z-score|. */
+#define STATS_OUTLIER_Z 3.5
+
+/*
+ * Number of outliers among x[0..n), n >= 1: values whose modified z-score
+ * |0.6745 * (x - median) / MAD| exceeds STATS_OUTLIER_Z (Iglewicz and
+ * Hoaglin 1993; MAD unscaled, see stats_mad()). When more than half the
+ * values equal the median (MAD = 0, common with counters) the score falls
+ * back to |x - median| / (1.253314 * MeanAD), MeanAD the mean absolute
+ * deviation from the median (1.253314 = sqrt(pi/2) makes it a normal
+ * sigma); when that is 0 too, every value is the median: no outliers.
+ * Values must be finite. Returns 0 and stores the count in *count, or
+ * -EINVAL or -ENOMEM. Any thread.
+ */
+int stats_outliers(const double *x, size_t n, size_t *count);
+
+/* Mann-Kendall trend test of values in run order. */
+struct stats_trend {
+	bool tested; /* false when n < 4: nothing below is meaningful */
+	double s; /* sum over i < j of sign(x_j - x_i) */
+	double var_s; /* variance of S under no trend, tie-corrected */
+	double tau; /* S / (n (n - 1) / 2) in [-1, 1]: > 0 rising, < 0 falling */
+	double z; /* (S - sign(S)) / sqrt(var_s), 0 when var_s is 0 */
+	double p; /* two-sided p-value from the normal z; NaN if !tested */
+};
+
+/*
+ * Mann-Kendall test for a monotone trend (drift) in x[0..n), the values of
+ * one side in the order the runs were made: S as above,
+ * var(S) = (n(n-1)(2n+5) - sum over tie groups of t(t-1)(2t+5)) / 18,
+ * z with continuity correction, p = 2 * (1 - Phi(|z|)) (Kendall 1975;
+ * Hipel and McLeod 1994). For n < 4 there is no test: ->tested is false,
+ * tau and p are NaN, and the return value is still 0. Values must be
+ * finite. Returns 0 and fills *out, or -EINVAL or -ENOMEM. O(n^2). Any
+ * thread.
+ */
+int stats_mann_kendall(const double *x, size_t n, struct stats_trend *out);
+
+#endif

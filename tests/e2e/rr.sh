@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# End to end on loopback: tcp_rr, udp_rr and tcp_crr count transactions and
+# measure their latency; lost datagrams never stall a flow.
+. "$(dirname "$0")/lib.sh"
+
+# Percentiles in order, histogram consistent with the transaction count.
+LAT_OK='v("latency.min_us") <= v("latency.p50_us") <= v("latency.p90_us") <= v("latency.p99_us") <= v("latency.p999_us") <= v("latency.max_us") and v("latency.min_us") > 0'
+HIST_OK='d["latency_histogram_ns"]["scheme"] == "loglin-128" and d["latency_histogram_ns"]["n"] > 0 and sum(d["latency_histogram_ns"]["buckets"][1::2]) == d["latency_histogram_ns"]["n"]'
+
+timeout 60 "$NR" run tcp_rr "${RUN_SHORT[@]}" -n 2 --json >"$TMP/rr.json" 2>"$TMP/rr.err"
+check "tcp_rr exits 0" [ $? -eq 0 ]
+check "tcp_rr: transactions counted on both flows" jtrue "$TMP/rr.json" 'v("transactions.per_s") > 0 and all(f["rr"]["transactions_per_s"] > 0 for f in d["flows"])'
+check "tcp_rr: latency percentiles ordered" jtrue "$TMP/rr.json" "$LAT_OK"
+check "tcp_rr: the result carries the histogram" jtrue "$TMP/rr.json" "$HIST_OK"
+check "tcp_rr: histogram holds the window's transactions (closed loop, 1 in flight)" \
+	jtrue "$TMP/rr.json" 'abs(d["latency_histogram_ns"]["n"] - sum(f["sender_msgs"] for f in d["flows"])) <= 2 * len(d["flows"])'
+check "tcp_rr: every request byte sent was received after the drain" \
+	jtrue "$TMP/rr.json" 'all(f["sender_total_bytes"] == f["receiver_total_bytes"] > 0 for f in d["flows"])'
+check "tcp_rr: key has req, resp, burst, rate and no msg" \
+	jtrue "$TMP/rr.json" '"req=1 resp=1" in d["config"]["key"] and "burst=1" in d["config"]["key"] and "rate=0" in d["config"]["key"] and "msg=" not in d["config"]["key"]'
+check "latency metrics are lower-is-better" jtrue "$TMP/rr.json" 'd["metrics"]["latency.p99_us"]["better"] == "lower" and d["metrics"]["transactions.per_s"]["better"] == "higher"'
+
+# Sizes and burst: 4 requests in flight per flow.
+timeout 60 "$NR" run tcp_rr "${RUN_SHORT[@]}" -r 64,1K --burst 4 --nodelay --json >"$TMP/burst.json"
+check "tcp_rr -r 64,1K --burst 4: request bytes are 64 per transaction" \
+	jtrue "$TMP/burst.json" 'd["flows"][0]["receiver_total_bytes"] % 64 == 0 and "req=64 resp=1024 sndbuf=auto" in d["config"]["key"] and "burst=4" in d["config"]["key"]'
+
+# udp_rr over IPv6.
+timeout 60 "$NR" run udp_rr -6 "${RUN_SHORT[@]}" --json >"$TMP/udp.json"
+check "udp_rr over ipv6: transactions and latency" jtrue "$TMP/udp.json" "v(\"transactions.per_s\") > 0 and $LAT_OK and \"udp.loss_pct\" in d[\"metrics\"]"
+
+# Open loop: the offered rate is kept; latency counts from intended times.
+timeout 60 "$NR" run udp_rr -l 1s --warmup 200ms --rate 2000 --json >"$TMP/open.json"
+check "open loop --rate 2000 holds the rate within 5%" jtrue "$TMP/open.json" 'abs(v("transactions.per_s") - 2000) < 100'
+
+# tcp_crr: a connection per transaction.
+timeout 60 "$NR" run tcp_crr "${RUN_SHORT[@]}" --json >"$TMP/crr.json"
+check "tcp_crr: connects/s and failures reported" jtrue "$TMP/crr.json" 'v("crr.connects_per_s") > 0 and v("crr.connects_per_s") == v("transactions.per_s") and v("crr.connect_failures") >= 0'
+check "tcp_crr: latency percentiles ordered" jtrue "$TMP/crr.json" "$LAT_OK"
+
+# Losses on purpose: bursts of 1K requests overflow a tiny server receive
+# buffer. The flow goes on after each timeout and the run ends on time.
+start=$(date +%s%N)
+timeout 60 "$NR" run udp_rr -l 1s --warmup 200ms --burst 32 -r 1K,1K --remote-rcvbuf 1K --timeout 20ms --json >"$TMP/loss.json"
+rc=$?
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+check "udp_rr with drops exits 0" [ $rc -eq 0 ]
+check "udp_rr with drops counts the losses" jtrue "$TMP/loss.json" 'v("udp.lost") > 0 and 0 < v("udp.loss_pct") < 100 and v("transactions.per_s") > 0'
+check "udp_rr with drops finishes on time (${elapsed_ms} ms for a 1.2 s run)" [ "$elapsed_ms" -lt 4000 ]
+
+# Bad request/response input.
+timeout 10 "$NR" run tcp_rr -r 64 2>"$TMP/err"
+rc=$?
+checkx "-r without a response size names the value" '[ $rc -eq 2 ] && grep -q "invalid -r .64." "$TMP/err"'
+timeout 10 "$NR" run tcp_rr --dir bidir 2>"$TMP/err"
+rc=$?
+checkx "direction with rr tests refused" '[ $rc -eq 2 ] && grep -q "stream tests only" "$TMP/err"'
+timeout 10 "$NR" run tcp_crr --burst 2 2>"$TMP/err"
+rc=$?
+checkx "tcp_crr refuses --burst" '[ $rc -eq 2 ] && grep -q "closed loop" "$TMP/err"'
+timeout 10 "$NR" run udp_rr -r 70000,1 2>"$TMP/err"
+rc=$?
+checkx "udp_rr request over the datagram limit" '[ $rc -eq 2 ] && grep -q "expected 1 to 65507" "$TMP/err"'
+exit 0
