@@ -1,0 +1,1210 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit tests for stats/: every reference number comes from SciPy/NumPy. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "stats/bh.h"
+#include "stats/desc.h"
+#include "stats/guard.h"
+#include "stats/hl.h"
+#include "stats/mwu.h"
+#include "stats/power.h"
+#include "stats/verdict.h"
+
+/*
+ * References were computed with Debian's python3-scipy 1.10.1 and numpy
+ * 1.24.2 (/usr/bin/python3; `from scipy import stats`, `import numpy as
+ * np`, `import math`, `import itertools`). Helpers used in the comments,
+ * written independently of the C code:
+ *
+ * def brute_tied(a, b):  # exact two-sided p over all splits of midranks
+ *     pooled = list(a) + list(b); r = stats.rankdata(pooled); na = len(a)
+ *     w = sum(r[:na]); le = ge = tot = 0
+ *     for c in itertools.combinations(range(len(pooled)), na):
+ *         s = sum(r[i] for i in c); tot += 1
+ *         le += s <= w + 1e-9; ge += s >= w - 1e-9
+ *     return w - na * (na + 1) / 2, min(1.0, 2 * min(le, ge) / tot)
+ *
+ * def dp_tied(a, b):  # the same by convolution over tie groups, big ints
+ *     pooled = list(a) + list(b); na = len(a)
+ *     r2 = (2 * stats.rankdata(pooled)).astype(int); w = int(sum(r2[:na]))
+ *     dist = {(0, 0): 1}
+ *     for rv, t in collections.Counter(r2.tolist()).items():
+ *         nd = collections.defaultdict(int)
+ *         for (k, s), c in dist.items():
+ *             for j in range(0, min(t, na - k) + 1):
+ *                 nd[(k + j, s + j * rv)] += c * math.comb(t, j)
+ *         dist = nd
+ *     fin = {s: c for (k, s), c in dist.items() if k == na}
+ *     tot = sum(fin.values())
+ *     le = sum(c for s, c in fin.items() if s <= w)
+ *     ge = sum(c for s, c in fin.items() if s >= w)
+ *     return w / 2 - na * (na + 1) / 2, min(1.0, 2 * min(le, ge) / tot)
+ *
+ * def hl_ci_exact(a, b, conf):  # R's wilcox.test(conf.int=TRUE) rule
+ *     m, n = len(a), len(b); cnt = [0] * (m * n + 1)
+ *     for c in itertools.combinations(range(1, m + n + 1), m):
+ *         cnt[sum(c) - m * (m + 1) // 2] += 1
+ *     cdf = np.cumsum(cnt) / sum(cnt); alpha = 1 - conf
+ *     q = next(i for i in range(len(cdf))
+ *              if cdf[i] >= alpha / 2 - 10 * 2.220446049250313e-16)
+ *     q = max(q, 1); d = np.sort(np.subtract.outer(b, a).ravel())
+ *     return np.median(d), d[q - 1], d[m * n - q], q, 1 - 2 * cdf[q - 1]
+ *
+ * def bh(p):  # R's p.adjust(p, "BH")
+ *     p = np.asarray(p, float); n = len(p)
+ *     o = np.argsort(-p, kind='stable'); i = np.arange(n, 0, -1)
+ *     q = np.minimum(1, np.minimum.accumulate(n / i * p[o]))
+ *     out = np.empty(n); out[o] = q; return out
+ *
+ * def runs(cva, cvb, chg, alpha=0.05, power=0.8):
+ *     sa = math.sqrt(math.log1p((cva / 100)**2))
+ *     sb = math.sqrt(math.log1p((cvb / 100)**2))
+ *     d = abs(math.log1p(chg / 100))
+ *     nt = (stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power))**2 \
+ *          * (sa * sa + sb * sb) / d**2
+ *     return max(4, math.ceil(nt / (3 / math.pi)))
+ *
+ * def mk(x):  # Mann-Kendall: S, var(S), tau, z, p
+ *     n = len(x)
+ *     s = sum(np.sign(x[j] - x[i]) for i in range(n)
+ *             for j in range(i + 1, n))
+ *     _, t = np.unique(x, return_counts=True)
+ *     var = (n * (n - 1) * (2 * n + 5) - sum(t * (t - 1) * (2 * t + 5))) / 18
+ *     z = (s - np.sign(s)) / math.sqrt(var) if var > 0 else 0
+ *     return s, var, s / (n * (n - 1) / 2), z, 2 * stats.norm.sf(abs(z))
+ *
+ * def hlpct(a, b):
+ *     ld = np.subtract.outer(np.log(b), np.log(a)).ravel()
+ *     return 100 * np.expm1(np.median(ld))
+ */
+
+#define N(x) (sizeof(x) / sizeof((x)[0]))
+
+#define assert_close(x, ref, rtol) \
+	assert_close_at((x), (ref), (rtol), #x, __FILE__, __LINE__)
+
+static void assert_close_at(double x, double ref, double rtol,
+			    const char *what, const char *file, int line)
+{
+	if (x == ref || fabs(x - ref) <= rtol * fabs(ref))
+		return;
+	fail_msg("%s:%d: %s = %.17g, expected %.17g (rtol %g)", file, line,
+		 what, x, ref, rtol);
+}
+
+/*
+ * Deterministic data shared with the Python references: integer
+ * arithmetic, then one exact division, so both sides get the same doubles.
+ * fill(x, n, mul, add, mod, div, off): x[i] = ((i*mul + add) % mod) / div + off
+ */
+static void fill(double *x, size_t n, unsigned mul, unsigned add,
+		 unsigned mod, double div, double off)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		x[i] = (double)((i * mul + add) % mod) / div + off;
+}
+
+/* ---- desc ---- */
+
+static const double desc_x[] = { 10.2, 9.8, 10.5, 11.1, 9.9, 10.0, 12.3 };
+
+static void test_desc_matches_numpy(void **state)
+{
+	double v;
+
+	(void)state;
+	/* np.mean(x) with x = desc_x */
+	assert_int_equal(stats_mean(desc_x, N(desc_x), &v), 0);
+	assert_close(v, 10.542857142857143, 1e-15);
+	/* np.median(x) */
+	assert_int_equal(stats_median(desc_x, N(desc_x), &v), 0);
+	assert_close(v, 10.2, 0);
+	/* np.std(x, ddof=1) */
+	assert_int_equal(stats_sd(desc_x, N(desc_x), &v), 0);
+	assert_close(v, 0.892295061171178, 1e-14);
+	/* 100*np.std(x, ddof=1)/abs(np.mean(x)) */
+	assert_int_equal(stats_cv_pct(desc_x, N(desc_x), &v), 0);
+	assert_close(v, 8.463503290241524, 1e-14);
+	/* stats.median_abs_deviation(x) (scale=1.0: unscaled) */
+	assert_int_equal(stats_mad(desc_x, N(desc_x), &v), 0);
+	assert_close(v, 0.3000000000000007, 1e-14);
+}
+
+static void test_desc_quantile_is_type_7(void **state)
+{
+	static const double y[] = { 4.0, 1.0, 3.0, 2.0, 8.0, 5.0 };
+	double v;
+
+	(void)state;
+	/* np.quantile(x, p, method='linear'), numpy's name for R's type 7 */
+	assert_int_equal(stats_quantile(desc_x, N(desc_x), 0.0, &v), 0);
+	assert_close(v, 9.8, 0);
+	assert_int_equal(stats_quantile(desc_x, N(desc_x), 0.1, &v), 0);
+	assert_close(v, 9.860000000000001, 1e-14);
+	assert_int_equal(stats_quantile(desc_x, N(desc_x), 0.25, &v), 0);
+	assert_close(v, 9.95, 1e-15);
+	assert_int_equal(stats_quantile(desc_x, N(desc_x), 0.9, &v), 0);
+	assert_close(v, 11.58, 1e-14);
+	assert_int_equal(stats_quantile(desc_x, N(desc_x), 1.0, &v), 0);
+	assert_close(v, 12.3, 0);
+	/* np.quantile(y, 0.33) */
+	assert_int_equal(stats_quantile(y, N(y), 0.33, &v), 0);
+	assert_close(v, 2.6500000000000004, 1e-14);
+	/* np.median(y): even n */
+	assert_int_equal(stats_median(y, N(y), &v), 0);
+	assert_close(v, 3.5, 0);
+	/* stats.median_abs_deviation(y) */
+	assert_int_equal(stats_mad(y, N(y), &v), 0);
+	assert_close(v, 1.5, 0);
+}
+
+static void test_desc_does_not_modify_input(void **state)
+{
+	double x[N(desc_x)], v;
+
+	(void)state;
+	memcpy(x, desc_x, sizeof(x));
+	assert_int_equal(stats_median(x, N(x), &v), 0);
+	assert_int_equal(stats_quantile(x, N(x), 0.3, &v), 0);
+	assert_int_equal(stats_mad(x, N(x), &v), 0);
+	assert_int_equal(stats_sd(x, N(x), &v), 0);
+	assert_memory_equal(x, desc_x, sizeof(x));
+}
+
+static void test_desc_single_value_and_rejects_bad_input(void **state)
+{
+	static const double one[] = { 42.0 };
+	static const double zero_mean[] = { -1.0, 1.0 };
+	double bad[] = { 1.0, NAN, 2.0 };
+	double v = -7;
+
+	(void)state;
+	assert_int_equal(stats_median(one, 1, &v), 0);
+	assert_close(v, 42.0, 0);
+	assert_int_equal(stats_quantile(one, 1, 0.9, &v), 0);
+	assert_close(v, 42.0, 0);
+	assert_int_equal(stats_mad(one, 1, &v), 0);
+	assert_close(v, 0.0, 0);
+
+	v = -7;
+	assert_int_equal(stats_sd(one, 1, &v), -EINVAL);
+	assert_int_equal(stats_cv_pct(one, 1, &v), -EINVAL);
+	assert_int_equal(stats_mean(one, 0, &v), -EINVAL);
+	assert_int_equal(stats_median(NULL, 3, &v), -EINVAL);
+	assert_int_equal(stats_mean(one, 1, NULL), -EINVAL);
+	assert_int_equal(stats_quantile(one, 1, 1.5, &v), -EINVAL);
+	assert_int_equal(stats_quantile(one, 1, NAN, &v), -EINVAL);
+	assert_int_equal(stats_median(bad, N(bad), &v), -EINVAL);
+	bad[1] = INFINITY;
+	assert_int_equal(stats_mean(bad, N(bad), &v), -EINVAL);
+	assert_int_equal(stats_cv_pct(zero_mean, 2, &v), -EDOM);
+	assert_close(v, -7, 0); /* failures leave *out alone */
+}
+
+/* ---- Mann-Whitney ---- */
+
+struct mwu_case {
+	double a[12], b[12];
+	size_t na, nb;
+	double u, p;
+};
+
+static void check_mwu(const struct mwu_case *c, size_t n, bool exact)
+{
+	struct stats_mwu r;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		assert_int_equal(stats_mann_whitney(c[i].a, c[i].na, c[i].b,
+						    c[i].nb, &r),
+				 0);
+		assert_close(r.u, c[i].u, 0);
+		assert_close(r.p, c[i].p, 1e-12);
+		assert_true(r.exact == exact);
+	}
+}
+
+static void test_mwu_exact_p_without_ties_matches_scipy(void **state)
+{
+	/* stats.mannwhitneyu(a, b, method='exact'): .statistic, .pvalue */
+	static const struct mwu_case c[] = {
+		{ { 1.1, 2.3, 3.5 }, { 0.4, 4.2, 5.0, 6.1 }, 3, 4, 3.0, 0.4 },
+		{ { 10.1, 10.4, 9.8, 10.0, 10.3 },
+		  { 9.1, 9.5, 9.7, 9.3, 9.6 }, 5, 5, 25.0,
+		  0.007936507936507936 },
+		{ { 3.1, 4.7, 2.2, 5.9, 6.4, 1.8 },
+		  { 7.2, 8.8, 4.1, 9.5, 6.6, 10.3, 7.7, 5.1 }, 6, 8, 5.0,
+		  0.012654012654012654 },
+		/* R's ?wilcox.test depression data: W = 35, p = 0.2544 */
+		{ { 0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73,
+		    1.46 },
+		  { 1.15, 0.88, 0.90, 0.74, 1.21 }, 10, 5, 35.0,
+		  0.2544122544122544 },
+	};
+
+	(void)state;
+	check_mwu(c, N(c), true);
+}
+
+static void test_mwu_exact_p_with_ties_matches_bruteforce(void **state)
+{
+	/* brute_tied(a, b) (helper at the top): (U, p) */
+	static const struct mwu_case c[] = {
+		{ { 1, 2, 2, 3, 5 }, { 2, 3, 3, 4, 6, 6 }, 5, 6, 7.0,
+		  0.17316017316017315 },
+		{ { 0, 0, 0, 1, 0 }, { 0, 1, 1, 2, 1 }, 5, 5, 4.5,
+		  0.16666666666666666 },
+		/* na > nb: the enumeration runs over the smaller side */
+		{ { 7, 7, 8, 9, 9, 9, 10 }, { 6, 7, 7, 8 }, 7, 4, 23.5,
+		  0.10303030303030303 },
+		{ { 3, 3, 3, 3 }, { 3, 3, 3, 4 }, 4, 4, 6.0, 1.0 },
+		{ { 1.5, 2.5, 2.5, 4.0, 4.0, 4.0 },
+		  { 4.0, 5.5, 5.5, 6.0, 2.5, 7.0, 7.0 }, 6, 7, 5.5,
+		  0.030303030303030304 },
+	};
+
+	(void)state;
+	check_mwu(c, N(c), true);
+}
+
+static void test_mwu_exact_with_ties_at_larger_n_matches_python_dp(void **state)
+{
+	double a[49], b[49];
+	struct stats_mwu r;
+
+	(void)state;
+	/* a = [(i*7)%5 for i in range(15)]; b = [(j*5+2)%7 for j in range(18)]
+	 * dp_tied(a, b) -> (100.5, 0.21685898253219432) */
+	fill(a, 15, 7, 0, 5, 1, 0);
+	fill(b, 18, 5, 2, 7, 1, 0);
+	assert_int_equal(stats_mann_whitney(a, 15, b, 18, &r), 0);
+	assert_true(r.exact);
+	assert_close(r.u, 100.5, 0);
+	assert_close(r.p, 0.21685898253219432, 1e-12);
+
+	/* a = [(i*11+3)%9 for i in range(49)]; b = [(j*13+1)%10 for j in
+	 * range(40)]; dp_tied(a, b) -> (878.0, 0.398408044860534): the
+	 * largest exact case, 89 values in 10 tie groups */
+	fill(a, 49, 11, 3, 9, 1, 0);
+	fill(b, 40, 13, 1, 10, 1, 0);
+	assert_int_equal(stats_mann_whitney(a, 49, b, 40, &r), 0);
+	assert_true(r.exact);
+	assert_close(r.u, 878.0, 0);
+	assert_close(r.p, 0.398408044860534, 1e-12);
+
+	/* a = [(i*11+3)%9 for i in range(12)]; b = [(j*13+1)%10 for j in
+	 * range(45)]; dp_tied(a, b) -> (266.5, 0.9616499792346138) */
+	fill(a, 12, 11, 3, 9, 1, 0);
+	fill(b, 45, 13, 1, 10, 1, 0);
+	assert_int_equal(stats_mann_whitney(a, 12, b, 45, &r), 0);
+	assert_close(r.u, 266.5, 0);
+	assert_close(r.p, 0.9616499792346138, 1e-12);
+}
+
+static void test_mwu_exact_p_at_49_per_side_matches_scipy(void **state)
+{
+	double a[49], b[49];
+	struct stats_mwu r;
+
+	(void)state;
+	/* a = [(i*37)%101+0.25 for i in range(49)];
+	 * b = [(j*53)%97+0.75+20 for j in range(49)]  (no ties)
+	 * r = stats.mannwhitneyu(a, b, method='exact')
+	 * -> statistic 841.0, pvalue 0.010315756261170565 */
+	fill(a, 49, 37, 0, 101, 1, 0.25);
+	fill(b, 49, 53, 0, 97, 1, 20.75);
+	assert_int_equal(stats_mann_whitney(a, 49, b, 49, &r), 0);
+	assert_true(r.exact);
+	assert_close(r.u, 841.0, 0);
+	assert_close(r.p, 0.010315756261170565, 1e-11);
+}
+
+static void test_mwu_normal_approx_matches_scipy_asymptotic(void **state)
+{
+	double a[200], b[200];
+	struct stats_mwu r;
+
+	(void)state;
+	/* a = [(i*37)%101/10 for i in range(200)];
+	 * b = [(j*53)%97/10+1.0 for j in range(200)]  (many ties)
+	 * stats.mannwhitneyu(a, b, method='asymptotic', use_continuity=True)
+	 * -> statistic 17072.0, pvalue 0.01133358043954331 */
+	fill(a, 200, 37, 0, 101, 10, 0);
+	fill(b, 200, 53, 0, 97, 10, 1.0);
+	assert_int_equal(stats_mann_whitney(a, 200, b, 200, &r), 0);
+	assert_false(r.exact);
+	assert_close(r.u, 17072.0, 0);
+	assert_close(r.p, 0.01133358043954331, 1e-9);
+	assert_true(r.z < 0); /* a tends to be smaller */
+
+	/* b + 1.5 instead of 1.0: pvalue 4.1855537893634424e-05 */
+	fill(b, 200, 53, 0, 97, 10, 1.5);
+	assert_int_equal(stats_mann_whitney(a, 200, b, 200, &r), 0);
+	assert_close(r.u, 15263.0, 0);
+	assert_close(r.p, 4.1855537893634424e-05, 1e-9);
+
+	/* a = [(i*37)%101+0.25 for i in range(50)];
+	 * b = [(j*53)%97+0.75+3 for j in range(60)]: 50 > the exact limit
+	 * -> statistic 1525.0, pvalue 0.883073962786097 */
+	fill(a, 50, 37, 0, 101, 1, 0.25);
+	fill(b, 60, 53, 0, 97, 1, 3.75);
+	assert_int_equal(stats_mann_whitney(a, 50, b, 60, &r), 0);
+	assert_false(r.exact);
+	assert_close(r.u, 1525.0, 0);
+	assert_close(r.p, 0.883073962786097, 1e-9);
+}
+
+static void test_mwu_edge_cases(void **state)
+{
+	static const double five[] = { 5, 5, 5 };
+	static const double x1[] = { 1.0 }, y1[] = { 2.0 };
+	struct stats_mwu r;
+	double bad[] = { 1.0, NAN };
+
+	(void)state;
+	/* every value tied: p = 1, z = 0 (brute_tied([5]*3, [5]*3)) */
+	assert_int_equal(stats_mann_whitney(five, 3, five, 3, &r), 0);
+	assert_close(r.u, 4.5, 0);
+	assert_close(r.p, 1.0, 0);
+	assert_close(r.z, 0.0, 0);
+	/* one value each: two equally likely orders, p = 1 */
+	assert_int_equal(stats_mann_whitney(x1, 1, y1, 1, &r), 0);
+	assert_close(r.u, 0.0, 0);
+	assert_close(r.p, 1.0, 0);
+	assert_true(r.exact);
+
+	assert_int_equal(stats_mann_whitney(x1, 0, y1, 1, &r), -EINVAL);
+	assert_int_equal(stats_mann_whitney(x1, 1, NULL, 1, &r), -EINVAL);
+	assert_int_equal(stats_mann_whitney(x1, 1, y1, 1, NULL), -EINVAL);
+	assert_int_equal(stats_mann_whitney(bad, 2, y1, 1, &r), -EINVAL);
+}
+
+/* ---- Hodges-Lehmann ---- */
+
+struct hl_case {
+	double a[12], b[12];
+	size_t na, nb;
+	double conf, shift, lo, hi;
+	size_t k;
+	double achieved;
+};
+
+static void test_hl_exact_ci_matches_bruteforce_construction(void **state)
+{
+	/* hl_ci_exact(a, b, conf) (helper at the top):
+	 * (median, lo, hi, k, achieved confidence) */
+	static const struct hl_case c[] = {
+		{ { 10.1, 10.4, 9.8, 10.0, 10.3 }, { 9.1, 9.5, 9.7, 9.3, 9.6 },
+		  5, 5, 0.95, -0.7000000000000011, -1.0999999999999996,
+		  -0.3000000000000007, 3, 0.9682539682539683 },
+		{ { 0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73,
+		    1.46 },
+		  { 1.15, 0.88, 0.90, 0.74, 1.21 }, 10, 5, 0.95,
+		  -0.30500000000000005, -0.7599999999999999,
+		  0.15000000000000002, 9, 0.9600399600399601 },
+		/* too small for 95%: the whole range, 80% */
+		{ { 1.0, 2.0 }, { 1.5, 3.0, 4.0 }, 2, 3, 0.95, 1.5, -0.5, 3.0, 1,
+		  0.8 },
+		{ { 5.0, 5.0, 6.0, 7.5, 8.0, 8.0, 9.0 },
+		  { 6.0, 7.0, 7.0, 9.5, 10.0, 11.0 }, 7, 6, 0.90, 1.75, -1.0,
+		  3.5, 9, 0.9265734265734266 },
+		{ { 3.1, 4.7, 2.2, 5.9, 6.4, 1.8, 4.4, 5.0 },
+		  { 7.2, 8.8, 4.1, 9.5, 6.6, 10.3, 7.7, 5.1 }, 8, 8, 0.99,
+		  3.1999999999999997, 0.09999999999999964, 6.4, 8,
+		  0.993006993006993 },
+	};
+	struct stats_hl r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(c); i++) {
+		assert_int_equal(stats_hodges_lehmann(c[i].a, c[i].na, c[i].b,
+						      c[i].nb, c[i].conf, &r),
+				 0);
+		assert_true(r.exact);
+		assert_close(r.shift, c[i].shift, 1e-13);
+		assert_close(r.lo, c[i].lo, 1e-13);
+		assert_close(r.hi, c[i].hi, 1e-13);
+		assert_int_equal(r.k, c[i].k);
+		assert_close(r.conf, c[i].achieved, 1e-12);
+	}
+}
+
+static void test_hl_normal_ci_matches_python_formula(void **state)
+{
+	double a[50], b[60];
+	struct stats_hl r;
+
+	(void)state;
+	/* a = np.array([(i*37)%101+0.25 for i in range(50)]);
+	 * b = np.array([(j*53)%97+0.75+3 for j in range(60)]); mn = 3000
+	 * d = np.sort(np.subtract.outer(b, a).ravel())
+	 * k = math.floor(mn/2 + 0.5 - stats.norm.ppf(1-(1-conf)/2)
+	 *                * math.sqrt(mn*(50+60+1)/12))
+	 * conf 0.95: np.median(d) -0.5, k 1174, d[k-1] -12.5, d[mn-k] 10.5,
+	 * achieved 1-2*stats.norm.cdf((k-0.5-mn/2)/sigma) 0.9500018995160686
+	 * conf 0.80: k 1287, d[k-1] -8.5, d[mn-k] 6.5, 0.800031382649653 */
+	fill(a, 50, 37, 0, 101, 1, 0.25);
+	fill(b, 60, 53, 0, 97, 1, 3.75);
+	assert_int_equal(stats_hodges_lehmann(a, 50, b, 60, 0.95, &r), 0);
+	assert_false(r.exact);
+	assert_close(r.shift, -0.5, 0);
+	assert_int_equal(r.k, 1174);
+	assert_close(r.lo, -12.5, 0);
+	assert_close(r.hi, 10.5, 0);
+	assert_close(r.conf, 0.9500018995160686, 1e-9);
+	assert_int_equal(stats_hodges_lehmann(a, 50, b, 60, 0.80, &r), 0);
+	assert_int_equal(r.k, 1287);
+	assert_close(r.lo, -8.5, 0);
+	assert_close(r.hi, 6.5, 0);
+	assert_close(r.conf, 0.800031382649653, 1e-9);
+}
+
+static void test_hl_ci_covers_true_shift_at_its_level(void **state)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	double a[8], b[8];
+	struct stats_hl r;
+	int rep, covered = 0, reps = 1000;
+	size_t i;
+
+	(void)state;
+	gsl_rng_set(rng, 20240601);
+	for (rep = 0; rep < reps; rep++) {
+		for (i = 0; i < 8; i++) {
+			a[i] = gsl_ran_gaussian(rng, 1.0);
+			b[i] = 0.7 + gsl_ran_gaussian(rng, 1.0);
+		}
+		assert_int_equal(stats_hodges_lehmann(a, 8, b, 8, 0.95, &r),
+				 0);
+		covered += r.lo <= 0.7 && 0.7 <= r.hi;
+	}
+	gsl_rng_free(rng);
+	/* achieved level for 8 + 8 is 1 - 2 * 0.0249 = 0.950; 1000 trials
+	 * have a standard error of 0.007 */
+	print_message("hl 95%% interval, 8+8 normal: coverage %.3f\n",
+		      (double)covered / reps);
+	assert_true(covered >= 0.93 * reps);
+}
+
+static void test_shift_pct_works_on_logs(void **state)
+{
+	static const double a[] = { 100, 102, 98, 101, 99 };
+	static const double b[] = { 95, 96, 94, 97, 93.5 };
+	static const double z[] = { 100, 0, 98 };
+	struct stats_hl r;
+
+	(void)state;
+	/* ld = np.sort(np.subtract.outer(np.log(b), np.log(a)).ravel())
+	 * 100*np.expm1(np.median(ld)) -4.950495049504985,
+	 * 100*np.expm1(ld[2]) -7.425742574257435 (k = 3, as for 5+5),
+	 * 100*np.expm1(ld[22]) -2.0408163265305763 */
+	assert_int_equal(stats_shift_pct(a, 5, b, 5, 0.95, &r), 0);
+	assert_close(r.shift, -4.950495049504985, 1e-12);
+	assert_close(r.lo, -7.425742574257435, 1e-12);
+	assert_close(r.hi, -2.0408163265305763, 1e-12);
+	assert_int_equal(stats_shift_pct(a, 5, z, 3, 0.95, &r), -EDOM);
+	assert_int_equal(stats_shift_pct(a, 5, b, 5, 1.0, &r), -EINVAL);
+	assert_int_equal(stats_hodges_lehmann(a, 5, b, 0, 0.95, &r), -EINVAL);
+}
+
+/* ---- Benjamini-Hochberg ---- */
+
+static void test_bh_matches_r_p_adjust(void **state)
+{
+	static const double p[] = { 0.01, 0.04, 0.03, 0.005, 0.2, 0.04, 0.9 };
+	/* bh(p) (helper at the top) */
+	static const double ref[] = { 0.035, 0.055999999999999994,
+				      0.055999999999999994, 0.035,
+				      0.23333333333333336,
+				      0.055999999999999994, 0.9 };
+	double q[N(p)];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(stats_bh(p, N(p), q), 0);
+	for (i = 0; i < N(p); i++)
+		assert_close(q[i], ref[i], 1e-15);
+}
+
+static void test_bh_in_place_caps_at_one_and_rejects_bad_p(void **state)
+{
+	double p[] = { 0.5, 0.9, 0.99, 1.0 };
+	double bad[] = { 0.1, 1.5 }, q[2] = { -1, -1 };
+	size_t i;
+
+	(void)state;
+	/* bh([0.5, 0.9, 0.99, 1.0]) -> all 1.0 */
+	assert_int_equal(stats_bh(p, N(p), p), 0);
+	for (i = 0; i < N(p); i++)
+		assert_close(p[i], 1.0, 0);
+	assert_int_equal(stats_bh(bad, 2, q), -EINVAL);
+	assert_close(q[0], -1, 0);
+	bad[1] = NAN;
+	assert_int_equal(stats_bh(bad, 2, q), -EINVAL);
+	assert_int_equal(stats_bh(NULL, 0, NULL), 0);
+}
+
+/* ---- power ---- */
+
+static void test_runs_needed_matches_formula(void **state)
+{
+	size_t n;
+
+	(void)state;
+	/* runs(5, 5, 2) -> 105 */
+	assert_int_equal(stats_runs_needed(5, 5, 2, 0.05, 0.8, &n), 0);
+	assert_int_equal(n, 105);
+	/* runs(3, 8, 2) -> 153 */
+	assert_int_equal(stats_runs_needed(3, 8, 2, 0.05, 0.8, &n), 0);
+	assert_int_equal(n, 153);
+	/* runs(10, 10, 5, 0.05, 0.9) -> 92 */
+	assert_int_equal(stats_runs_needed(10, 10, 5, 0.05, 0.9, &n), 0);
+	assert_int_equal(n, 92);
+	/* runs(18, 18, 10) -> 58: bulk TCP noise from DESIGN.md */
+	assert_int_equal(stats_runs_needed(18, 18, 10, 0.05, 0.8, &n), 0);
+	assert_int_equal(n, 58);
+	/* runs(5, 5, -2) -> 101: a drop of 2% is a bigger log step */
+	assert_int_equal(stats_runs_needed(5, 5, -2, 0.05, 0.8, &n), 0);
+	assert_int_equal(n, 101);
+	/* runs(2, 2, 1, 0.01, 0.8) -> 99 */
+	assert_int_equal(stats_runs_needed(2, 2, 1, 0.01, 0.8, &n), 0);
+	assert_int_equal(n, 99);
+}
+
+static void test_runs_needed_floor_and_bad_input(void **state)
+{
+	size_t n = 0;
+
+	(void)state;
+	/* runs(1, 1, 10) -> 4 (formula alone: 0.18) */
+	assert_int_equal(stats_runs_needed(1, 1, 10, 0.05, 0.8, &n), 0);
+	assert_int_equal(n, STATS_RUNS_MIN);
+	assert_int_equal(stats_runs_needed(0, 0, 10, 0.05, 0.8, &n), 0);
+	assert_int_equal(n, 4);
+	/* at alpha 0.01 four runs a side cannot reach it: 2/C(8,4) = 0.029,
+	 * 2/C(10,5) = 0.0079 */
+	assert_int_equal(stats_runs_needed(1, 1, 10, 0.01, 0.8, &n), 0);
+	assert_int_equal(n, 5);
+	assert_int_equal(stats_runs_needed(1, 1, 10, 0.001, 0.8, &n), 0);
+	assert_int_equal(n, 7); /* 2/C(12,6) = 0.0022, 2/C(14,7) = 0.00058 */
+	assert_int_equal(stats_runs_needed(50, 50, 0.001, 0.05, 0.8, &n),
+			 -ERANGE);
+	assert_int_equal(stats_runs_needed(5, 5, 0, 0.05, 0.8, &n), -EINVAL);
+	assert_int_equal(stats_runs_needed(5, 5, -100, 0.05, 0.8, &n),
+			 -EINVAL);
+	assert_int_equal(stats_runs_needed(-1, 5, 2, 0.05, 0.8, &n), -EINVAL);
+	assert_int_equal(stats_runs_needed(5, 5, 2, 0, 0.8, &n), -EINVAL);
+	assert_int_equal(stats_runs_needed(5, 5, 2, 0.05, 1, &n), -EINVAL);
+	assert_int_equal(stats_runs_needed_sd(1, 1, NAN, 0.05, 0.8, &n),
+			 -EINVAL);
+	assert_int_equal(stats_runs_needed_sd(1, 1, 1, 0.05, 0.8, NULL),
+			 -EINVAL);
+}
+
+/* ---- guard ---- */
+
+static void test_outliers_by_modified_z(void **state)
+{
+	static const double one[] = { 10, 10.1, 9.9, 10.05, 9.95, 13 };
+	static const double two[] = { 10, 10.1, 9.9, 10.05, 9.95, 10.6, 9.4,
+				      10.3 };
+	static const double none[] = { 10, 10.1, 9.9, 10.05, 9.95 };
+	size_t c = 99;
+
+	(void)state;
+	/* med = np.median(x); mad = np.median(np.abs(x - med))
+	 * np.sum(np.abs(0.6745*(x - med)/mad) > 3.5): 1 (z 26.76), 2 (z
+	 * 3.878 and -4.216), 0 */
+	assert_int_equal(stats_outliers(one, N(one), &c), 0);
+	assert_int_equal(c, 1);
+	assert_int_equal(stats_outliers(two, N(two), &c), 0);
+	assert_int_equal(c, 2);
+	assert_int_equal(stats_outliers(none, N(none), &c), 0);
+	assert_int_equal(c, 0);
+	assert_int_equal(stats_outliers(none, 1, &c), 0);
+	assert_int_equal(c, 0);
+	assert_int_equal(stats_outliers(none, 0, &c), -EINVAL);
+}
+
+static void test_outliers_fall_back_to_mean_ad_when_mad_is_zero(void **state)
+{
+	static const double spike[] = { 0, 0, 0, 0, 5 };
+	static const double steps[] = { 1, 1, 1, 2, 2 };
+	static const double flat[] = { 3, 3, 3 };
+	size_t c = 99;
+
+	(void)state;
+	/* MAD 0: z = (x - med)/(1.253314*np.mean(np.abs(x - med)))
+	 * spike: z 3.989 -> 1; steps: z 1.995 -> 0 */
+	assert_int_equal(stats_outliers(spike, N(spike), &c), 0);
+	assert_int_equal(c, 1);
+	assert_int_equal(stats_outliers(steps, N(steps), &c), 0);
+	assert_int_equal(c, 0);
+	assert_int_equal(stats_outliers(flat, N(flat), &c), 0);
+	assert_int_equal(c, 0);
+}
+
+static void test_mann_kendall_matches_python(void **state)
+{
+	static const double up[] = { 10.0, 10.2, 10.1, 10.4,
+				     10.4, 10.6, 10.5, 10.9 };
+	static const double down[] = { 5.0, 3.0, 4.0, 4.0, 2.0, 3.0, 1.0 };
+	static const double four[] = { 1.0, 3.0, 2.0, 4.0 };
+	struct stats_trend t;
+
+	(void)state;
+	/* mk(up) -> (23, 64.33333333333333, 0.8214285714285714,
+	 *            2.7428663952471632, 0.00609054605657881) */
+	assert_int_equal(stats_mann_kendall(up, N(up), &t), 0);
+	assert_true(t.tested);
+	assert_close(t.s, 23, 0);
+	assert_close(t.var_s, 64.33333333333333, 1e-14);
+	assert_close(t.tau, 0.8214285714285714, 1e-14);
+	assert_close(t.z, 2.7428663952471632, 1e-13);
+	assert_close(t.p, 0.00609054605657881, 1e-10);
+	/* mk(down) -> (-13, 42.333333333333336, -0.6190476190476191,
+	 *              -1.8443358704828159, 0.06513420695564257) */
+	assert_int_equal(stats_mann_kendall(down, N(down), &t), 0);
+	assert_close(t.s, -13, 0);
+	assert_close(t.var_s, 42.333333333333336, 1e-14);
+	assert_close(t.tau, -0.6190476190476191, 1e-14);
+	assert_close(t.z, -1.8443358704828159, 1e-13);
+	assert_close(t.p, 0.06513420695564257, 1e-10);
+	/* mk([1.0, 3.0, 2.0, 4.0]) -> (4, 8.666666666666666, 0.667, 1.019,
+	 *                              0.308179547467054) */
+	assert_int_equal(stats_mann_kendall(four, N(four), &t), 0);
+	assert_close(t.var_s, 8.666666666666666, 1e-14);
+	assert_close(t.p, 0.308179547467054, 1e-10);
+}
+
+static void test_mann_kendall_needs_four_values_and_flat_has_no_trend(
+	void **state)
+{
+	static const double three[] = { 1.0, 2.0, 3.0 };
+	static const double flat[] = { 2.0, 2.0, 2.0, 2.0, 2.0 };
+	struct stats_trend t;
+
+	(void)state;
+	assert_int_equal(stats_mann_kendall(three, 3, &t), 0);
+	assert_false(t.tested);
+	assert_true(isnan(t.p));
+	assert_int_equal(stats_mann_kendall(flat, 5, &t), 0);
+	assert_true(t.tested);
+	assert_close(t.s, 0, 0);
+	assert_close(t.var_s, 0, 0);
+	assert_close(t.p, 1.0, 0);
+	assert_int_equal(stats_mann_kendall(NULL, 5, &t), -EINVAL);
+}
+
+/* ---- verdict ---- */
+
+static void test_verdict_names_and_default_opts(void **state)
+{
+	struct stats_compare_opts o;
+
+	(void)state;
+	assert_string_equal(stats_verdict_name(STATS_REGRESSION),
+			    "REGRESSION");
+	assert_string_equal(stats_verdict_name(STATS_IMPROVEMENT),
+			    "IMPROVEMENT");
+	assert_string_equal(stats_verdict_name(STATS_CHANGED), "changed");
+	assert_string_equal(stats_verdict_name(STATS_MINOR), "minor");
+	assert_string_equal(stats_verdict_name(STATS_SAME), "same");
+	assert_string_equal(stats_verdict_name(STATS_INCONCLUSIVE),
+			    "inconclusive");
+	assert_string_equal(stats_verdict_name(STATS_TOO_FEW), "too few");
+	assert_string_equal(stats_verdict_name((enum stats_verdict_kind)99),
+			    "?");
+	stats_compare_opts_init(&o);
+	assert_close(o.alpha, 0.05, 0);
+	assert_close(o.min_change_pct, 2.0, 0);
+	assert_close(o.conf, 0.95, 0);
+	assert_close(o.power, 0.8, 0);
+	assert_int_equal(o.min_n, 4);
+}
+
+static const double reg_a[] = { 10.02, 9.95, 10.10, 9.98, 10.05, 10.01 };
+static const double reg_b[] = { 9.01, 9.10, 8.95, 9.05, 8.98, 9.03 };
+
+static void test_compare_clear_drop_by_direction(void **state)
+{
+	struct stats_compare r;
+
+	(void)state;
+	assert_int_equal(stats_compare_samples(reg_a, 6, reg_b, 6,
+					       STATS_HIGHER, NULL, &r),
+			 0);
+	assert_int_equal(r.verdict, STATS_REGRESSION);
+	assert_true(r.log_scale);
+	assert_false(r.shift_abs);
+	assert_true(r.exact);
+	/* stats.mannwhitneyu(a, b, method='exact').pvalue */
+	assert_close(r.p, 0.0021645021645021645, 1e-12);
+	/* np.median(a), np.median(b) */
+	assert_close(r.median_a, 10.015, 1e-15);
+	assert_close(r.median_b, 9.02, 1e-15);
+	/* hlpct(a, b) */
+	assert_close(r.shift_pct, -9.970131568157779, 1e-12);
+	assert_true(r.shift_lo_pct <= r.shift_pct &&
+		    r.shift_pct <= r.shift_hi_pct);
+	/* 100*(np.mean(b)-np.mean(a))/abs(np.mean(a)) */
+	assert_close(r.change_mean_pct, -9.965064049243034, 1e-12);
+	/* 100*np.std(a, ddof=1)/abs(np.mean(a)), same for b */
+	assert_close(r.sd_pct_a, 0.5259765665243964, 1e-12);
+	assert_close(r.sd_pct_b, 0.5866410889278479, 1e-12);
+	assert_int_equal(r.runs_needed, 0);
+	assert_int_equal(r.na, 6);
+
+	assert_int_equal(stats_compare_samples(reg_a, 6, reg_b, 6,
+					       STATS_LOWER, NULL, &r),
+			 0);
+	assert_int_equal(r.verdict, STATS_IMPROVEMENT);
+	assert_int_equal(stats_compare_samples(reg_a, 6, reg_b, 6,
+					       STATS_NEUTRAL, NULL, &r),
+			 0);
+	assert_int_equal(r.verdict, STATS_CHANGED);
+	/* the other way round, b better */
+	assert_int_equal(stats_compare_samples(reg_b, 6, reg_a, 6,
+					       STATS_HIGHER, NULL, &r),
+			 0);
+	assert_int_equal(r.verdict, STATS_IMPROVEMENT);
+	assert_true(r.shift_pct > 0);
+}
+
+static void test_compare_significant_but_small_is_minor(void **state)
+{
+	static const double a[] = { 100.0, 100.1, 99.9, 100.05,
+				    99.95, 100.02, 99.98, 100.03 };
+	double b[8];
+	struct stats_compare r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 8; i++)
+		b[i] = a[i] + 0.5;
+	assert_int_equal(stats_compare_samples(a, 8, b, 8, STATS_HIGHER,
+					       NULL, &r),
+			 0);
+	/* every b above every a: p = 2/C(16,8) */
+	assert_close(r.p, 2.0 / 12870, 1e-12);
+	assert_true(r.shift_pct > 0.45 && r.shift_pct < 0.55);
+	assert_int_equal(r.verdict, STATS_MINOR);
+}
+
+static void test_compare_quiet_equal_samples_are_same(void **state)
+{
+	static const double a[] = { 100.0, 100.2, 99.8, 100.1, 99.9,
+				    100.05, 99.95, 100.15, 99.85, 100.02 };
+	static const double b[] = { 100.1, 99.9, 100.0, 100.2, 99.8,
+				    99.95, 100.05, 99.85, 100.15, 99.98 };
+	static const double seven[] = { 7, 7, 7, 7, 7 };
+	struct stats_compare r;
+
+	(void)state;
+	assert_int_equal(stats_compare_samples(a, 10, b, 10, STATS_HIGHER,
+					       NULL, &r),
+			 0);
+	assert_true(r.p > 0.5);
+	assert_true(r.shift_lo_pct >= -2 && r.shift_hi_pct <= 2);
+	assert_int_equal(r.verdict, STATS_SAME);
+
+	/* identical values on both sides */
+	assert_int_equal(stats_compare_samples(seven, 5, seven, 5,
+					       STATS_LOWER, NULL, &r),
+			 0);
+	assert_int_equal(r.verdict, STATS_SAME);
+	assert_close(r.p, 1.0, 0);
+	assert_close(r.shift_pct, 0.0, 0);
+	assert_close(r.sd_pct_a, 0.0, 0);
+	assert_int_equal(r.outliers_a, 0);
+}
+
+static void test_compare_noisy_is_inconclusive_with_runs_needed(void **state)
+{
+	static const double a[] = { 100, 112, 91, 105, 96 };
+	static const double b[] = { 98, 85, 107, 93, 101 };
+	struct stats_compare r;
+
+	(void)state;
+	assert_int_equal(stats_compare_samples(a, 5, b, 5, STATS_HIGHER,
+					       NULL, &r),
+			 0);
+	assert_int_equal(r.verdict, STATS_INCONCLUSIVE);
+	/* stats.mannwhitneyu(a, b, method='exact').pvalue */
+	assert_close(r.p, 0.6904761904761905, 1e-12);
+	/* hlpct(a, b) */
+	assert_close(r.shift_pct, -3.809523809523759, 1e-10);
+	/* sa = np.std(np.log(a), ddof=1); sb likewise; d = math.log1p(0.02)
+	 * nt = (stats.norm.ppf(0.975)+stats.norm.ppf(0.8))**2
+	 *      * (sa*sa+sb*sb)/d**2; math.ceil(nt/(3/math.pi)) -> 294 */
+	assert_int_equal(r.runs_needed, 294);
+}
+
+static void test_compare_zeros_fall_back_to_raw_shift(void **state)
+{
+	static const double a[] = { 0, 2, 3, 1, 2 };
+	static const double b[] = { 5, 6, 7, 5, 8 };
+	struct stats_compare r;
+
+	(void)state;
+	/* a counter, lower is better */
+	assert_int_equal(stats_compare_samples(a, 5, b, 5, STATS_LOWER, NULL,
+					       &r),
+			 0);
+	assert_false(r.log_scale);
+	assert_false(r.shift_abs);
+	/* 100*np.median(np.subtract.outer(b, a))/2 (2 = |median(a)|) */
+	assert_close(r.shift_pct, 250.0, 1e-14);
+	/* 100*(np.mean(b)-np.mean(a))/abs(np.mean(a)) */
+	assert_close(r.change_mean_pct, 287.49999999999994, 1e-12);
+	/* no b at or below any a: brute_tied(a, b)[1] = 2/252 */
+	assert_close(r.p, 2.0 / 252, 1e-12);
+	assert_int_equal(r.verdict, STATS_REGRESSION);
+}
+
+static void test_compare_zero_median_gives_absolute_shift(void **state)
+{
+	static const double zeros[] = { 0, 0, 0, 0, 0, 0 };
+	static const double errs[] = { 3, 4, 5, 2, 6, 3 };
+	static const double few[] = { 0, 0, 0, 1, 0 };
+	struct stats_compare r;
+
+	(void)state;
+	assert_int_equal(stats_compare_samples(zeros, 6, errs, 6, STATS_LOWER,
+					       NULL, &r),
+			 0);
+	assert_true(r.shift_abs);
+	assert_false(r.log_scale);
+	assert_true(isnan(r.change_mean_pct));
+	/* np.median(np.subtract.outer(errs, zeros)) = np.median(errs) */
+	assert_close(r.shift_pct, 3.5, 0);
+	/* brute_tied([0]*6, errs)[1] = 2/924 */
+	assert_close(r.p, 2.0 / 924, 1e-12);
+	assert_int_equal(r.verdict, STATS_REGRESSION);
+
+	/* one stray error: not significant, no percentages: inconclusive,
+	 * and no run count can be promised */
+	assert_int_equal(stats_compare_samples(zeros, 5, few, 5, STATS_LOWER,
+					       NULL, &r),
+			 0);
+	assert_true(r.shift_abs);
+	assert_int_equal(r.verdict, STATS_INCONCLUSIVE);
+	assert_int_equal(r.runs_needed, 0);
+}
+
+static void test_compare_negative_values_use_raw_shift(void **state)
+{
+	static const double a[] = { -5.0, -4.8, -5.2, -4.9, -5.1 };
+	static const double b[] = { -4.0, -3.9, -4.1, -4.2, -3.8 };
+	struct stats_compare r;
+
+	(void)state;
+	assert_int_equal(stats_compare_samples(a, 5, b, 5, STATS_NEUTRAL,
+					       NULL, &r),
+			 0);
+	assert_false(r.log_scale);
+	/* 100*np.median(np.subtract.outer(b, a))/5 */
+	assert_close(r.shift_pct, 20.0, 1e-13);
+	/* 100*(np.mean(b)-np.mean(a))/abs(np.mean(a)) */
+	assert_close(r.change_mean_pct, 20.0, 1e-13);
+	assert_int_equal(r.verdict, STATS_CHANGED);
+}
+
+static void test_compare_too_few_still_fills_what_it_can(void **state)
+{
+	static const double a[] = { 10, 11, 10.5 };
+	static const double b[] = { 9, 9.5, 9.2, 9.1 };
+	struct stats_compare r;
+	struct stats_compare_opts o;
+
+	(void)state;
+	assert_int_equal(stats_compare_samples(a, 3, b, 4, STATS_HIGHER, NULL,
+					       &r),
+			 0);
+	assert_int_equal(r.verdict, STATS_TOO_FEW);
+	assert_close(r.median_a, 10.5, 0);
+	assert_close(r.median_b, 9.15, 1e-15);
+	assert_false(isnan(r.p));
+	assert_true(r.runs_needed >= 4);
+	assert_true(isnan(r.drift_p_a)); /* 3 values: no trend test */
+	assert_false(isnan(r.drift_p_b));
+
+	/* one run a side never decides, whatever min_n says */
+	stats_compare_opts_init(&o);
+	o.min_n = 1;
+	assert_int_equal(stats_compare_samples(a, 1, b, 1, STATS_HIGHER, &o,
+					       &r),
+			 -EINVAL);
+	o.min_n = 2;
+	assert_int_equal(stats_compare_samples(a, 1, b, 1, STATS_HIGHER, &o,
+					       &r),
+			 0);
+	assert_int_equal(r.verdict, STATS_TOO_FEW);
+	assert_close(r.p, 1.0, 0);
+	assert_true(isnan(r.sd_pct_a));
+
+	/* an empty side */
+	assert_int_equal(stats_compare_samples(NULL, 0, b, 4, STATS_HIGHER,
+					       NULL, &r),
+			 0);
+	assert_int_equal(r.verdict, STATS_TOO_FEW);
+	assert_true(isnan(r.median_a));
+	assert_true(isnan(r.p));
+	assert_close(r.median_b, 9.15, 1e-15);
+}
+
+static void test_compare_rejects_bad_input(void **state)
+{
+	double bad[] = { 1, 2, NAN, 4 };
+	struct stats_compare_opts o;
+	struct stats_compare r;
+
+	(void)state;
+	assert_int_equal(stats_compare_samples(bad, 4, reg_b, 6, STATS_HIGHER,
+					       NULL, &r),
+			 -EINVAL);
+	assert_int_equal(stats_compare_samples(reg_a, 6, reg_b, 6,
+					       (enum stats_better)7, NULL, &r),
+			 -EINVAL);
+	assert_int_equal(stats_compare_samples(reg_a, 6, NULL, 6, STATS_HIGHER,
+					       NULL, &r),
+			 -EINVAL);
+	assert_int_equal(stats_compare_samples(reg_a, 6, reg_b, 6,
+					       STATS_HIGHER, NULL, NULL),
+			 -EINVAL);
+	stats_compare_opts_init(&o);
+	o.alpha = 0;
+	assert_int_equal(stats_compare_samples(reg_a, 6, reg_b, 6,
+					       STATS_HIGHER, &o, &r),
+			 -EINVAL);
+	stats_compare_opts_init(&o);
+	o.conf = 1;
+	assert_int_equal(stats_compare_samples(reg_a, 6, reg_b, 6,
+					       STATS_HIGHER, &o, &r),
+			 -EINVAL);
+	stats_compare_opts_init(&o);
+	o.min_change_pct = -1;
+	assert_int_equal(stats_compare_samples(reg_a, 6, reg_b, 6,
+					       STATS_HIGHER, &o, &r),
+			 -EINVAL);
+}
+
+static void test_compare_large_n_uses_normal_approximation(void **state)
+{
+	double a[200], b[200];
+	struct stats_compare r;
+
+	(void)state;
+	/* a = [(i*37)%101/10+20 for i in range(200)];
+	 * b = [(j*53)%97/10+20.5 for j in range(200)]
+	 * stats.mannwhitneyu(a, b, method='asymptotic').pvalue
+	 *   0.37832417761792525
+	 * hlpct(a, b) 1.030927835051541; the normal-rule interval on logs,
+	 * k = 17734: 100*np.expm1(ld[k-1]) -1.2931034482758252,
+	 * 100*np.expm1(ld[mn-k]) 3.4146341463414207 */
+	fill(a, 200, 37, 0, 101, 10, 20);
+	fill(b, 200, 53, 0, 97, 10, 20.5);
+	assert_int_equal(stats_compare_samples(a, 200, b, 200, STATS_HIGHER,
+					       NULL, &r),
+			 0);
+	assert_false(r.exact);
+	assert_close(r.p, 0.37832417761792525, 1e-9);
+	assert_close(r.shift_pct, 1.030927835051541, 1e-10);
+	assert_close(r.shift_lo_pct, -1.2931034482758252, 1e-10);
+	assert_close(r.shift_hi_pct, 3.4146341463414207, 1e-10);
+	assert_int_equal(r.verdict, STATS_INCONCLUSIVE);
+	assert_true(r.runs_needed > 0);
+}
+
+static void test_compare_reports_drift_and_outliers(void **state)
+{
+	static const double a[] = { 10.0, 10.2, 10.1, 10.4,
+				    10.4, 10.6, 10.5, 10.9 };
+	static const double b[] = { 10, 10.1, 9.9, 10.05, 9.95, 10.6, 9.4,
+				    10.3 };
+	struct stats_compare r;
+
+	(void)state;
+	assert_int_equal(stats_compare_samples(a, 8, b, 8, STATS_HIGHER, NULL,
+					       &r),
+			 0);
+	/* mk(a)[4], as in test_mann_kendall_matches_python */
+	assert_close(r.drift_p_a, 0.00609054605657881, 1e-10);
+	assert_true(r.drift_p_b > 0.05);
+	assert_int_equal(r.outliers_a, 0);
+	assert_int_equal(r.outliers_b, 2); /* see test_outliers_by_modified_z */
+}
+
+/* ---- calibration ---- */
+
+enum shape { SHAPE_NORMAL, SHAPE_LOGNORMAL, SHAPE_MIXTURE };
+
+static const char *const shape_name[] = { "normal", "lognormal",
+					  "mixture" };
+
+/*
+ * One run's value around 100 with scale cv_pct: normal, lognormal of the
+ * same CV, or a skewed mixture: normal, but one run in five is slowed by
+ * an exponential amount of mean 3 * cv (a busy host).
+ */
+static double draw(gsl_rng *rng, enum shape s, double cv_pct)
+{
+	double c = cv_pct / 100;
+
+	switch (s) {
+	case SHAPE_NORMAL:
+		return 100 * (1 + gsl_ran_gaussian(rng, c));
+	case SHAPE_LOGNORMAL:
+		return 100 * exp(gsl_ran_gaussian(rng, sqrt(log1p(c * c))));
+	case SHAPE_MIXTURE:
+		if (gsl_rng_uniform(rng) < 0.2)
+			return 100 * (1 + gsl_ran_gaussian(rng, c) -
+				      gsl_ran_exponential(rng, 3 * c));
+		return 100 * (1 + gsl_ran_gaussian(rng, c));
+	}
+	return 100;
+}
+
+#define CAL_REPS 500
+
+static void test_compare_aa_false_regression_rate_at_most_alpha(void **state)
+{
+	static const double cvs[] = { 1, 2, 5 };
+	static const size_t ns[] = { 5, 10 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	double a[10], b[10], rate, worst = 0;
+	struct stats_compare r;
+	size_t si, ci, ni, i;
+	int rep, reg, sig;
+
+	(void)state;
+	gsl_rng_set(rng, 12345);
+	for (si = 0; si < 3; si++)
+		for (ci = 0; ci < N(cvs); ci++)
+			for (ni = 0; ni < N(ns); ni++) {
+				reg = sig = 0;
+				for (rep = 0; rep < CAL_REPS; rep++) {
+					for (i = 0; i < ns[ni]; i++) {
+						a[i] = draw(rng, si, cvs[ci]);
+						b[i] = draw(rng, si, cvs[ci]);
+					}
+					assert_int_equal(
+						stats_compare_samples(
+							a, ns[ni], b, ns[ni],
+							STATS_HIGHER, NULL, &r),
+						0);
+					reg += r.verdict == STATS_REGRESSION;
+					sig += r.p < 0.05;
+				}
+				rate = (double)reg / CAL_REPS;
+				print_message("A/A %-9s cv %g%% n %2zu: false "
+					      "REGRESSION %.3f, p < 0.05 %.3f\n",
+					      shape_name[si], cvs[ci], ns[ni],
+					      rate, (double)sig / CAL_REPS);
+				if (rate > worst)
+					worst = rate;
+				assert_true(rate <= 0.05);
+			}
+	print_message("A/A worst false REGRESSION rate %.3f\n", worst);
+	gsl_rng_free(rng);
+}
+
+static void test_compare_finds_injected_5pct_regression(void **state)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	double a[6], b[6], rate;
+	struct stats_compare r;
+	size_t si, i;
+	int rep, reg;
+
+	(void)state;
+	gsl_rng_set(rng, 54321);
+	for (si = 0; si < 3; si++) {
+		reg = 0;
+		for (rep = 0; rep < CAL_REPS; rep++) {
+			for (i = 0; i < 6; i++) {
+				a[i] = draw(rng, si, 2);
+				b[i] = 0.95 * draw(rng, si, 2);
+			}
+			assert_int_equal(stats_compare_samples(a, 6, b, 6,
+							       STATS_HIGHER,
+							       NULL, &r),
+					 0);
+			reg += r.verdict == STATS_REGRESSION;
+		}
+		rate = (double)reg / CAL_REPS;
+		print_message("5%% drop, cv 2%%, 6+6 %-9s: REGRESSION %.3f\n",
+			      shape_name[si], rate);
+		assert_true(rate >= 0.8);
+	}
+	gsl_rng_free(rng);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_desc_matches_numpy),
+		cmocka_unit_test(test_desc_quantile_is_type_7),
+		cmocka_unit_test(test_desc_does_not_modify_input),
+		cmocka_unit_test(test_desc_single_value_and_rejects_bad_input),
+		cmocka_unit_test(test_mwu_exact_p_without_ties_matches_scipy),
+		cmocka_unit_test(test_mwu_exact_p_with_ties_matches_bruteforce),
+		cmocka_unit_test(
+			test_mwu_exact_with_ties_at_larger_n_matches_python_dp),
+		cmocka_unit_test(test_mwu_exact_p_at_49_per_side_matches_scipy),
+		cmocka_unit_test(
+			test_mwu_normal_approx_matches_scipy_asymptotic),
+		cmocka_unit_test(test_mwu_edge_cases),
+		cmocka_unit_test(
+			test_hl_exact_ci_matches_bruteforce_construction),
+		cmocka_unit_test(test_hl_normal_ci_matches_python_formula),
+		cmocka_unit_test(test_hl_ci_covers_true_shift_at_its_level),
+		cmocka_unit_test(test_shift_pct_works_on_logs),
+		cmocka_unit_test(test_bh_matches_r_p_adjust),
+		cmocka_unit_test(
+			test_bh_in_place_caps_at_one_and_rejects_bad_p),
+		cmocka_unit_test(test_runs_needed_matches_formula),
+		cmocka_unit_test(test_runs_needed_floor_and_bad_input),
+		cmocka_unit_test(test_outliers_by_modified_z),
+		cmocka_unit_test(
+			test_outliers_fall_back_to_mean_ad_when_mad_is_zero),
+		cmocka_unit_test(test_mann_kendall_matches_python),
+		cmocka_unit_test(
+			test_mann_kendall_needs_four_values_and_flat_has_no_trend),
+		cmocka_unit_test(test_verdict_names_and_default_opts),
+		cmocka_unit_test(test_compare_clear_drop_by_direction),
+		cmocka_unit_test(test_compare_significant_but_small_is_minor),
+		cmocka_unit_test(test_compare_quiet_equal_samples_are_same),
+		cmocka_unit_test(
+			test_compare_noisy_is_inconclusive_with_runs_needed),
+		cmocka_unit_test(test_compare_zeros_fall_back_to_raw_shift),
+		cmocka_unit_test(
+			test_compare_zero_median_gives_absolute_shift),
+		cmocka_unit_test(test_compare_negative_values_use_raw_shift),
+		cmocka_unit_test(test_compare_too_few_still_fills_what_it_can),
+		cmocka_unit_test(test_compare_rejects_bad_input),
+		cmocka_unit_test(
+			test_compare_large_n_uses_normal_approximation),
+		cmocka_unit_test(test_compare_reports_drift_and_outliers),
+		cmocka_unit_test(
+			test_compare_aa_false_regression_rate_at_most_alpha),
+		cmocka_unit_test(test_compare_finds_injected_5pct_regression),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
