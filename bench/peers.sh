@@ -348,6 +348,9 @@ stats() {
 
 ver_nr=$("$NR" --version 2>/dev/null | head -n 1)
 [ -n "$ver_nr" ] || ver_nr=$(jq -r '.tool // empty' "$tmp/ours.json" 2>/dev/null)
+rev=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null)
+[ -n "$rev" ] && [ -n "$(git -C "$repo" status --porcelain -- src Makefile 2>/dev/null)" ] && rev="$rev+dirty"
+[ -n "$rev" ] && ver_nr="${ver_nr:-netregress} (git $rev)"
 ver_ip=$(iperf3 --version 2>/dev/null | head -n 1)
 ver_sp=$(sockperf --version 2>/dev/null | head -n 1)
 

@@ -219,3 +219,38 @@ void base_sample_new_id(struct base_sample *s)
 	snprintf(s->id, sizeof(s->id), "%016llx%016llx", (unsigned long long)r[0],
 		 (unsigned long long)r[1]);
 }
+
+static void *dup_array(const void *src, size_t n, size_t size, int *ret)
+{
+	void *p;
+
+	if (!n)
+		return NULL;
+	p = malloc(n * size);
+	if (!p) {
+		*ret = -ENOMEM;
+		return NULL;
+	}
+	memcpy(p, src, n * size);
+	return p;
+}
+
+int base_sample_copy(struct base_sample *dst, const struct base_sample *src)
+{
+	int ret = 0;
+
+	*dst = *src;
+	dst->params = dup_array(src->params, src->nparams, sizeof(*src->params), &ret);
+	dst->cap_params = src->nparams;
+	dst->env = dup_array(src->env, src->nenv, sizeof(*src->env), &ret);
+	dst->cap_env = src->nenv;
+	dst->metrics = dup_array(src->metrics, src->nmetrics, sizeof(*src->metrics), &ret);
+	dst->cap_metrics = src->nmetrics;
+	dst->flows = dup_array(src->flows, src->nflows, sizeof(*src->flows), &ret);
+	dst->latency = src->latency ? dup_array(src->latency, 1, sizeof(*src->latency), &ret) : NULL;
+	if (ret) {
+		base_sample_release(dst);
+		return ret;
+	}
+	return 0;
+}

@@ -101,6 +101,9 @@ int base_sample_env(struct base_sample *s, const char *key, const char *fmt,
 /* Allocate n zeroed flow rows (replacing any). Returns 0 or -ENOMEM. */
 int base_sample_alloc_flows(struct base_sample *s, size_t n);
 
+/* Deep copy of src into dst (initialized, empty). Returns 0 or -ENOMEM. */
+int base_sample_copy(struct base_sample *dst, const struct base_sample *src);
+
 /* A fresh random id in s->id (getrandom; a clock-based fallback). */
 void base_sample_new_id(struct base_sample *s);
 

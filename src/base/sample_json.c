@@ -339,6 +339,24 @@ static int udp_from_json(struct doc_reader *r, const json_t *f, bool required,
 	return ret;
 }
 
+static int rr_from_json(struct doc_reader *r, const json_t *f,
+			struct sample_flow *fl)
+{
+	size_t len = strlen(r->path);
+	const json_t *o;
+	int ret;
+
+	if ((ret = doc_get_object(r, f, "rr", false, &o)) || !o)
+		return ret;
+	doc_enter(r, "rr");
+	if (!(ret = doc_get_number(r, o, "transactions_per_s", &fl->tps)) &&
+	    !(ret = doc_get_u64(r, o, "connect_failures", &fl->fails)) &&
+	    !(fl->tps >= 0))
+		ret = doc_bad(r, "transactions_per_s", "must not be negative");
+	doc_leave(r, len);
+	return ret;
+}
+
 static int tcp_info_from_json(struct doc_reader *r, const json_t *f,
 			      struct sample_flow *fl)
 {
@@ -392,6 +410,7 @@ static int flow_from_json(struct doc_reader *r, const json_t *f, bool udp,
 	    (ret = sockbuf_from_json(r, f, "sockbuf_end", &fl->client_sndbuf_end,
 				     &fl->client_rcvbuf_end, &fl->server_sndbuf_end,
 				     &fl->server_rcvbuf_end)) ||
+	    (ret = rr_from_json(r, f, fl)) ||
 	    (ret = udp_from_json(r, f, udp, fl)))
 		return ret;
 	return tcp_info_from_json(r, f, fl);
@@ -485,6 +504,24 @@ static int metrics_from_json(struct doc_reader *r, const json_t *metrics,
 	return ret;
 }
 
+/* Request/response tests carry their merged latency histogram. */
+static int latency_from_json(struct doc_reader *r, const json_t *doc,
+			     struct base_sample *s)
+{
+	const json_t *h = json_object_get(doc, "latency_histogram_ns");
+	int ret;
+
+	if (!h)
+		return 0;
+	s->latency = malloc(sizeof(*s->latency));
+	if (!s->latency)
+		return base_err_set(r->err, -ENOMEM, "out of memory");
+	ret = base_hist_from_json(h, s->latency, r->err);
+	if (ret)
+		base_err_prefix(r->err, DOC_ERR "'latency_histogram_ns'");
+	return ret;
+}
+
 static int sample_from_json(struct doc_reader *r, const json_t *doc,
 			    struct base_sample *s)
 {
@@ -560,8 +597,9 @@ static int sample_from_json(struct doc_reader *r, const json_t *doc,
 		if (!strcmp(s->params[i].key, "test"))
 			test = &s->params[i];
 	for (i = 0; i < s->nflows; i++) {
-		/* to_json writes "udp" for every flow of a udp_stream sample */
-		bool udp = test && !strcmp(test->val, "udp_stream");
+		/* to_json writes "udp" for every flow of a UDP test */
+		bool udp = test && (!strcmp(test->val, "udp_stream") ||
+				    !strcmp(test->val, "udp_rr"));
 
 		snprintf(r->path, sizeof(r->path), "flows[%zu]", i);
 		if ((ret = flow_from_json(r, json_array_get(flows, i), udp,
@@ -569,7 +607,7 @@ static int sample_from_json(struct doc_reader *r, const json_t *doc,
 			return ret;
 	}
 	doc_leave(r, 0);
-	return 0;
+	return latency_from_json(r, doc, s);
 }
 
 int base_sample_from_json(const json_t *doc, struct base_sample *s,

@@ -19,6 +19,17 @@ extern volatile sig_atomic_t cli_interrupted;
 
 int cmd_run(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_labels(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+
+struct store;
+/* The database: --db, else $NETREGRESS_DB, else ./netregress.db. */
+const char *cli_db_path(const char *flag);
+/* Open it (write: create and migrate); prints the error; exit code. */
+int cli_db_open(const char *path, bool write, struct store **st);
 
 /* Print "netregress: <msg>" to stderr; the caller returns the exit code. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -13,6 +13,11 @@ static const struct {
 } commands[] = {
 	{ "run", cmd_run, "run one test against a server (or a local one)" },
 	{ "serve", cmd_serve, "answer tests from clients" },
+	{ "labels", cmd_labels, "list labels, their configurations and sample counts" },
+	{ "show", cmd_show, "summarize one label's samples" },
+	{ "compare", cmd_compare, "compare two labels: the A/B table and verdicts" },
+	{ "import", cmd_import, "load result documents into the store" },
+	{ "export", cmd_export, "write stored samples as JSON lines" },
 };
 
 static void usage(FILE *f)
@@ -41,6 +46,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	cli_error("unknown command '%s': expected run or serve", argv[1]);
+	cli_error("unknown command '%s': expected run, serve, labels, show, compare, import or export",
+		  argv[1]);
 	return EXIT_USAGE;
 }

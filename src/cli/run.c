@@ -13,6 +13,8 @@
 #include "job/config.h"
 #include "proto/frame.h"
 #include "report/report.h"
+#include "stats/table.h"
+#include "store/store.h"
 
 static const char run_help[] =
 	"usage: netregress run [TEST] [options]\n"
@@ -47,6 +49,10 @@ static const char run_help[] =
 	"      --cpus LIST         pin local workers (worker i on the i-th cpu)\n"
 	"      --remote-cpus LIST  pin the server's workers\n"
 	"      --label LABEL       what this sample belongs to (default: uname -r)\n"
+	"      --reps N            repeat the test N times, each a sample\n"
+	"      --db PATH           store samples here (default $NETREGRESS_DB or\n"
+	"                          ./netregress.db), each the moment it finishes\n"
+	"      --no-store          do not store\n"
 	"      --json              print one JSON document (docs/results.md)\n"
 	"      --connect-timeout TIME   (default 5s)\n"
 	"      --control-timeout TIME   longest silence from the server (10s)\n";
@@ -55,7 +61,7 @@ enum {
 	OPT_WARMUP = 256, OPT_THREADS, OPT_DIR, OPT_SNDBUF, OPT_RCVBUF,
 	OPT_RSNDBUF, OPT_RRCVBUF, OPT_CC, OPT_BATCH, OPT_CPUS, OPT_RCPUS,
 	OPT_LABEL, OPT_JSON, OPT_CTIMEOUT, OPT_CONTROL_TIMEOUT, OPT_BURST,
-	OPT_RATE, OPT_RR_TIMEOUT,
+	OPT_RATE, OPT_RR_TIMEOUT, OPT_DB, OPT_NO_STORE, OPT_REPS,
 };
 
 static const struct option run_opts[] = {
@@ -85,6 +91,9 @@ static const struct option run_opts[] = {
 	{ "burst", required_argument, NULL, OPT_BURST },
 	{ "rate", required_argument, NULL, OPT_RATE },
 	{ "timeout", required_argument, NULL, OPT_RR_TIMEOUT },
+	{ "db", required_argument, NULL, OPT_DB },
+	{ "no-store", no_argument, NULL, OPT_NO_STORE },
+	{ "reps", required_argument, NULL, OPT_REPS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -136,6 +145,92 @@ static bool is_loopback(const char *host)
 	       !strcmp(host, "localhost") || !strncmp(host, "127.", 4);
 }
 
+/*
+ * Run the configuration `reps` times against the same server; store each
+ * sample the moment it is measured, then print it (a table, or JSON: one
+ * document, or an array of them for several repetitions).
+ */
+static int run_reps(const struct engine_client_opts *o, const char *label,
+		    bool json, struct store *st, const char *db_path, uint64_t reps,
+		    bool same_host)
+{
+	json_t *docs = json && reps > 1 ? json_array() : NULL;
+	int code = EXIT_OK;
+
+	for (uint64_t rep = 1; rep <= reps && !cli_interrupted; rep++) {
+		struct base_err err = { "" };
+		struct base_sample sample;
+		struct engine_run run;
+		const char *lbl = label;
+		bool inserted;
+		json_t *doc;
+
+		base_sample_init(&sample);
+		if (engine_client_run(o, &run, &err)) {
+			cli_error("%s%s", reps > 1 ? "repetition failed: " : "", err.msg);
+			code = EXIT_RUNTIME;
+			goto next;
+		}
+		if (!lbl) {
+			lbl = json_string_value(json_object_get(run.env_local, "kernel"));
+			if (!lbl)
+				lbl = "unknown";
+		}
+		if (engine_run_sample(&o->cfg, &run, lbl, same_host, &sample, &err)) {
+			cli_error("%s", err.msg);
+			code = EXIT_RUNTIME;
+			goto next;
+		}
+		if (st && store_add_sample(st, &sample, &inserted, &err)) {
+			cli_error("cannot store the sample: %s", err.msg);
+			code = EXIT_RUNTIME;
+		}
+		if (json) {
+			doc = base_sample_to_json(&sample);
+			if (!doc) {
+				cli_error("out of memory");
+				code = EXIT_RUNTIME;
+			} else if (docs) {
+				json_array_append_new(docs, doc);
+			} else {
+				json_dumpf(doc, stdout, JSON_INDENT(2));
+				fputc('\n', stdout);
+				json_decref(doc);
+			}
+		} else if (reps == 1) {
+			report_sample_table(stdout, &sample);
+		} else {
+			const struct sample_metric *m =
+				base_sample_get(&sample, stats_headline_metric(
+						job_test_name(o->cfg.test)));
+
+			printf("repetition %llu/%llu: %s %.4g %s%s\n",
+			       (unsigned long long)rep, (unsigned long long)reps,
+			       m ? m->name : "?", m ? m->value : 0, m ? m->unit : "",
+			       st ? " (stored)" : "");
+			fflush(stdout);
+		}
+next:
+		engine_run_release(&run);
+		base_sample_release(&sample);
+		if (code != EXIT_OK)
+			break;
+	}
+	if (cli_interrupted && code == EXIT_OK) {
+		cli_error("interrupted");
+		code = EXIT_RUNTIME;
+	}
+	if (docs) {
+		json_dumpf(docs, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(docs);
+	}
+	if (!json && reps > 1 && st && code == EXIT_OK)
+		printf("stored in %s; 'netregress show LABEL' summarizes them\n",
+		       db_path);
+	return code;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct engine_client_opts o = {
@@ -145,14 +240,13 @@ int cmd_run(int argc, char **argv)
 		.interrupted = &cli_interrupted,
 	};
 	struct job_config *c = &o.cfg;
-	struct engine_run run;
-	struct base_sample sample;
 	struct base_err err = { "" };
-	const char *label = NULL, *test = NULL;
-	bool json = false, have_port = false;
-	uint64_t v;
+	const char *label = NULL, *test = NULL, *db = NULL;
+	bool json = false, have_port = false, no_store = false;
+	struct store *st = NULL;
+	uint64_t v, reps = 1;
 	pid_t server = 0;
-	int opt, ret, code = EXIT_RUNTIME;
+	int opt, code;
 
 	job_config_init(c);
 	opterr = 0;
@@ -255,15 +349,25 @@ int cmd_run(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case OPT_LABEL:
-			if (!*optarg || strlen(optarg) >= sizeof(sample.label)) {
+			if (!*optarg || strlen(optarg) >= sizeof(((struct base_sample *)0)->label)) {
 				cli_error("invalid --label '%s': expected 1 to %zu characters",
-					  optarg, sizeof(sample.label) - 1);
+					  optarg, sizeof(((struct base_sample *)0)->label) - 1);
 				return EXIT_USAGE;
 			}
 			label = optarg;
 			break;
 		case OPT_JSON:
 			json = true;
+			break;
+		case OPT_DB:
+			db = optarg;
+			break;
+		case OPT_NO_STORE:
+			no_store = true;
+			break;
+		case OPT_REPS:
+			if (!cli_u64("--reps", optarg, 1, 100000, &reps))
+				return EXIT_USAGE;
 			break;
 		case OPT_CTIMEOUT:
 			if (!cli_duration("--connect-timeout", optarg, &o.connect_timeout_ns))
@@ -333,6 +437,8 @@ int cmd_run(int argc, char **argv)
 		cli_error("%s", err.msg);
 		return EXIT_USAGE;
 	}
+	if (!no_store && cli_db_open(cli_db_path(db), true, &st))
+		return EXIT_RUNTIME;
 	if (c->interval_ns && !json) {
 		o.on_interval = print_interval;
 		o.ctx = c;
@@ -341,47 +447,19 @@ int cmd_run(int argc, char **argv)
 	if (!o.host) {
 		if (have_port) {
 			cli_error("--port needs --host: without -H a local server picks its own port");
+			store_close(st);
 			return EXIT_USAGE;
 		}
 		if (engine_local_server_start(c->ipv, &server, &o.port, &err)) {
 			cli_error("%s", err.msg);
+			store_close(st);
 			return EXIT_RUNTIME;
 		}
 		o.host = c->ipv == 6 ? "::1" : "127.0.0.1";
 	}
-	base_sample_init(&sample);
-	ret = engine_client_run(&o, &run, &err);
-	if (ret) {
-		cli_error("%s", err.msg);
-		goto out;
-	}
-	if (!label) {
-		const char *k = json_string_value(json_object_get(run.env_local, "kernel"));
-
-		label = k ? k : "unknown";
-	}
-	ret = engine_run_sample(c, &run, label, is_loopback(o.host), &sample, &err);
-	if (ret) {
-		cli_error("%s", err.msg);
-		goto out;
-	}
-	if (json) {
-		json_t *doc = base_sample_to_json(&sample);
-
-		if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2)) < 0) {
-			cli_error("cannot write the json result");
-			json_decref(doc);
-			goto out;
-		}
-		fputc('\n', stdout);
-		json_decref(doc);
-	} else {
-		report_sample_table(stdout, &sample);
-	}
-	code = EXIT_OK;
-out:
-	engine_run_release(&run);
-	base_sample_release(&sample);
+	code = run_reps(&o, label, json, st, cli_db_path(db), reps,
+			is_loopback(o.host));
+	store_close(st);
 	engine_local_server_stop(server);
 	return code;
 }

@@ -15,8 +15,9 @@
  * dependent tests). q may be p (in place). n = 0 does nothing.
  *
  * Returns 0, or -EINVAL (NULL pointer with n > 0, a p-value NaN or out of
- * [0, 1]; q is then untouched) or -ENOMEM. Allocates an index array; no
- * global state: any thread.
+ * [0, 1]; q is then untouched) or -ENOMEM. The caller owns p and q (n
+ * doubles each), nothing is kept; a temporary index array is freed before
+ * it returns. No global state: any thread.
  */
 int stats_bh(const double *p, size_t n, double *q);
 

@@ -8,7 +8,8 @@
 /*
  * Rules shared by every function in this header:
  *
- * - x points to n values in any order and is never modified; a function
+ * - x points to n values in any order, is never modified and is not kept
+ *   after the call (the caller owns it and *out); a function
  *   that needs the values in order sorts a private copy (malloc'ed and
  *   freed before it returns, so none of them belongs in a measured loop).
  * - Every value must be finite: a NaN or an infinity gives -EINVAL.

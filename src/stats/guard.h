@@ -18,7 +18,8 @@
  * deviation from the median (1.253314 = sqrt(pi/2) makes it a normal
  * sigma); when that is 0 too, every value is the median: no outliers.
  * Values must be finite. Returns 0 and stores the count in *count, or
- * -EINVAL or -ENOMEM. Any thread.
+ * -EINVAL or -ENOMEM. Only reads x, keeps no pointer; a temporary sorted
+ * copy is freed before it returns. Any thread.
  */
 int stats_outliers(const double *x, size_t n, size_t *count);
 
@@ -27,7 +28,7 @@ struct stats_trend {
 	bool tested; /* false when n < 4: nothing below is meaningful */
 	double s; /* sum over i < j of sign(x_j - x_i) */
 	double var_s; /* variance of S under no trend, tie-corrected */
-	double tau; /* S / (n (n - 1) / 2) in [-1, 1]: > 0 rising, < 0 falling */
+	double tau; /* S / (n (n - 1) / 2) in [-1, 1]: > 0 rising */
 	double z; /* (S - sign(S)) / sqrt(var_s), 0 when var_s is 0 */
 	double p; /* two-sided p-value from the normal z; NaN if !tested */
 };
@@ -39,8 +40,8 @@ struct stats_trend {
  * z with continuity correction, p = 2 * (1 - Phi(|z|)) (Kendall 1975;
  * Hipel and McLeod 1994). For n < 4 there is no test: ->tested is false,
  * tau and p are NaN, and the return value is still 0. Values must be
- * finite. Returns 0 and fills *out, or -EINVAL or -ENOMEM. O(n^2). Any
- * thread.
+ * finite. Returns 0 and fills *out, or -EINVAL or -ENOMEM. O(n^2). Only
+ * reads x, keeps no pointer. Any thread.
  */
 int stats_mann_kendall(const double *x, size_t n, struct stats_trend *out);
 

@@ -44,7 +44,9 @@ struct stats_hl {
  * Holds all na * nb differences in memory (8 bytes each) and sorts them.
  * Returns 0 and fills *out, or -EINVAL (NULL pointer, na or nb is 0, a
  * value not finite, conf not in (0, 1)) or -ENOMEM, leaving *out
- * untouched. No global state: any thread, not in a measured loop.
+ * untouched. Only reads a and b and keeps no pointer; temporary memory is
+ * freed before it returns. No global state: any thread, not in a measured
+ * loop.
  */
 int stats_hodges_lehmann(const double *a, size_t na, const double *b,
 			 size_t nb, double conf, struct stats_hl *out);

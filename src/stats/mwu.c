@@ -93,7 +93,7 @@ static int tied_tails(const unsigned long *r2, size_t n, size_t k,
 		part += r2[i];
 		top = part < smax ? part : smax;
 		jmax = i + 1 < k ? i + 1 : k;
-		/* j descending: row j - 1 still holds the counts without item i */
+		/* j descending: row j - 1 still counts without item i */
 		for (j = jmax; j >= 1; j--) {
 			dst = cnt + j * width;
 			src = cnt + (j - 1) * width;

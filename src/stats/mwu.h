@@ -46,8 +46,9 @@ struct stats_mwu {
  * (exact = FALSE, correct = TRUE) and SciPy's method = "asymptotic".
  *
  * Returns 0 and fills *out, or -EINVAL (NULL pointer, na or nb is 0, a
- * value is not finite) or -ENOMEM, leaving *out untouched. Allocates
- * temporary memory; no global state: any thread, not in a measured loop.
+ * value is not finite) or -ENOMEM, leaving *out untouched. Only reads a
+ * and b and keeps no pointer; allocates temporary memory, freed before it
+ * returns. No global state: any thread, not in a measured loop.
  */
 int stats_mann_whitney(const double *a, size_t na, const double *b,
 		       size_t nb, struct stats_mwu *out);

@@ -14,8 +14,8 @@ enum stats_better {
 };
 
 enum stats_verdict_kind {
-	STATS_REGRESSION, /* significant, at least the minimum change, worse */
-	STATS_IMPROVEMENT, /* significant, at least the minimum change, better */
+	STATS_REGRESSION, /* significant, at least min_change_pct, worse */
+	STATS_IMPROVEMENT, /* as REGRESSION, but better */
 	STATS_CHANGED, /* as those two, for a metric with no good direction */
 	STATS_MINOR, /* significant, but smaller than the minimum change */
 	STATS_SAME, /* not significant and the whole interval is within
@@ -71,7 +71,7 @@ struct stats_compare {
 	bool shift_abs;
 };
 
-/* Fill *o with the defaults above. */
+/* Fill *o with the defaults above. Any thread. */
 void stats_compare_opts_init(struct stats_compare_opts *o);
 
 /*
@@ -97,8 +97,9 @@ void stats_compare_opts_init(struct stats_compare_opts *o);
  * a and b must be non-NULL when na or nb is > 0; values finite. o may be
  * NULL for the defaults. Returns 0 and fills *out, or -EINVAL (NULL out,
  * bad pointer, non-finite value, bad option or better) or -ENOMEM, with
- * *out then unspecified. Allocates; no global state: any thread, not in a
- * measured loop.
+ * *out then untouched. Only reads a, b and o and keeps no pointer;
+ * temporary memory is freed before it returns. No global state: any
+ * thread, not in a measured loop.
  */
 int stats_compare_samples(const double *a, size_t na, const double *b,
 			  size_t nb, enum stats_better better,

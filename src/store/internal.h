@@ -12,13 +12,14 @@ struct store {
 	char *path;
 	bool readonly;
 	int busy_timeout_ms;
+	int last_rc; /* the last SQLite failure, extended code */
 };
 
 /*
  * Turn an SQLite result code into a negative errno and a message naming the
  * database; what says what was being done ("adding a sample").
  */
-int store_sql_err(const struct store *st, int rc, const char *what,
+int store_sql_err(struct store *st, int rc, const char *what,
 		  struct base_err *err);
 
 /* Run SQL without results. */

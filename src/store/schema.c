@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "store/internal.h"
 
@@ -51,12 +52,17 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	");\n",
 };
 
-int store_sql_err(const struct store *st, int rc, const char *what,
+int store_sql_err(struct store *st, int rc, const char *what,
 		  struct base_err *err)
 {
 	const char *msg = st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
 	int sys;
 
+	st->last_rc = rc;
+	if (rc == SQLITE_READONLY_DIRECTORY || rc == SQLITE_READONLY_CANTINIT)
+		return base_err_set(err, -EROFS,
+				    "database '%s' is in a folder this process cannot write (sqlite needs its -wal and -shm files there)",
+				    st->path);
 	switch (rc & 0xff) {
 	case SQLITE_BUSY:
 	case SQLITE_LOCKED:
@@ -172,8 +178,10 @@ int store_schema_version(struct store *st, int *version, struct base_err *err)
 /*
  * Is this file ours, and can this code read it? Only reads: a file that
  * fails here is left exactly as it was. *version gets its schema version.
+ * Call it inside a transaction, so that the reads see one state of a file
+ * another process may be migrating.
  */
-static int check_file(struct store *st, int64_t *version, struct base_err *err)
+static int check_file_tx(struct store *st, int64_t *version, struct base_err *err)
 {
 	int64_t app, ntables;
 	int ret;
@@ -202,6 +210,17 @@ static int check_file(struct store *st, int64_t *version, struct base_err *err)
 	return 0;
 }
 
+static int check_file(struct store *st, int64_t *version, struct base_err *err)
+{
+	int ret = store_exec(st, "BEGIN", "reading the header", err);
+
+	if (!ret)
+		ret = check_file_tx(st, version, err);
+	/* a read transaction: ending it writes nothing */
+	store_rollback(st);
+	return ret;
+}
+
 /* Bring the schema to STORE_SCHEMA_VERSION in one transaction. */
 static int migrate(struct store *st, struct base_err *err)
 {
@@ -212,7 +231,7 @@ static int migrate(struct store *st, struct base_err *err)
 	if ((ret = store_begin(st, err)))
 		return ret;
 	/* again under the write lock: another process may have migrated it */
-	if ((ret = check_file(st, &version, err)))
+	if ((ret = check_file_tx(st, &version, err)))
 		goto fail;
 	if (version == STORE_SCHEMA_VERSION)
 		return store_commit(st, err);
@@ -227,6 +246,26 @@ static int migrate(struct store *st, struct base_err *err)
 fail:
 	store_rollback(st);
 	return ret;
+}
+
+/*
+ * Switching to WAL upgrades a read lock to a write lock, and SQLite never
+ * calls the busy handler for that (it could deadlock two upgraders); two
+ * processes opening a new store at once meet here, so wait by hand.
+ */
+static int use_wal(struct store *st, struct base_err *err)
+{
+	const struct timespec pause = { 0, 2 * 1000 * 1000 };
+	int waited_ms = 0, rc;
+
+	for (;;) {
+		rc = sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+		if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= st->busy_timeout_ms)
+			break;
+		nanosleep(&pause, NULL);
+		waited_ms += 2;
+	}
+	return rc == SQLITE_OK ? 0 : store_sql_err(st, rc, "switching to WAL mode", err);
 }
 
 static int configure(struct store *st, struct base_err *err)
@@ -252,12 +291,59 @@ static int configure(struct store *st, struct base_err *err)
 		return 0;
 	}
 	/* after the checks, so that a refused file is never switched to WAL */
-	if (!mem && (ret = store_exec(st, "PRAGMA journal_mode = WAL",
-				      "switching to WAL mode", err)))
+	if (!mem && (ret = use_wal(st, err)))
 		return ret;
 	if (version < STORE_SCHEMA_VERSION)
 		return migrate(st, err);
 	return 0;
+}
+
+/* "file:<path>?immutable=1", the path %-escaped where a URI needs it. */
+static char *immutable_uri(const char *path)
+{
+	size_t n = strlen(path);
+	char *uri = malloc(3 * n + 32), *p;
+
+	if (!uri)
+		return NULL;
+	p = stpcpy(uri, "file:");
+	for (; *path; path++) {
+		if (*path == '%' || *path == '?' || *path == '#')
+			p += sprintf(p, "%%%02X", (unsigned char)*path);
+		else
+			*p++ = *path;
+	}
+	strcpy(p, "?immutable=1");
+	return uri;
+}
+
+/*
+ * A reader that cannot write the folder cannot make the -shm file WAL mode
+ * needs. With no -wal file left (no writer active, everything checkpointed)
+ * the main file is the whole database: read it as immutable.
+ */
+static int open_immutable(struct store *st, struct base_err *err)
+{
+	char wal[4096];
+	struct stat sb;
+	char *uri;
+	int rc;
+
+	snprintf(wal, sizeof(wal), "%s-wal", st->path);
+	if (!stat(wal, &sb) && sb.st_size > 0)
+		return base_err_set(err, -EROFS,
+				    "database '%s' has unsaved changes in '%s' and is in a folder this process cannot write",
+				    st->path, wal);
+	uri = immutable_uri(st->path);
+	if (!uri)
+		return base_err_set(err, -ENOMEM, "out of memory");
+	sqlite3_close_v2(st->db);
+	st->db = NULL;
+	rc = sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	free(uri);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc, "opening", err);
+	return configure(st, err);
 }
 
 int store_open(const char *path, unsigned flags, struct store **out,
@@ -301,6 +387,10 @@ int store_open(const char *path, unsigned flags, struct store **out,
 		ret = store_sql_err(st, rc, "opening", err);
 	else
 		ret = configure(st, err);
+	if (ret && st->readonly && !mem &&
+	    (st->last_rc == SQLITE_READONLY_DIRECTORY ||
+	     st->last_rc == SQLITE_READONLY_CANTINIT))
+		ret = open_immutable(st, err);
 	if (ret) {
 		store_close(st);
 		return ret;

@@ -5,6 +5,9 @@ set -u
 NR=${NR_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/netregress}
 TMP=$(mktemp -d /tmp/nr-e2e.XXXXXX)
 PIDS=()
+NETNS=()
+# samples of the tests never land in the working tree
+export NETREGRESS_DB=$TMP/netregress.db
 tap_n=0
 
 cleanup() {
@@ -14,6 +17,9 @@ cleanup() {
 	done
 	for p in "${PIDS[@]}"; do
 		wait "$p" 2>/dev/null
+	done
+	for p in "${NETNS[@]}"; do
+		ip netns del "$p" 2>/dev/null
 	done
 	rm -rf "$TMP"
 }
@@ -70,3 +76,13 @@ alive() { kill -0 "$1" 2>/dev/null; }
 
 # Short runs keep the suite fast; invariants do not depend on length.
 RUN_SHORT=(-l 1s --warmup 200ms)
+
+# make_netns: a fresh network namespace with loopback up, removed on exit;
+# prints its name. Names carry the nrtest- prefix: nothing else is touched.
+make_netns() {
+	local n="nrtest-$$-$RANDOM"
+	ip netns add "$n" || return 1
+	NETNS+=("$n")
+	ip -n "$n" link set lo up || return 1
+	echo "$n"
+}

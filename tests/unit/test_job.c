@@ -716,7 +716,7 @@ static void test_finalize_rejects_other_out_of_range_fields(void **state)
 
 	job_config_init(&c);
 	c.test = JOB_TEST_COUNT;
-	expect_finalize_rejects(&c, "test 2", NULL);
+	expect_finalize_rejects(&c, "test 5", NULL);
 
 	job_config_init(&c);
 	c.dir = JOB_DIR_COUNT;
@@ -869,7 +869,7 @@ static void test_from_json_rejects_out_of_range_values(void **state)
 	expect_json_rejects("msg", json_integer((json_int_t)JOB_MAX_MSG + 1),
 			    "'msg' = 67108865");
 	expect_json_rejects("duration_ns", json_integer(-5), "'duration_ns' = -5");
-	expect_json_rejects("test", json_string("tcp_rr"), "'tcp_rr'");
+	expect_json_rejects("test", json_string("sctp_rr"), "'sctp_rr'");
 	expect_json_rejects("dir", json_string("both"), "'both'");
 	expect_json_rejects("cc", json_string("bbr;reboot"), "'cc'");
 	expect_json_rejects("cc", json_string("abcdefghijklmnopq"), "'cc'");
@@ -969,10 +969,12 @@ static void test_test_parse_round_trips_names_and_names_bad_value(void **state)
 	assert_true(job_test_is_udp(JOB_TEST_UDP_STREAM));
 	assert_false(job_test_is_udp(JOB_TEST_TCP_STREAM));
 	t = JOB_TEST_COUNT;
-	assert_int_equal(job_test_parse("tcp_rr", &t, &err), -EINVAL);
+	assert_true(job_test_is_udp(JOB_TEST_UDP_RR));
+	assert_false(job_test_is_udp(JOB_TEST_TCP_CRR));
+	assert_int_equal(job_test_parse("sctp_rr", &t, &err), -EINVAL);
 	assert_int_equal(t, JOB_TEST_COUNT);
-	expect_msg_has(&err, "'tcp_rr'");
-	expect_msg_has(&err, "tcp_stream or udp_stream");
+	expect_msg_has(&err, "'sctp_rr'");
+	expect_msg_has(&err, "tcp_stream, udp_stream, tcp_rr, udp_rr or tcp_crr");
 	assert_int_equal(job_test_parse("TCP_STREAM", &t, &err), -EINVAL);
 	expect_msg_has(&err, "'TCP_STREAM'");
 	assert_int_equal(job_test_parse("", &t, &err), -EINVAL);
@@ -999,9 +1001,105 @@ static void test_dir_parse_round_trips_names_and_names_bad_value(void **state)
 	assert_string_equal(job_dir_name(JOB_DIR_COUNT), "?");
 }
 
+/* ---- request/response configurations ---- */
+
+static void test_rr_defaults_and_exact_key(void **state)
+{
+	struct job_config c;
+	char key[1024];
+
+	(void)state;
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_RR;
+	c.streams = 4;
+	c.nodelay = true;
+	finalize_ok(&c, 2);
+	assert_int_equal(c.req_bytes, 1);
+	assert_int_equal(c.resp_bytes, 1);
+	assert_int_equal(c.burst, 1);
+	assert_int_equal(c.batch, 1);
+	assert_int_equal(c.threads, 2);
+	assert_true(job_config_flow_c2s(&c, 3));
+	assert_int_equal(job_config_key(&c, key, sizeof(key)), 0);
+	assert_string_equal(key,
+			    "burst=1 cc=default cpus=none ipv=4 nodelay=1 rate=0 "
+			    "rcvbuf=auto remote_cpus=none remote_rcvbuf=auto "
+			    "remote_sndbuf=auto req=1 resp=1 sndbuf=auto streams=4 "
+			    "test=tcp_rr threads=2");
+}
+
+/* The server finalizes what the client finalized: a second pass is a no-op. */
+static void test_rr_finalize_is_idempotent_through_json(void **state)
+{
+	struct base_err err = { .msg = "" };
+	struct job_config c, d;
+	char k1[1024], k2[1024];
+	json_t *j;
+
+	(void)state;
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_RR;
+	c.req_bytes = 64;
+	c.resp_bytes = 1024;
+	c.rate = 2500.5;
+	finalize_ok(&c, 2);
+	j = job_config_to_json(&c);
+	assert_int_equal(job_config_from_json(j, &d, &err), 0);
+	finalize_ok(&d, 2);
+	assert_int_equal(job_config_key(&c, k1, sizeof(k1)), 0);
+	assert_int_equal(job_config_key(&d, k2, sizeof(k2)), 0);
+	assert_string_equal(k1, k2);
+	assert_true(strstr(k1, "rate=2500.5 ") != NULL);
+	assert_true(d.rate == 2500.5);
+	assert_int_equal(d.rr_timeout_ns, c.rr_timeout_ns);
+	json_decref(j);
+}
+
+static void test_rr_finalize_rejects_stream_knobs_and_bad_mixes(void **state)
+{
+	struct job_config c;
+
+	(void)state;
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_RR;
+	c.dir = JOB_DIR_BIDIR;
+	expect_finalize_rejects(&c, "bidir", "stream tests only");
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_RR;
+	c.msg_bytes = 256;
+	expect_finalize_rejects(&c, "-r 64,1K", NULL);
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_RR;
+	c.req_bytes = 65508;
+	expect_finalize_rejects(&c, "65508", "65507");
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_RR;
+	c.burst = 4;
+	c.rate = 100;
+	expect_finalize_rejects(&c, "exclude each other", NULL);
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_CRR;
+	c.burst = 2;
+	expect_finalize_rejects(&c, "closed loop", NULL);
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_RR;
+	c.burst = JOB_MAX_BURST + 1;
+	expect_finalize_rejects(&c, "invalid burst 1025", NULL);
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_RR;
+	c.rr_timeout_ns = 1000;
+	expect_finalize_rejects(&c, "reply timeout", "1ms to 60s");
+	job_config_init(&c);
+	c.burst = 2; /* a stream test */
+	expect_finalize_rejects(&c, "apply to tcp_rr, udp_rr and tcp_crr only", NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rr_defaults_and_exact_key),
+		cmocka_unit_test(test_rr_finalize_is_idempotent_through_json),
+		cmocka_unit_test(test_rr_finalize_rejects_stream_knobs_and_bad_mixes),
 		cmocka_unit_test(test_init_gives_documented_defaults),
 		cmocka_unit_test(test_finalize_tcp_defaults_to_128k_messages_and_batch_1),
 		cmocka_unit_test(test_finalize_tcp_forces_batch_to_1),

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -14,14 +15,16 @@
 #include "base/sample.h"
 
 /* A full sample as the engine makes one: params, both ends' env, metrics, flows. */
-static void make_sample(struct base_sample *s, bool udp)
+static void make_sample(struct base_sample *s, const char *test)
 {
+	bool udp = !strcmp(test, "udp_stream") || !strcmp(test, "udp_rr");
+	bool rr = strstr(test, "_rr") || strstr(test, "_crr");
+
 	base_sample_init(s);
 	snprintf(s->id, sizeof(s->id), "%s", "0123456789abcdef0123456789abcdef");
 	snprintf(s->label, sizeof(s->label), "%s", "6.1.0-18-amd64");
-	snprintf(s->config_key, sizeof(s->config_key), "%s",
-		 udp ? "dir=send msg=1472 streams=2 test=udp_stream" :
-		       "dir=send msg=256 streams=2 test=tcp_stream");
+	snprintf(s->config_key, sizeof(s->config_key),
+		 "dir=send msg=%d streams=2 test=%s", udp ? 1472 : 256, test);
 	s->wall_start_ns = 1795982444871936266LL;
 	s->duration_ns = 10000000000LL;
 	s->warmup_ns = 1000000000LL;
@@ -29,7 +32,15 @@ static void make_sample(struct base_sample *s, bool udp)
 	assert_int_equal(base_sample_param(s, "dir", "send"), 0);
 	assert_int_equal(base_sample_param(s, "msg", "%d", udp ? 1472 : 256), 0);
 	assert_int_equal(base_sample_param(s, "streams", "2"), 0);
-	assert_int_equal(base_sample_param(s, "test", "%s", udp ? "udp_stream" : "tcp_stream"), 0);
+	assert_int_equal(base_sample_param(s, "test", "%s", test), 0);
+	if (rr) {
+		s->latency = malloc(sizeof(*s->latency));
+		assert_non_null(s->latency);
+		base_hist_init(s->latency);
+		for (uint64_t v = 7826; v < 1482000; v = v * 3 / 2)
+			base_hist_record(s->latency, v);
+		base_hist_record(s->latency, 1482000);
+	}
 	assert_int_equal(base_sample_env(s, "client.kernel", "6.1.0-18-amd64"), 0);
 	assert_int_equal(base_sample_env(s, "client.cpu_model", "Intel(R) Xeon(R) \"quoted\" \\ back"), 0);
 	assert_int_equal(base_sample_env(s, "client.cpu_governor", "%s", ""), 0);
@@ -61,6 +72,10 @@ static void make_sample(struct base_sample *s, bool udp)
 		f->client_rcvbuf_end = 6291456;
 		f->server_sndbuf_end = 4194305;
 		f->server_rcvbuf_end = 6291457;
+		if (rr) {
+			f->tps = 15823.25 + i;
+			f->fails = i;
+		}
 		if (udp) {
 			f->udp_lost = 7 + i;
 			f->udp_reordered = 3;
@@ -137,18 +152,23 @@ static void expect_same_sample(const struct base_sample *a,
 		assert_int_equal(x->tcpi_snd_cwnd, y->tcpi_snd_cwnd);
 		assert_int_equal(x->tcpi_snd_mss, y->tcpi_snd_mss);
 		assert_true(x->tcpi_delivery_rate_bps == y->tcpi_delivery_rate_bps);
+		assert_memory_equal(&x->tps, &y->tps, sizeof(double));
+		assert_true(x->fails == y->fails);
 	}
+	assert_int_equal(!a->latency, !b->latency);
+	if (a->latency)
+		assert_memory_equal(a->latency, b->latency, sizeof(*a->latency));
 }
 
 /* sample -> doc -> sample -> doc: both the struct and the document survive. */
-static void round_trip(bool udp)
+static void round_trip(const char *test)
 {
 	struct base_sample a, b;
 	struct base_err err = { "" };
 	json_t *doc, *again;
 	char *text;
 
-	make_sample(&a, udp);
+	make_sample(&a, test);
 	doc = base_sample_to_json(&a);
 	assert_non_null(doc);
 	/* through text too, as the store and import see it */
@@ -175,13 +195,21 @@ static void round_trip(bool udp)
 static void test_from_json_round_trips_a_tcp_sample(void **state)
 {
 	(void)state;
-	round_trip(false);
+	round_trip("tcp_stream");
 }
 
 static void test_from_json_round_trips_a_udp_sample(void **state)
 {
 	(void)state;
-	round_trip(true);
+	round_trip("udp_stream");
+}
+
+static void test_from_json_round_trips_request_response_samples(void **state)
+{
+	(void)state;
+	round_trip("udp_rr");
+	round_trip("tcp_rr");
+	round_trip("tcp_crr");
 }
 
 static void test_from_json_round_trips_an_empty_sample(void **state)
@@ -215,7 +243,7 @@ static void test_from_json_keeps_unknown_metrics_and_ignores_unknown_fields(void
 	json_t *doc;
 
 	(void)state;
-	make_sample(&a, false);
+	make_sample(&a, "tcp_stream");
 	doc = base_sample_to_json(&a);
 	json_object_set_new(json_object_get(doc, "metrics"), "future.widgets_per_s",
 			    json_pack("{s:f, s:s, s:s}", "value", 42.5, "unit",
@@ -243,7 +271,7 @@ static void test_from_json_accepts_an_integer_metric_value(void **state)
 	json_t *doc;
 
 	(void)state;
-	make_sample(&a, false);
+	make_sample(&a, "tcp_stream");
 	doc = base_sample_to_json(&a);
 	json_object_set_new(json_object_get(json_object_get(doc, "metrics"),
 					    "throughput.gbps"),
@@ -285,7 +313,7 @@ static json_t *walk(json_t *doc, const char *path, char *last, size_t len)
 	return cur;
 }
 
-static void check_bad(const struct bad_case *c, bool udp)
+static void check_bad(const struct bad_case *c, const char *test)
 {
 	struct base_sample a, b;
 	struct base_err err = { "" };
@@ -293,7 +321,7 @@ static void check_bad(const struct bad_case *c, bool udp)
 	char last[128];
 	int ret;
 
-	make_sample(&a, udp);
+	make_sample(&a, test);
 	doc = base_sample_to_json(&a);
 	assert_non_null(doc);
 	parent = walk(doc, c->path, last, sizeof(last));
@@ -320,15 +348,16 @@ static void check_bad(const struct bad_case *c, bool udp)
 	assert_int_equal(b.nparams + b.nenv + b.nmetrics + b.nflows, 0);
 	assert_null(b.params);
 	assert_null(b.flows);
+	assert_null(b.latency);
 	json_decref(doc);
 	base_sample_release(&a);
 	base_sample_release(&b);
 }
 
-static void check_bad_cases(const struct bad_case *c, size_t n, bool udp)
+static void check_bad_cases(const struct bad_case *c, size_t n, const char *test)
 {
 	for (size_t i = 0; i < n; i++)
-		check_bad(&c[i], udp);
+		check_bad(&c[i], test);
 }
 
 #define R "result document: "
@@ -344,7 +373,7 @@ static void test_from_json_rejects_a_bad_schema_version(void **state)
 	};
 
 	(void)state;
-	check_bad_cases(c, ARRAY_SIZE(c), false);
+	check_bad_cases(c, ARRAY_SIZE(c), "tcp_stream");
 }
 
 static void test_from_json_rejects_bad_top_level_fields(void **state)
@@ -380,7 +409,7 @@ static void test_from_json_rejects_bad_top_level_fields(void **state)
 	};
 
 	(void)state;
-	check_bad_cases(c, ARRAY_SIZE(c), false);
+	check_bad_cases(c, ARRAY_SIZE(c), "tcp_stream");
 }
 
 static void test_from_json_rejects_bad_metrics(void **state)
@@ -403,7 +432,7 @@ static void test_from_json_rejects_bad_metrics(void **state)
 	};
 
 	(void)state;
-	check_bad_cases(c, ARRAY_SIZE(c), false);
+	check_bad_cases(c, ARRAY_SIZE(c), "tcp_stream");
 }
 
 static void test_from_json_rejects_bad_flows(void **state)
@@ -428,8 +457,20 @@ static void test_from_json_rejects_bad_flows(void **state)
 	};
 
 	(void)state;
-	check_bad_cases(c, ARRAY_SIZE(c), false);
-	check_bad_cases(u, ARRAY_SIZE(u), true);
+	check_bad_cases(c, ARRAY_SIZE(c), "tcp_stream");
+	static const struct bad_case rr[] = {
+		{ "flows/1/udp", NULL, R "'flows[1].udp' is missing" },
+		{ "flows/0/rr", "1", R "'flows[0].rr' must be an object" },
+		{ "flows/0/rr/transactions_per_s", "\"many\"", R "'flows[0].rr.transactions_per_s' must be a number" },
+		{ "flows/0/rr/transactions_per_s", "-1.5", R "'flows[0].rr.transactions_per_s' must not be negative" },
+		{ "flows/1/rr/connect_failures", NULL, R "'flows[1].rr.connect_failures' is missing" },
+		{ "latency_histogram_ns", "[]", R "'latency_histogram_ns': histogram must be an object" },
+		{ "latency_histogram_ns/scheme", "\"hdr\"", R "'latency_histogram_ns': histogram scheme 'hdr' is not loglin-128" },
+		{ "latency_histogram_ns/n", "1", R "'latency_histogram_ns': histogram counts add up to more than n = 1" },
+	};
+
+	check_bad_cases(u, ARRAY_SIZE(u), "udp_stream");
+	check_bad_cases(rr, ARRAY_SIZE(rr), "udp_rr");
 }
 
 /* Strings that do not fit the struct's buffers are refused, not truncated. */
@@ -457,21 +498,21 @@ static void test_from_json_rejects_strings_that_do_not_fit(void **state)
 		snprintf(msg, sizeof(msg), R "'%s' is too long (%zu bytes, at most %zu)",
 			 f[i].field, f[i].len, f[i].len - 1);
 		c = (struct bad_case){ f[i].path, json, msg };
-		check_bad(&c, false);
+		check_bad(&c, "tcp_stream");
 	}
 	/* a name that does not fit: params 64, metrics 112, env side.key 64 */
 	snprintf(json, sizeof(json), "config/params/%.64s", big);
 	snprintf(msg, sizeof(msg), R "'config.params.%.64s' has a name that is too long", big);
 	c = (struct bad_case){ json, "\"1\"", msg };
-	check_bad(&c, false);
+	check_bad(&c, "tcp_stream");
 	snprintf(json, sizeof(json), "metrics/%.112s", big);
 	snprintf(msg, sizeof(msg), R "'metrics.%.112s' has a name that is too long", big);
 	c = (struct bad_case){ json, "{\"value\": 1, \"unit\": \"\"}", msg };
-	check_bad(&c, false);
+	check_bad(&c, "tcp_stream");
 	snprintf(json, sizeof(json), "env/client/%.57s", big); /* "client." + 57 = 64 */
 	snprintf(msg, sizeof(msg), R "'env.client.%.57s' is not a valid environment key (empty or too long)", big);
 	c = (struct bad_case){ json, "\"v\"", msg };
-	check_bad(&c, false);
+	check_bad(&c, "tcp_stream");
 }
 
 /* The longest strings that do fit are read whole. */
@@ -484,7 +525,7 @@ static void test_from_json_accepts_strings_that_just_fit(void **state)
 
 	(void)state;
 	memset(big, 'y', sizeof(big));
-	make_sample(&a, false);
+	make_sample(&a, "tcp_stream");
 	doc = base_sample_to_json(&a);
 	json_object_set_new(doc, "label", json_stringn(big, 127));
 	json_object_set_new(json_object_get(doc, "config"), "key",
@@ -521,6 +562,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_from_json_round_trips_a_tcp_sample),
 		cmocka_unit_test(test_from_json_round_trips_a_udp_sample),
+		cmocka_unit_test(test_from_json_round_trips_request_response_samples),
 		cmocka_unit_test(test_from_json_round_trips_an_empty_sample),
 		cmocka_unit_test(test_from_json_keeps_unknown_metrics_and_ignores_unknown_fields),
 		cmocka_unit_test(test_from_json_accepts_an_integer_metric_value),

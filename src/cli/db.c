@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* `labels`, `show`, `import`, `export`: the commands that read and fill the store. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/time.h"
+#include "cli/cli.h"
+#include "stats/desc.h"
+#include "stats/table.h"
+#include "store/store.h"
+
+const char *cli_db_path(const char *flag)
+{
+	const char *env = getenv("NETREGRESS_DB");
+
+	if (flag)
+		return flag;
+	return env && *env ? env : "netregress.db";
+}
+
+int cli_db_open(const char *path, bool write, struct store **st)
+{
+	struct base_err err = { "" };
+
+	if (store_open(path, write ? STORE_CREATE : STORE_READONLY, st, &err)) {
+		cli_error("%s", err.msg);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+/* The options every store command takes: --db and --help. */
+static int db_opts(int argc, char **argv, const char *usage, const char **db,
+		   const char **label, int min_args, int max_args)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "label", required_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			*db = optarg;
+			break;
+		case 'L':
+			if (!label) {
+				cli_error("unknown option '--label'");
+				return EXIT_USAGE;
+			}
+			*label = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return -1;
+		default:
+			cli_error("unknown option '%s'", argv[optind - 1]);
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind < min_args || (max_args >= 0 && argc - optind > max_args)) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+static int print_label_row(void *ctx, const struct store_config_row *r)
+{
+	const char **last = ctx;
+
+	if (!*last || strcmp(*last, r->label)) {
+		printf("%s\n", r->label);
+		free((void *)*last);
+		*last = strdup(r->label);
+	}
+	printf("  %4lld samples%s  %s\n", (long long)r->nsamples,
+	       r->nfingerprints > 1 ? " (environment changed)" : "",
+	       r->config_key);
+	return 0;
+}
+
+int cmd_labels(int argc, char **argv)
+{
+	static const char usage[] =
+		"usage: netregress labels [--db PATH]\n"
+		"Lists every label, its configurations and their sample counts.\n";
+	const char *db = NULL, *last = NULL;
+	struct base_err err = { "" };
+	struct store *st;
+	int ret;
+
+	ret = db_opts(argc, argv, usage, &db, NULL, 0, 0);
+	if (ret)
+		return ret < 0 ? EXIT_OK : ret;
+	if ((ret = cli_db_open(cli_db_path(db), false, &st)))
+		return ret;
+	ret = store_labels(st, print_label_row, &last, &err);
+	free((void *)last);
+	store_close(st);
+	if (ret) {
+		cli_error("%s", err.msg);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+struct show_ctx {
+	struct base_sample *s;
+	size_t n, cap;
+	char key[1024];
+	int ret;
+};
+
+/* Print one configuration's summary: every metric's median and spread. */
+static void show_flush(struct show_ctx *c)
+{
+	const struct base_sample *first;
+	double *v;
+
+	if (!c->n)
+		return;
+	first = &c->s[0];
+	printf("config: %s\n", first->config_key);
+	printf("%-40s %12s %9s %4s %12s %12s  %s\n", "metric", "median", "±%sd",
+	       "n", "min", "max", "unit");
+	v = malloc(c->n * sizeof(*v));
+	for (size_t m = 0; v && m < first->nmetrics; m++) {
+		const char *name = first->metrics[m].name;
+		double med = NAN, sd = NAN, lo = INFINITY, hi = -INFINITY;
+		size_t k = 0;
+
+		for (size_t i = 0; i < c->n; i++) {
+			const struct sample_metric *mm = base_sample_get(&c->s[i], name);
+
+			if (mm && isfinite(mm->value)) {
+				v[k++] = mm->value;
+				lo = fmin(lo, mm->value);
+				hi = fmax(hi, mm->value);
+			}
+		}
+		if (!k)
+			continue;
+		stats_median(v, k, &med);
+		if (k < 2 || stats_cv_pct(v, k, &sd))
+			sd = NAN;
+		printf("%-40s %12.5g %8.1f%% %4zu %12.5g %12.5g  %s\n", name, med,
+		       isnan(sd) ? 0.0 : sd, k, lo, hi, first->metrics[m].unit);
+	}
+	free(v);
+	putchar('\n');
+	for (size_t i = 0; i < c->n; i++)
+		base_sample_release(&c->s[i]);
+	c->n = 0;
+}
+
+static int show_row(void *ctx, const struct base_sample *s, int64_t run_order)
+{
+	struct show_ctx *c = ctx;
+
+	(void)run_order;
+	if (c->n && strcmp(c->key, s->config_key))
+		show_flush(c);
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 16;
+		struct base_sample *p = realloc(c->s, ncap * sizeof(*p));
+
+		if (!p)
+			return c->ret = -ENOMEM;
+		c->s = p;
+		c->cap = ncap;
+	}
+	if (base_sample_copy(&c->s[c->n], s))
+		return c->ret = -ENOMEM;
+	c->n++;
+	snprintf(c->key, sizeof(c->key), "%s", s->config_key);
+	return 0;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	static const char usage[] =
+		"usage: netregress show [--db PATH] LABEL\n"
+		"Prints a label's summary: per configuration, each metric's median,\n"
+		"%stddev, sample count, min and max.\n";
+	struct show_ctx c = { 0 };
+	struct base_err err = { "" };
+	const char *db = NULL;
+	struct store *st;
+	int ret;
+
+	ret = db_opts(argc, argv, usage, &db, NULL, 1, 1);
+	if (ret)
+		return ret < 0 ? EXIT_OK : ret;
+	if ((ret = cli_db_open(cli_db_path(db), false, &st)))
+		return ret;
+	ret = store_load_samples(st, argv[optind], NULL, show_row, &c, &err);
+	if (!ret && !c.n && !c.ret) {
+		cli_error("no samples under label '%s' in %s (see 'netregress labels')",
+			  argv[optind], cli_db_path(db));
+		ret = -ENOENT;
+	} else if (ret && c.ret) {
+		cli_error("out of memory");
+	} else if (ret) {
+		cli_error("%s", err.msg);
+	}
+	if (!ret) {
+		printf("label: %s\n\n", argv[optind]);
+		show_flush(&c);
+	}
+	for (size_t i = 0; i < c.n; i++)
+		base_sample_release(&c.s[i]);
+	free(c.s);
+	store_close(st);
+	return ret ? EXIT_RUNTIME : EXIT_OK;
+}
+
+int cmd_import(int argc, char **argv)
+{
+	static const char usage[] =
+		"usage: netregress import [--db PATH] FILE.json...\n"
+		"Loads result documents (one, a JSON array, or JSON lines) produced\n"
+		"by 'run --json' or 'export'. Samples already stored are skipped.\n";
+	const char *db = NULL;
+	struct store *st;
+	int ret, code = EXIT_OK;
+
+	ret = db_opts(argc, argv, usage, &db, NULL, 1, -1);
+	if (ret)
+		return ret < 0 ? EXIT_OK : ret;
+	if ((ret = cli_db_open(cli_db_path(db), true, &st)))
+		return ret;
+	for (int i = optind; i < argc; i++) {
+		struct base_err err = { "" };
+		size_t added = 0, skipped = 0;
+
+		if (store_import_file(st, argv[i], &added, &skipped, &err)) {
+			cli_error("%s", err.msg);
+			code = EXIT_RUNTIME;
+			continue;
+		}
+		printf("%s: %zu samples added, %zu already stored\n", argv[i], added,
+		       skipped);
+	}
+	store_close(st);
+	return code;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const char usage[] =
+		"usage: netregress export [--db PATH] [--label LABEL]\n"
+		"Writes stored samples as JSON lines on stdout, for 'import'.\n";
+	struct base_err err = { "" };
+	const char *db = NULL, *label = NULL;
+	struct store *st;
+	int ret;
+
+	ret = db_opts(argc, argv, usage, &db, &label, 0, 0);
+	if (ret)
+		return ret < 0 ? EXIT_OK : ret;
+	if ((ret = cli_db_open(cli_db_path(db), false, &st)))
+		return ret;
+	ret = store_export(st, label, stdout, &err);
+	store_close(st);
+	if (ret) {
+		cli_error("%s", err.msg);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}

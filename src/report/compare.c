@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The A/B compare table: terminal, JSON and CSV. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/report.h"
+
+void report_verdict_text(const struct stats_row *r, char *buf, size_t len)
+{
+	if (r->c.verdict == STATS_INCONCLUSIVE && r->c.runs_needed)
+		snprintf(buf, len, "inconclusive (about %zu runs needed)",
+			 r->c.runs_needed);
+	else
+		snprintf(buf, len, "%s", stats_verdict_name(r->c.verdict));
+}
+
+/* A number in 7 significant columns: 12345.6, 1.235e+07, - for NaN. */
+static void num(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (v != 0 && (fabs(v) >= 1e7 || fabs(v) < 1e-3))
+		snprintf(buf, len, "%.3e", v);
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+static void pct(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%+.1f%%", v);
+}
+
+static void sdp(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "±%.1f%%", v);
+}
+
+static const char *dir_word(enum metric_dir d)
+{
+	return d == METRIC_HIGHER ? "higher" : d == METRIC_LOWER ? "lower" : "neutral";
+}
+
+void report_compare_table(FILE *out, const struct stats_table *t,
+			  const char *label_a, const char *label_b)
+{
+	const struct stats_notes *nt = &t->notes;
+	size_t shown = 0;
+
+	fprintf(out, "config: %s\n", t->config_key);
+	fprintf(out, "%-34s %10s %8s %3s | %8s %-22s | %10s %8s %3s | %7s | %s\n",
+		"metric (better)", "A median", "±%sd", "n", "%change", "shift [95% CI]",
+		"B median", "±%sd", "n", "p", "verdict");
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct stats_row *r = &t->rows[i];
+		char name[160], ma[24], mb[24], sa[16], sb[16], ch[16], sh[16], lo[16],
+			hi[16], ci[64], p[16], v[64];
+
+		if (!r->shown)
+			continue;
+		shown++;
+		snprintf(name, sizeof(name), "%s (%s)", r->metric, dir_word(r->dir));
+		num(ma, sizeof(ma), r->c.median_a);
+		num(mb, sizeof(mb), r->c.median_b);
+		sdp(sa, sizeof(sa), r->c.sd_pct_a);
+		sdp(sb, sizeof(sb), r->c.sd_pct_b);
+		pct(ch, sizeof(ch), r->c.change_mean_pct);
+		if (r->c.shift_abs) {
+			num(sh, sizeof(sh), r->c.shift_pct);
+			num(lo, sizeof(lo), r->c.shift_lo_pct);
+			num(hi, sizeof(hi), r->c.shift_hi_pct);
+		} else {
+			pct(sh, sizeof(sh), r->c.shift_pct);
+			pct(lo, sizeof(lo), r->c.shift_lo_pct);
+			pct(hi, sizeof(hi), r->c.shift_hi_pct);
+		}
+		snprintf(ci, sizeof(ci), "%s [%s, %s]", sh, lo, hi);
+		if (isnan(r->c.p))
+			snprintf(p, sizeof(p), "-");
+		else
+			snprintf(p, sizeof(p), "%.4f", r->headline ? r->c.p : r->q);
+		report_verdict_text(r, v, sizeof(v));
+		fprintf(out, "%-34s %10s %8s %3zu | %8s %-22s | %10s %8s %3zu | %7s | %s\n",
+			name, ma, sa, r->c.na, ch, ci, mb, sb, r->c.nb, p, v);
+	}
+	if (shown < t->nrows)
+		fprintf(out, "(%zu other metrics did not change; --all lists them)\n",
+			t->nrows - shown);
+	if (nt->too_few)
+		fprintf(out, "note: fewer than 4 samples a side: no test is possible, measure more (--reps)\n");
+	if (nt->outliers_a || nt->outliers_b)
+		fprintf(out, "note: outliers in the headline (modified z-score > 3.5, kept): %zu in %s, %zu in %s\n",
+			nt->outliers_a, label_a, nt->outliers_b, label_b);
+	if (nt->drift_p_a < 0.05)
+		fprintf(out, "note: %s drifts with run order (Mann-Kendall p = %.3f): the machine changed during the runs\n",
+			label_a, nt->drift_p_a);
+	if (nt->drift_p_b < 0.05)
+		fprintf(out, "note: %s drifts with run order (Mann-Kendall p = %.3f): the machine changed during the runs\n",
+			label_b, nt->drift_p_b);
+	if (nt->env_diff_a[0])
+		fprintf(out, "note: samples of %s ran in different environments: %s\n",
+			label_a, nt->env_diff_a);
+	if (nt->env_diff_b[0])
+		fprintf(out, "note: samples of %s ran in different environments: %s\n",
+			label_b, nt->env_diff_b);
+	fputc('\n', out);
+}
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *report_compare_json(const struct stats_table *t)
+{
+	json_t *rows = json_array(), *j;
+
+	for (size_t i = 0; rows && i < t->nrows; i++) {
+		const struct stats_row *r = &t->rows[i];
+		char v[64];
+		json_t *row;
+
+		if (!r->shown)
+			continue;
+		report_verdict_text(r, v, sizeof(v));
+		row = json_pack("{s:s, s:s, s:s, s:b, s:{s:o, s:o, s:o, s:I}, s:{s:o, s:o, s:o, s:I}, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:b, s:s, s:s, s:I}",
+				"metric", r->metric, "unit", r->unit,
+				"better", dir_word(r->dir), "headline", r->headline,
+				"a", "median", jnum(r->c.median_a), "mean", jnum(r->c.mean_a),
+				"stddev_pct", jnum(r->c.sd_pct_a), "n", (json_int_t)r->c.na,
+				"b", "median", jnum(r->c.median_b), "mean", jnum(r->c.mean_b),
+				"stddev_pct", jnum(r->c.sd_pct_b), "n", (json_int_t)r->c.nb,
+				"change_mean_pct", jnum(r->c.change_mean_pct),
+				"shift_pct", jnum(r->c.shift_pct),
+				"shift_lo_pct", jnum(r->c.shift_lo_pct),
+				"shift_hi_pct", jnum(r->c.shift_hi_pct),
+				"shift_absolute", r->c.shift_abs,
+				"p", jnum(r->c.p), "q", jnum(r->q), "exact", r->c.exact,
+				"verdict", stats_verdict_name(r->c.verdict),
+				"verdict_text", v, "runs_needed", (json_int_t)r->c.runs_needed);
+		json_array_append_new(rows, row);
+	}
+	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s}}",
+		      "config_key", t->config_key, "test", t->test,
+		      "headline", t->headline, "rows", rows, "regressed", t->regressed,
+		      "notes", "too_few", t->notes.too_few,
+		      "outliers_a", (json_int_t)t->notes.outliers_a,
+		      "outliers_b", (json_int_t)t->notes.outliers_b,
+		      "drift_p_a", jnum(t->notes.drift_p_a),
+		      "drift_p_b", jnum(t->notes.drift_p_b),
+		      "env_diff_a", t->notes.env_diff_a,
+		      "env_diff_b", t->notes.env_diff_b);
+	return j;
+}
+
+void report_compare_csv_header(FILE *out)
+{
+	fprintf(out, "label_a,label_b,config,metric,unit,better,headline,a_median,a_stddev_pct,a_n,"
+		     "change_mean_pct,shift_pct,shift_lo_pct,shift_hi_pct,b_median,b_stddev_pct,b_n,p,q,verdict\n");
+}
+
+/* CSV fields: quote when they hold a comma or a quote. */
+static void csv_str(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void csv_num(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.10g", v);
+}
+
+void report_compare_csv(FILE *out, const struct stats_table *t,
+			const char *label_a, const char *label_b)
+{
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct stats_row *r = &t->rows[i];
+		char v[64];
+
+		if (!r->shown)
+			continue;
+		report_verdict_text(r, v, sizeof(v));
+		csv_str(out, label_a);
+		fputc(',', out);
+		csv_str(out, label_b);
+		fputc(',', out);
+		csv_str(out, t->config_key);
+		fprintf(out, ",%s,", r->metric);
+		csv_str(out, r->unit);
+		fprintf(out, ",%s,%d,", dir_word(r->dir), r->headline);
+		csv_num(out, r->c.median_a);
+		fputc(',', out);
+		csv_num(out, r->c.sd_pct_a);
+		fprintf(out, ",%zu,", r->c.na);
+		csv_num(out, r->c.change_mean_pct);
+		fputc(',', out);
+		csv_num(out, r->c.shift_pct);
+		fputc(',', out);
+		csv_num(out, r->c.shift_lo_pct);
+		fputc(',', out);
+		csv_num(out, r->c.shift_hi_pct);
+		fputc(',', out);
+		csv_num(out, r->c.median_b);
+		fputc(',', out);
+		csv_num(out, r->c.sd_pct_b);
+		fprintf(out, ",%zu,", r->c.nb);
+		csv_num(out, r->c.p);
+		fputc(',', out);
+		csv_num(out, r->q);
+		fputc(',', out);
+		csv_str(out, v);
+		fputc('\n', out);
+	}
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The compare table of one configuration: headline first, then what moved with it. */
+#include "stats/table.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/bh.h"
+
+/* Environment entries that should not differ within one label. */
+static const char *const fingerprint_keys[] = {
+	"client.kernel", "client.kernel_version", "client.machine",
+	"client.cpu_model", "client.online_cpus", "server.kernel",
+	"server.kernel_version", "server.cpu_model", "server.online_cpus",
+};
+
+const char *stats_headline_metric(const char *test)
+{
+	if (!strcmp(test, "tcp_rr") || !strcmp(test, "udp_rr"))
+		return "transactions.per_s";
+	if (!strcmp(test, "tcp_crr"))
+		return "crr.connects_per_s";
+	return "throughput.gbps";
+}
+
+void stats_table_opts_init(struct stats_table_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	stats_compare_opts_init(&o->cmp);
+	o->other_min_change_pct = 2.0;
+	o->counter_floor = 100;
+	o->profile_floor_pp = 1.0;
+}
+
+static const char *param_of(const struct base_sample *s, const char *key)
+{
+	for (size_t i = 0; i < s->nparams; i++)
+		if (!strcmp(s->params[i].key, key))
+			return s->params[i].val;
+	return "";
+}
+
+static const char *env_of(const struct base_sample *s, const char *key)
+{
+	for (size_t i = 0; i < s->nenv; i++)
+		if (!strcmp(s->env[i].key, key))
+			return s->env[i].val;
+	return "";
+}
+
+/* Which fingerprint entries differ among the samples of one label. */
+static void env_diff(const struct base_sample *const *s, size_t n, char *out,
+		     size_t len)
+{
+	size_t off = 0;
+
+	out[0] = '\0';
+	for (size_t k = 0; k < sizeof(fingerprint_keys) / sizeof(*fingerprint_keys); k++) {
+		for (size_t i = 1; i < n; i++) {
+			if (strcmp(env_of(s[0], fingerprint_keys[k]),
+				   env_of(s[i], fingerprint_keys[k]))) {
+				int w = snprintf(out + off, len - off, "%s%s",
+						 off ? ", " : "", fingerprint_keys[k]);
+
+				if (w > 0 && (size_t)w < len - off)
+					off += (size_t)w;
+				break;
+			}
+		}
+	}
+}
+
+static enum stats_better better_of(enum metric_dir d)
+{
+	return d == METRIC_HIGHER ? STATS_HIGHER :
+	       d == METRIC_LOWER ? STATS_LOWER : STATS_NEUTRAL;
+}
+
+/* Values of metric `name` in a[], in run order; n = how many had it. */
+static size_t values(const struct base_sample *const *s, size_t n,
+		     const char *name, double *out, const char **unit)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct sample_metric *m = base_sample_get(s[i], name);
+
+		if (m && isfinite(m->value)) {
+			out[k++] = m->value;
+			*unit = m->unit;
+		}
+	}
+	return k;
+}
+
+static bool is_profile(const char *name)
+{
+	return !strncmp(name, "profile.", 8);
+}
+
+static bool is_counter(const struct stats_row *r)
+{
+	return r->dir == METRIC_NEUTRAL && !is_profile(r->metric) &&
+	       strncmp(r->metric, "cpu.", 4) && strncmp(r->metric, "window.", 7);
+}
+
+/* Changed enough to show: significant after BH and past the floors. */
+static bool worth_showing(const struct stats_row *r,
+			  const struct stats_table_opts *o)
+{
+	double diff = fabs(r->c.median_b - r->c.median_a);
+
+	if (!(r->q < o->cmp.alpha))
+		return false;
+	if (is_profile(r->metric))
+		return diff >= o->profile_floor_pp;
+	if (is_counter(r))
+		return diff >= o->counter_floor;
+	return r->c.shift_abs || fabs(r->c.shift_pct) >= o->other_min_change_pct;
+}
+
+static int by_effect(const void *x, const void *y)
+{
+	const struct stats_row *a = x, *b = y;
+	double ea = fabs(a->c.shift_pct) / (a->noise_pct > 0 ? a->noise_pct : 1e-9);
+	double eb = fabs(b->c.shift_pct) / (b->noise_pct > 0 ? b->noise_pct : 1e-9);
+
+	if (a->headline != b->headline)
+		return a->headline ? -1 : 1;
+	if (isnan(ea))
+		ea = 0;
+	if (isnan(eb))
+		eb = 0;
+	return (eb > ea) - (eb < ea);
+}
+
+int stats_table_build(const struct base_sample *const *a, size_t na,
+		      const struct base_sample *const *b, size_t nb,
+		      const struct stats_table_opts *o, struct stats_table *out)
+{
+	size_t cap = na + nb, nrows = 0, nother = 0;
+	double *va = NULL, *vb = NULL, *p = NULL;
+	struct stats_row *rows = NULL;
+	int ret = -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	if (!na || !nb)
+		return -EINVAL;
+	snprintf(out->config_key, sizeof(out->config_key), "%s", a[0]->config_key);
+	snprintf(out->test, sizeof(out->test), "%.31s", param_of(a[0], "test"));
+	out->headline = stats_headline_metric(out->test);
+	va = malloc(cap * sizeof(*va));
+	vb = malloc(cap * sizeof(*vb));
+	rows = calloc(a[0]->nmetrics ? a[0]->nmetrics : 1, sizeof(*rows));
+	p = calloc(a[0]->nmetrics ? a[0]->nmetrics : 1, sizeof(*p));
+	if (!va || !vb || !rows || !p)
+		goto out;
+	/* the first sample of A names the metrics; each must exist in B too */
+	for (size_t m = 0; m < a[0]->nmetrics; m++) {
+		const char *name = a[0]->metrics[m].name, *unit = "";
+		struct stats_row *r = &rows[nrows];
+		size_t ka = values(a, na, name, va, &unit);
+		size_t kb = values(b, nb, name, vb, &unit);
+
+		if (!ka || !kb)
+			continue;
+		snprintf(r->metric, sizeof(r->metric), "%s", name);
+		snprintf(r->unit, sizeof(r->unit), "%s", unit);
+		r->dir = base_metric_dir(name);
+		r->headline = !strcmp(name, out->headline);
+		ret = stats_compare_samples(va, ka, vb, kb, better_of(r->dir),
+					    &o->cmp, &r->c);
+		if (ret)
+			goto out;
+		r->noise_pct = sqrt(((isnan(r->c.sd_pct_a) ? 0 : r->c.sd_pct_a * r->c.sd_pct_a) +
+				     (isnan(r->c.sd_pct_b) ? 0 : r->c.sd_pct_b * r->c.sd_pct_b)) / 2);
+		r->q = r->c.p;
+		if (!r->headline && !isnan(r->c.p))
+			p[nother++] = r->c.p;
+		nrows++;
+	}
+	/* Benjamini-Hochberg over the metrics that are not the headline */
+	if (nother && (ret = stats_bh(p, nother, p)))
+		goto out;
+	for (size_t i = 0, k = 0; i < nrows; i++) {
+		struct stats_row *r = &rows[i];
+
+		if (!r->headline && !isnan(r->c.p))
+			r->q = p[k++];
+		r->shown = r->headline || o->all || worth_showing(r, o);
+		if (r->headline) {
+			out->regressed = r->c.verdict == STATS_REGRESSION;
+			out->notes.too_few = r->c.verdict == STATS_TOO_FEW;
+			out->notes.outliers_a = r->c.outliers_a;
+			out->notes.outliers_b = r->c.outliers_b;
+			out->notes.drift_p_a = r->c.drift_p_a;
+			out->notes.drift_p_b = r->c.drift_p_b;
+		}
+	}
+	qsort(rows, nrows, sizeof(*rows), by_effect);
+	env_diff(a, na, out->notes.env_diff_a, sizeof(out->notes.env_diff_a));
+	env_diff(b, nb, out->notes.env_diff_b, sizeof(out->notes.env_diff_b));
+	out->rows = rows;
+	out->nrows = nrows;
+	rows = NULL;
+	ret = 0;
+out:
+	free(va);
+	free(vb);
+	free(p);
+	free(rows);
+	return ret;
+}
+
+void stats_table_release(struct stats_table *t)
+{
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* A/B comparison of one configuration over every metric: the rows of the compare table. */
+#ifndef NR_STATS_TABLE_H
+#define NR_STATS_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/sample.h"
+#include "stats/verdict.h"
+
+struct stats_table_opts {
+	struct stats_compare_opts cmp; /* alpha, min_change_pct (headline) ... */
+	double other_min_change_pct;   /* for the other metrics; 2.0 */
+	double counter_floor;          /* neutral counters: |median change| >= this per run; 100 */
+	double profile_floor_pp;       /* profile.* rows: >= this many percentage points; 1.0 */
+	bool all;                      /* list every metric, changed or not */
+};
+
+struct stats_row {
+	char metric[112];
+	char unit[16];
+	enum metric_dir dir;
+	bool headline;
+	struct stats_compare c;
+	double q;          /* Benjamini-Hochberg adjusted p over the other metrics */
+	double noise_pct;  /* pooled %stddev, for sorting by effect / noise */
+	bool shown;        /* passes the filters (always for the headline) */
+};
+
+/* Notes under a configuration's rows, when a guard fires. */
+struct stats_notes {
+	bool too_few;                /* fewer than min_n samples a side */
+	size_t outliers_a, outliers_b; /* headline values with |modified z| > 3.5 */
+	double drift_p_a, drift_p_b; /* headline trend with run order (NaN: untested) */
+	char env_diff_a[160], env_diff_b[160]; /* "client.kernel" etc. that differ within a label */
+};
+
+struct stats_table {
+	char config_key[1024];
+	char test[32];
+	const char *headline; /* metric name */
+	struct stats_row *rows; /* headline first, then shown rows by effect / noise */
+	size_t nrows;
+	struct stats_notes notes;
+	bool regressed;   /* the headline metric regressed */
+};
+
+/* The headline metric of a test (throughput.gbps, transactions.per_s...). */
+const char *stats_headline_metric(const char *test);
+
+void stats_table_opts_init(struct stats_table_opts *o);
+
+/*
+ * Compare samples a[0..na) against b[0..nb) of one configuration (in run
+ * order). Every metric present on both sides gets a row; the other metrics
+ * are tested at once with Benjamini-Hochberg control and shown when they
+ * changed beyond their floors (or always with o->all). Returns 0, -EINVAL
+ * (no samples) or -ENOMEM; release with stats_table_release(). No I/O.
+ */
+int stats_table_build(const struct base_sample *const *a, size_t na,
+		      const struct base_sample *const *b, size_t nb,
+		      const struct stats_table_opts *o, struct stats_table *out);
+void stats_table_release(struct stats_table *t);
+
+#endif

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# End to end: the SQLite store, import/export, and A/B compare verdicts on
+# a real, known slowdown.
+. "$(dirname "$0")/lib.sh"
+
+DB=$TMP/s.db
+md5() { md5sum "$1" | cut -d' ' -f1; }
+
+# Every run stores its samples; --reps repeats.
+timeout 60 "$NR" run tcp_stream -l 300ms --warmup 0 --reps 3 --label base --db "$DB" >"$TMP/out" 2>&1
+check "run --reps 3 exits 0" [ $? -eq 0 ]
+check "three samples stored under the label" \
+	[ "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples where label=?", ("base",)).fetchone()[0])' "$DB")" = 3 ]
+"$NR" labels --db "$DB" >"$TMP/labels"
+check "labels lists the label and its sample count" grep -qE '^ +3 samples +cc=default' "$TMP/labels"
+"$NR" show --db "$DB" base >"$TMP/show"
+check "show prints the label's summary" grep -qE '^throughput.gbps +[0-9.e+]+ +[0-9.]+% +3 ' "$TMP/show"
+timeout 60 "$NR" run tcp_stream -l 300ms --warmup 0 --label other >/dev/null 2>&1
+check "NETREGRESS_DB chooses the default database" [ -s "$NETREGRESS_DB" ]
+
+# Export, import into a fresh store; importing again adds nothing.
+"$NR" export --db "$DB" >"$TMP/all.jsonl"
+check "export writes one line per sample" [ "$(wc -l <"$TMP/all.jsonl")" -eq 3 ]
+"$NR" import --db "$TMP/copy.db" "$TMP/all.jsonl" >"$TMP/imp1"
+"$NR" import --db "$TMP/copy.db" "$TMP/all.jsonl" >"$TMP/imp2"
+check "import adds the samples once" grep -q "3 samples added, 0 already stored" "$TMP/imp1"
+check "importing again adds nothing" grep -q "0 samples added, 3 already stored" "$TMP/imp2"
+"$NR" export --db "$TMP/copy.db" >"$TMP/again.jsonl"
+check "export of the copy is identical" cmp -s "$TMP/all.jsonl" "$TMP/again.jsonl"
+timeout 60 "$NR" run udp_rr -l 300ms --warmup 0 --json --no-store >"$TMP/one.json"
+"$NR" import --db "$TMP/copy.db" "$TMP/one.json" >"$TMP/imp3"
+check "a run --json document imports (with its histogram)" grep -q "1 samples added" "$TMP/imp3"
+
+# Bad databases: a clear error, exit 3, the file untouched.
+printf 'this is not a database\n' >"$TMP/text.db"
+before=$(md5 "$TMP/text.db")
+timeout 30 "$NR" run tcp_stream -l 300ms --warmup 0 --db "$TMP/text.db" 2>"$TMP/err"
+rc=$?
+checkx "a text file as database: exit 3 naming it, before any test runs" \
+	'[ $rc -eq 3 ] && grep -q "text.db" "$TMP/err" && [ "$(md5 "$TMP/text.db")" = "$before" ]'
+cp "$DB" "$TMP/newer.db"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("pragma user_version=99"); c.commit()' "$TMP/newer.db"
+before=$(md5 "$TMP/newer.db")
+"$NR" labels --db "$TMP/newer.db" >/dev/null 2>"$TMP/err"
+rc=$?
+checkx "a newer schema: exit 3 naming both versions, file untouched" \
+	'[ $rc -eq 3 ] && grep -q "99" "$TMP/err" && [ "$(md5 "$TMP/newer.db")" = "$before" ]'
+head -c 3000 "$DB" >"$TMP/trunc.db"
+before=$(md5 "$TMP/trunc.db")
+"$NR" show --db "$TMP/trunc.db" base >/dev/null 2>"$TMP/err"
+rc=$?
+checkx "a truncated database: exit 3, file untouched" '[ $rc -eq 3 ] && [ "$(md5 "$TMP/trunc.db")" = "$before" ]'
+printf '{"schema_version": 1, "oops": true}\n' >"$TMP/bad.json"
+"$NR" import --db "$DB" "$TMP/bad.json" 2>"$TMP/err"
+rc=$?
+checkx "a bad result document: exit 3 naming the file" '[ $rc -eq 3 ] && grep -q "bad.json" "$TMP/err"'
+"$NR" compare --db "$DB" base nosuchlabel 2>"$TMP/err"
+rc=$?
+checkx "compare with an unknown label: exit 3 naming it" '[ $rc -eq 3 ] && grep -q "nosuchlabel" "$TMP/err"'
+
+# A/B on a known slowdown: B caps the TCP receive buffer (tcp_rmem) of a
+# namespace this test makes, so the receive window shrinks: same
+# configuration, much lower throughput.
+if ns=$(make_netns); then
+	CDB=$TMP/cmp.db
+	runs() { timeout 120 ip netns exec "$ns" "$NR" run tcp_stream -l 500ms --warmup 200ms --reps 6 --db "$CDB" --label "$1" >/dev/null 2>&1; }
+	runs A1
+	runs A2
+	ip netns exec "$ns" sysctl -q net.ipv4.tcp_rmem="4096 8192 8192"
+	runs B
+	"$NR" compare --db "$CDB" A1 B >"$TMP/cmp.txt"
+	rc=$?
+	checkx "compare finds the REGRESSION and exits 1" '[ $rc -eq 1 ] && grep -qE "^throughput.gbps \(higher\).*REGRESSION" "$TMP/cmp.txt"'
+	"$NR" compare --db "$CDB" A1 A2 >"$TMP/aa.txt"
+	rc=$?
+	checkx "identical settings give no REGRESSION (exit 0)" '[ $rc -eq 0 ] && ! grep -q "^throughput.gbps.*REGRESSION" "$TMP/aa.txt"'
+	"$NR" compare --db "$CDB" --json A1 B >"$TMP/cmp.json"
+	check "compare --json carries the verdict and the interval" \
+		jtrue "$TMP/cmp.json" 'd["regressed"] and d["configs"][0]["rows"][0]["metric"] == "throughput.gbps" and d["configs"][0]["rows"][0]["verdict"] == "REGRESSION" and d["configs"][0]["rows"][0]["shift_hi_pct"] < -2'
+	"$NR" compare --db "$CDB" --csv A1 B >"$TMP/cmp.csv"
+	check "compare --csv has a header and the headline row" grep -q "^A1,B,.*,throughput.gbps,Gbps,higher,1," "$TMP/cmp.csv"
+else
+	not_ok "cannot create a network namespace for the compare test"
+fi
+exit 0

@@ -1,0 +1,1223 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit tests for store/: schema, samples in and out, import/export, and files it must refuse untouched. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "base/err.h"
+#include "base/sample.h"
+#include "store/store.h"
+
+static char tmpdir[64];
+static unsigned id_seq;
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static const char *tmp_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", tmpdir, name);
+	return buf;
+}
+
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void write_all(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The bytes of a file, to prove an operation left it alone. */
+struct snapshot {
+	char *bytes;
+	size_t len;
+};
+
+static void snap(const char *path, struct snapshot *s)
+{
+	s->bytes = read_all(path, &s->len);
+}
+
+static void expect_unchanged(const char *path, struct snapshot *s)
+{
+	size_t len;
+	char *now = read_all(path, &len);
+
+	if (len != s->len || memcmp(now, s->bytes, len))
+		fail_msg("'%s' changed: %zu bytes before, %zu after", path,
+			 s->len, len);
+	free(now);
+	free(s->bytes);
+}
+
+/* Plain sqlite3 on a file, as another program would. */
+static void raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	char *msg = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+	sqlite3_close(db);
+}
+
+static int64_t raw_int(const char *path, const char *sql)
+{
+	sqlite3_stmt *q;
+	sqlite3 *db;
+	int64_t v;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	v = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return v;
+}
+
+/* A sample of label with configuration msg=<msg>; ids are unique per process. */
+static void make(struct base_sample *s, const char *label, int msg, double gbps)
+{
+	unsigned n = ++id_seq;
+
+	base_sample_init(s);
+	snprintf(s->id, sizeof(s->id), "%016llx%016llx",
+		 0x5eed000000000000ULL + n, (unsigned long long)getpid());
+	snprintf(s->label, sizeof(s->label), "%s", label);
+	snprintf(s->config_key, sizeof(s->config_key),
+		 "dir=send msg=%d streams=1 test=tcp_stream", msg);
+	s->wall_start_ns = 1700000000000000000LL + (int64_t)n * 1000000000LL;
+	s->duration_ns = 2000000000;
+	s->warmup_ns = 500000000;
+	snprintf(s->server, sizeof(s->server), "127.0.0.1:%u", 30000 + n);
+	assert_int_equal(base_sample_param(s, "dir", "send"), 0);
+	assert_int_equal(base_sample_param(s, "msg", "%d", msg), 0);
+	assert_int_equal(base_sample_param(s, "streams", "1"), 0);
+	assert_int_equal(base_sample_param(s, "test", "tcp_stream"), 0);
+	assert_int_equal(base_sample_env(s, "client.kernel", "%s", label), 0);
+	assert_int_equal(base_sample_env(s, "client.machine", "x86_64"), 0);
+	assert_int_equal(base_sample_env(s, "client.hostname", "host-%u", n), 0);
+	assert_int_equal(base_sample_env(s, "server.kernel", "%s", label), 0);
+	assert_int_equal(base_sample_set(s, "throughput.gbps", "Gbps", gbps), 0);
+	assert_int_equal(base_sample_set(s, "cpu.client.sys_pct", "%", gbps / 3), 0);
+	assert_int_equal(base_sample_alloc_flows(s, 1), 0);
+	s->flows[0].id = 0;
+	snprintf(s->flows[0].dir, sizeof(s->flows[0].dir), "send");
+	s->flows[0].rx_win_bytes = (uint64_t)(gbps * 1e9 / 8 * 2);
+	s->flows[0].rx_gbps = gbps;
+	s->flows[0].tx_gbps = gbps;
+	s->flows[0].has_tcp_info = true;
+	s->flows[0].tcpi_rtt_us = 40 + n;
+}
+
+static void add(struct store *st, const char *label, int msg, double gbps)
+{
+	struct base_sample s;
+	struct base_err err = { "" };
+	bool ins = false;
+
+	make(&s, label, msg, gbps);
+	if (store_add_sample(st, &s, &ins, &err))
+		fail_msg("add: %s", err.msg);
+	assert_true(ins);
+	base_sample_release(&s);
+}
+
+static struct store *open_ok(const char *path, unsigned flags)
+{
+	struct base_err err = { "" };
+	struct store *st = NULL;
+
+	if (store_open(path, flags, &st, &err))
+		fail_msg("open '%s': %s", path, err.msg);
+	assert_non_null(st);
+	return st;
+}
+
+static int sum_rows(void *ctx, const struct store_config_row *row)
+{
+	*(int64_t *)ctx += row->nsamples;
+	return 0;
+}
+
+static int64_t count_samples(struct store *st)
+{
+	struct base_err err = { "" };
+	int64_t n = 0;
+
+	if (store_labels(st, sum_rows, &n, &err))
+		fail_msg("labels: %s", err.msg);
+	return n;
+}
+
+/* Every stored document as a JSON array (in load order) with run orders. */
+struct loaded {
+	json_t *docs;
+	int64_t run_order[64];
+	size_t n;
+};
+
+static int collect(void *ctx, const struct base_sample *s, int64_t run_order)
+{
+	struct loaded *l = ctx;
+
+	assert_true(l->n < ARRAY_SIZE(l->run_order));
+	l->run_order[l->n++] = run_order;
+	json_array_append_new(l->docs, base_sample_to_json(s));
+	return 0;
+}
+
+static void load(struct store *st, const char *label, const char *config,
+		 struct loaded *l)
+{
+	struct base_err err = { "" };
+
+	l->docs = json_array();
+	l->n = 0;
+	if (store_load_samples(st, label, config, collect, l, &err))
+		fail_msg("load: %s", err.msg);
+}
+
+static void expect_open_fails(const char *path, unsigned flags, int want,
+			      const char *msg_part)
+{
+	struct base_err err = { "" };
+	struct store *st = (struct store *)&err; /* must be reset to NULL */
+	int ret = store_open(path, flags, &st, &err);
+
+	if (ret != want || !strstr(err.msg, msg_part))
+		fail_msg("open '%s': got %d '%s', want %d '...%s...'", path, ret,
+			 err.msg, want, msg_part);
+	assert_null(st);
+}
+
+/* ---- schema and open -------------------------------------------------- */
+
+static void test_open_memory_creates_schema_v1(void **state)
+{
+	struct base_err err = { "" };
+	struct store *st = open_ok(":memory:", STORE_CREATE);
+	int v = -1;
+
+	(void)state;
+	assert_int_equal(store_schema_version(st, &v, &err), 0);
+	assert_int_equal(v, STORE_SCHEMA_VERSION);
+	assert_int_equal(count_samples(st), 0);
+	store_close(st);
+	store_close(NULL);
+}
+
+static void test_open_file_creates_schema_user_version_and_wal(void **state)
+{
+	char path[128];
+	struct store *st;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "schema.db");
+	st = open_ok(path, STORE_CREATE);
+	store_close(st);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	assert_int_equal(raw_int(path, "PRAGMA application_id"), STORE_APPLICATION_ID);
+	/* WAL is recorded in the file header (bytes 18, 19 = 2) */
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+				 "name IN ('samples', 'params', 'metrics', 'env')"), 4);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND "
+				 "name IN ('samples_by_config', 'metrics_by_name')"), 2);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_table_info('samples')"), 12);
+}
+
+static void test_open_twice_leaves_schema_and_samples_alone(void **state)
+{
+	char path[128];
+	struct snapshot before;
+	struct store *st;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "twice.db");
+	st = open_ok(path, STORE_CREATE);
+	add(st, "a", 64, 1.0);
+	store_close(st);
+	snap(path, &before);
+	st = open_ok(path, STORE_CREATE);
+	store_close(st);
+	st = open_ok(path, 0);
+	assert_int_equal(count_samples(st), 1);
+	store_close(st);
+	/* an open of a current store migrates nothing and writes nothing */
+	expect_unchanged(path, &before);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 4);
+}
+
+static void test_open_missing_file_without_create_is_enoent(void **state)
+{
+	char path[128];
+
+	(void)state;
+	tmp_path(path, sizeof(path), "missing.db");
+	expect_open_fails(path, 0, -ENOENT, "cannot open database '");
+	expect_open_fails(path, STORE_READONLY, -ENOENT, "missing.db': No such file");
+	assert_false(exists(path));
+	expect_open_fails(path, STORE_READONLY | STORE_CREATE, -EINVAL, "invalid store flags");
+	expect_open_fails(path, 0x80, -EINVAL, "invalid store flags 0x80");
+	expect_open_fails(tmpdir, STORE_CREATE, -EISDIR, "it is a directory");
+}
+
+/* A text file named like a database: refused by name, not a byte written. */
+static void test_open_text_file_is_refused_untouched(void **state)
+{
+	char path[128], side[160];
+	struct snapshot before;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "x.db");
+	write_all(path, "this is not a database\nbut a note someone kept\n");
+	snap(path, &before);
+	expect_open_fails(path, STORE_CREATE, -EINVAL, "is not an sqlite database");
+	expect_open_fails(path, 0, -EINVAL, "'");
+	expect_open_fails(path, STORE_READONLY, -EINVAL, "x.db' is not an sqlite database");
+	expect_unchanged(path, &before);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	assert_false(exists(side));
+	snprintf(side, sizeof(side), "%s-journal", path);
+	assert_false(exists(side));
+}
+
+/* A store cut short (a copy that stopped half way) is corrupt: refused untouched. */
+static void test_open_truncated_store_is_refused_untouched(void **state)
+{
+	char path[128];
+	struct snapshot before;
+	struct store *st;
+	size_t len;
+	char *bytes;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "trunc.db");
+	st = open_ok(path, STORE_CREATE);
+	for (int i = 0; i < 40; i++)
+		add(st, "t", 64 + i, 1.0 + i);
+	store_close(st);
+	bytes = read_all(path, &len);
+	assert_true(len >= 8 * 4096);
+	assert_int_equal(truncate(path, (off_t)(len / 2)), 0);
+	free(bytes);
+	snap(path, &before);
+	expect_open_fails(path, 0, -EIO, "is corrupt");
+	expect_open_fails(path, STORE_CREATE, -EIO, "trunc.db' is corrupt");
+	expect_open_fails(path, STORE_READONLY, -EIO, "is corrupt");
+	expect_unchanged(path, &before);
+}
+
+static void test_open_newer_schema_version_is_refused_untouched(void **state)
+{
+	char path[128], want[256];
+	struct snapshot before;
+	struct store *st;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "newer.db");
+	st = open_ok(path, STORE_CREATE);
+	add(st, "n", 64, 1.0);
+	store_close(st);
+	raw_exec(path, "PRAGMA user_version = 99");
+	snap(path, &before);
+	snprintf(want, sizeof(want),
+		 "database '%s' has schema version 99, newer than this netregress supports (%d)",
+		 path, STORE_SCHEMA_VERSION);
+	expect_open_fails(path, STORE_CREATE, -ENOTSUP, want);
+	expect_open_fails(path, 0, -ENOTSUP, want);
+	expect_open_fails(path, STORE_READONLY, -ENOTSUP, want);
+	expect_unchanged(path, &before);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 99);
+}
+
+/* A newer version on a database made by hand (no store ever opened it). */
+static void test_open_newer_hand_made_database_names_both_versions(void **state)
+{
+	char path[128];
+	struct snapshot before;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "hand.db");
+	raw_exec(path, "PRAGMA user_version = 99");
+	snap(path, &before);
+	expect_open_fails(path, STORE_CREATE, -ENOTSUP, "schema version 99, newer than this netregress supports (1)");
+	expect_unchanged(path, &before);
+}
+
+static void test_open_other_applications_database_is_refused_untouched(void **state)
+{
+	char path[128];
+	struct snapshot before;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "other.db");
+	raw_exec(path, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')");
+	snap(path, &before);
+	expect_open_fails(path, STORE_CREATE, -EINVAL, "is an sqlite database but not a netregress store");
+	expect_unchanged(path, &before);
+	tmp_path(path, sizeof(path), "other-app.db");
+	raw_exec(path, "PRAGMA application_id = 1234");
+	snap(path, &before);
+	expect_open_fails(path, STORE_CREATE, -EINVAL, "another application (application_id 0x4d2)");
+	expect_unchanged(path, &before);
+}
+
+/* An empty file is an empty database: it becomes a store. */
+static void test_open_empty_file_becomes_a_store(void **state)
+{
+	char path[128];
+	struct store *st;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "empty.db");
+	write_all(path, "");
+	expect_open_fails(path, STORE_READONLY, -EINVAL,
+			  "has schema version 0, this netregress needs 1");
+	st = open_ok(path, 0);
+	add(st, "e", 64, 1.0);
+	store_close(st);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM samples"), 1);
+}
+
+/* ---- locking and read-only ------------------------------------------- */
+
+static void test_locked_store_is_a_clear_error_and_unchanged(void **state)
+{
+	char path[128], jpath[128], want[256];
+	struct base_err err = { "" };
+	struct snapshot before;
+	struct base_sample s;
+	struct store *st;
+	sqlite3 *holder;
+	size_t added = 7, skipped = 7;
+	bool ins = true;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "locked.db");
+	tmp_path(jpath, sizeof(jpath), "locked.jsonl");
+	st = open_ok(path, STORE_CREATE);
+	add(st, "l", 64, 1.0);
+	store_close(st);
+	snap(path, &before);
+
+	/* another writer holds the write lock for longer than we wait */
+	assert_int_equal(sqlite3_open(path, &holder), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(holder, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+
+	/* opening a current store needs no write lock */
+	st = open_ok(path, 0);
+	store_set_busy_timeout_ms(st, 50);
+	make(&s, "l", 64, 2.0);
+	snprintf(want, sizeof(want), "database '%s' is locked by another process", path);
+	assert_int_equal(store_add_sample(st, &s, &ins, &err), -EBUSY);
+	assert_false(ins);
+	if (!strstr(err.msg, want))
+		fail_msg("got '%s'", err.msg);
+
+	write_all(jpath, "");
+	assert_int_equal(store_import_file(st, jpath, &added, &skipped, &err), -EBUSY);
+	assert_non_null(strstr(err.msg, want));
+	assert_int_equal(added + skipped, 0);
+	/* reads go on while another process writes */
+	assert_int_equal(count_samples(st), 1);
+
+	sqlite3_exec(holder, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(holder);
+	expect_unchanged(path, &before);
+
+	/* the lock gone, the same sample goes in */
+	if (store_add_sample(st, &s, &ins, &err))
+		fail_msg("add: %s", err.msg);
+	assert_true(ins);
+	base_sample_release(&s);
+	store_close(st);
+}
+
+static void test_readonly_open_reads_and_refuses_writes(void **state)
+{
+	char path[128], jpath[128];
+	struct base_err err = { "" };
+	struct snapshot before;
+	struct base_sample s;
+	struct loaded l;
+	struct store *st;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "ro.db");
+	tmp_path(jpath, sizeof(jpath), "ro.jsonl");
+	st = open_ok(path, STORE_CREATE);
+	add(st, "r", 64, 3.0);
+	store_close(st);
+	snap(path, &before);
+
+	st = open_ok(path, STORE_READONLY);
+	load(st, "r", NULL, &l);
+	assert_int_equal(l.n, 1);
+	json_decref(l.docs);
+	make(&s, "r", 64, 1.0);
+	assert_int_equal(store_add_sample(st, &s, NULL, &err), -EROFS);
+	assert_non_null(strstr(err.msg, "was opened read-only"));
+	write_all(jpath, "");
+	assert_int_equal(store_import_file(st, jpath, NULL, NULL, &err), -EROFS);
+	base_sample_release(&s);
+	store_close(st);
+	expect_unchanged(path, &before);
+}
+
+/*
+ * chmod 0444: permission bits do not stop root, so as root the check runs
+ * in a child that drops to nobody (65534); it is skipped if that fails.
+ */
+static void test_open_for_writing_a_file_without_write_permission_is_erofs(void **state)
+{
+	char path[128];
+	struct snapshot before;
+	struct store *st;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "perm.db");
+	st = open_ok(path, STORE_CREATE);
+	add(st, "p", 64, 1.0);
+	store_close(st);
+	assert_int_equal(chmod(path, 0444), 0);
+	snap(path, &before);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct base_err err = { "" };
+		struct store *c = NULL;
+		int ret;
+
+		if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
+			_exit(77);
+		ret = store_open(path, 0, &c, &err);
+		if (ret != -EROFS || !strstr(err.msg, "is read-only for this process")) {
+			fprintf(stderr, "writer open: %d %s\n", ret, err.msg);
+			_exit(1);
+		}
+		/* a reader that cannot write the folder still reads the store */
+		if (store_open(path, STORE_READONLY, &c, &err)) {
+			fprintf(stderr, "reader open: %s\n", err.msg);
+			_exit(2);
+		}
+		ret = count_samples(c) == 1 ? 0 : 3;
+		store_close(c);
+		_exit(ret);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77)
+		skip();
+	assert_int_equal(WEXITSTATUS(status), 0);
+	expect_unchanged(path, &before);
+	chmod(path, 0644);
+}
+
+/* Two processes opening a new store at once and writing in turn lose nothing. */
+static void test_concurrent_writers_each_commit_every_sample(void **state)
+{
+	char path[128];
+	struct loaded l;
+	struct store *st;
+	pid_t pid[2];
+	int status;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "concurrent.db");
+	for (int p = 0; p < 2; p++) {
+		pid[p] = fork();
+		assert_true(pid[p] >= 0);
+		if (pid[p] == 0) {
+			struct base_err err = { "" };
+			struct store *c = NULL;
+			struct base_sample s;
+			int ret;
+
+			id_seq = 1000 * (unsigned)(p + 1);
+			if (store_open(path, STORE_CREATE, &c, &err)) {
+				fprintf(stderr, "child %d: open: %s\n", p, err.msg);
+				_exit(1);
+			}
+			for (int i = 0; i < 25; i++) {
+				make(&s, "c", 64, 1.0 + i);
+				ret = store_add_sample(c, &s, NULL, &err);
+				base_sample_release(&s);
+				if (ret) {
+					fprintf(stderr, "child %d: add: %s\n", p, err.msg);
+					_exit(2);
+				}
+			}
+			store_close(c);
+			_exit(0);
+		}
+	}
+	for (int p = 0; p < 2; p++) {
+		assert_int_equal(waitpid(pid[p], &status, 0), pid[p]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	st = open_ok(path, 0);
+	load(st, "c", NULL, &l);
+	assert_int_equal(l.n, 50);
+	for (size_t i = 0; i < l.n; i++)
+		assert_int_equal(l.run_order[i], (int64_t)i + 1);
+	json_decref(l.docs);
+	store_close(st);
+}
+
+/* ---- samples in and out ---------------------------------------------- */
+
+static void test_add_sample_then_duplicate_is_skipped(void **state)
+{
+	struct store *st = open_ok(":memory:", STORE_CREATE);
+	struct base_err err = { "" };
+	struct base_sample s;
+	bool ins = false;
+
+	(void)state;
+	make(&s, "a", 64, 1.5);
+	assert_int_equal(store_add_sample(st, &s, &ins, &err), 0);
+	assert_true(ins);
+	/* the same id again, even with other values: skipped, not an error */
+	s.metrics[0].value = 99;
+	assert_int_equal(store_add_sample(st, &s, &ins, &err), 0);
+	assert_false(ins);
+	assert_int_equal(store_add_sample(st, &s, NULL, &err), 0);
+	assert_int_equal(count_samples(st), 1);
+	base_sample_release(&s);
+	store_close(st);
+}
+
+static void test_add_sample_refuses_what_json_would_drop(void **state)
+{
+	struct store *st = open_ok(":memory:", STORE_CREATE);
+	struct base_err err = { "" };
+	struct base_sample s;
+	bool ins = true;
+
+	(void)state;
+	make(&s, "a", 64, 1.5);
+	assert_int_equal(base_sample_set(&s, "latency.p99_us", "us", NAN), 0);
+	assert_int_equal(store_add_sample(st, &s, &ins, &err), -EINVAL);
+	assert_false(ins);
+	assert_non_null(strstr(err.msg, "metric 'latency.p99_us' is not a finite number"));
+	assert_non_null(strstr(err.msg, s.id));
+	base_sample_release(&s);
+
+	make(&s, "a", 64, 1.5);
+	assert_int_equal(base_sample_param(&s, "cc", "bad\xff"), 0);
+	assert_int_equal(store_add_sample(st, &s, &ins, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "parameter 'cc' cannot be stored"));
+	base_sample_release(&s);
+
+	make(&s, "a", 64, 1.5);
+	s.id[0] = '\0';
+	assert_int_equal(store_add_sample(st, &s, &ins, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "'sample_id' must not be empty"));
+	base_sample_release(&s);
+	assert_int_equal(count_samples(st), 0);
+	store_close(st);
+}
+
+static void test_run_order_counts_per_label_and_config(void **state)
+{
+	struct store *st = open_ok(":memory:", STORE_CREATE);
+	struct loaded l;
+
+	(void)state;
+	/* interleaved, as a matrix runs them */
+	for (int round = 0; round < 3; round++) {
+		add(st, "A", 64, 1.0 + round);
+		add(st, "A", 256, 2.0 + round);
+		if (round < 2)
+			add(st, "B", 64, 3.0 + round);
+	}
+	load(st, "A", "dir=send msg=64 streams=1 test=tcp_stream", &l);
+	assert_int_equal(l.n, 3);
+	for (size_t i = 0; i < l.n; i++)
+		assert_int_equal(l.run_order[i], (int64_t)i + 1);
+	json_decref(l.docs);
+	load(st, "B", NULL, &l);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(l.run_order[0], 1);
+	assert_int_equal(l.run_order[1], 2);
+	json_decref(l.docs);
+	/* everything: by label, config_key, then run order */
+	load(st, NULL, NULL, &l);
+	assert_int_equal(l.n, 8);
+	{
+		static const int64_t want[] = { 1, 2, 3, 1, 2, 3, 1, 2 };
+
+		for (size_t i = 0; i < l.n; i++)
+			assert_int_equal(l.run_order[i], want[i]);
+	}
+	json_decref(l.docs);
+	/* one configuration across labels */
+	load(st, NULL, "dir=send msg=64 streams=1 test=tcp_stream", &l);
+	assert_int_equal(l.n, 5);
+	json_decref(l.docs);
+	store_close(st);
+}
+
+struct rows {
+	struct store_config_row row[8];
+	char text[8][3][128];
+	size_t n;
+};
+
+static int keep_row(void *ctx, const struct store_config_row *row)
+{
+	struct rows *r = ctx;
+
+	assert_true(r->n < ARRAY_SIZE(r->row));
+	r->row[r->n] = *row;
+	snprintf(r->text[r->n][0], 128, "%s", row->label);
+	snprintf(r->text[r->n][1], 128, "%s", row->config_key);
+	snprintf(r->text[r->n][2], 128, "%s", row->test);
+	r->row[r->n].label = r->text[r->n][0];
+	r->row[r->n].config_key = r->text[r->n][1];
+	r->row[r->n].test = r->text[r->n][2];
+	r->n++;
+	return 0;
+}
+
+static void test_labels_and_configs_give_one_row_per_config(void **state)
+{
+	struct store *st = open_ok(":memory:", STORE_CREATE);
+	struct base_err err = { "" };
+	struct base_sample s;
+	struct rows r = { .n = 0 };
+	int64_t t0;
+
+	(void)state;
+	t0 = 1700000000000000000LL + (int64_t)(id_seq + 1) * 1000000000LL;
+	add(st, "6.2", 256, 5.0);
+	add(st, "6.1", 64, 1.0);
+	add(st, "6.1", 64, 1.1);
+	add(st, "6.1", 256, 4.0);
+	/* the same label on another kernel build: a second fingerprint */
+	make(&s, "6.1", 64, 1.2);
+	snprintf(s.env[0].val, sizeof(s.env[0].val), "6.1-other");
+	assert_int_equal(store_add_sample(st, &s, NULL, &err), 0);
+	base_sample_release(&s);
+
+	assert_int_equal(store_labels(st, keep_row, &r, &err), 0);
+	assert_int_equal(r.n, 3);
+	assert_string_equal(r.row[0].label, "6.1");
+	assert_string_equal(r.row[0].config_key, "dir=send msg=256 streams=1 test=tcp_stream");
+	assert_int_equal(r.row[0].nsamples, 1);
+	assert_string_equal(r.row[1].label, "6.1");
+	assert_string_equal(r.row[1].config_key, "dir=send msg=64 streams=1 test=tcp_stream");
+	assert_string_equal(r.row[1].test, "tcp_stream");
+	assert_int_equal(r.row[1].nsamples, 3);
+	assert_true(r.row[1].first_started_at_ns == t0 + 1000000000LL);
+	assert_true(r.row[1].last_started_at_ns == t0 + 4000000000LL);
+	assert_int_equal(r.row[1].nfingerprints, 2);
+	assert_int_equal(r.row[0].nfingerprints, 1);
+	assert_string_equal(r.row[2].label, "6.2");
+	assert_true(r.row[2].first_started_at_ns == t0);
+	assert_true(r.row[2].last_started_at_ns == t0);
+
+	r.n = 0;
+	assert_int_equal(store_configs(st, "6.2", keep_row, &r, &err), 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.row[0].config_key, "dir=send msg=256 streams=1 test=tcp_stream");
+	r.n = 0;
+	assert_int_equal(store_configs(st, "7.0", keep_row, &r, &err), 0);
+	assert_int_equal(r.n, 0);
+	store_close(st);
+}
+
+static int stop_at_two(void *ctx, const struct store_config_row *row)
+{
+	(void)row;
+	return ++*(int *)ctx == 2 ? -ECANCELED : 0;
+}
+
+static int stop_loading(void *ctx, const struct base_sample *s, int64_t run_order)
+{
+	(void)s;
+	(void)run_order;
+	++*(int *)ctx;
+	return 1;
+}
+
+static void test_a_callback_can_stop_a_query(void **state)
+{
+	struct store *st = open_ok(":memory:", STORE_CREATE);
+	struct base_err err = { "" };
+	int calls = 0;
+
+	(void)state;
+	add(st, "a", 1, 1);
+	add(st, "b", 1, 1);
+	add(st, "c", 1, 1);
+	assert_int_equal(store_labels(st, stop_at_two, &calls, &err), -ECANCELED);
+	assert_int_equal(calls, 2);
+	calls = 0;
+	assert_int_equal(store_load_samples(st, NULL, NULL, stop_loading, &calls, &err), 1);
+	assert_int_equal(calls, 1);
+	store_close(st);
+}
+
+static void test_load_samples_gives_back_what_was_added(void **state)
+{
+	struct store *st = open_ok(":memory:", STORE_CREATE);
+	struct base_err err = { "" };
+	struct base_sample in[3];
+	struct loaded l;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		make(&in[i], "rt", 1024, 9.87654321012345 + i);
+		/* more than make() gives: an unknown metric, odd text, a histogram */
+		assert_int_equal(base_sample_set(&in[i], "future.metric", "x", -1e-9 * i), 0);
+		assert_int_equal(base_sample_env(&in[i], "server.cpu_model", "\"Xeon\"\t\\ é"), 0);
+		if (i == 1) { /* a request/response sample carries its histogram */
+			in[i].latency = malloc(sizeof(*in[i].latency));
+			assert_non_null(in[i].latency);
+			base_hist_init(in[i].latency);
+			for (uint64_t v = 1000; v < 5000000; v = v * 5 / 4)
+				base_hist_record(in[i].latency, v);
+			in[i].flows[0].tps = 12345.5;
+		}
+		if (store_add_sample(st, &in[i], NULL, &err))
+			fail_msg("add: %s", err.msg);
+	}
+	load(st, "rt", NULL, &l);
+	assert_int_equal(l.n, 3);
+	for (int i = 0; i < 3; i++) {
+		json_t *want = base_sample_to_json(&in[i]);
+
+		if (!json_equal(want, json_array_get(l.docs, (size_t)i))) {
+			char *a = json_dumps(want, JSON_COMPACT);
+			char *b = json_dumps(json_array_get(l.docs, (size_t)i), JSON_COMPACT);
+
+			fail_msg("sample %d differs:\n%s\n%s", i, a, b);
+		}
+		json_decref(want);
+		base_sample_release(&in[i]);
+	}
+	json_decref(l.docs);
+	store_close(st);
+}
+
+static void test_metric_values_come_in_run_order(void **state)
+{
+	struct store *st = open_ok(":memory:", STORE_CREATE);
+	struct base_err err = { "" };
+	static const double want[] = { 3.5, 1.25, 9.0, 2.0, 0.5 };
+	const char *key64 = "dir=send msg=64 streams=1 test=tcp_stream";
+	struct base_sample s;
+	double *v = NULL;
+	size_t n = 99;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		add(st, "m", 64, want[i]);
+		add(st, "m", 256, 100 + want[i]);
+		add(st, "other", 64, 42);
+	}
+	/* a sample without the metric is left out */
+	make(&s, "m", 64, 7);
+	s.nmetrics = 0;
+	assert_int_equal(store_add_sample(st, &s, NULL, &err), 0);
+	base_sample_release(&s);
+
+	assert_int_equal(store_metric_values(st, "m", key64, "throughput.gbps", &v, &n, &err), 0);
+	assert_int_equal(n, ARRAY_SIZE(want));
+	for (size_t i = 0; i < n; i++)
+		assert_true(v[i] == want[i]);
+	free(v);
+	/* every configuration of the label: by config_key ("msg=256" < "msg=64") */
+	assert_int_equal(store_metric_values(st, "m", NULL, "throughput.gbps", &v, &n, &err), 0);
+	assert_int_equal(n, 2 * ARRAY_SIZE(want));
+	assert_true(v[0] == 103.5 && v[5] == 3.5 && v[9] == 0.5);
+	free(v);
+	assert_int_equal(store_metric_values(st, "m", key64, "no.such.metric", &v, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_null(v);
+	assert_int_equal(store_metric_values(st, "m", key64, "cpu.client.sys_pct", &v, &n, &err), 0);
+	assert_int_equal(n, ARRAY_SIZE(want));
+	assert_true(v[2] == 9.0 / 3);
+	free(v);
+	store_close(st);
+}
+
+static void test_env_fingerprint_is_stable_and_ignores_other_entries(void **state)
+{
+	char a[STORE_FINGERPRINT_LEN + 1], b[STORE_FINGERPRINT_LEN + 1];
+	struct base_sample s, t;
+
+	(void)state;
+	make(&s, "f", 64, 1);
+	make(&t, "f", 256, 2); /* other host name, config and metrics */
+	store_env_fingerprint(&s, a);
+	store_env_fingerprint(&t, b);
+	assert_int_equal(strlen(a), STORE_FINGERPRINT_LEN);
+	assert_string_equal(a, b);
+	/*
+	 * pinned: the hash must not change between versions; the value is from
+	 * an independent FNV-1a 64 in Python over the text docs/schema.md gives
+	 */
+	assert_string_equal(a, "0aac221faab22c57");
+	snprintf(t.env[1].val, sizeof(t.env[1].val), "aarch64");
+	store_env_fingerprint(&t, b);
+	assert_string_not_equal(a, b);
+	base_sample_release(&s);
+	base_sample_release(&t);
+}
+
+/* ---- import and export ------------------------------------------------ */
+
+static char *doc_text(const char *label, int msg, double gbps, size_t flags)
+{
+	struct base_sample s;
+	json_t *doc;
+	char *text;
+
+	make(&s, label, msg, gbps);
+	doc = base_sample_to_json(&s);
+	text = json_dumps(doc, flags);
+	json_decref(doc);
+	base_sample_release(&s);
+	return text;
+}
+
+static void import_ok(struct store *st, const char *path, size_t want_added,
+		      size_t want_skipped)
+{
+	struct base_err err = { "" };
+	size_t added = 99, skipped = 99;
+
+	if (store_import_file(st, path, &added, &skipped, &err))
+		fail_msg("import: %s", err.msg);
+	assert_int_equal(added, want_added);
+	assert_int_equal(skipped, want_skipped);
+}
+
+static void test_import_one_document_an_array_and_json_lines(void **state)
+{
+	struct store *st = open_ok(":memory:", STORE_CREATE);
+	char one[128], arr[128], lines[128], buf[8192];
+	char *d[6];
+
+	(void)state;
+	for (int i = 0; i < 6; i++)
+		d[i] = doc_text("imp", 64, 1.0 + i, i == 0 ? JSON_INDENT(2) : JSON_COMPACT);
+	/* one pretty-printed document, with a byte order mark */
+	snprintf(buf, sizeof(buf), "\xef\xbb\xbf%s\n", d[0]);
+	write_all(tmp_path(one, sizeof(one), "one.json"), buf);
+	snprintf(buf, sizeof(buf), "[\n %s,\n %s\n]\n", d[1], d[2]);
+	write_all(tmp_path(arr, sizeof(arr), "arr.json"), buf);
+	snprintf(buf, sizeof(buf), "%s\n%s\r\n\n%s", d[3], d[4], d[5]);
+	write_all(tmp_path(lines, sizeof(lines), "lines.jsonl"), buf);
+
+	import_ok(st, one, 1, 0);
+	import_ok(st, arr, 2, 0);
+	import_ok(st, lines, 3, 0);
+	assert_int_equal(count_samples(st), 6);
+	/* again: nothing new */
+	import_ok(st, one, 0, 1);
+	import_ok(st, arr, 0, 2);
+	import_ok(st, lines, 0, 3);
+	assert_int_equal(count_samples(st), 6);
+
+	/* a document twice in one file is stored once */
+	snprintf(buf, sizeof(buf), "[%s, %s]", d[1], d[1]);
+	write_all(arr, buf);
+	import_ok(st, arr, 0, 2);
+	/* an empty file holds no documents */
+	write_all(one, " \n");
+	import_ok(st, one, 0, 0);
+	write_all(one, "[]");
+	import_ok(st, one, 0, 0);
+	for (int i = 0; i < 6; i++)
+		free(d[i]);
+	store_close(st);
+}
+
+static void expect_import_fails(struct store *st, const char *path, int want,
+				const char *msg)
+{
+	struct base_err err = { "" };
+	size_t added = 99, skipped = 99;
+	int ret = store_import_file(st, path, &added, &skipped, &err);
+
+	if (ret != want || strcmp(err.msg, msg))
+		fail_msg("import: got %d '%s', want %d '%s'", ret, err.msg, want, msg);
+	assert_int_equal(added + skipped, 0);
+}
+
+static void test_import_is_all_or_nothing_and_names_file_and_document(void **state)
+{
+	struct store *st = open_ok(":memory:", STORE_CREATE);
+	char path[128], buf[8192], want[512];
+	char *good[2], *bad;
+	json_t *doc;
+
+	(void)state;
+	good[0] = doc_text("all", 64, 1, JSON_COMPACT);
+	good[1] = doc_text("all", 64, 2, JSON_COMPACT);
+	doc = json_loads(good[1], 0, NULL);
+	json_object_set_new(json_object_get(json_object_get(doc, "metrics"), "throughput.gbps"),
+			    "value", json_string("fast"));
+	json_object_set_new(doc, "sample_id", json_string("ffffffffffffffffffffffffffffffff"));
+	bad = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	tmp_path(path, sizeof(path), "bad.jsonl");
+
+	/* JSON lines: the third document is bad; the first two are not kept */
+	snprintf(buf, sizeof(buf), "%s\n%s\n%s\n", good[0], good[1], bad);
+	write_all(path, buf);
+	snprintf(want, sizeof(want),
+		 "%s: document 3 (line 3): result document: 'metrics.throughput.gbps.value' must be a number",
+		 path);
+	expect_import_fails(st, path, -EINVAL, want);
+	assert_int_equal(count_samples(st), 0);
+
+	/* an array: the second element */
+	snprintf(buf, sizeof(buf), "[%s,\n%s]", good[0], bad);
+	write_all(path, buf);
+	snprintf(want, sizeof(want),
+		 "%s: document 2: result document: 'metrics.throughput.gbps.value' must be a number",
+		 path);
+	expect_import_fails(st, path, -EINVAL, want);
+	snprintf(buf, sizeof(buf), "[%s, 3]", good[0]);
+	write_all(path, buf);
+	snprintf(want, sizeof(want), "%s: document 2: not a json object", path);
+	expect_import_fails(st, path, -EINVAL, want);
+
+	/* broken json on line 4, after a blank line */
+	snprintf(buf, sizeof(buf), "%s\n%s\n\n{\"schema_version\": 1,,}\n", good[0], good[1]);
+	write_all(path, buf);
+	snprintf(want, sizeof(want),
+		 "%s: document 3 (line 4): invalid json: string or '}' expected near ','", path);
+	expect_import_fails(st, path, -EINVAL, want);
+	/* trailing garbage */
+	snprintf(buf, sizeof(buf), "%s\ngarbage\n", good[0]);
+	write_all(path, buf);
+	snprintf(want, sizeof(want),
+		 "%s: document 2 (line 2): invalid json: '[' or '{' expected near 'garbage'", path);
+	expect_import_fails(st, path, -EINVAL, want);
+	/* an array is only allowed as the whole file */
+	snprintf(buf, sizeof(buf), "%s\n[%s]\n", good[0], good[1]);
+	write_all(path, buf);
+	snprintf(want, sizeof(want),
+		 "%s: document 2 (line 2): an array of documents must be the whole file", path);
+	expect_import_fails(st, path, -EINVAL, want);
+	/* a newer document version */
+	snprintf(buf, sizeof(buf), "%s", good[0]);
+	memcpy(strstr(buf, "\"schema_version\":1"), "\"schema_version\":7", 18);
+	write_all(path, buf);
+	snprintf(want, sizeof(want),
+		 "%s: document 1 (line 1): result document: schema_version 7 is newer than this netregress reads (1)",
+		 path);
+	expect_import_fails(st, path, -EINVAL, want);
+	assert_int_equal(count_samples(st), 0);
+
+	/* files that cannot be read */
+	tmp_path(path, sizeof(path), "nope.json");
+	snprintf(want, sizeof(want), "cannot open '%s': No such file or directory", path);
+	expect_import_fails(st, path, -ENOENT, want);
+	snprintf(want, sizeof(want), "cannot import '%s': it is a directory", tmpdir);
+	expect_import_fails(st, tmpdir, -EISDIR, want);
+	/* over the cap: a sparse file, nothing is read */
+	tmp_path(path, sizeof(path), "huge.json");
+	write_all(path, "");
+	assert_int_equal(truncate(path, (off_t)STORE_IMPORT_MAX_BYTES + 1), 0);
+	snprintf(want, sizeof(want), "'%s' is larger than the import limit of 256 MiB", path);
+	expect_import_fails(st, path, -EFBIG, want);
+	unlink(path);
+
+	free(good[0]);
+	free(good[1]);
+	free(bad);
+	store_close(st);
+}
+
+static void test_export_then_import_gives_identical_samples(void **state)
+{
+	struct store *a = open_ok(":memory:", STORE_CREATE), *b;
+	char p1[128], p2[128], p3[128];
+	struct base_err err = { "" };
+	struct loaded la, lb;
+	char *t1, *t2, *t3;
+	size_t n1, n2, n3;
+	FILE *f;
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		add(a, "x", 64, 1.0 / (i + 3));
+		add(a, "y", 64, 2.0 + i);
+		add(a, "x", 512, 3.0e-7 * i);
+	}
+	tmp_path(p1, sizeof(p1), "export1.jsonl");
+	tmp_path(p2, sizeof(p2), "export2.jsonl");
+	tmp_path(p3, sizeof(p3), "export-x.jsonl");
+	f = fopen(p1, "w");
+	assert_int_equal(store_export(a, NULL, f, &err), 0);
+	fclose(f);
+	f = fopen(p3, "w");
+	assert_int_equal(store_export(a, "x", f, &err), 0);
+	fclose(f);
+
+	b = open_ok(":memory:", STORE_CREATE);
+	import_ok(b, p1, 12, 0);
+	f = fopen(p2, "w");
+	assert_int_equal(store_export(b, NULL, f, &err), 0);
+	fclose(f);
+	t1 = read_all(p1, &n1);
+	t2 = read_all(p2, &n2);
+	t3 = read_all(p3, &n3);
+	/* byte for byte, one document per line */
+	assert_int_equal(n1, n2);
+	assert_memory_equal(t1, t2, n1);
+	{
+		size_t lines = 0;
+
+		for (size_t i = 0; i < n1; i++)
+			lines += t1[i] == '\n';
+		assert_int_equal(lines, 12);
+		lines = 0;
+		for (size_t i = 0; i < n3; i++)
+			lines += t3[i] == '\n';
+		assert_int_equal(lines, 8);
+	}
+	/* and the same samples in the same run order */
+	load(a, NULL, NULL, &la);
+	load(b, NULL, NULL, &lb);
+	assert_int_equal(la.n, 12);
+	assert_int_equal(la.n, lb.n);
+	assert_true(json_equal(la.docs, lb.docs));
+	assert_memory_equal(la.run_order, lb.run_order, la.n * sizeof(la.run_order[0]));
+	json_decref(la.docs);
+	json_decref(lb.docs);
+	import_ok(b, p3, 0, 8);
+	free(t1);
+	free(t2);
+	free(t3);
+	store_close(a);
+	store_close(b);
+}
+
+static void test_export_reports_a_failed_write(void **state)
+{
+	struct store *st = open_ok(":memory:", STORE_CREATE);
+	struct base_err err = { "" };
+	FILE *f;
+
+	(void)state;
+	add(st, "w", 64, 1);
+	f = fopen("/dev/full", "w");
+	if (!f) {
+		store_close(st);
+		skip();
+	}
+	assert_int_equal(store_export(st, NULL, f, &err), -EIO);
+	assert_non_null(strstr(err.msg, "cannot write the export"));
+	fclose(f);
+	store_close(st);
+}
+
+/* ---- fixture ---------------------------------------------------------- */
+
+static int make_tmpdir(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/nr-store-XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	/* the permission test drops to nobody, who must reach the files */
+	return chmod(tmpdir, 0755);
+}
+
+static int remove_tmpdir(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_open_memory_creates_schema_v1),
+		cmocka_unit_test(test_open_file_creates_schema_user_version_and_wal),
+		cmocka_unit_test(test_open_twice_leaves_schema_and_samples_alone),
+		cmocka_unit_test(test_open_missing_file_without_create_is_enoent),
+		cmocka_unit_test(test_open_text_file_is_refused_untouched),
+		cmocka_unit_test(test_open_truncated_store_is_refused_untouched),
+		cmocka_unit_test(test_open_newer_schema_version_is_refused_untouched),
+		cmocka_unit_test(test_open_newer_hand_made_database_names_both_versions),
+		cmocka_unit_test(test_open_other_applications_database_is_refused_untouched),
+		cmocka_unit_test(test_open_empty_file_becomes_a_store),
+		cmocka_unit_test(test_locked_store_is_a_clear_error_and_unchanged),
+		cmocka_unit_test(test_readonly_open_reads_and_refuses_writes),
+		cmocka_unit_test(test_open_for_writing_a_file_without_write_permission_is_erofs),
+		cmocka_unit_test(test_concurrent_writers_each_commit_every_sample),
+		cmocka_unit_test(test_add_sample_then_duplicate_is_skipped),
+		cmocka_unit_test(test_add_sample_refuses_what_json_would_drop),
+		cmocka_unit_test(test_run_order_counts_per_label_and_config),
+		cmocka_unit_test(test_labels_and_configs_give_one_row_per_config),
+		cmocka_unit_test(test_a_callback_can_stop_a_query),
+		cmocka_unit_test(test_load_samples_gives_back_what_was_added),
+		cmocka_unit_test(test_metric_values_come_in_run_order),
+		cmocka_unit_test(test_env_fingerprint_is_stable_and_ignores_other_entries),
+		cmocka_unit_test(test_import_one_document_an_array_and_json_lines),
+		cmocka_unit_test(test_import_is_all_or_nothing_and_names_file_and_document),
+		cmocka_unit_test(test_export_then_import_gives_identical_samples),
+		cmocka_unit_test(test_export_reports_a_failed_write),
+	};
+
+	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}
