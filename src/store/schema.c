@@ -205,7 +205,7 @@ static int check_file_tx(struct store *st, int64_t *version, struct base_err *er
 	if (*version < 0 || (*version > 0 && app == 0) ||
 	    (*version == 0 && ntables > 0))
 		return base_err_set(err, -EINVAL,
-				    "'%s' is an sqlite database but not a netregress store (user_version %lld, %lld tables)",
+				    "'%s' is an sqlite database but not a netregress store (user_version %lld, %lld schema entries)",
 				    st->path, (long long)*version, (long long)ntables);
 	return 0;
 }
@@ -301,19 +301,20 @@ static int configure(struct store *st, struct base_err *err)
 /* "file:<path>?immutable=1", the path %-escaped where a URI needs it. */
 static char *immutable_uri(const char *path)
 {
-	size_t n = strlen(path);
-	char *uri = malloc(3 * n + 32), *p;
+	size_t cap = 3 * strlen(path) + 32, len;
+	char *uri = malloc(cap);
 
 	if (!uri)
 		return NULL;
-	p = stpcpy(uri, "file:");
+	len = (size_t)snprintf(uri, cap, "file:");
 	for (; *path; path++) {
 		if (*path == '%' || *path == '?' || *path == '#')
-			p += sprintf(p, "%%%02X", (unsigned char)*path);
+			len += (size_t)snprintf(uri + len, cap - len, "%%%02X",
+						(unsigned char)*path);
 		else
-			*p++ = *path;
+			uri[len++] = *path;
 	}
-	strcpy(p, "?immutable=1");
+	snprintf(uri + len, cap - len, "?immutable=1");
 	return uri;
 }
 
