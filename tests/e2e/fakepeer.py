@@ -51,7 +51,9 @@ def client(mode, port):
                "msg": 1024, "sndbuf": 0, "rcvbuf": 0, "remote_sndbuf": 0,
                "remote_rcvbuf": 0, "nodelay": False, "ipv": 4, "cc": "",
                "batch": 1, "cpus": "", "remote_cpus": "",
-               "duration_ns": 1000000000, "warmup_ns": 0, "interval_ns": 0}
+               "duration_ns": 1000000000, "warmup_ns": 0, "interval_ns": 0,
+               "req": 0, "resp": 0, "burst": 0, "rate": 0,
+               "rr_timeout_ns": 200000000}
         s.sendall(frame({"type": "setup", "config": cfg, "udp_ports": []}))
         ok = recv_frame(s)
         d = socket.socket()
