@@ -15,6 +15,9 @@
 #   REPS   repetitions of each row (default 5)
 #   DUR    measured seconds of each run (default 10); ours also runs a 2 s
 #          warm-up (--warmup 2s) and iperf3 omits its first 2 s (-O 2)
+#   NETREGRESS  a netregress binary to measure instead of building
+#          $repo/build/netregress with make (e.g. a copy kept apart from a
+#          tree that is being rebuilt)
 #
 # The script talks to 127.0.0.1 only, starts its own iperf3 and sockperf
 # servers on free ports, and on every exit path ends the processes it
@@ -27,7 +30,7 @@ REPS=${REPS:-5}
 DUR=${DUR:-10}
 WARM=2
 HOST=127.0.0.1
-NR="$repo/build/netregress"
+NR=${NETREGRESS:-$repo/build/netregress}
 
 case $REPS in '' | *[!0-9]* | 0) echo "peers.sh: REPS must be a positive integer" >&2; exit 2 ;; esac
 case $DUR in '' | *[!0-9]* | 0) echo "peers.sh: DUR must be a positive integer (seconds)" >&2; exit 2 ;; esac
@@ -81,7 +84,9 @@ if [ ${#need[@]} -gt 0 ]; then
 		{ $SUDO apt-get update >&2 && $SUDO apt-get install -y "${need[@]}" >&2; } ||
 		{ log "peers.sh: cannot install ${need[*]}"; exit 1; }
 fi
-if ! make -C "$repo" >&2; then
+if [ -n "${NETREGRESS:-}" ]; then
+	[ -x "$NR" ] || { log "peers.sh: NETREGRESS=$NR is not executable"; exit 1; }
+elif ! make -C "$repo" >&2; then
 	[ -x "$NR" ] || { log "peers.sh: building netregress failed"; exit 1; }
 	log "peers.sh: make failed; going on with the existing $NR"
 fi
@@ -348,7 +353,8 @@ stats() {
 
 ver_nr=$("$NR" --version 2>/dev/null | head -n 1)
 [ -n "$ver_nr" ] || ver_nr=$(jq -r '.tool // empty' "$tmp/ours.json" 2>/dev/null)
-rev=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null)
+rev=
+[ -z "${NETREGRESS:-}" ] && rev=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null)
 [ -n "$rev" ] && [ -n "$(git -C "$repo" status --porcelain -- src Makefile 2>/dev/null)" ] && rev="$rev+dirty"
 [ -n "$rev" ] && ver_nr="${ver_nr:-netregress} (git $rev)"
 ver_ip=$(iperf3 --version 2>/dev/null | head -n 1)
@@ -357,7 +363,7 @@ ver_sp=$(sockperf --version 2>/dev/null | head -n 1)
 echo "netregress vs peers on loopback (127.0.0.1)"
 echo "machine : $(nproc) cpus, $(uname -r) ($(uname -m)), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
 echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD0 at start, $LOAD1 at end"
-echo "tools   : ${ver_nr:-netregress}; $ver_ip; $ver_sp"
+echo "tools   : ${ver_nr:-netregress} at $NR; $ver_ip; $ver_sp"
 echo "runs    : REPS=$REPS, DUR=${DUR}s measured (ours --warmup ${WARM}s; iperf3 -O $WARM), interleaved ours/peer per repetition"
 echo
 fmt='%-36s %-8s %9s %17s %9s %17s %9s %10s %10s %5s\n'

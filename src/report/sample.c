@@ -34,20 +34,28 @@ static void fmt_buf(uint64_t v, char *buf, size_t len)
 
 void report_sample_table(FILE *out, const struct base_sample *s)
 {
-	bool udp = !strcmp(param(s, "test"), "udp_stream");
+	const char *test = param(s, "test");
+	bool rr = strstr(test, "_rr") || strstr(test, "_crr");
+	bool udp = !strncmp(test, "udp", 3);
 	char dur[BASE_DURATION_STRLEN], wu[BASE_DURATION_STRLEN];
 
 	base_format_duration(s->duration_ns, dur, sizeof(dur));
 	base_format_duration(s->warmup_ns, wu, sizeof(wu));
 	fprintf(out, "%s  label %s  server %s (%s)  %s after %s warm-up\n",
-		param(s, "test"), s->label, s->server, env(s, "server.kernel"),
-		dur, wu);
+		test, s->label, s->server, env(s, "server.kernel"), dur, wu);
 	fprintf(out, "config: %s\n\n", s->config_key);
-	fprintf(out, "%4s %-4s %12s %12s %9s %9s %9s %9s", "flow", "dir",
-		"recv Gbps", "send Gbps", "c.sndbuf", "c.rcvbuf", "s.sndbuf",
-		"s.rcvbuf");
+	if (rr)
+		fprintf(out, "%4s %14s %9s %9s %9s %9s", "flow", "trans/s",
+			"c.sndbuf", "c.rcvbuf", "s.sndbuf", "s.rcvbuf");
+	else
+		fprintf(out, "%4s %-4s %12s %12s %9s %9s %9s %9s", "flow", "dir",
+			"recv Gbps", "send Gbps", "c.sndbuf", "c.rcvbuf",
+			"s.sndbuf", "s.rcvbuf");
 	if (udp)
-		fprintf(out, " %10s %8s %6s\n", "lost", "reorder", "dup");
+		fprintf(out, " %10s %8s %6s\n", "lost", rr ? "-" : "reorder",
+			rr ? "late" : "dup");
+	else if (!strcmp(test, "tcp_crr"))
+		fprintf(out, " %10s\n", "failures");
 	else
 		fprintf(out, " %7s %7s %6s\n", "retrans", "rtt_us", "cwnd");
 	for (size_t i = 0; i < s->nflows; i++) {
@@ -58,22 +66,28 @@ void report_sample_table(FILE *out, const struct base_sample *s)
 		fmt_buf(f->client_rcvbuf, b[1], sizeof(b[1]));
 		fmt_buf(f->server_sndbuf, b[2], sizeof(b[2]));
 		fmt_buf(f->server_rcvbuf, b[3], sizeof(b[3]));
-		fprintf(out, "%4u %-4s %12.3f %12.3f %9s %9s %9s %9s", f->id, f->dir,
-			f->rx_gbps, f->tx_gbps, b[0], b[1], b[2], b[3]);
+		if (rr)
+			fprintf(out, "%4u %14.1f %9s %9s %9s %9s", f->id, f->tps,
+				b[0], b[1], b[2], b[3]);
+		else
+			fprintf(out, "%4u %-4s %12.3f %12.3f %9s %9s %9s %9s", f->id,
+				f->dir, f->rx_gbps, f->tx_gbps, b[0], b[1], b[2], b[3]);
 		if (udp)
 			fprintf(out, " %10" PRIu64 " %8" PRIu64 " %6" PRIu64 "\n",
 				f->udp_lost, f->udp_reordered, f->udp_dup);
+		else if (!strcmp(test, "tcp_crr"))
+			fprintf(out, " %10" PRIu64 "\n", f->fails);
 		else if (f->has_tcp_info)
 			fprintf(out, " %7u %7u %6u\n", f->tcpi_retrans,
 				f->tcpi_rtt_us, f->tcpi_snd_cwnd);
 		else
 			fprintf(out, "\n");
 	}
-	fprintf(out, "\n%-32s %14s  %-6s %s\n", "metric", "value", "unit", "better");
+	fprintf(out, "\n%-40s %14s  %-7s %s\n", "metric", "value", "unit", "better");
 	for (size_t i = 0; i < s->nmetrics; i++) {
 		const struct sample_metric *m = &s->metrics[i];
 
-		fprintf(out, "%-32s %14.4g  %-6s %s\n", m->name, m->value, m->unit,
+		fprintf(out, "%-40s %14.4g  %-7s %s\n", m->name, m->value, m->unit,
 			base_metric_dir_name(base_metric_dir(m->name)));
 	}
 }
