@@ -53,6 +53,9 @@ static const char run_help[] =
 	"      --db PATH           store samples here (default $NETREGRESS_DB or\n"
 	"                          ./netregress.db), each the moment it finishes\n"
 	"      --no-store          do not store\n"
+	"      --profile           sample the kernel on the test's CPUs, both ends;\n"
+	"                          stores profile.self.<symbol> shares, prints the top\n"
+	"      --no-collect        no kernel counters, no perf counters\n"
 	"      --json              print one JSON document (docs/results.md)\n"
 	"      --connect-timeout TIME   (default 5s)\n"
 	"      --control-timeout TIME   longest silence from the server (10s)\n";
@@ -61,7 +64,8 @@ enum {
 	OPT_WARMUP = 256, OPT_THREADS, OPT_DIR, OPT_SNDBUF, OPT_RCVBUF,
 	OPT_RSNDBUF, OPT_RRCVBUF, OPT_CC, OPT_BATCH, OPT_CPUS, OPT_RCPUS,
 	OPT_LABEL, OPT_JSON, OPT_CTIMEOUT, OPT_CONTROL_TIMEOUT, OPT_BURST,
-	OPT_RATE, OPT_RR_TIMEOUT, OPT_DB, OPT_NO_STORE, OPT_REPS,
+	OPT_RATE, OPT_RR_TIMEOUT, OPT_DB, OPT_NO_STORE, OPT_REPS, OPT_PROFILE,
+	OPT_NO_COLLECT,
 };
 
 static const struct option run_opts[] = {
@@ -94,6 +98,8 @@ static const struct option run_opts[] = {
 	{ "db", required_argument, NULL, OPT_DB },
 	{ "no-store", no_argument, NULL, OPT_NO_STORE },
 	{ "reps", required_argument, NULL, OPT_REPS },
+	{ "profile", no_argument, NULL, OPT_PROFILE },
+	{ "no-collect", no_argument, NULL, OPT_NO_COLLECT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -238,6 +244,8 @@ int cmd_run(int argc, char **argv)
 		.connect_timeout_ns = 5 * NS_PER_S,
 		.control_timeout_ns = 10 * NS_PER_S,
 		.interrupted = &cli_interrupted,
+		.counters = true,
+		.perf = true,
 	};
 	struct job_config *c = &o.cfg;
 	struct base_err err = { "" };
@@ -365,6 +373,12 @@ int cmd_run(int argc, char **argv)
 		case OPT_NO_STORE:
 			no_store = true;
 			break;
+		case OPT_PROFILE:
+			o.profile = true;
+			break;
+		case OPT_NO_COLLECT:
+			o.counters = o.perf = false;
+			break;
 		case OPT_REPS:
 			if (!cli_u64("--reps", optarg, 1, 100000, &reps))
 				return EXIT_USAGE;
@@ -457,8 +471,8 @@ int cmd_run(int argc, char **argv)
 		}
 		o.host = c->ipv == 6 ? "::1" : "127.0.0.1";
 	}
-	code = run_reps(&o, label, json, st, cli_db_path(db), reps,
-			is_loopback(o.host));
+	o.same_host = is_loopback(o.host);
+	code = run_reps(&o, label, json, st, cli_db_path(db), reps, o.same_host);
 	store_close(st);
 	engine_local_server_stop(server);
 	return code;

@@ -340,6 +340,36 @@ static int watch(struct client *c, int64_t until, struct base_err *err)
 	}
 }
 
+/*
+ * What this end collects: its own CPUs, or on a shared machine both ends'
+ * (every CPU unless both ends are pinned).
+ */
+static void local_collect(const struct engine_client_opts *o,
+			  struct engine_collect *col)
+{
+	const struct job_config *cfg = &o->cfg;
+
+	memset(col, 0, sizeof(*col));
+	col->counters = o->counters;
+	col->perf = o->perf;
+	col->profile = o->profile;
+	col->cpus = cfg->cpus;
+	if (o->same_host) {
+		if (!cfg->cpus.n || !cfg->remote_cpus.n) {
+			col->cpus.n = 0;
+			return;
+		}
+		for (int i = 0; i < cfg->remote_cpus.n; i++) {
+			bool seen = false;
+
+			for (int k = 0; k < col->cpus.n && !seen; k++)
+				seen = col->cpus.cpu[k] == cfg->remote_cpus.cpu[i];
+			if (!seen && col->cpus.n < BASE_CPU_MAX)
+				col->cpus.cpu[col->cpus.n++] = cfg->remote_cpus.cpu[i];
+		}
+	}
+}
+
 static int run_test(struct client *c, struct engine_run *out,
 		    struct base_err *err)
 {
@@ -360,6 +390,7 @@ static int run_test(struct client *c, struct engine_run *out,
 		.drain_ns = 5 * NS_PER_S,
 	};
 	json_t *m = NULL, *ports = json_array(), *res = NULL;
+	struct engine_collect col;
 	int64_t t_end;
 	int ret, jret;
 
@@ -367,9 +398,13 @@ static int run_test(struct client *c, struct engine_run *out,
 		return base_err_set(err, -ENOMEM, "out of memory");
 	if (eo.udp && (ret = udp_prepare(c, ports, err)))
 		goto out;
-	ret = send_msg(c, proto_msg("setup", json_pack("{s:o, s:O}",
+	local_collect(c->o, &col);
+	ret = send_msg(c, proto_msg("setup", json_pack("{s:o, s:O, s:{s:b, s:b, s:b}}",
 				"config", job_config_to_json(cfg),
-				"udp_ports", ports)), err);
+				"udp_ports", ports, "collect",
+				"counters", c->o->counters && !c->o->same_host,
+				"perf", c->o->perf && !c->o->same_host,
+				"profile", c->o->profile && !c->o->same_host)), err);
 	if (ret)
 		goto out;
 	if ((ret = expect(c, "setup_ok", c->o->control_timeout_ns, &m, err)))
@@ -381,7 +416,7 @@ static int run_test(struct client *c, struct engine_run *out,
 	}
 	if ((ret = connect_flows(c, m, err)) ||
 	    (ret = engine_launch(c->eng, err)) ||
-	    (ret = engine_meter_init(&c->meter, &cfg->cpus, err)))
+	    (ret = engine_meter_init(&c->meter, &cfg->cpus, &col, err)))
 		goto out;
 	c->meter_ok = true;
 	json_decref(m);

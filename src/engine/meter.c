@@ -3,6 +3,7 @@
 #include "engine/meter.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,12 +11,19 @@
 #include "collect/env.h"
 
 int engine_meter_init(struct engine_meter *m, const struct base_cpulist *cpus,
-		      struct base_err *err)
+		      const struct engine_collect *col, struct base_err *err)
 {
 	memset(m, 0, sizeof(*m));
+	if (col)
+		m->col = *col;
 	m->stat[0] = collect_cpustat_new();
 	m->stat[1] = collect_cpustat_new();
-	if (!m->stat[0] || !m->stat[1]) {
+	if (m->col.counters) {
+		m->ctr[0] = collect_counters_new();
+		m->ctr[1] = collect_counters_new();
+	}
+	if (!m->stat[0] || !m->stat[1] ||
+	    (m->col.counters && (!m->ctr[0] || !m->ctr[1]))) {
 		engine_meter_release(m);
 		return base_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -32,7 +40,10 @@ void engine_meter_release(struct engine_meter *m)
 {
 	collect_cpustat_free(m->stat[0]);
 	collect_cpustat_free(m->stat[1]);
+	collect_counters_free(m->ctr[0]);
+	collect_counters_free(m->ctr[1]);
 	m->stat[0] = m->stat[1] = NULL;
+	m->ctr[0] = m->ctr[1] = NULL;
 }
 
 void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
@@ -42,6 +53,8 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 	if (which == 1)
 		m->t_ns[1] = engine_mark(e, 1);
 	m->marked[which] = !collect_cpustat_read(m->stat[which], NULL);
+	if (m->ctr[which])
+		m->ctr_ok[which] = !collect_counters_read(m->ctr[which], &m->ctr_err);
 	collect_rusage_read(&m->ru[which]);
 	if (which == 0)
 		m->t_ns[0] = engine_mark(e, 0);
@@ -67,6 +80,47 @@ static void fill_cpu(const struct engine_meter *m, const bool *sel,
 	out->busy = p.busy;
 }
 
+struct delta_ctx {
+	struct proto_end_report *r;
+	unsigned resets;
+};
+
+static void add_delta(void *ctx, const char *name, enum collect_delta_kind kind,
+		      double value)
+{
+	struct delta_ctx *d = ctx;
+
+	/* a counter that went backwards (a reset) says nothing about the
+	 * window: left out, and counted in a note */
+	if (kind == COLLECT_DELTA_RESET) {
+		d->resets++;
+		return;
+	}
+	json_object_set_new(d->r->metrics, name, json_real(value));
+}
+
+static void report_counters(const struct engine_meter *m,
+			    struct proto_end_report *r)
+{
+	struct delta_ctx d = { .r = r };
+	char note[64];
+
+	if (!m->col.counters)
+		return;
+	if (!m->ctr_ok[0] || !m->ctr_ok[1]) {
+		json_object_set_new(r->notes, "counters",
+				    json_string(m->ctr_err.msg[0] ? m->ctr_err.msg :
+					    "kernel counters could not be read"));
+		return;
+	}
+	collect_counters_delta(m->ctr[0], m->ctr[1], add_delta, &d);
+	if (d.resets) {
+		snprintf(note, sizeof(note), "%u counters went backwards and were left out",
+			 d.resets);
+		json_object_set_new(r->notes, "counters.reset", json_string(note));
+	}
+}
+
 int engine_meter_report(const struct engine_meter *m, const struct engine *e,
 			bool drain_timeout, struct proto_end_report *r,
 			struct base_err *err)
@@ -90,6 +144,11 @@ int engine_meter_report(const struct engine_meter *m, const struct engine *e,
 		return base_err_set(err, -ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < r->nflows; i++)
 		engine_flow_result(e, i, &r->flows[i]);
+	r->metrics = json_object();
+	r->notes = json_object();
+	if (!r->metrics || !r->notes)
+		return base_err_set(err, -ENOMEM, "out of memory");
+	report_counters(m, r);
 	return 0;
 }
 

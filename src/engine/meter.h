@@ -6,23 +6,38 @@
 #include <jansson.h>
 
 #include "base/parse.h"
+#include "collect/counters.h"
 #include "collect/cpu.h"
 #include "collect/usage.h"
 #include "engine/engine.h"
 #include "proto/msg.h"
 
+/* What an end collects over the window besides its CPU split. */
+struct engine_collect {
+	bool counters; /* snmp, netstat, snmp6, softirqs, ctxt, intr deltas */
+	bool perf;     /* perf_event counters on the test's CPUs */
+	bool profile;  /* sampled kernel profile on the test's CPUs */
+	struct base_cpulist cpus; /* CPUs the test uses; n 0 = every online CPU */
+};
+
 /* Control-thread only; never touched by workers. */
 struct engine_meter {
+	struct engine_collect col;
+	struct collect_counters *ctr[2];
 	struct collect_cpustat *stat[2];
 	struct collect_rusage ru[2];
 	int64_t t_ns[2];
-	bool marked[2];
+	bool marked[2], ctr_ok[2];
+	struct base_err ctr_err;
 	bool sel[COLLECT_CPU_MAX]; /* the CPUs the workers are pinned to */
 	bool have_sel;
 };
 
+/* cpus: where the workers are pinned (for the test CPUs' split); col: what
+ * else to collect (NULL: nothing). A collector that cannot run here is
+ * noted in the report, never an error. */
 int engine_meter_init(struct engine_meter *m, const struct base_cpulist *cpus,
-		      struct base_err *err);
+		      const struct engine_collect *col, struct base_err *err);
 void engine_meter_release(struct engine_meter *m);
 /* Open (0) or close (1) the window: engine counters, /proc/stat, rusage. */
 void engine_meter_mark(struct engine_meter *m, struct engine *e, int which);

@@ -39,6 +39,18 @@ static void add_env(struct base_sample *s, const char *side, const json_t *env)
 	}
 }
 
+/* Units of the collectors' metrics, by family. */
+static const char *unit_of(const char *name)
+{
+	if (!strncmp(name, "profile.", 8))
+		return "%";
+	if (strstr(name, "_pct"))
+		return "%";
+	if (!strncmp(name, "perf.", 5))
+		return "";
+	return "count";
+}
+
 static double gbps(uint64_t bytes, int64_t ns)
 {
 	return ns > 0 ? (double)bytes * 8.0 / (double)ns : 0.0;
@@ -112,6 +124,97 @@ static const struct proto_flow_report *find(const struct proto_end_report *r,
 		if (r->flows[i].id == id)
 			return &r->flows[i];
 	return NULL;
+}
+
+/* The collectors' metrics of one end (prefixed) and their notes as env. */
+static void add_collected(struct base_sample *s, const char *prefix,
+			  const struct proto_end_report *r, const char *side)
+{
+	const char *k;
+	json_t *v;
+	char name[160];
+
+	json_object_foreach(r->metrics, k, v) {
+		snprintf(name, sizeof(name), "%s%s", prefix, k);
+		base_sample_set(s, name, unit_of(k), json_number_value(v));
+	}
+	json_object_foreach(r->notes, k, v) {
+		snprintf(name, sizeof(name), "%s.collect.%s", side, k);
+		base_sample_env(s, name, "%s", json_string_value(v));
+	}
+}
+
+/* Counters that explain a change best, also per unit of work. */
+static const char *const per_unit_counters[] = {
+	"snmp.Tcp.OutSegs", "snmp.Tcp.InSegs", "snmp.Tcp.RetransSegs",
+	"snmp.Udp.InDatagrams", "snmp.Udp.OutDatagrams",
+	"snmp.Udp.RcvbufErrors", "snmp.Udp.SndbufErrors", "snmp.Ip.InReceives",
+	"netstat.TcpExt.TCPRcvCollapsed", "netstat.TcpExt.TCPBacklogCoalesce",
+	"softirq.NET_RX", "softirq.NET_TX", "stat.ctxt", "stat.intr",
+	"perf.instructions", "perf.cycles", "perf.cache-misses",
+};
+
+/*
+ * Per unit of work: per MB received for streams, per transaction for
+ * request/response; TCP segments per write; and CPU service demand the way
+ * netperf defines it (busy CPU time of the machine over the work done).
+ */
+static void add_per_unit(const struct job_config *c, const struct engine_run *r,
+			 struct base_sample *s)
+{
+	bool stream = job_test_kind(c->test) == JOB_KIND_STREAM;
+	const struct sample_metric *work;
+	const char *unit = stream ? "per_mb" : "per_trans";
+	double amount, kb = 0, writes = 0;
+	char name[160];
+
+	if (stream) {
+		uint64_t bytes = 0;
+
+		for (size_t i = 0; i < s->nflows; i++) {
+			bytes += s->flows[i].rx_win_bytes;
+			writes += (double)s->flows[i].tx_win_msgs;
+		}
+		amount = (double)bytes / 1e6;
+		kb = (double)bytes / 1024.0;
+	} else {
+		work = base_sample_get(s, "transactions.per_s");
+		amount = work ? work->value * (double)r->local.window_ns / NS_PER_S : 0;
+	}
+	if (amount <= 0)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(per_unit_counters); i++) {
+		const struct sample_metric *m = base_sample_get(s, per_unit_counters[i]);
+
+		if (!m)
+			continue;
+		snprintf(name, sizeof(name), "%s.%s", per_unit_counters[i], unit);
+		base_sample_set(s, name, "", m->value / amount);
+	}
+	if (stream && writes > 0 && !job_test_is_udp(c->test)) {
+		const struct sample_metric *m = base_sample_get(s, "snmp.Tcp.OutSegs");
+
+		if (m)
+			base_sample_set(s, "snmp.Tcp.OutSegs.per_write", "", m->value / writes);
+	}
+	/* service demand: us of busy CPU (all CPUs of the machine) per KB or
+	 * per transaction, each end */
+	for (int side = 0; side < 2; side++) {
+		const struct proto_end_report *e = side ? &r->remote : &r->local;
+		const json_t *env = side ? r->env_remote : r->env_local;
+		const json_t *nc = json_object_get(env, "online_cpus");
+		double ncpu = json_is_integer(nc) ? (double)json_integer_value(nc) : 0;
+		double busy_us;
+
+		if (!e->cpu_all.valid || ncpu <= 0 || e->window_ns <= 0)
+			continue;
+		busy_us = e->cpu_all.busy / 100.0 * ncpu * (double)e->window_ns / 1e3;
+		snprintf(name, sizeof(name), "cpu.service_demand.%s_us_per_%s",
+			 side ? "server" : "client", stream ? "kb" : "trans");
+		base_sample_set(s, name, "us",
+				busy_us / (stream ? kb : amount) *
+				((double)r->local.window_ns / (double)e->window_ns));
+	}
 }
 
 /*
@@ -294,6 +397,10 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 		base_sample_set(s, "tcp.delivery_rate_gbps", "Gbps", rate);
 	}
 common:
+	add_collected(s, "", &r->local, "client");
+	if (!same_host)
+		add_collected(s, "server.", &r->remote, "server");
+	add_per_unit(c, r, s);
 	add_cpu(s, "client", &r->local);
 	add_cpu(s, "server", &r->remote);
 	add_foreign(s, r, same_host);

@@ -35,6 +35,7 @@ struct session {
 	uint64_t cookie;
 	struct engine *eng;
 	struct engine_meter meter;
+	struct engine_collect col;
 	bool meter_ok;
 };
 
@@ -150,6 +151,26 @@ static int accept_config(struct session *s, const json_t *m,
 					    "remote cpu %u does not exist on this server (%ld cpus)",
 					    c->remote_cpus.cpu[i],
 					    sysconf(_SC_NPROCESSORS_CONF));
+	return 0;
+}
+
+/* The collectors the client asks this end to run (all off when absent). */
+static int accept_collect(struct session *s, const json_t *m,
+			  struct base_err *err)
+{
+	const json_t *c = json_object_get(m, "collect");
+	int ret;
+
+	memset(&s->col, 0, sizeof(s->col));
+	s->col.cpus = s->cfg.remote_cpus;
+	if (!c)
+		return 0;
+	if (!json_is_object(c))
+		return base_err_set(err, -EPROTO, "setup: 'collect' must be an object");
+	if ((ret = proto_get_bool(c, "counters", &s->col.counters, err)) ||
+	    (ret = proto_get_bool(c, "perf", &s->col.perf, err)) ||
+	    (ret = proto_get_bool(c, "profile", &s->col.profile, err)))
+		return ret;
 	return 0;
 }
 
@@ -426,7 +447,7 @@ static int session_run(struct session *s, struct base_err *err)
 		return ret;
 	if ((ret = expect(s, "setup", STEP_TIMEOUT_NS, &m, err)))
 		return ret;
-	if ((ret = accept_config(s, m, err))) {
+	if ((ret = accept_config(s, m, err)) || (ret = accept_collect(s, m, err))) {
 		refuse(s, err->msg);
 		goto out;
 	}
@@ -494,7 +515,7 @@ static int session_run(struct session *s, struct base_err *err)
 	if ((ret = expect(s, "connected", STEP_TIMEOUT_NS, &m, err)))
 		goto out;
 	if ((ret = engine_launch(s->eng, err)) ||
-	    (ret = engine_meter_init(&s->meter, &s->cfg.remote_cpus, err))) {
+	    (ret = engine_meter_init(&s->meter, &s->cfg.remote_cpus, &s->col, err))) {
 		refuse(s, err->msg);
 		goto out;
 	}

@@ -35,6 +35,10 @@ struct engine_client_opts {
 	void (*on_interval)(void *ctx, const struct engine_interval *iv);
 	void *ctx;
 	volatile sig_atomic_t *interrupted; /* set by the command's handler */
+	/* collectors, on both ends; with same_host the client's cover the
+	 * whole machine (both ends' CPUs) and the server collects nothing */
+	bool counters, perf, profile;
+	bool same_host;
 };
 
 /* Everything one run measured, both ends. */

@@ -212,9 +212,75 @@ static int flow_from_json(const json_t *j, struct proto_flow_report *f,
 	return 0;
 }
 
+/* A metric name: dotted words of [A-Za-z0-9_+:-], as collectors make them. */
+static bool metric_name_ok(const char *k)
+{
+	size_t n = strlen(k);
+
+	if (!n || n > PROTO_METRIC_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = k[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' ||
+		      c == '+' || c == ':'))
+			return false;
+	}
+	return true;
+}
+
+static int metrics_from_json(const json_t *m, json_t **out,
+			     struct base_err *err)
+{
+	const char *k;
+	const json_t *v;
+
+	*out = NULL;
+	if (!m)
+		return 0;
+	if (!json_is_object(m) || json_object_size(m) > PROTO_MAX_METRICS)
+		return base_err_set(err, -EPROTO,
+				    "report: metrics must be an object of at most %d numbers",
+				    PROTO_MAX_METRICS);
+	json_object_foreach((json_t *)m, k, v) {
+		if (!metric_name_ok(k))
+			return base_err_set(err, -EPROTO,
+					    "report: invalid metric name '%.60s'", k);
+		if (!json_is_number(v) || !isfinite(json_number_value(v)))
+			return base_err_set(err, -EPROTO,
+					    "report: metric '%s' must be a finite number", k);
+	}
+	*out = json_incref((json_t *)m);
+	return 0;
+}
+
+static int notes_from_json(const json_t *m, json_t **out, struct base_err *err)
+{
+	const char *k;
+	const json_t *v;
+
+	*out = NULL;
+	if (!m)
+		return 0;
+	if (!json_is_object(m) || json_object_size(m) > 256)
+		return base_err_set(err, -EPROTO,
+				    "report: notes must be an object of at most 256 strings");
+	json_object_foreach((json_t *)m, k, v) {
+		if (!metric_name_ok(k) || !json_is_string(v) ||
+		    json_string_length(v) >= PROTO_STR_MAX)
+			return base_err_set(err, -EPROTO,
+					    "report: note '%.60s' must be a short string", k);
+	}
+	*out = json_incref((json_t *)m);
+	return 0;
+}
+
 void proto_end_report_release(struct proto_end_report *r)
 {
 	free(r->flows);
+	json_decref(r->metrics);
+	json_decref(r->notes);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -242,6 +308,10 @@ json_t *proto_end_report_to_json(const struct proto_end_report *r)
 		      "cpu_all", cpu_to_json(&r->cpu_all),
 		      "cpu_test", cpu_to_json(&r->cpu_test),
 		      "drain_timeout", r->drain_timeout, "flows", flows);
+	if (j && r->metrics)
+		json_object_set(j, "metrics", r->metrics);
+	if (j && r->notes)
+		json_object_set(j, "notes", r->notes);
 	return j;
 }
 
@@ -264,15 +334,24 @@ int proto_end_report_from_json(const json_t *j, uint32_t max_flows,
 	    (ret = cpu_from_json(json_object_get(j, "cpu_all"), &r->cpu_all, err)) ||
 	    (ret = cpu_from_json(json_object_get(j, "cpu_test"), &r->cpu_test, err)))
 		return ret;
+	if ((ret = metrics_from_json(json_object_get(j, "metrics"), &r->metrics, err)) ||
+	    (ret = notes_from_json(json_object_get(j, "notes"), &r->notes, err))) {
+		proto_end_report_release(r);
+		return ret;
+	}
 	flows = json_object_get(j, "flows");
-	if (!json_is_array(flows) || json_array_size(flows) > max_flows)
+	if (!json_is_array(flows) || json_array_size(flows) > max_flows) {
+		proto_end_report_release(r);
 		return base_err_set(err, -EPROTO,
 				    "report: flows must be an array of at most %u entries",
 				    max_flows);
+	}
 	r->nflows = (uint32_t)json_array_size(flows);
 	r->flows = calloc(r->nflows ? r->nflows : 1, sizeof(*r->flows));
-	if (!r->flows)
+	if (!r->flows) {
+		proto_end_report_release(r);
 		return base_err_set(err, -ENOMEM, "out of memory");
+	}
 	for (uint32_t i = 0; i < r->nflows; i++) {
 		ret = flow_from_json(json_array_get(flows, i), &r->flows[i], err);
 		if (ret) {

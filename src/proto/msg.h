@@ -48,7 +48,15 @@ struct proto_end_report {
 	bool drain_timeout;
 	uint32_t nflows;
 	struct proto_flow_report *flows; /* owned */
+	/* collectors' results: {"snmp.Udp.RcvbufErrors": 12, ...}; owned
+	 * reference, NULL when none */
+	json_t *metrics;
+	/* collectors' notes: {"perf.cycles": "not supported by this machine"} */
+	json_t *notes;
 };
+
+#define PROTO_MAX_METRICS 16384
+#define PROTO_METRIC_NAME_MAX 111
 
 #define PROTO_ENV_MAX_KEYS 64
 #define PROTO_STR_MAX 256

@@ -47,8 +47,18 @@ timeout 60 "$NR" run udp_stream -m 1400 --remote-rcvbuf 4K --batch 16 "${RUN_SHO
 check "udp loss counted with a tiny receiver buffer" jtrue "$TMP/udp.json" 'v("udp.lost") > 0 and 0 < v("udp.loss_pct") < 100'
 check "udp: received + lost within what was sent, no duplicates on loopback" \
 	jtrue "$TMP/udp.json" 'all(f["receiver_msgs"] + f["udp"]["lost"] <= f["sender_total_bytes"] // 1400 and f["udp"]["duplicates"] == 0 for f in d["flows"])'
+check "udp with a tiny receive buffer: snmp.Udp.RcvbufErrors > 0 in the window" \
+	jtrue "$TMP/udp.json" 'v("snmp.Udp.RcvbufErrors") > 0 and v("snmp.Udp.RcvbufErrors.per_mb") > 0'
+check "kernel counters from every source" \
+	jtrue "$TMP/udp.json" 'all(k in d["metrics"] for k in ("snmp.Ip.InReceives", "netstat.TcpExt.TCPRcvCollapsed", "softirq.NET_RX", "softirq.NET_RX.cpu0", "stat.ctxt"))'
+check "service demand per KB on both ends" \
+	jtrue "$TMP/udp.json" 'v("cpu.service_demand.client_us_per_kb") > 0 and d["metrics"]["cpu.service_demand.server_us_per_kb"]["better"] == "lower"'
 check "udp: receiver counted fewer bytes than the sender sent" \
 	jtrue "$TMP/udp.json" 'all(f["receiver_total_bytes"] < f["sender_total_bytes"] for f in d["flows"])'
+
+timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --no-collect --json >"$TMP/nocol.json"
+check "--no-collect leaves the kernel counters out" jtrue "$TMP/nocol.json" '"snmp.Tcp.OutSegs" not in d["metrics"] and v("throughput.gbps") > 0'
+check "tcp: segments per write recorded" jtrue "$TMP/tcp.json" 'v("snmp.Tcp.OutSegs.per_write") > 0'
 
 # The readable table and interval lines.
 timeout 60 "$NR" run udp_stream -m 64 -l 1s --warmup 0 -i 500ms >"$TMP/table.txt" 2>"$TMP/iv.txt"
