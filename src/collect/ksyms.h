@@ -79,7 +79,8 @@ int collect_ksyms_load(struct collect_ksyms **out, const char *path,
 /* Free a table; NULL is a no-op. */
 void collect_ksyms_free(struct collect_ksyms *ks);
 
-/* Number of text symbols kept (the range of collect_ksym.id). */
+/* Entries kept, text symbols and end marks: every collect_ksym.id is below
+ * it. 0 for NULL. */
 size_t collect_ksyms_count(const struct collect_ksyms *ks);
 
 /*

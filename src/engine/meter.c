@@ -6,9 +6,70 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/time.h"
 #include "collect/env.h"
+
+/* The CPUs to count and sample: the test's, or every online one. */
+static void collect_cpus(const struct engine_meter *m, struct base_cpulist *out)
+{
+	char buf[256] = "";
+	FILE *f;
+
+	*out = m->col.cpus;
+	if (out->n)
+		return;
+	f = fopen("/sys/devices/system/cpu/online", "re");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	if (!buf[0] || base_parse_cpulist(buf, out, NULL)) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		out->n = 0;
+		for (long i = 0; i < n && i < BASE_CPU_MAX; i++)
+			out->cpu[out->n++] = (uint16_t)i;
+	}
+}
+
+/*
+ * perf counters and the profiler: a collector that cannot run here (no
+ * hardware counters in a VM, perf_event_paranoid, hidden kernel addresses)
+ * leaves a note and nothing else fails.
+ */
+static void open_perf(struct engine_meter *m)
+{
+	struct base_cpulist cpus;
+	struct base_err err = { "" };
+
+	if (!m->col.perf && !m->col.profile)
+		return;
+	collect_cpus(m, &cpus);
+	if (m->col.perf) {
+		struct collect_perf_opts po = { .scope = COLLECT_PERF_CPUS, .cpus = &cpus };
+
+		if (collect_perf_open(&m->perf, &po, &err))
+			snprintf(m->perf_note, sizeof(m->perf_note), "%s", err.msg);
+	}
+	if (m->col.profile) {
+		struct collect_profile_opts po = { .cpus = &cpus, .event = COLLECT_PROFILE_AUTO };
+
+		err.msg[0] = '\0';
+		if (collect_profile_open(&m->prof, &po, &err)) {
+			snprintf(m->prof_note, sizeof(m->prof_note), "%s", err.msg);
+			return;
+		}
+		err.msg[0] = '\0';
+		/* symbols now, outside the window: the load takes ~70 ms */
+		if (collect_ksyms_load(&m->ksyms, NULL, &err))
+			snprintf(m->prof_note, sizeof(m->prof_note),
+				 "kernel symbols unavailable: %s", err.msg);
+	}
+}
 
 int engine_meter_init(struct engine_meter *m, const struct base_cpulist *cpus,
 		      const struct engine_collect *col, struct base_err *err)
@@ -33,6 +94,7 @@ int engine_meter_init(struct engine_meter *m, const struct base_cpulist *cpus,
 			m->have_sel = true;
 		}
 	}
+	open_perf(m);
 	return 0;
 }
 
@@ -42,6 +104,12 @@ void engine_meter_release(struct engine_meter *m)
 	collect_cpustat_free(m->stat[1]);
 	collect_counters_free(m->ctr[0]);
 	collect_counters_free(m->ctr[1]);
+	collect_perf_free(m->perf);
+	collect_profile_free(m->prof);
+	collect_ksyms_free(m->ksyms);
+	m->perf = NULL;
+	m->prof = NULL;
+	m->ksyms = NULL;
 	m->stat[0] = m->stat[1] = NULL;
 	m->ctr[0] = m->ctr[1] = NULL;
 }
@@ -50,14 +118,31 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 {
 	/* the closing mark reads the engine first, the opening one last, so
 	 * that the slower /proc reads stay outside the window */
-	if (which == 1)
+	struct base_err err = { "" };
+
+	if (which == 1) {
 		m->t_ns[1] = engine_mark(e, 1);
+		if (m->prof && m->prof_ok && collect_profile_stop(m->prof, &err)) {
+			m->prof_ok = false;
+			snprintf(m->prof_note, sizeof(m->prof_note), "%s", err.msg);
+		}
+		if (m->perf && m->perf_ok)
+			m->perf_ok = !collect_perf_stop(m->perf);
+	}
 	m->marked[which] = !collect_cpustat_read(m->stat[which], NULL);
 	if (m->ctr[which])
 		m->ctr_ok[which] = !collect_counters_read(m->ctr[which], &m->ctr_err);
 	collect_rusage_read(&m->ru[which]);
-	if (which == 0)
+	if (which == 0) {
+		if (m->perf)
+			m->perf_ok = !collect_perf_start(m->perf);
+		if (m->prof) {
+			m->prof_ok = !collect_profile_start(m->prof, &err);
+			if (!m->prof_ok)
+				snprintf(m->prof_note, sizeof(m->prof_note), "%s", err.msg);
+		}
 		m->t_ns[0] = engine_mark(e, 0);
+	}
 }
 
 static void fill_cpu(const struct engine_meter *m, const bool *sel,
@@ -121,6 +206,70 @@ static void report_counters(const struct engine_meter *m,
 	}
 }
 
+static void report_perf(const struct engine_meter *m, struct proto_end_report *r)
+{
+	struct collect_perf_result pr;
+	char name[96];
+
+	if (!m->col.perf)
+		return;
+	if (!m->perf || !m->perf_ok || collect_perf_result(m->perf, &pr)) {
+		json_object_set_new(r->notes, "perf",
+				    json_string(m->perf_note[0] ? m->perf_note :
+						"perf counters could not be read"));
+		return;
+	}
+	for (int i = 0; i < COLLECT_PERF_NEVENTS; i++) {
+		const struct collect_perf_count *c = &pr.ev[i];
+
+		snprintf(name, sizeof(name), "perf.%s", c->name);
+		if (c->supported && c->counted)
+			json_object_set_new(r->metrics, name, json_real((double)c->count));
+		else
+			json_object_set_new(r->notes, name,
+					    json_string(c->supported ? "never scheduled (multiplexing)" :
+							c->reason));
+	}
+	if (pr.has_ipc)
+		json_object_set_new(r->metrics, "perf.ipc", json_real(pr.ipc));
+	if (pr.has_cpi)
+		json_object_set_new(r->metrics, "perf.cpi", json_real(pr.cpi));
+	if (pr.has_cache_miss_pct)
+		json_object_set_new(r->metrics, "perf.cache_miss_pct", json_real(pr.cache_miss_pct));
+	if (pr.has_mpki)
+		json_object_set_new(r->metrics, "perf.mpki", json_real(pr.mpki));
+}
+
+/* The top of the profile as profile.self.<symbol> shares (percent). */
+static void report_profile(const struct engine_meter *m, struct proto_end_report *r)
+{
+	struct collect_profile_result pr;
+	struct base_err err = { "" };
+	char note[256];
+
+	if (!m->col.profile)
+		return;
+	if (!m->prof || !m->prof_ok ||
+	    collect_profile_result(m->prof, m->ksyms, 50, &pr, &err)) {
+		json_object_set_new(r->notes, "profile",
+				    json_string(m->prof_note[0] ? m->prof_note :
+						err.msg[0] ? err.msg : "no profile"));
+		return;
+	}
+	for (size_t i = 0; i < pr.nrows; i++)
+		json_object_set_new(r->metrics, pr.rows[i].metric,
+				    json_real(pr.rows[i].self_pct));
+	json_object_set_new(r->metrics, "profile.samples", json_real((double)pr.samples));
+	json_object_set_new(r->metrics, "profile.lost", json_real((double)pr.lost));
+	snprintf(note, sizeof(note), "%s%s%s%s", pr.event,
+		 pr.fallback_reason[0] ? " (cycles: " : "", pr.fallback_reason,
+		 pr.fallback_reason[0] ? ")" : "");
+	json_object_set_new(r->notes, "profile.event", json_string(note));
+	if (m->prof_note[0])
+		json_object_set_new(r->notes, "profile", json_string(m->prof_note));
+	collect_profile_result_release(&pr);
+}
+
 int engine_meter_report(const struct engine_meter *m, const struct engine *e,
 			bool drain_timeout, struct proto_end_report *r,
 			struct base_err *err)
@@ -149,6 +298,8 @@ int engine_meter_report(const struct engine_meter *m, const struct engine *e,
 	if (!r->metrics || !r->notes)
 		return base_err_set(err, -ENOMEM, "out of memory");
 	report_counters(m, r);
+	report_perf(m, r);
+	report_profile(m, r);
 	return 0;
 }
 

@@ -8,6 +8,9 @@
 #include "base/parse.h"
 #include "collect/counters.h"
 #include "collect/cpu.h"
+#include "collect/ksyms.h"
+#include "collect/perf.h"
+#include "collect/profile.h"
 #include "collect/usage.h"
 #include "engine/engine.h"
 #include "proto/msg.h"
@@ -29,6 +32,11 @@ struct engine_meter {
 	int64_t t_ns[2];
 	bool marked[2], ctr_ok[2];
 	struct base_err ctr_err;
+	struct collect_perf *perf;
+	struct collect_profile *prof;
+	struct collect_ksyms *ksyms;
+	bool perf_ok, prof_ok;
+	char perf_note[200], prof_note[200];
 	bool sel[COLLECT_CPU_MAX]; /* the CPUs the workers are pinned to */
 	bool have_sel;
 };

@@ -42,8 +42,10 @@ static void add_env(struct base_sample *s, const char *side, const json_t *env)
 /* Units of the collectors' metrics, by family. */
 static const char *unit_of(const char *name)
 {
-	if (!strncmp(name, "profile.", 8))
+	if (!strncmp(name, "profile.self.", 13))
 		return "%";
+	if (!strncmp(name, "profile.", 8))
+		return "count";
 	if (strstr(name, "_pct"))
 		return "%";
 	if (!strncmp(name, "perf.", 5))
@@ -151,7 +153,7 @@ static const char *const per_unit_counters[] = {
 	"snmp.Udp.RcvbufErrors", "snmp.Udp.SndbufErrors", "snmp.Ip.InReceives",
 	"netstat.TcpExt.TCPRcvCollapsed", "netstat.TcpExt.TCPBacklogCoalesce",
 	"softirq.NET_RX", "softirq.NET_TX", "stat.ctxt", "stat.intr",
-	"perf.instructions", "perf.cycles", "perf.cache-misses",
+	"perf.instructions", "perf.cycles", "perf.cache_misses",
 };
 
 /*

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* One sample as a terminal table or as the JSON result document. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -30,6 +31,69 @@ static void fmt_buf(uint64_t v, char *buf, size_t len)
 		base_format_size(v, buf, len);
 	else
 		snprintf(buf, len, "-");
+}
+
+/* Metrics from the collectors get sections of their own. */
+static bool collected(const char *name)
+{
+	static const char *const prefixes[] = { "snmp.", "snmp6.", "netstat.",
+						"softirq.", "stat.", "perf.",
+						"profile.", "server." };
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* The kernel and perf counters that moved, two to a line. */
+static void print_counters(FILE *out, const struct base_sample *s)
+{
+	int col = 0, n = 0;
+
+	for (size_t i = 0; i < s->nmetrics; i++) {
+		const struct sample_metric *m = &s->metrics[i];
+
+		if (!collected(m->name) || !strncmp(m->name, "profile.", 8) ||
+		    m->value == 0)
+			continue;
+		if (!n++)
+			fprintf(out, "\ncounters that moved in the window (%s):\n",
+				"kernel, softirq, perf; server.* from the server's host");
+		fprintf(out, "  %-44s %12.4g%s", m->name, m->value,
+			col ? "\n" : "");
+		col = !col;
+	}
+	if (col)
+		fputc('\n', out);
+	for (size_t i = 0; i < s->nenv; i++)
+		if (strstr(s->env[i].key, ".collect."))
+			fprintf(out, "  note: %s: %s\n", s->env[i].key, s->env[i].val);
+}
+
+static int by_value_desc(const void *a, const void *b)
+{
+	const struct sample_metric *x = *(const struct sample_metric *const *)a;
+	const struct sample_metric *y = *(const struct sample_metric *const *)b;
+
+	return (y->value > x->value) - (y->value < x->value);
+}
+
+/* The top of the kernel profile, when --profile ran. */
+static void print_profile(FILE *out, const struct base_sample *s)
+{
+	const struct sample_metric *rows[64];
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nmetrics && n < 64; i++)
+		if (!strncmp(s->metrics[i].name, "profile.self.", 13))
+			rows[n++] = &s->metrics[i];
+	if (!n)
+		return;
+	qsort(rows, n, sizeof(*rows), by_value_desc);
+	fprintf(out, "\nprofile: top symbols by self share of samples on the test's CPUs\n");
+	for (size_t i = 0; i < n && i < 25; i++)
+		fprintf(out, "  %6.2f%%  %s\n", rows[i]->value, rows[i]->name + 13);
 }
 
 void report_sample_table(FILE *out, const struct base_sample *s)
@@ -87,7 +151,11 @@ void report_sample_table(FILE *out, const struct base_sample *s)
 	for (size_t i = 0; i < s->nmetrics; i++) {
 		const struct sample_metric *m = &s->metrics[i];
 
+		if (collected(m->name))
+			continue;
 		fprintf(out, "%-40s %14.4g  %-7s %s\n", m->name, m->value, m->unit,
 			base_metric_dir_name(base_metric_dir(m->name)));
 	}
+	print_counters(out, s);
+	print_profile(out, s);
 }

@@ -60,6 +60,17 @@ timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --no-collect --json >"$TMP/noc
 check "--no-collect leaves the kernel counters out" jtrue "$TMP/nocol.json" '"snmp.Tcp.OutSegs" not in d["metrics"] and v("throughput.gbps") > 0'
 check "tcp: segments per write recorded" jtrue "$TMP/tcp.json" 'v("snmp.Tcp.OutSegs.per_write") > 0'
 
+# The built-in profiler names kernel networking symbols.
+timeout 60 "$NR" run udp_stream -l 1s --warmup 200ms --profile --json >"$TMP/prof.json"
+check "--profile stores profile.self.<symbol> shares naming kernel networking code" \
+	jtrue "$TMP/prof.json" 'any(k.startswith("profile.self.") and k[13:].startswith(("udp_", "__udp", "ip_", "__ip", "skb_", "__dev", "net_", "__netif", "__skb")) for k in d["metrics"])'
+check "--profile: at least 10 symbols, shares within 0..100" \
+	jtrue "$TMP/prof.json" 'sum(1 for k in d["metrics"] if k.startswith("profile.self.")) >= 10 and all(0 <= m["value"] <= 100 for k, m in d["metrics"].items() if k.startswith("profile.self."))'
+check "perf software counters recorded; unsupported hardware ones noted, not failed" \
+	jtrue "$TMP/prof.json" '"perf.context_switches" in d["metrics"] and ("perf.cycles" in d["metrics"] or "perf.cycles" in d["env"]["client"].get("collect.perf.cycles", "") or any(k.startswith("collect.perf.") for k in d["env"]["client"]))'
+timeout 60 "$NR" run udp_stream -l 500ms --warmup 0 --profile --no-store >"$TMP/prof.txt"
+check "--profile prints the top symbols" grep -q "^profile: top symbols" "$TMP/prof.txt"
+
 # The readable table and interval lines.
 timeout 60 "$NR" run udp_stream -m 64 -l 1s --warmup 0 -i 500ms >"$TMP/table.txt" 2>"$TMP/iv.txt"
 check "table shows the flows and the headline metric" grep -qE '^throughput.gbps +[0-9.e+]+ +Gbps +higher' "$TMP/table.txt"
