@@ -32,6 +32,8 @@ static const char run_help[] =
 	"  -n, --streams N         flows per direction (default 1)\n"
 	"      --threads N         workers per end (default min(flows, CPUs))\n"
 	"  -m, --msg SIZE          bytes per send (tcp 128K, udp 1472/1452)\n"
+	"      --rmsg SIZE         tcp_stream: bytes per recv, netperf -M (default:\n"
+	"                          the message size, at least 128K)\n"
 	"      --dir DIR           send (client to server), recv or bidir\n"
 	"      --sndbuf SIZE       local SO_SNDBUF (default: autotuned)\n"
 	"      --rcvbuf SIZE       local SO_RCVBUF\n"
@@ -65,7 +67,7 @@ enum {
 	OPT_RSNDBUF, OPT_RRCVBUF, OPT_CC, OPT_BATCH, OPT_CPUS, OPT_RCPUS,
 	OPT_LABEL, OPT_JSON, OPT_CTIMEOUT, OPT_CONTROL_TIMEOUT, OPT_BURST,
 	OPT_RATE, OPT_RR_TIMEOUT, OPT_DB, OPT_NO_STORE, OPT_REPS, OPT_PROFILE,
-	OPT_NO_COLLECT,
+	OPT_NO_COLLECT, OPT_RMSG,
 };
 
 static const struct option run_opts[] = {
@@ -77,6 +79,7 @@ static const struct option run_opts[] = {
 	{ "streams", required_argument, NULL, 'n' },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "msg", required_argument, NULL, 'm' },
+	{ "rmsg", required_argument, NULL, OPT_RMSG },
 	{ "dir", required_argument, NULL, OPT_DIR },
 	{ "sndbuf", required_argument, NULL, OPT_SNDBUF },
 	{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
@@ -298,6 +301,14 @@ int cmd_run(int argc, char **argv)
 				return EXIT_USAGE;
 			if (!c->msg_bytes) {
 				cli_error("invalid --msg '%s': expected at least 1 byte", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_RMSG:
+			if (!cli_size("--rmsg", optarg, JOB_MAX_MSG, &c->rmsg_bytes))
+				return EXIT_USAGE;
+			if (!c->rmsg_bytes) {
+				cli_error("invalid --rmsg '%s': expected at least 1 byte", optarg);
 				return EXIT_USAGE;
 			}
 			break;

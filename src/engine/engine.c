@@ -16,8 +16,6 @@
 #include "engine/internal.h"
 #include "job/config.h"
 
-#define TCP_RX_MIN (128 << 10) /* stream reads are at least this large */
-#define TCP_RX_MAX (1 << 20)
 #define UDP_QUIET_NS (200 * NS_PER_MS)
 #define OPEN_LOOP_RING 1024    /* requests in flight per open-loop flow */
 #define CRR_CONNS 16           /* connections a crr listener serves at once */
@@ -362,12 +360,10 @@ static int worker_init(struct engine *e, struct worker *w, struct base_err *err)
 	w->epfd = -1;
 	w->stopfd = -1;
 	w->rx_len = o->msg_bytes;
-	if (!o->udp && o->kind == ENGINE_STREAM) {
-		if (w->rx_len < TCP_RX_MIN)
-			w->rx_len = TCP_RX_MIN;
-		if (w->rx_len > TCP_RX_MAX && o->msg_bytes <= TCP_RX_MAX)
-			w->rx_len = TCP_RX_MAX;
-	}
+	/* a tcp stream reads rmsg bytes per recv: the receiver's pace shapes
+	 * the segments the sender's writes become */
+	if (!o->udp && o->kind == ENGINE_STREAM && o->rmsg_bytes)
+		w->rx_len = o->rmsg_bytes;
 	if (!o->udp && o->kind != ENGINE_STREAM && w->rx_len < 64 * 1024)
 		w->rx_len = 64 * 1024; /* a read may gather many small replies */
 	w->buf_len = o->udp ? slots * o->msg_bytes :

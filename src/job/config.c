@@ -243,6 +243,17 @@ int job_config_finalize(struct job_config *c, int online_cpus,
 	if (udp && c->cc[0])
 		return base_err_set(err, -EINVAL,
 				    "congestion control applies to tcp tests only");
+	if (c->rmsg_bytes && c->test != JOB_TEST_TCP_STREAM)
+		return base_err_set(err, -EINVAL,
+				    "receive size applies to tcp_stream only (udp reads whole datagrams)");
+	/* netperf's receiver reads a socket buffer's worth, not a message:
+	 * at least 128K unless --rmsg says otherwise */
+	if (c->test == JOB_TEST_TCP_STREAM && !c->rmsg_bytes)
+		c->rmsg_bytes = c->msg_bytes > 128 * 1024 ? c->msg_bytes : 128 * 1024;
+	if (c->rmsg_bytes > JOB_MAX_MSG)
+		return base_err_set(err, -EINVAL,
+				    "invalid receive size %" PRIu64 ": expected 1 to %llu bytes",
+				    c->rmsg_bytes, JOB_MAX_MSG);
 	nflows = job_config_nflows(c);
 	if (c->threads > JOB_MAX_THREADS)
 		return base_err_set(err, -EINVAL,
@@ -331,6 +342,10 @@ void job_config_each_param(const struct job_config *c,
 	fn(ctx, "remote_rcvbuf", v);
 	fmt_buf(c->remote_sndbuf, v, sizeof(v));
 	fn(ctx, "remote_sndbuf", v);
+	if (c->test == JOB_TEST_TCP_STREAM) {
+		snprintf(v, sizeof(v), "%" PRIu64, c->rmsg_bytes);
+		fn(ctx, "rmsg", v);
+	}
 	if (!stream) {
 		snprintf(v, sizeof(v), "%" PRIu64, c->req_bytes);
 		fn(ctx, "req", v);
@@ -386,7 +401,7 @@ json_t *job_config_to_json(const struct job_config *c)
 		cpus[0] = '\0';
 	if (base_format_cpulist(&c->remote_cpus, rcpus, sizeof(rcpus)))
 		rcpus[0] = '\0';
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I}",
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I}",
 			 "test", job_test_name(c->test),
 			 "dir", job_dir_name(c->dir),
 			 "streams", (json_int_t)c->streams,
@@ -409,7 +424,8 @@ json_t *job_config_to_json(const struct job_config *c)
 			 "resp", (json_int_t)c->resp_bytes,
 			 "burst", (json_int_t)c->burst,
 			 "rate", c->rate,
-			 "rr_timeout_ns", (json_int_t)c->rr_timeout_ns);
+			 "rr_timeout_ns", (json_int_t)c->rr_timeout_ns,
+			 "rmsg", (json_int_t)c->rmsg_bytes);
 }
 
 static int get_int(const json_t *obj, const char *key, int64_t min,
@@ -453,7 +469,7 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		"rcvbuf", "remote_sndbuf", "remote_rcvbuf", "nodelay", "ipv",
 		"cc", "batch", "cpus", "remote_cpus", "duration_ns",
 		"warmup_ns", "interval_ns", "req", "resp", "burst", "rate",
-		"rr_timeout_ns",
+		"rr_timeout_ns", "rmsg",
 	};
 	const char *key, *s = NULL;
 	const json_t *v;
@@ -505,6 +521,7 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 	INT_FIELD("resp", resp_bytes, 0, (int64_t)JOB_MAX_MSG);
 	INT_FIELD("burst", burst, 0, JOB_MAX_BURST);
 	INT_FIELD("rr_timeout_ns", rr_timeout_ns, 0, INT64_MAX);
+	INT_FIELD("rmsg", rmsg_bytes, 0, (int64_t)JOB_MAX_MSG);
 #undef INT_FIELD
 	v = json_object_get(obj, "rate");
 	if (!json_is_number(v) || !(json_number_value(v) >= 0 &&

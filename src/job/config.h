@@ -52,6 +52,7 @@ struct job_config {
 	uint32_t streams;      /* flows per direction */
 	uint32_t threads;      /* workers per end; 0 = min(flows, online CPUs) */
 	uint64_t msg_bytes;    /* 0 = the test's default */
+	uint64_t rmsg_bytes;   /* tcp_stream: bytes per recv; 0 = msg_bytes */
 	uint64_t sndbuf, rcvbuf;               /* local; 0 = autotuned */
 	uint64_t remote_sndbuf, remote_rcvbuf; /* server's; 0 = autotuned */
 	bool nodelay;

@@ -235,8 +235,8 @@ static void test_key_is_exact_for_known_config(void **state)
 	assert_string_equal(key,
 			    "cc=default cpus=none dir=recv ipv=4 msg=256 "
 			    "nodelay=1 rcvbuf=8192 remote_cpus=none "
-			    "remote_rcvbuf=auto remote_sndbuf=auto sndbuf=8192 "
-			    "streams=32 test=tcp_stream threads=4");
+			    "remote_rcvbuf=auto remote_sndbuf=auto rmsg=131072 "
+			    "sndbuf=8192 streams=32 test=tcp_stream threads=4");
 }
 
 /* key has nnames names, each strictly after the one before it. */
@@ -282,7 +282,7 @@ static void test_key_is_sorted_alphabetically_by_name(void **state)
 	c.remote_rcvbuf = 65536;
 	finalize_ok(&c, 8);
 	key_of(&c, key);
-	expect_sorted_names(key, 14);
+	expect_sorted_names(key, 15); /* tcp_stream adds rmsg */
 
 	job_config_init(&c);
 	c.test = JOB_TEST_UDP_STREAM;
