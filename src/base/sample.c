@@ -88,6 +88,7 @@ void base_sample_release(struct base_sample *s)
 	free(s->metrics);
 	free(s->flows);
 	free(s->latency);
+	json_decref(s->sysenv);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -248,6 +249,8 @@ int base_sample_copy(struct base_sample *dst, const struct base_sample *src)
 	dst->cap_metrics = src->nmetrics;
 	dst->flows = dup_array(src->flows, src->nflows, sizeof(*src->flows), &ret);
 	dst->latency = src->latency ? dup_array(src->latency, 1, sizeof(*src->latency), &ret) : NULL;
+	/* never modified once made: shared */
+	dst->sysenv = json_incref(src->sysenv);
 	if (ret) {
 		base_sample_release(dst);
 		return ret;

@@ -78,6 +78,9 @@ struct base_sample {
 	struct sample_flow *flows;
 	size_t nflows;
 	struct base_hist *latency; /* request/response latency (ns), or NULL */
+	/* full environment snapshots: {"client": {"fingerprint", "entries"},
+	 * "server": {...}}; owned reference, or NULL */
+	json_t *sysenv;
 	size_t cap_params, cap_env, cap_metrics;
 };
 

@@ -115,6 +115,11 @@ json_t *base_sample_to_json(const struct base_sample *s)
 			"run", "duration_ns", (json_int_t)s->duration_ns,
 			"warmup_ns", (json_int_t)s->warmup_ns, "server", s->server,
 			"env", env, "metrics", metrics, "flows", flows);
+	if (doc && s->sysenv &&
+	    json_object_set(doc, "sysenv", s->sysenv)) {
+		json_decref(doc);
+		return NULL;
+	}
 	if (doc && s->latency) {
 		json_t *h = base_hist_to_json(s->latency);
 

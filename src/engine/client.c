@@ -422,9 +422,17 @@ static int run_test(struct client *c, struct engine_run *out,
 	c->meter_ok = true;
 	json_decref(m);
 	m = NULL;
+	out->sysenv_local = engine_sysenv_json(&c->local);
 	if ((ret = send_msg(c, proto_msg("connected", NULL), err)) ||
 	    (ret = expect(c, "ready", c->o->control_timeout_ns + c->o->connect_timeout_ns, &m, err)))
 		goto out;
+	if (json_object_get(m, "sysenv")) {
+		if ((ret = engine_sysenv_check(json_object_get(m, "sysenv"), err))) {
+			base_err_prefix(err, "server's ready");
+			goto out;
+		}
+		out->sysenv_remote = json_incref(json_object_get(m, "sysenv"));
+	}
 	/* the start barrier: the server releases its workers on "start" */
 	if ((ret = send_msg(c, proto_msg("start", NULL), err)))
 		goto out;
@@ -528,6 +536,8 @@ void engine_run_release(struct engine_run *r)
 	proto_end_report_release(&r->remote);
 	json_decref(r->env_local);
 	json_decref(r->env_remote);
+	json_decref(r->sysenv_local);
+	json_decref(r->sysenv_remote);
 	free(r->latency);
 	memset(r, 0, sizeof(*r));
 }

@@ -10,6 +10,7 @@
 
 #include "base/time.h"
 #include "collect/env.h"
+#include "collect/sysenv.h"
 
 /* The CPUs to count and sample: the test's, or every online one. */
 static void collect_cpus(const struct engine_meter *m, struct base_cpulist *out)
@@ -316,4 +317,58 @@ json_t *engine_env_json(void)
 			 "mem_total_kb", (json_int_t)env.mem_total_kb,
 			 "cpu_governor", env.cpu_governor,
 			 "clocksource", env.clocksource);
+}
+
+json_t *engine_sysenv_json(const struct engine_addr *local)
+{
+	struct collect_sysenv *env = collect_sysenv_new();
+	struct base_err err = { "" };
+	const char *ifs[1];
+	char ifname[64], fp[17];
+	json_t *entries = NULL, *j = NULL;
+	size_t nif = 0;
+
+	if (!env)
+		return json_pack("{s:s}", "error", "out of memory");
+	if (local && !engine_addr_ifname(local, ifname, sizeof(ifname)))
+		ifs[nif++] = ifname;
+	if (collect_sysenv_read(env, ifs, nif, &err) ||
+	    collect_sysenv_fingerprint(env, fp)) {
+		j = json_pack("{s:s}", "error", err.msg[0] ? err.msg : "cannot read");
+		goto out;
+	}
+	entries = json_object();
+	for (size_t i = 0; entries && i < env->n; i++)
+		json_object_set_new(entries, env->entries[i].key,
+				    json_string(env->entries[i].value));
+	j = json_pack("{s:s, s:o}", "fingerprint", fp, "entries", entries);
+out:
+	collect_sysenv_free(env);
+	return j;
+}
+
+int engine_sysenv_check(const json_t *j, struct base_err *err)
+{
+	const json_t *entries, *v;
+	const char *fp, *k;
+
+	if (!json_is_object(j))
+		return base_err_set(err, -EPROTO, "sysenv must be an object");
+	if (json_is_string(json_object_get(j, "error")))
+		return 0;
+	fp = json_string_value(json_object_get(j, "fingerprint"));
+	entries = json_object_get(j, "entries");
+	if (!fp || strlen(fp) != 16 || !json_is_object(entries) ||
+	    json_object_size(entries) > COLLECT_SYSENV_MAX)
+		return base_err_set(err, -EPROTO,
+				    "sysenv needs a 16-digit fingerprint and at most %d entries",
+				    COLLECT_SYSENV_MAX);
+	json_object_foreach((json_t *)entries, k, v) {
+		if (strlen(k) >= 256 || !json_is_string(v) ||
+		    json_string_length(v) > 4096)
+			return base_err_set(err, -EPROTO,
+					    "sysenv entry '%.60s' must be a string of at most 4096 bytes",
+					    k);
+	}
+	return 0;
 }

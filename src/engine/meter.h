@@ -55,5 +55,12 @@ int engine_meter_report(const struct engine_meter *m, const struct engine *e,
 			struct base_err *err);
 /* This host's environment as a JSON object (new reference, NULL on error). */
 json_t *engine_env_json(void);
+/* The full environment snapshot (kernel, cmdline, CPU, NUMA, every net
+ * sysctl, the interface holding `local`): {"fingerprint": "hex16",
+ * "entries": {key: value}}. A new reference; on failure an object with an
+ * "error" string instead. Slow (milliseconds): outside the window only. */
+json_t *engine_sysenv_json(const struct engine_addr *local);
+/* Check a peer's snapshot of that shape. */
+int engine_sysenv_check(const json_t *j, struct base_err *err);
 
 #endif

@@ -53,6 +53,26 @@ static const char *unit_of(const char *name)
 	return "count";
 }
 
+/* The full environments, and their fingerprints among the env entries. */
+static void add_sysenv(struct base_sample *s, const struct engine_run *r)
+{
+	const char *fp;
+
+	s->sysenv = json_object();
+	if (!s->sysenv)
+		return;
+	if (r->sysenv_local)
+		json_object_set(s->sysenv, "client", r->sysenv_local);
+	if (r->sysenv_remote)
+		json_object_set(s->sysenv, "server", r->sysenv_remote);
+	fp = json_string_value(json_object_get(r->sysenv_local, "fingerprint"));
+	if (fp)
+		base_sample_env(s, "client.env_fingerprint", "%s", fp);
+	fp = json_string_value(json_object_get(r->sysenv_remote, "fingerprint"));
+	if (fp)
+		base_sample_env(s, "server.env_fingerprint", "%s", fp);
+}
+
 static double gbps(uint64_t bytes, int64_t ns)
 {
 	return ns > 0 ? (double)bytes * 8.0 / (double)ns : 0.0;
@@ -301,6 +321,7 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 	snprintf(s->server, sizeof(s->server), "%s", r->server);
 	add_env(s, "client", r->env_local);
 	add_env(s, "server", r->env_remote);
+	add_sysenv(s, r);
 	if (pc.ret || (ret = base_sample_alloc_flows(s, nflows)))
 		return base_err_set(err, -ENOMEM, "out of memory");
 	per_flow = calloc(nflows ? nflows : 1, sizeof(*per_flow));

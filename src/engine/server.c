@@ -521,7 +521,9 @@ static int session_run(struct session *s, struct base_err *err)
 		goto out;
 	}
 	s->meter_ok = true;
-	if ((ret = send_msg(s, proto_msg("ready", NULL), err)))
+	/* the full environment, read now: outside the measured window */
+	if ((ret = send_msg(s, proto_msg("ready", json_pack("{s:o}", "sysenv",
+					 engine_sysenv_json(&s->local))), err)))
 		goto out;
 	json_decref(m);
 	m = NULL;

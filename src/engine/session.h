@@ -46,6 +46,7 @@ struct engine_run {
 	struct proto_end_report local, remote;
 	json_t *env_local, *env_remote; /* owned */
 	struct base_hist *latency; /* request/response, ns; owned, or NULL */
+	json_t *sysenv_local, *sysenv_remote; /* engine_sysenv_json(); owned */
 	int64_t wall_start_ns;
 	char server[80]; /* address of the server's control port */
 };

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <linux/tcp.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -295,5 +296,30 @@ int engine_tcp_connect(const struct engine_addr *to,
 	return 0;
 fail:
 	close(s);
+	return ret;
+}
+
+int engine_addr_ifname(const struct engine_addr *a, char *name, size_t len)
+{
+	struct ifaddrs *ifs = NULL, *i;
+	int ret = -ENODEV;
+
+	if (getifaddrs(&ifs) < 0)
+		return -errno;
+	for (i = ifs; i; i = i->ifa_next) {
+		struct engine_addr x = { .len = sizeof(x.ss) };
+
+		if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET &&
+				     i->ifa_addr->sa_family != AF_INET6))
+			continue;
+		memcpy(&x.ss, i->ifa_addr, i->ifa_addr->sa_family == AF_INET ?
+		       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+		if (engine_addr_same_host(&x, a)) {
+			snprintf(name, len, "%s", i->ifa_name);
+			ret = 0;
+			break;
+		}
+	}
+	freeifaddrs(ifs);
 	return ret;
 }

@@ -35,6 +35,9 @@ void engine_addr_set_port(struct engine_addr *a, uint16_t port);
 bool engine_addr_same_host(const struct engine_addr *a,
 			   const struct engine_addr *b);
 int engine_addr_family(const struct engine_addr *a);
+/* The name of the local interface that holds address a ("lo", "eth0"), or
+ * -ENODEV. */
+int engine_addr_ifname(const struct engine_addr *a, char *name, size_t len);
 
 /* Set buffers, TCP_NODELAY and TCP_CONGESTION as asked. For tcp false only
  * the buffers apply. Returns 0 or -errno with err naming the option. */

@@ -15,6 +15,7 @@ static const char *const fingerprint_keys[] = {
 	"client.kernel", "client.kernel_version", "client.machine",
 	"client.cpu_model", "client.online_cpus", "server.kernel",
 	"server.kernel_version", "server.cpu_model", "server.online_cpus",
+	"client.env_fingerprint", "server.env_fingerprint",
 };
 
 const char *stats_headline_metric(const char *test)
