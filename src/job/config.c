@@ -87,6 +87,13 @@ void job_config_init(struct job_config *c)
 	c->duration_ns = 10 * NS_PER_S;
 	c->warmup_ns = 2 * NS_PER_S;
 	c->rr_timeout_ns = 200 * NS_PER_MS;
+	snprintf(c->topology, sizeof(c->topology), "loopback");
+	c->gro = c->gso = c->tso = -1;
+}
+
+bool job_config_is_veth(const struct job_config *c)
+{
+	return !strcmp(c->topology, "veth");
 }
 
 uint32_t job_config_nflows(const struct job_config *c)
@@ -254,6 +261,25 @@ int job_config_finalize(struct job_config *c, int online_cpus,
 		return base_err_set(err, -EINVAL,
 				    "invalid receive size %" PRIu64 ": expected 1 to %llu bytes",
 				    c->rmsg_bytes, JOB_MAX_MSG);
+	if (strcmp(c->topology, "loopback") && strcmp(c->topology, "veth"))
+		return base_err_set(err, -EINVAL,
+				    "invalid topology '%s': expected loopback or veth",
+				    c->topology);
+	if (!job_config_is_veth(c) && (c->mtu || c->gro >= 0 || c->gso >= 0 ||
+				       c->tso >= 0 || c->tbf_rate_bps || c->cpu_quota_pct))
+		return base_err_set(err, -EINVAL,
+				    "mtu, offloads, tbf rate and cpu quota need the veth topology");
+	if (job_config_is_veth(c) && !c->mtu)
+		c->mtu = 1500;
+	if (c->mtu && (c->mtu < 1280 || c->mtu > 65535))
+		return base_err_set(err, -EINVAL,
+				    "invalid mtu %" PRIu32 ": expected 1280 to 65535", c->mtu);
+	if (c->gro > 1 || c->gso > 1 || c->tso > 1 || c->gro < -1 || c->gso < -1 || c->tso < -1)
+		return base_err_set(err, -EINVAL, "offload toggles are -1, 0 or 1");
+	if (c->cpu_quota_pct > 100 * BASE_CPU_MAX)
+		return base_err_set(err, -EINVAL,
+				    "invalid cpu quota %" PRIu32 "%%: expected 1 to %d",
+				    c->cpu_quota_pct, 100 * BASE_CPU_MAX);
 	nflows = job_config_nflows(c);
 	if (c->threads > JOB_MAX_THREADS)
 		return base_err_set(err, -EINVAL,
@@ -286,6 +312,11 @@ int job_config_finalize(struct job_config *c, int online_cpus,
 	return 0;
 }
 
+static const char *toggle(int8_t t)
+{
+	return t < 0 ? "default" : t ? "on" : "off";
+}
+
 static void fmt_buf(uint64_t v, char *buf, size_t len)
 {
 	if (v)
@@ -308,6 +339,7 @@ void job_config_each_param(const struct job_config *c,
 	char v[BASE_CPU_MAX * 6];
 
 	bool stream = job_test_kind(c->test) == JOB_KIND_STREAM;
+	bool veth = job_config_is_veth(c);
 
 	/* alphabetical: this order is the canonical key */
 	if (stream && job_test_is_udp(c->test)) {
@@ -319,15 +351,27 @@ void job_config_each_param(const struct job_config *c,
 		fn(ctx, "burst", v);
 	}
 	fn(ctx, "cc", c->cc[0] ? c->cc : "default");
+	if (veth) {
+		snprintf(v, sizeof(v), "%" PRIu32, c->cpu_quota_pct);
+		fn(ctx, "cpu_quota", v);
+	}
 	fmt_cpus(&c->cpus, v, sizeof(v));
 	fn(ctx, "cpus", v);
 	if (stream)
 		fn(ctx, "dir", job_dir_name(c->dir));
+	if (veth)
+		fn(ctx, "gro", toggle(c->gro));
+	if (veth)
+		fn(ctx, "gso", toggle(c->gso));
 	snprintf(v, sizeof(v), "%d", c->ipv);
 	fn(ctx, "ipv", v);
 	if (stream) {
 		snprintf(v, sizeof(v), "%" PRIu64, c->msg_bytes);
 		fn(ctx, "msg", v);
+	}
+	if (veth) {
+		snprintf(v, sizeof(v), "%" PRIu32, c->mtu);
+		fn(ctx, "mtu", v);
 	}
 	fn(ctx, "nodelay", c->nodelay ? "1" : "0");
 	if (!stream) {
@@ -356,9 +400,16 @@ void job_config_each_param(const struct job_config *c,
 	fn(ctx, "sndbuf", v);
 	snprintf(v, sizeof(v), "%" PRIu32, c->streams);
 	fn(ctx, "streams", v);
+	if (veth) {
+		snprintf(v, sizeof(v), "%" PRIu64, c->tbf_rate_bps);
+		fn(ctx, "tbf_rate", v);
+	}
 	fn(ctx, "test", job_test_name(c->test));
 	snprintf(v, sizeof(v), "%" PRIu32, c->threads);
 	fn(ctx, "threads", v);
+	fn(ctx, "topology", c->topology);
+	if (veth)
+		fn(ctx, "tso", toggle(c->tso));
 }
 
 struct key_ctx {
@@ -401,7 +452,7 @@ json_t *job_config_to_json(const struct job_config *c)
 		cpus[0] = '\0';
 	if (base_format_cpulist(&c->remote_cpus, rcpus, sizeof(rcpus)))
 		rcpus[0] = '\0';
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I}",
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:s, s:I, s:i, s:i, s:i, s:I, s:I}",
 			 "test", job_test_name(c->test),
 			 "dir", job_dir_name(c->dir),
 			 "streams", (json_int_t)c->streams,
@@ -425,7 +476,11 @@ json_t *job_config_to_json(const struct job_config *c)
 			 "burst", (json_int_t)c->burst,
 			 "rate", c->rate,
 			 "rr_timeout_ns", (json_int_t)c->rr_timeout_ns,
-			 "rmsg", (json_int_t)c->rmsg_bytes);
+			 "rmsg", (json_int_t)c->rmsg_bytes,
+			 "topology", c->topology, "mtu", (json_int_t)c->mtu,
+			 "gro", (int)c->gro, "gso", (int)c->gso, "tso", (int)c->tso,
+			 "tbf_rate", (json_int_t)c->tbf_rate_bps,
+			 "cpu_quota", (json_int_t)c->cpu_quota_pct);
 }
 
 static int get_int(const json_t *obj, const char *key, int64_t min,
@@ -469,7 +524,8 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		"rcvbuf", "remote_sndbuf", "remote_rcvbuf", "nodelay", "ipv",
 		"cc", "batch", "cpus", "remote_cpus", "duration_ns",
 		"warmup_ns", "interval_ns", "req", "resp", "burst", "rate",
-		"rr_timeout_ns", "rmsg",
+		"rr_timeout_ns", "rmsg", "topology", "mtu", "gro", "gso", "tso",
+		"tbf_rate", "cpu_quota",
 	};
 	const char *key, *s = NULL;
 	const json_t *v;
@@ -522,6 +578,17 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 	INT_FIELD("burst", burst, 0, JOB_MAX_BURST);
 	INT_FIELD("rr_timeout_ns", rr_timeout_ns, 0, INT64_MAX);
 	INT_FIELD("rmsg", rmsg_bytes, 0, (int64_t)JOB_MAX_MSG);
+	INT_FIELD("mtu", mtu, 0, 65535);
+	INT_FIELD("gro", gro, -1, 1);
+	INT_FIELD("gso", gso, -1, 1);
+	INT_FIELD("tso", tso, -1, 1);
+	INT_FIELD("tbf_rate", tbf_rate_bps, 0, INT64_MAX);
+	INT_FIELD("cpu_quota", cpu_quota_pct, 0, 100 * BASE_CPU_MAX);
+	if ((ret = get_str(obj, "topology", &s, err)))
+		return ret;
+	if (strlen(s) >= sizeof(c->topology))
+		return base_err_set(err, -EINVAL, "configuration field 'topology': invalid name");
+	snprintf(c->topology, sizeof(c->topology), "%s", s);
 #undef INT_FIELD
 	v = json_object_get(obj, "rate");
 	if (!json_is_number(v) || !(json_number_value(v) >= 0 &&

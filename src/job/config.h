@@ -64,6 +64,14 @@ struct job_config {
 	double rate;         /* open loop: transactions/s per flow; 0 = closed */
 	struct base_cpulist cpus, remote_cpus; /* n == 0: not pinned */
 
+	/* where the ends run: "loopback" (default), or "veth" (two network
+	 * namespaces joined by a veth pair: see topo/) with its knobs */
+	char topology[16];
+	uint32_t mtu;           /* veth: 0 = 1500 */
+	int8_t gro, gso, tso;   /* veth offloads: -1 the default, 0 off, 1 on */
+	uint64_t tbf_rate_bps;  /* veth: token bucket on each egress; 0 = none */
+	uint32_t cpu_quota_pct; /* veth: the server's CPU quota, % of one CPU; 0 = none */
+
 	int64_t duration_ns, warmup_ns, interval_ns; /* interval 0 = none */
 	int64_t rr_timeout_ns; /* udp_rr: a reply later than this is lost */
 };
@@ -104,6 +112,8 @@ int job_test_parse(const char *s, enum job_test *t, struct base_err *err);
 const char *job_dir_name(enum job_dir d);
 int job_dir_parse(const char *s, enum job_dir *d, struct base_err *err);
 bool job_test_is_udp(enum job_test t);
+/* Whether the configuration runs in namespaces (a veth topology). */
+bool job_config_is_veth(const struct job_config *c);
 enum job_kind job_test_kind(enum job_test t);
 
 #endif

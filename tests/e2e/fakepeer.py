@@ -53,7 +53,9 @@ def client(mode, port):
                "batch": 1, "cpus": "", "remote_cpus": "",
                "duration_ns": 1000000000, "warmup_ns": 0, "interval_ns": 0,
                "req": 0, "resp": 0, "burst": 0, "rate": 0,
-               "rr_timeout_ns": 200000000, "rmsg": 0}
+               "rr_timeout_ns": 200000000, "rmsg": 0, "topology": "loopback",
+               "mtu": 0, "gro": -1, "gso": -1, "tso": -1, "tbf_rate": 0,
+               "cpu_quota": 0}
         s.sendall(frame({"type": "setup", "config": cfg, "udp_ports": []}))
         ok = recv_frame(s)
         d = socket.socket()

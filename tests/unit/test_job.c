@@ -236,7 +236,8 @@ static void test_key_is_exact_for_known_config(void **state)
 			    "cc=default cpus=none dir=recv ipv=4 msg=256 "
 			    "nodelay=1 rcvbuf=8192 remote_cpus=none "
 			    "remote_rcvbuf=auto remote_sndbuf=auto rmsg=131072 "
-			    "sndbuf=8192 streams=32 test=tcp_stream threads=4");
+			    "sndbuf=8192 streams=32 test=tcp_stream threads=4 "
+			    "topology=loopback");
 }
 
 /* key has nnames names, each strictly after the one before it. */
@@ -282,13 +283,23 @@ static void test_key_is_sorted_alphabetically_by_name(void **state)
 	c.remote_rcvbuf = 65536;
 	finalize_ok(&c, 8);
 	key_of(&c, key);
-	expect_sorted_names(key, 15); /* tcp_stream adds rmsg */
+	expect_sorted_names(key, 16); /* tcp_stream adds rmsg */
 
 	job_config_init(&c);
 	c.test = JOB_TEST_UDP_STREAM;
 	finalize_ok(&c, 8);
 	key_of(&c, key);
-	expect_sorted_names(key, 15);
+	expect_sorted_names(key, 16);
+
+	/* veth adds cpu_quota, gro, gso, mtu, tbf_rate and tso */
+	job_config_init(&c);
+	snprintf(c.topology, sizeof(c.topology), "veth");
+	c.mtu = 9000;
+	c.gro = 0;
+	finalize_ok(&c, 8);
+	key_of(&c, key);
+	expect_sorted_names(key, 22);
+	assert_non_null(strstr(key, "gro=off gso=default ipv=4 msg=131072 mtu=9000 "));
 }
 
 static void test_key_for_udp_includes_batch_and_tcp_does_not(void **state)
@@ -510,7 +521,7 @@ static void test_each_param_walks_the_key_in_order(void **state)
 	key_of(&c, key);
 	job_config_each_param(&c, collect_param, &l);
 	assert_string_equal(l.text, key);
-	assert_int_equal(l.n, 15);
+	assert_int_equal(l.n, 16);
 }
 
 /* ---- validation ---- */
@@ -1025,7 +1036,7 @@ static void test_rr_defaults_and_exact_key(void **state)
 			    "burst=1 cc=default cpus=none ipv=4 nodelay=1 rate=0 "
 			    "rcvbuf=auto remote_cpus=none remote_rcvbuf=auto "
 			    "remote_sndbuf=auto req=1 resp=1 sndbuf=auto streams=4 "
-			    "test=tcp_rr threads=2");
+			    "test=tcp_rr threads=2 topology=loopback");
 }
 
 /* The server finalizes what the client finalized: a second pass is a no-op. */

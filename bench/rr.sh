@@ -1,0 +1,361 @@
+#!/usr/bin/env bash
+# bench/rr.sh - netregress tcp_rr / udp_rr against sockperf ping-pong on
+# loopback (127.0.0.1) only: transactions/s and round-trip latency.
+#
+# Usage: bench/rr.sh            (REPS=5, DUR=10 by default)
+#        REPS=1 DUR=2 bench/rr.sh
+#
+# Rows (all closed loop, 1 flow, one request in flight, request = response =
+# 64 bytes; sockperf's smallest message is 14 bytes, its header):
+#   udp_rr                  vs sockperf ping-pong          client cpu 0, server cpu 1
+#   tcp_rr --nodelay        vs sockperf ping-pong --tcp    client cpu 0, server cpu 1
+#   the same two rows with client and server both on cpu 0
+# Ours is pinned with --cpus/--remote-cpus (its worker threads), sockperf
+# with taskset (the whole process).  sockperf sets TCP_NODELAY by default in
+# ping-pong mode, so ours runs tcp_rr with --nodelay.
+#
+# Each repetition runs every row once, and within a row ours first and then
+# sockperf (A B A B ... across repetitions).  The table (stdout) gives for
+# every row the median transactions/s of each tool and the ratio ours/peer,
+# and the median p50 and p99 round-trip latency of each (full round trip,
+# us) with the ratios ours/peer.  Progress and per-run figures go to stderr.
+#
+# Like with like: sockperf prints half the round trip by default; it runs
+# here with --full-rtt, so its avg/percentiles are full round trips, as
+# ours (latency.p50_us, latency.p99_us).  sockperf's transactions/s is
+# ReceivedMessages / RunTime of its "[Valid Duration]" line (one reply per
+# request in ping-pong); ours is transactions.per_s.
+#
+# Environment:
+#   REPS   repetitions of each row (default 5)
+#   DUR    measured seconds of each run of ours (default 10), after a 2 s
+#          warm-up (--warmup 2s).  sockperf runs -t DUR+2 and itself discards
+#          its first 0.4 s and last 0.05 s, so both send for the same time
+#   NETREGRESS  a netregress binary to measure instead of building
+#          $repo/build/netregress with make (e.g. a copy kept apart from a
+#          tree that is being rebuilt)
+#   OURS_EXTRA  more options for every run of ours (e.g. --no-collect);
+#          by default ours runs with its default collectors
+#
+# The script talks to 127.0.0.1 only, starts its own sockperf servers on free
+# ports (ours starts its own server process per run), and on every exit path
+# ends the processes it started, by PID.
+# shellcheck disable=SC2034,SC2059,SC2086  # word splitting of the argument lists is meant
+set -u -o pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+REPS=${REPS:-5}
+DUR=${DUR:-10}
+WARM=2
+HOST=127.0.0.1
+MSG=64
+NR=${NETREGRESS:-$repo/build/netregress}
+OURS_EXTRA=${OURS_EXTRA:-}
+
+case $REPS in '' | *[!0-9]* | 0) echo "rr.sh: REPS must be a positive integer" >&2; exit 2 ;; esac
+case $DUR in '' | *[!0-9]* | 0) echo "rr.sh: DUR must be a positive integer (seconds)" >&2; exit 2 ;; esac
+
+log() { printf '%s\n' "$*" >&2; }
+
+# ---------------------------------------------------------------- cleanup
+tmp=
+SOCKPERF_PID=
+CUR_PID=
+
+stop_pid() { # PID: TERM, then KILL after ~3 s; only PIDs we started
+	local pid=$1 i
+	[ -n "$pid" ] || return 0
+	kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+	kill -TERM "$pid" 2>/dev/null
+	for i in $(seq 30); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+cleanup() {
+	trap - EXIT INT TERM HUP
+	stop_pid "$CUR_PID"
+	stop_pid "$SOCKPERF_PID"
+	[ -n "$tmp" ] && rm -rf -- "$tmp"
+}
+trap cleanup EXIT
+trap 'log "rr.sh: interrupted"; exit 130' INT
+trap 'log "rr.sh: terminated"; exit 143' TERM HUP
+
+# ---------------------------------------------------------------- setup
+need=()
+command -v sockperf >/dev/null || need+=(sockperf)
+command -v jq >/dev/null || need+=(jq)
+command -v taskset >/dev/null || need+=(util-linux)
+command -v timeout >/dev/null || need+=(coreutils)
+if [ ${#need[@]} -gt 0 ]; then
+	log "rr.sh: installing ${need[*]}"
+	SUDO=
+	[ "$(id -u)" -eq 0 ] || SUDO=sudo
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get install -y "${need[@]}" >&2 ||
+		{ $SUDO apt-get update >&2 && $SUDO apt-get install -y "${need[@]}" >&2; } ||
+		{ log "rr.sh: cannot install ${need[*]}"; exit 1; }
+fi
+if [ -n "${NETREGRESS:-}" ]; then
+	[ -x "$NR" ] || { log "rr.sh: NETREGRESS=$NR is not executable"; exit 1; }
+elif ! make -C "$repo" >&2; then
+	[ -x "$NR" ] || { log "rr.sh: building netregress failed"; exit 1; }
+	log "rr.sh: make failed; going on with the existing $NR"
+fi
+[ "$(nproc)" -ge 2 ] || { log "rr.sh: needs at least 2 cpus (client on cpu 0, server on cpu 1)"; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rr.XXXXXX")
+
+# A port that no TCP or UDP socket (v4 or v6) is bound to right now.
+port_in_use() {
+	local hex
+	hex=$(printf ':%04X' "$1")
+	awk -v h="$hex" 'NR > 1 && substr($2, length($2) - 4) == h { f = 1 } END { exit !f }' \
+		/proc/net/tcp /proc/net/tcp6 /proc/net/udp /proc/net/udp6 2>/dev/null
+}
+free_port() {
+	local p i
+	for i in $(seq 200); do
+		p=$((20000 + RANDOM % 40000))
+		port_in_use "$p" || { echo "$p"; return 0; }
+	done
+	return 1
+}
+wait_bound() { # PORT PROTO(tcp|udp) PID: wait until PORT is bound (5 s)
+	local i
+	for i in $(seq 50); do
+		kill -0 "$3" 2>/dev/null || return 1
+		awk -v h="$(printf ':%04X' "$1")" 'NR > 1 && substr($2, length($2) - 4) == h { f = 1 } END { exit !f }' \
+			"/proc/net/$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Run a command in the background and wait for it, so that INT/TERM are
+# handled at once (the EXIT trap then ends it by its PID).
+run_wait() { # OUT ERR CMD...
+	local o=$1 e=$2
+	shift 2
+	if [ "$o" = "$e" ]; then
+		"$@" >"$o" 2>&1 &
+	else
+		"$@" >"$o" 2>"$e" &
+	fi
+	CUR_PID=$!
+	wait "$CUR_PID"
+	local rc=$?
+	CUR_PID=
+	return $rc
+}
+
+TMO=$((DUR + WARM + 40))
+
+# Busy share of all cpus (from /proc/stat) over SECS seconds, nothing of ours
+# running: how much the other tenants of the machine use.
+busy_probe() { # SECS
+	local a b
+	a=$(head -n 1 /proc/stat)
+	sleep "$1"
+	b=$(head -n 1 /proc/stat)
+	awk -v a="$a" -v b="$b" 'BEGIN {
+		n = split(a, x); split(b, y); t = 0
+		for (i = 2; i <= 9 && i <= n; i++) t += y[i] - x[i]   # user..steal
+		idle = (y[5] - x[5]) + (y[6] - x[6])                 # idle + iowait
+		printf "%.0f%%", t > 0 ? 100 * (t - idle) / t : 0 }'
+}
+
+# The runners below run in the main shell (never in $(...)), so that the
+# traps and the PIDs they keep stay right; each leaves its result in RES as
+# "tps p50_us p99_us secs extra" and returns 0, or returns 1.
+RES=
+
+# ---------------------------------------------------------------- sockperf
+# sockperf ping-pong: PROTO(udp|tcp) CLIENT_CPU SERVER_CPU -> RES="tps p50 p99 secs avg_rtt"
+# A fresh server for every run.
+run_sockperf() {
+	local proto=$1 ccpu=$2 scpu=$3 port log="$tmp/sockperf-server.log" out="$tmp/sockperf.out"
+	local rc i tcp= clean valid secs recv p50 p99 avg
+	RES=
+	[ "$proto" = tcp ] && tcp=--tcp
+	port=$(free_port) || return 1
+	taskset -c "$scpu" sockperf server $tcp -i "$HOST" -p "$port" >"$log" 2>&1 &
+	SOCKPERF_PID=$!
+	if ! wait_bound "$port" "$proto" "$SOCKPERF_PID"; then
+		log "    sockperf server did not start: $(tail -n 3 "$log" | tr '\n' ' ')"
+		stop_pid "$SOCKPERF_PID"; SOCKPERF_PID=
+		return 1
+	fi
+	run_wait "$out" "$out" timeout -k 5 "$TMO" taskset -c "$ccpu" \
+		sockperf ping-pong $tcp -i "$HOST" -p "$port" -m "$MSG" -t $((DUR + WARM)) --full-rtt
+	rc=$?
+	kill -INT "$SOCKPERF_PID" 2>/dev/null
+	for i in $(seq 30); do
+		kill -0 "$SOCKPERF_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	stop_pid "$SOCKPERF_PID"
+	SOCKPERF_PID=
+	clean=$(sed 's/\x1b\[[0-9;]*m//g' "$out")
+	valid=$(sed -n 's/.*\[Valid Duration\] RunTime=\([0-9.]*\) sec;.*ReceivedMessages=\([0-9]*\).*/\1 \2/p' <<<"$clean" | tail -n 1)
+	read -r secs recv <<<"$valid"
+	p50=$(sed -n 's/.*percentile 50\.000 = *\([0-9.]*\).*/\1/p' <<<"$clean" | tail -n 1)
+	p99=$(sed -n 's/.*percentile 99\.000 = *\([0-9.]*\).*/\1/p' <<<"$clean" | tail -n 1)
+	avg=$(sed -n 's/.*avg-rtt=\([0-9.]*\).*/\1/p' <<<"$clean" | tail -n 1)
+	if [ $rc -ne 0 ] || [ -z "${secs:-}" ] || [ -z "${recv:-}" ] || [ -z "$p50" ] || [ -z "$p99" ] || [ -z "$avg" ]; then
+		log "    sockperf ping-pong $tcp failed (rc=$rc): $(grep -iE 'error|fail|avg-lat' <<<"$clean" | head -n 3 | tr '\n' ' ')"
+		return 1
+	fi
+	RES=$(awk -v r="$recv" -v s="$secs" -v p50="$p50" -v p99="$p99" -v avg="$avg" 'BEGIN {
+		printf "%.9g %s %s %s avg_rtt=%s\n", r / s, p50, p99, s, avg }')
+}
+
+# ---------------------------------------------------------------- ours
+# netregress run TEST ARGS... -> RES="tps p50 p99 secs foreign=%"
+run_ours() {
+	local out="$tmp/ours.json" err="$tmp/ours.err" res rc
+	RES=
+	run_wait "$out" "$err" timeout -k 5 "$TMO" "$NR" run "$@" $OURS_EXTRA \
+		-l "${DUR}s" --warmup "${WARM}s" --json --no-store
+	rc=$?
+	res=$(jq -r '
+		.metrics as $m
+		| [ $m["transactions.per_s"].value, $m["latency.p50_us"].value,
+		    $m["latency.p99_us"].value, $m["window.client_s"].value ]
+		| if any(. == null) then empty else map(tostring) | join(" ") end' "$out" 2>/dev/null)
+	if [ $rc -ne 0 ] || [ -z "$res" ]; then
+		log "    netregress run $* failed (rc=$rc): $(tail -n 3 "$err" | tr '\n' ' ')"
+		return 1
+	fi
+	[ -s "$err" ] && log "    netregress stderr: $(tail -n 3 "$err" | tr '\n' ' ')"
+	res="$res $(jq -r '"foreign=" + ((.metrics["cpu.foreign_busy_pct"].value // 0) * 10 | round / 10 | tostring) + "%"
+		+ " lost=" + ([.flows[]?.udp.lost // 0] | add // 0 | tostring)
+		+ " connfail=" + ([.flows[]?.rr.connect_failures // 0] | add // 0 | tostring)' "$out" 2>/dev/null)"
+	RES=$res
+}
+
+# ---------------------------------------------------------------- rows
+ROWS=(udp_split tcp_split udp_same tcp_same)
+declare -A DESC PROTO CCPU SCPU
+DESC[udp_split]="udp 64B, client cpu0 / server cpu1"
+PROTO[udp_split]=udp; CCPU[udp_split]=0; SCPU[udp_split]=1
+DESC[tcp_split]="tcp 64B, client cpu0 / server cpu1"
+PROTO[tcp_split]=tcp; CCPU[tcp_split]=0; SCPU[tcp_split]=1
+DESC[udp_same]="udp 64B, both on cpu0"
+PROTO[udp_same]=udp; CCPU[udp_same]=0; SCPU[udp_same]=0
+DESC[tcp_same]="tcp 64B, both on cpu0"
+PROTO[tcp_same]=tcp; CCPU[tcp_same]=0; SCPU[tcp_same]=0
+
+ours_args() { # ROW
+	local r=$1
+	case ${PROTO[$r]} in
+	udp) echo "udp_rr -r $MSG,$MSG -n 1 --burst 1 --cpus ${CCPU[$r]} --remote-cpus ${SCPU[$r]}" ;;
+	tcp) echo "tcp_rr -r $MSG,$MSG -n 1 --burst 1 --nodelay --cpus ${CCPU[$r]} --remote-cpus ${SCPU[$r]}" ;;
+	esac
+}
+
+# one line per successful run: "tps p50 p99 secs [extra]" in $tmp/ROW.TOOL
+record() { # ROW TOOL RESULT
+	echo "$3" >>"$tmp/$1.$2"
+	local t p50 p99 s x
+	read -r t p50 p99 s x <<<"$3"
+	log "$(awk -v tool="$2" -v t="$t" -v a="$p50" -v b="$p99" -v s="$s" -v x="$x" 'BEGIN {
+		printf "    %-9s %10.0f trans/s  p50 %8.2f us  p99 %8.2f us  (%.2f s) %s", tool, t, a, b, s, x }')"
+}
+
+# ---------------------------------------------------------------- run
+START_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+START_S=$(date +%s)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+BUSY0=$(busy_probe 2)
+log "rr.sh: REPS=$REPS DUR=${DUR}s, started $START_DATE, loadavg $LOAD0, others' busy share $BUSY0"
+
+for rep in $(seq "$REPS"); do
+	for row in "${ROWS[@]}"; do
+		log "[rep $rep/$REPS] $row: ${DESC[$row]}"
+		run_ours $(ours_args "$row") && record "$row" ours "$RES"
+		run_sockperf "${PROTO[$row]}" "${CCPU[$row]}" "${SCPU[$row]}" && record "$row" sockperf "$RES"
+	done
+done
+END_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+END_S=$(date +%s)
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+BUSY1=$(busy_probe 2)
+
+# ---------------------------------------------------------------- table
+# stats FILE -> "n med_tps min_tps max_tps med_p50 med_p99"
+stats() {
+	[ -s "$1" ] || { echo "0 - - - - -"; return; }
+	awk '{ t[NR] = $1; a[NR] = $2; b[NR] = $3 }
+	function sort(v, n,   i, j, x) {
+		for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+	}
+	function med(v, n) { sort(v, n); return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+	END { n = NR; mt = med(t, n); ma = med(a, n); mb = med(b, n)
+		printf "%d %.6g %.6g %.6g %.6g %.6g\n", n, mt, t[1], t[n], ma, mb }' "$1"
+}
+
+ver_nr=$("$NR" --version 2>/dev/null | head -n 1)
+rev=
+[ -z "${NETREGRESS:-}" ] && rev=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null)
+[ -n "$rev" ] && [ -n "$(git -C "$repo" status --porcelain -- src Makefile 2>/dev/null)" ] && rev="$rev+dirty"
+[ -n "$rev" ] && ver_nr="${ver_nr:-netregress} (git $rev)"
+ver_sp=$(sockperf --version 2>/dev/null | head -n 1)
+
+echo "netregress tcp_rr/udp_rr vs sockperf ping-pong on loopback (127.0.0.1)"
+echo "machine : $(nproc) cpus, $(uname -r) ($(uname -m)), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD0 at start, $LOAD1 at end;"
+echo "          others' busy share of all cpus (2 s idle probe) $BUSY0 before, $BUSY1 after"
+echo "tools   : ${ver_nr:-netregress} at $NR${OURS_EXTRA:+ (extra: $OURS_EXTRA)}; $ver_sp"
+echo "runs    : REPS=$REPS, ours -l ${DUR}s --warmup ${WARM}s, sockperf -t $((DUR + WARM)) --full-rtt; msg $MSG B each way,"
+echo "          1 flow, 1 in flight; interleaved ours/sockperf per repetition"
+echo
+fmt='%-36s %9s %9s %6s %8s %8s %6s %8s %8s %6s %5s %s\n'
+printf "$fmt" "row" "ours" "sockperf" "o/p" "ours" "sockperf" "o/p" "ours" "sockperf" "o/p" "runs" "target"
+printf "$fmt" "" "trans/s" "trans/s" "tps" "p50 us" "p50 us" "p50" "p99 us" "p99 us" "p99" "o/p" ""
+printf '%s\n' "$(printf '%.0s-' $(seq 130))"
+for row in "${ROWS[@]}"; do
+	read -r on ot omin omax oa ob < <(stats "$tmp/$row.ours")
+	read -r pn pt pmin pmax pa pb < <(stats "$tmp/$row.sockperf")
+	awk -v d="${DESC[$row]}" -v fmt="$fmt" -v on="$on" -v ot="$ot" -v oa="$oa" -v ob="$ob" \
+		-v pn="$pn" -v pt="$pt" -v pa="$pa" -v pb="$pb" 'BEGIN {
+		both = on && pn
+		rt = both && pt > 0 ? ot / pt : -1; ra = both && pa > 0 ? oa / pa : -1; rb = both && pb > 0 ? ob / pb : -1
+		f = "%.2f"
+		tg = "-"
+		if (both) {
+			miss = ""
+			if (rt < 1.0) miss = miss " tps"
+			if (ra > 1.10) miss = miss " p50"
+			if (rb > 1.10) miss = miss " p99"
+			tg = miss == "" ? "met" : "missed:" miss
+		}
+		printf fmt, d,
+			on ? sprintf("%.0f", ot) : "-", pn ? sprintf("%.0f", pt) : "-", rt >= 0 ? sprintf(f, rt) : "-",
+			on ? sprintf(f, oa) : "-", pn ? sprintf(f, pa) : "-", ra >= 0 ? sprintf(f, ra) : "-",
+			on ? sprintf(f, ob) : "-", pn ? sprintf(f, pb) : "-", rb >= 0 ? sprintf(f, rb) : "-",
+			on "/" pn, tg
+	}'
+done
+echo
+echo "spread (min..max over the runs) of trans/s:"
+for row in "${ROWS[@]}"; do
+	read -r on ot omin omax oa ob < <(stats "$tmp/$row.ours")
+	read -r pn pt pmin pmax pa pb < <(stats "$tmp/$row.sockperf")
+	awk -v d="${DESC[$row]}" -v on="$on" -v omin="$omin" -v omax="$omax" -v pn="$pn" -v pmin="$pmin" -v pmax="$pmax" 'BEGIN {
+		printf "  %-36s ours %s   sockperf %s\n", d,
+			on ? sprintf("%.0f..%.0f", omin, omax) : "-", pn ? sprintf("%.0f..%.0f", pmin, pmax) : "-" }'
+done
+echo
+echo "Medians over the runs.  Latency is the full round trip in us: ours latency.p50_us /"
+echo "latency.p99_us, sockperf's 50.000 / 99.000 percentiles with --full-rtt (without it"
+echo "sockperf prints RTT/2).  trans/s: ours transactions.per_s; sockperf ReceivedMessages /"
+echo "RunTime of its [Valid Duration] line.  o/p = ours / sockperf: target trans/s o/p >= 1.00,"
+echo "latency o/p <= 1.10.  Ours: tcp_rr with --nodelay, as sockperf ping-pong sets TCP_NODELAY;"
+echo "pinned with --cpus/--remote-cpus (worker threads), sockperf with taskset (whole process)."
+echo "runs o/p: successful runs of ours / of sockperf (out of REPS=$REPS)."
