@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Network counter snapshots from /proc and their deltas; see counters.h. */
 #include "collect/counters.h"
+#include "collect/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +12,6 @@
 
 #include "base/time.h"
 
-#define SHOW_MAX 40 /* characters of a bad line or value quoted in errors */
 /* Open addressing over twice the entries keeps probe chains short. */
 #define HASH_SLOTS (2 * COLLECT_COUNTERS_MAX)
 #define NO_LINE_CAP ((size_t)-1)
@@ -24,11 +24,6 @@ struct collect_counters {
 	struct collect_counter e[COLLECT_COUNTERS_MAX];
 };
 
-/* One line of the text, without its '\n'. */
-struct text_line {
-	const char *p, *end;
-	unsigned int no; /* 1-based */
-};
 
 /* Walks the lines of a text. */
 struct line_iter {
@@ -47,20 +42,12 @@ static const char *const gauges[] = {
 /* Softirq rows that get one counter per CPU besides their total. */
 static const char *const percpu_rows[] = { "NET_RX", "NET_TX" };
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
 
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
 
 static bool is_name_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       is_digit(c) || c == '_';
+	       collect_is_digit(c) || c == '_';
 }
 
 static bool is_name(const char *s, size_t n)
@@ -68,7 +55,7 @@ static bool is_name(const char *s, size_t n)
 	size_t i;
 
 	/* a letter first, so that a value line is never taken for names */
-	if (n == 0 || is_digit(s[0]))
+	if (n == 0 || collect_is_digit(s[0]))
 		return false;
 	for (i = 0; i < n; i++)
 		if (!is_name_char(s[i]))
@@ -76,39 +63,7 @@ static bool is_name(const char *s, size_t n)
 	return true;
 }
 
-/* Copy s[0..n) into buf for an error message: printable ASCII only, cut to
- * SHOW_MAX characters with "..." appended. buf must hold SHOW_MAX + 4. */
-static const char *show(const char *s, size_t n, char *buf)
-{
-	size_t i, m = n > SHOW_MAX ? SHOW_MAX : n;
 
-	for (i = 0; i < m; i++)
-		buf[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
-	if (m < n) {
-		memcpy(buf + m, "...", 3);
-		m += 3;
-	}
-	buf[m] = '\0';
-	return buf;
-}
-
-static int line_err(const struct text_line *ln, struct base_err *err,
-		    int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* Describe a bad line as "line N 'text': what" and return errnum. */
-static int line_err(const struct text_line *ln, struct base_err *err,
-		    int errnum, const char *fmt, ...)
-{
-	char what[256], text[SHOW_MAX + 4];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return base_err_set(err, errnum, "line %u '%s': %s", ln->no,
-			    show(ln->p, (size_t)(ln->end - ln->p), text), what);
-}
 
 static void iter_init(struct line_iter *it, const char *text, size_t len,
 		      size_t cap)
@@ -121,7 +76,7 @@ static void iter_init(struct line_iter *it, const char *text, size_t len,
 
 /* The next line, trailing blanks dropped. Returns 1 with *ln set, 0 at the
  * end of the text, or -E2BIG for a line over the cap. */
-static int next_line(struct line_iter *it, struct text_line *ln,
+static int next_line(struct line_iter *it, struct collect_line *ln,
 		     struct base_err *err)
 {
 	const char *eol;
@@ -134,83 +89,43 @@ static int next_line(struct line_iter *it, struct text_line *ln,
 	ln->no = ++it->no;
 	it->pos = eol ? eol + 1 : it->end;
 	if (it->cap != NO_LINE_CAP && (size_t)(ln->end - ln->p) > it->cap)
-		return line_err(ln, err, -E2BIG, "longer than %zu bytes",
+		return collect_line_err(ln, err, -E2BIG, "longer than %zu bytes",
 				it->cap);
-	while (ln->end > ln->p && is_blank(ln->end[-1]))
+	while (ln->end > ln->p && collect_is_blank(ln->end[-1]))
 		ln->end--;
 	return 1;
 }
 
-/* Next blank-separated field of [*pos, end); false when none is left. */
-static bool next_field(const char **pos, const char *end, const char **f,
-		       size_t *flen)
-{
-	const char *p = *pos;
-
-	while (p < end && is_blank(*p))
-		p++;
-	if (p == end) {
-		*pos = p;
-		return false;
-	}
-	*f = p;
-	while (p < end && !is_blank(*p))
-		p++;
-	*flen = (size_t)(p - *f);
-	*pos = p;
-	return true;
-}
 
 static size_t count_fields(const char *pos, const char *end)
 {
 	const char *f;
 	size_t flen, n = 0;
 
-	while (next_field(&pos, end, &f, &flen))
+	while (collect_next_field(&pos, end, &f, &flen))
 		n++;
 	return n;
 }
 
-/* Unsigned decimal, digits only: -EINVAL if not one, -ERANGE on overflow. */
-static int parse_u64(const char *s, size_t n, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (n == 0)
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		unsigned int d;
-
-		if (!is_digit(s[i]))
-			return -EINVAL;
-		d = (unsigned int)(s[i] - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return -ERANGE;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
 
 /* A field that must be a number: the line's error if it is not. */
-static int field_u64(const struct text_line *ln, const char *f, size_t flen,
+static int field_u64(const struct collect_line *ln, const char *f, size_t flen,
 		     bool allow_sign, uint64_t *v, bool *neg,
 		     struct base_err *err)
 {
-	char text[SHOW_MAX + 4];
+	char text[COLLECT_SHOW_MAX + 4];
 	int ret;
 
 	*neg = false;
 	if (allow_sign && flen > 1 && f[0] == '-') {
 		*neg = true;
-		ret = parse_u64(f + 1, flen - 1, v);
+		ret = collect_parse_u64(f + 1, flen - 1, v);
 	} else {
-		ret = parse_u64(f, flen, v);
+		ret = collect_parse_u64(f, flen, v);
 	}
 	if (ret)
-		return line_err(ln, err, ret, "value '%s' is not %s",
-				show(f, flen, text),
+		return collect_line_err(ln, err, ret, "value '%s' is not %s",
+				collect_show(f, flen, text),
 				ret == -ERANGE ? "a 64-bit number"
 					       : "a decimal number");
 	return 0;
@@ -246,7 +161,7 @@ static uint16_t *find_slot(const struct collect_counters *c, const char *name)
  * out. Returns its entry, or NULL with the line's error in err and *ret.
  */
 static struct collect_counter *add(struct collect_counters *out,
-				   const struct text_line *ln, const char *a,
+				   const struct collect_line *ln, const char *a,
 				   size_t alen, const char *b, size_t blen,
 				   const char *c, size_t clen, uint64_t value,
 				   unsigned int flags, struct base_err *err,
@@ -256,20 +171,20 @@ static struct collect_counter *add(struct collect_counters *out,
 	size_t last_len = c ? clen : b ? blen : alen;
 	size_t need = alen + (b ? 1 + blen : 0) + (c ? 1 + clen : 0);
 	struct collect_counter *e;
-	char text[SHOW_MAX + 4];
+	char text[COLLECT_SHOW_MAX + 4];
 	uint16_t *slot;
 	char *p;
 
 	if (out->n >= COLLECT_COUNTERS_MAX) {
-		*ret = line_err(ln, err, -ENOSPC, "more than %d counters",
+		*ret = collect_line_err(ln, err, -ENOSPC, "more than %d counters",
 				COLLECT_COUNTERS_MAX);
 		return NULL;
 	}
 	e = &out->e[out->n];
 	if (need >= sizeof(e->name)) {
-		*ret = line_err(ln, err, -ENAMETOOLONG,
+		*ret = collect_line_err(ln, err, -ENAMETOOLONG,
 				"counter name '%s' is longer than %zu bytes",
-				show(last, last_len, text),
+				collect_show(last, last_len, text),
 				sizeof(e->name) - 1);
 		return NULL;
 	}
@@ -289,7 +204,7 @@ static struct collect_counter *add(struct collect_counters *out,
 	*p = '\0';
 	slot = find_slot(out, e->name);
 	if (*slot) {
-		*ret = line_err(ln, err, -EEXIST, "second counter '%s'",
+		*ret = collect_line_err(ln, err, -EEXIST, "second counter '%s'",
 				e->name);
 		return NULL;
 	}
@@ -376,19 +291,19 @@ int64_t collect_counters_time_ns(const struct collect_counters *c)
 }
 
 /* "Sect:" as the first field of ln: sets the section and the rest. */
-static int section_of(const struct text_line *ln, const char **sect,
+static int section_of(const struct collect_line *ln, const char **sect,
 		      size_t *slen, const char **rest, struct base_err *err)
 {
 	const char *pos = ln->p, *f;
 	size_t flen;
 
 	if (ln->p == ln->end)
-		return line_err(ln, err, -EINVAL, "empty line");
-	if (is_blank(*ln->p))
-		return line_err(ln, err, -EINVAL, "starts with a blank");
-	next_field(&pos, ln->end, &f, &flen);
+		return collect_line_err(ln, err, -EINVAL, "empty line");
+	if (collect_is_blank(*ln->p))
+		return collect_line_err(ln, err, -EINVAL, "starts with a blank");
+	collect_next_field(&pos, ln->end, &f, &flen);
 	if (flen < 2 || f[flen - 1] != ':' || !is_name(f, flen - 1))
-		return line_err(ln, err, -EINVAL,
+		return collect_line_err(ln, err, -EINVAL,
 				"expected a section name and ':'");
 	*sect = f;
 	*slen = flen - 1;
@@ -397,13 +312,13 @@ static int section_of(const struct text_line *ln, const char **sect,
 }
 
 /* One header line and its value line. */
-static int parse_snmp_pair(const struct text_line *hl,
-			   const struct text_line *vl, const char *prefix,
+static int parse_snmp_pair(const struct collect_line *hl,
+			   const struct collect_line *vl, const char *prefix,
 			   struct collect_counters *out, struct base_err *err)
 {
 	const char *hsect, *vsect, *hpos, *vpos, *name, *val;
 	size_t hslen, vslen, nlen, vlen, nh, nv;
-	char text[SHOW_MAX + 4];
+	char text[COLLECT_SHOW_MAX + 4];
 	int ret = 0;
 
 	ret = section_of(hl, &hsect, &hslen, &hpos, err);
@@ -413,24 +328,24 @@ static int parse_snmp_pair(const struct text_line *hl,
 	if (ret)
 		return ret;
 	if (vslen != hslen || memcmp(vsect, hsect, hslen))
-		return line_err(vl, err, -EINVAL,
+		return collect_line_err(vl, err, -EINVAL,
 				"expected the values of section '%s'",
-				show(hsect, hslen, text));
+				collect_show(hsect, hslen, text));
 	nh = count_fields(hpos, hl->end);
 	nv = count_fields(vpos, vl->end);
 	if (nh != nv)
-		return line_err(vl, err, -EINVAL,
+		return collect_line_err(vl, err, -EINVAL,
 				"section '%s' has %zu names but %zu values",
-				show(hsect, hslen, text), nh, nv);
-	while (next_field(&hpos, hl->end, &name, &nlen)) {
+				collect_show(hsect, hslen, text), nh, nv);
+	while (collect_next_field(&hpos, hl->end, &name, &nlen)) {
 		uint64_t v;
 		bool neg;
 
-		next_field(&vpos, vl->end, &val, &vlen);
+		collect_next_field(&vpos, vl->end, &val, &vlen);
 		if (!is_name(name, nlen))
-			return line_err(hl, err, -EINVAL,
+			return collect_line_err(hl, err, -EINVAL,
 					"'%s' is not a counter name",
-					show(name, nlen, text));
+					collect_show(name, nlen, text));
 		ret = field_u64(vl, val, vlen, true, &v, &neg, err);
 		if (ret)
 			return ret;
@@ -445,7 +360,7 @@ static int parse_snmp_pair(const struct text_line *hl,
 int collect_parse_snmp(const char *text, size_t len, const char *prefix,
 		       struct collect_counters *out, struct base_err *err)
 {
-	struct text_line hl, vl;
+	struct collect_line hl, vl;
 	struct line_iter it;
 	int ret;
 
@@ -460,7 +375,7 @@ int collect_parse_snmp(const char *text, size_t len, const char *prefix,
 		if (ret < 0)
 			return ret;
 		if (ret == 0)
-			return line_err(&hl, err, -EINVAL,
+			return collect_line_err(&hl, err, -EINVAL,
 					"header without a value line");
 		ret = parse_snmp_pair(&hl, &vl, prefix, out, err);
 		if (ret)
@@ -471,8 +386,8 @@ int collect_parse_snmp(const char *text, size_t len, const char *prefix,
 int collect_parse_snmp6(const char *text, size_t len,
 			struct collect_counters *out, struct base_err *err)
 {
-	char show_buf[SHOW_MAX + 4];
-	struct text_line ln;
+	char show_buf[COLLECT_SHOW_MAX + 4];
+	struct collect_line ln;
 	struct line_iter it;
 	int ret;
 
@@ -486,19 +401,19 @@ int collect_parse_snmp6(const char *text, size_t len,
 		bool neg;
 
 		if (ln.p == ln.end)
-			return line_err(&ln, err, -EINVAL, "empty line");
-		if (is_blank(*ln.p))
-			return line_err(&ln, err, -EINVAL,
+			return collect_line_err(&ln, err, -EINVAL, "empty line");
+		if (collect_is_blank(*ln.p))
+			return collect_line_err(&ln, err, -EINVAL,
 					"starts with a blank");
-		next_field(&pos, ln.end, &name, &nlen);
+		collect_next_field(&pos, ln.end, &name, &nlen);
 		if (!is_name(name, nlen))
-			return line_err(&ln, err, -EINVAL,
+			return collect_line_err(&ln, err, -EINVAL,
 					"'%s' is not a counter name",
-					show(name, nlen, show_buf));
-		if (!next_field(&pos, ln.end, &val, &vlen))
-			return line_err(&ln, err, -EINVAL, "no value");
-		if (next_field(&pos, ln.end, &extra, &xlen))
-			return line_err(&ln, err, -EINVAL,
+					collect_show(name, nlen, show_buf));
+		if (!collect_next_field(&pos, ln.end, &val, &vlen))
+			return collect_line_err(&ln, err, -EINVAL, "no value");
+		if (collect_next_field(&pos, ln.end, &extra, &xlen))
+			return collect_line_err(&ln, err, -EINVAL,
 					"more than one value");
 		ret = field_u64(&ln, val, vlen, false, &v, &neg, err);
 		if (ret)
@@ -511,23 +426,23 @@ int collect_parse_snmp6(const char *text, size_t len,
 }
 
 /* The header of /proc/softirqs: "CPU<n>" fields, n ascending. */
-static int check_softirq_header(const struct text_line *ln, size_t *ncpu,
+static int check_softirq_header(const struct collect_line *ln, size_t *ncpu,
 				struct base_err *err)
 {
 	const char *pos = ln->p, *f;
-	char text[SHOW_MAX + 4];
+	char text[COLLECT_SHOW_MAX + 4];
 	uint64_t cpu, prev = 0;
 	size_t flen, n = 0;
 
-	while (next_field(&pos, ln->end, &f, &flen)) {
+	while (collect_next_field(&pos, ln->end, &f, &flen)) {
 		if (flen < 4 || memcmp(f, "CPU", 3) ||
-		    parse_u64(f + 3, flen - 3, &cpu) || cpu > 9999999 ||
+		    collect_parse_u64(f + 3, flen - 3, &cpu) || cpu > 9999999 ||
 		    (f[3] == '0' && flen > 4))
-			return line_err(ln, err, -EINVAL,
+			return collect_line_err(ln, err, -EINVAL,
 					"'%s' is not a CPU column",
-					show(f, flen, text));
+					collect_show(f, flen, text));
 		if (n > 0 && cpu <= prev)
-			return line_err(ln, err, -EINVAL,
+			return collect_line_err(ln, err, -EINVAL,
 					"CPU%llu does not follow CPU%llu",
 					(unsigned long long)cpu,
 					(unsigned long long)prev);
@@ -535,7 +450,7 @@ static int check_softirq_header(const struct text_line *ln, size_t *ncpu,
 		n++;
 	}
 	if (!n)
-		return line_err(ln, err, -EINVAL, "no CPU columns");
+		return collect_line_err(ln, err, -EINVAL, "no CPU columns");
 	*ncpu = n;
 	return 0;
 }
@@ -551,8 +466,8 @@ static bool is_percpu_row(const char *name, size_t len)
 	return false;
 }
 
-static int parse_softirq_row(const struct text_line *hl,
-			     const struct text_line *ln, size_t ncpu,
+static int parse_softirq_row(const struct collect_line *hl,
+			     const struct collect_line *ln, size_t ncpu,
 			     struct collect_counters *out, struct base_err *err)
 {
 	const char *pos = ln->p, *hpos = hl->p, *f, *row, *cpu;
@@ -563,31 +478,31 @@ static int parse_softirq_row(const struct text_line *hl,
 	int ret = 0;
 
 	if (ln->p == ln->end)
-		return line_err(ln, err, -EINVAL, "empty line");
-	next_field(&pos, ln->end, &row, &rlen);
+		return collect_line_err(ln, err, -EINVAL, "empty line");
+	collect_next_field(&pos, ln->end, &row, &rlen);
 	if (rlen < 2 || row[rlen - 1] != ':' || !is_name(row, rlen - 1))
-		return line_err(ln, err, -EINVAL,
+		return collect_line_err(ln, err, -EINVAL,
 				"expected a softirq name and ':'");
 	rlen--;
 	nv = count_fields(pos, ln->end);
 	if (nv != ncpu)
-		return line_err(ln, err, -EINVAL,
+		return collect_line_err(ln, err, -EINVAL,
 				"%zu values for %zu CPU columns", nv, ncpu);
 	percpu = is_percpu_row(row, rlen);
 	total_idx = out->n;
 	if (!add(out, ln, "softirq", 7, row, rlen, NULL, 0, 0,
 		 percpu ? COLLECT_COUNTER_SUM : 0, err, &ret))
 		return ret;
-	while (next_field(&pos, ln->end, &f, &flen)) {
+	while (collect_next_field(&pos, ln->end, &f, &flen)) {
 		uint64_t v;
 		bool neg;
 
-		next_field(&hpos, hl->end, &cpu, &clen);
+		collect_next_field(&hpos, hl->end, &cpu, &clen);
 		ret = field_u64(ln, f, flen, false, &v, &neg, err);
 		if (ret)
 			return ret;
 		if (v > UINT32_MAX)
-			return line_err(ln, err, -ERANGE,
+			return collect_line_err(ln, err, -ERANGE,
 					"per-CPU value %llu is over 32 bits",
 					(unsigned long long)v);
 		sum += v;
@@ -609,7 +524,7 @@ static int parse_softirq_row(const struct text_line *hl,
 int collect_parse_softirqs(const char *text, size_t len,
 			   struct collect_counters *out, struct base_err *err)
 {
-	struct text_line hl, ln;
+	struct collect_line hl, ln;
 	struct line_iter it;
 	size_t ncpu = 0;
 	int ret;
@@ -636,7 +551,7 @@ int collect_parse_softirqs(const char *text, size_t len,
 int collect_parse_stat(const char *text, size_t len,
 		       struct collect_counters *out, struct base_err *err)
 {
-	struct text_line ln;
+	struct collect_line ln;
 	struct line_iter it;
 	int ret;
 
@@ -650,13 +565,13 @@ int collect_parse_stat(const char *text, size_t len,
 		uint64_t v;
 		bool neg;
 
-		if (!next_field(&pos, ln.end, &key, &klen))
+		if (!collect_next_field(&pos, ln.end, &key, &klen))
 			continue;
 		if (!((klen == 4 && !memcmp(key, "ctxt", 4)) ||
 		      (klen == 4 && !memcmp(key, "intr", 4))))
 			continue;
-		if (!next_field(&pos, ln.end, &val, &vlen))
-			return line_err(&ln, err, -EINVAL, "no value");
+		if (!collect_next_field(&pos, ln.end, &val, &vlen))
+			return collect_line_err(&ln, err, -EINVAL, "no value");
 		ret = field_u64(&ln, val, vlen, false, &v, &neg, err);
 		if (ret)
 			return ret;

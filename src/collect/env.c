@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Environment snapshot and sysctl reads; see env.h. */
 #include "collect/env.h"
+#include "collect/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,42 +28,12 @@
 #define ENV_BUF_BYTES (64 * 1024)
 #define SYSCTL_BUF_BYTES 32 /* 20 digits of UINT64_MAX, '\n', spare */
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
 static bool is_space(char c)
 {
-	return is_blank(c) || c == '\n' || c == '\r';
+	return collect_is_blank(c) || c == '\n' || c == '\r';
 }
 
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
 
-/* Unsigned decimal, digits only: -EINVAL if not one, -ERANGE on overflow. */
-static int parse_u64(const char *s, size_t n, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (n == 0)
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		unsigned int d;
-
-		if (!is_digit(s[i]))
-			return -EINVAL;
-		d = (unsigned int)(s[i] - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return -ERANGE;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
 
 /*
  * Read up to cap - 1 bytes of path into buf and NUL-terminate it. *len gets
@@ -152,9 +123,9 @@ int collect_cpuinfo_model(const char *text, size_t len, char *out, size_t cap)
 		if (colon) {
 			const char *ke = colon, *v = colon + 1, *ve = le;
 
-			while (ke > p && is_blank(ke[-1]))
+			while (ke > p && collect_is_blank(ke[-1]))
 				ke--;
-			while (v < ve && is_blank(*v))
+			while (v < ve && collect_is_blank(*v))
 				v++;
 			while (ve > v && is_space(ve[-1]))
 				ve--;
@@ -197,15 +168,15 @@ static int parse_mem_total(const char *text, size_t len, long *kb,
 		if ((size_t)(le - p) >= sizeof(key) - 1 &&
 		    !memcmp(p, key, sizeof(key) - 1)) {
 			d = p + sizeof(key) - 1;
-			while (d < le && is_blank(*d))
+			while (d < le && collect_is_blank(*d))
 				d++;
 			de = d;
-			while (de < le && is_digit(*de))
+			while (de < le && collect_is_digit(*de))
 				de++;
-			ret = parse_u64(d, (size_t)(de - d), &v);
+			ret = collect_parse_u64(d, (size_t)(de - d), &v);
 			if (ret == 0 && v > LONG_MAX)
 				ret = -ERANGE;
-			while (ret == 0 && de < le && is_blank(*de))
+			while (ret == 0 && de < le && collect_is_blank(*de))
 				de++;
 			if (ret == 0 &&
 			    ((size_t)(le - de) != 2 || memcmp(de, "kB", 2)))
@@ -348,7 +319,7 @@ int collect_sysctl_read_u64(const char *path, uint64_t *out)
 		return -EINVAL;
 	if (len > 0 && buf[len - 1] == '\n')
 		len--;
-	ret = parse_u64(buf, len, &v);
+	ret = collect_parse_u64(buf, len, &v);
 	if (ret)
 		return ret;
 	*out = v;
