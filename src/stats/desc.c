@@ -3,6 +3,7 @@
 #include "stats/desc.h"
 
 #include <errno.h>
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -171,5 +172,21 @@ int stats_mad(const double *x, size_t n, double *out)
 	qsort(s, n, sizeof(*s), stats_cmp_double);
 	*out = stats_sorted_median(s, n);
 	free(s);
+	return 0;
+}
+
+int stats_ci_half_pct(const double *x, size_t n, double conf, double *out)
+{
+	double mean, sd;
+	int ret;
+
+	if (!x || !out || n < 2 || !(conf > 0 && conf < 1))
+		return -EINVAL;
+	if ((ret = stats_mean(x, n, &mean)) || (ret = stats_sd(x, n, &sd)))
+		return ret;
+	if (mean == 0)
+		return -EDOM;
+	*out = gsl_cdf_tdist_Qinv((1 - conf) / 2, (double)(n - 1)) * sd /
+	       sqrt((double)n) / fabs(mean) * 100.0;
 	return 0;
 }

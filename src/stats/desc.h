@@ -50,4 +50,13 @@ int stats_quantile(const double *x, size_t n, double p, double *out);
  */
 int stats_mad(const double *x, size_t n, double *out);
 
+/*
+ * Half-width of the conf (e.g. 0.95) confidence interval of the mean, in
+ * percent of the mean: t(conf, n-1) * sd / sqrt(n) / |mean| * 100 (Student
+ * t from GSL). Returns 0, -EINVAL (n < 2, conf outside (0, 1), NULL) or
+ * -EDOM (mean 0). Used to stop adding repetitions once a mean is known
+ * well enough.
+ */
+int stats_ci_half_pct(const double *x, size_t n, double conf, double *out);
+
 #endif

@@ -1161,9 +1161,29 @@ static void test_compare_finds_injected_5pct_regression(void **state)
 	gsl_rng_free(rng);
 }
 
+/*
+ * Half-width of the 95% t interval of the mean, in percent of the mean.
+ * Reference (/usr/bin/python3, SciPy 1.10.1):
+ *   x=[1,2,3,4,5]; stats.t.ppf(0.975, 4) * np.std(x, ddof=1) /
+ *   np.sqrt(5) / 3 * 100 = 65.44144
+ */
+static void test_ci_half_pct_matches_scipy(void **state)
+{
+	const double x[] = { 1, 2, 3, 4, 5 }, z[] = { -1, 1 };
+	double h;
+
+	(void)state;
+	assert_int_equal(stats_ci_half_pct(x, 5, 0.95, &h), 0);
+	assert_true(fabs(h - 65.44144) < 1e-4);
+	assert_int_equal(stats_ci_half_pct(x, 1, 0.95, &h), -EINVAL);
+	assert_int_equal(stats_ci_half_pct(x, 5, 1.0, &h), -EINVAL);
+	assert_int_equal(stats_ci_half_pct(z, 2, 0.95, &h), -EDOM);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ci_half_pct_matches_scipy),
 		cmocka_unit_test(test_desc_matches_numpy),
 		cmocka_unit_test(test_desc_quantile_is_type_7),
 		cmocka_unit_test(test_desc_does_not_modify_input),
