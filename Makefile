@@ -8,8 +8,8 @@
 B       ?= build
 PREFIX  ?= /usr/local
 CC      ?= cc
-PKGS    := jansson sqlite3 gsl
-DEBPKGS := build-essential pkg-config libjansson-dev libcmocka-dev libsqlite3-dev libgsl-dev iproute2 python3
+PKGS    := jansson sqlite3 gsl yaml-0.1
+DEBPKGS := build-essential pkg-config libjansson-dev libcmocka-dev libsqlite3-dev libgsl-dev libyaml-dev iproute2 python3
 
 WARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wno-format-nonliteral
 CFLAGS  ?= -O2 -g

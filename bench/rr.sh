@@ -167,7 +167,8 @@ busy_probe() { # SECS
 		n = split(a, x); split(b, y); t = 0
 		for (i = 2; i <= 9 && i <= n; i++) t += y[i] - x[i]   # user..steal
 		idle = (y[5] - x[5]) + (y[6] - x[6])                 # idle + iowait
-		printf "%.0f%%", t > 0 ? 100 * (t - idle) / t : 0 }'
+		v = (t > 0) ? 100 * (t - idle) / t : 0
+		printf "%.0f%%", v }'
 }
 
 # The runners below run in the main shell (never in $(...)), so that the
@@ -180,7 +181,7 @@ RES=
 # A fresh server for every run.
 run_sockperf() {
 	local proto=$1 ccpu=$2 scpu=$3 port log="$tmp/sockperf-server.log" out="$tmp/sockperf.out"
-	local rc i tcp= clean valid secs recv p50 p99 avg
+	local rc i tcp='' clean valid secs recv p50 p99 avg
 	RES=
 	[ "$proto" = tcp ] && tcp=--tcp
 	port=$(free_port) || return 1
@@ -278,6 +279,7 @@ log "rr.sh: REPS=$REPS DUR=${DUR}s, started $START_DATE, loadavg $LOAD0, others'
 for rep in $(seq "$REPS"); do
 	for row in "${ROWS[@]}"; do
 		log "[rep $rep/$REPS] $row: ${DESC[$row]}"
+		# shellcheck disable=SC2046  # the options are meant to split
 		run_ours $(ours_args "$row") && record "$row" ours "$RES"
 		run_sockperf "${PROTO[$row]}" "${CCPU[$row]}" "${SCPU[$row]}" && record "$row" sockperf "$RES"
 	done
@@ -325,7 +327,7 @@ for row in "${ROWS[@]}"; do
 	awk -v d="${DESC[$row]}" -v fmt="$fmt" -v on="$on" -v ot="$ot" -v oa="$oa" -v ob="$ob" \
 		-v pn="$pn" -v pt="$pt" -v pa="$pa" -v pb="$pb" 'BEGIN {
 		both = on && pn
-		rt = both && pt > 0 ? ot / pt : -1; ra = both && pa > 0 ? oa / pa : -1; rb = both && pb > 0 ? ob / pb : -1
+		rt = (both && pt > 0) ? ot / pt : -1; ra = (both && pa > 0) ? oa / pa : -1; rb = (both && pb > 0) ? ob / pb : -1
 		f = "%.2f"
 		tg = "-"
 		if (both) {
@@ -333,13 +335,13 @@ for row in "${ROWS[@]}"; do
 			if (rt < 1.0) miss = miss " tps"
 			if (ra > 1.10) miss = miss " p50"
 			if (rb > 1.10) miss = miss " p99"
-			tg = miss == "" ? "met" : "missed:" miss
+			tg = (miss == "") ? "met" : ("missed:" miss)
 		}
-		printf fmt, d,
-			on ? sprintf("%.0f", ot) : "-", pn ? sprintf("%.0f", pt) : "-", rt >= 0 ? sprintf(f, rt) : "-",
-			on ? sprintf(f, oa) : "-", pn ? sprintf(f, pa) : "-", ra >= 0 ? sprintf(f, ra) : "-",
-			on ? sprintf(f, ob) : "-", pn ? sprintf(f, pb) : "-", rb >= 0 ? sprintf(f, rb) : "-",
-			on "/" pn, tg
+		# (mawk: no bare ">" in a printf list, it would be a redirection)
+		s1 = on ? sprintf("%.0f", ot) : "-"; s2 = pn ? sprintf("%.0f", pt) : "-"; s3 = (rt >= 0) ? sprintf(f, rt) : "-"
+		s4 = on ? sprintf(f, oa) : "-"; s5 = pn ? sprintf(f, pa) : "-"; s6 = (ra >= 0) ? sprintf(f, ra) : "-"
+		s7 = on ? sprintf(f, ob) : "-"; s8 = pn ? sprintf(f, pb) : "-"; s9 = (rb >= 0) ? sprintf(f, rb) : "-"
+		printf fmt, d, s1, s2, s3, s4, s5, s6, s7, s8, s9, on "/" pn, tg
 	}'
 done
 echo

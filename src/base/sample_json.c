@@ -527,6 +527,125 @@ static int latency_from_json(struct doc_reader *r, const json_t *doc,
 	return ret;
 }
 
+/*
+ * The environment snapshots of both ends, as engine_sysenv_json() makes each
+ * side: {"fingerprint": "<16 hex>", "entries": {name: value}}, or {"error":
+ * "<why>"} when a side could not be read. Checked as strictly as the engine
+ * checks a peer's (engine_sysenv_check(), with the collector's limits), and
+ * no other members: the store keeps each side whole, by its fingerprint.
+ */
+#define SYSENV_ENTRIES_MAX 2048 /* COLLECT_SYSENV_MAX */
+#define SYSENV_NAME_MAX 255     /* bytes of an entry's name */
+#define SYSENV_VALUE_MAX 4096   /* bytes of a value, or of an error */
+#define SYSENV_FINGERPRINT_LEN 16
+
+static bool is_fingerprint(const json_t *v)
+{
+	const char *p = json_string_value(v);
+
+	if (!p || json_string_length(v) != SYSENV_FINGERPRINT_LEN)
+		return false;
+	for (size_t i = 0; i < SYSENV_FINGERPRINT_LEN; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f')))
+			return false;
+	return true;
+}
+
+/* A string without nul characters of at most max bytes. */
+static int sysenv_string(const struct doc_reader *r, const json_t *v,
+			 const char *key, size_t max)
+{
+	char what[64];
+	size_t len;
+
+	if (!json_is_string(v))
+		return doc_bad(r, key, "must be a string");
+	len = json_string_length(v);
+	if (strlen(json_string_value(v)) != len)
+		return doc_bad(r, key, "must not contain a nul character");
+	if (len > max) {
+		snprintf(what, sizeof(what), "is too long (%zu bytes, at most %zu)",
+			 len, max);
+		return doc_bad(r, key, what);
+	}
+	return 0;
+}
+
+static int sysenv_side_from_json(struct doc_reader *r, const json_t *side)
+{
+	size_t len = strlen(r->path);
+	const json_t *entries, *v;
+	const char *key;
+	char what[64];
+	int ret = 0;
+
+	if (json_object_get(side, "error")) {
+		if (json_object_size(side) != 1)
+			return doc_bad(r, NULL, "must hold an \"error\" alone, or a \"fingerprint\" and \"entries\"");
+		return sysenv_string(r, json_object_get(side, "error"), "error",
+				     SYSENV_VALUE_MAX);
+	}
+	json_object_foreach((json_t *)side, key, v) {
+		if (strcmp(key, "fingerprint") && strcmp(key, "entries"))
+			return doc_bad(r, key, "is not a snapshot field (fingerprint, entries or error)");
+	}
+	v = json_object_get(side, "fingerprint");
+	if (!v)
+		return doc_bad(r, "fingerprint", "is missing");
+	if (!is_fingerprint(v))
+		return doc_bad(r, "fingerprint", "must be 16 lowercase hex digits");
+	if ((ret = doc_get_object(r, side, "entries", true, &entries)))
+		return ret;
+	if (json_object_size(entries) > SYSENV_ENTRIES_MAX) {
+		snprintf(what, sizeof(what), "has too many entries (%zu, at most %d)",
+			 json_object_size(entries), SYSENV_ENTRIES_MAX);
+		return doc_bad(r, "entries", what);
+	}
+	doc_enter(r, "entries");
+	json_object_foreach((json_t *)entries, key, v) {
+		if (!key[0] || strlen(key) > SYSENV_NAME_MAX) {
+			ret = doc_bad(r, key, "is not a valid entry name (empty or longer than 255 bytes)");
+			break;
+		}
+		if ((ret = sysenv_string(r, v, key, SYSENV_VALUE_MAX)))
+			break;
+	}
+	doc_leave(r, len);
+	return ret;
+}
+
+static int sysenv_from_json(struct doc_reader *r, const json_t *doc,
+			    struct base_sample *s)
+{
+	const json_t *sysenv, *side;
+	const char *key;
+	size_t len;
+	int ret;
+
+	if ((ret = doc_get_object(r, doc, "sysenv", false, &sysenv)) || !sysenv)
+		return ret;
+	doc_enter(r, "sysenv");
+	len = strlen(r->path);
+	json_object_foreach((json_t *)sysenv, key, side) {
+		if (strcmp(key, "client") && strcmp(key, "server"))
+			ret = doc_bad(r, key, "is not a side (client or server)");
+		else if (!json_is_object(side))
+			ret = doc_bad(r, key, "must be an object");
+		if (ret)
+			break;
+		doc_enter(r, key);
+		ret = sysenv_side_from_json(r, side);
+		doc_leave(r, len);
+		if (ret)
+			break;
+	}
+	doc_leave(r, 0);
+	/* checked, and json is never modified once made: share it */
+	if (!ret)
+		s->sysenv = json_incref((json_t *)sysenv);
+	return ret;
+}
+
 static int sample_from_json(struct doc_reader *r, const json_t *doc,
 			    struct base_sample *s)
 {
@@ -612,6 +731,8 @@ static int sample_from_json(struct doc_reader *r, const json_t *doc,
 			return ret;
 	}
 	doc_leave(r, 0);
+	if ((ret = sysenv_from_json(r, doc, s)))
+		return ret;
 	return latency_from_json(r, doc, s);
 }
 

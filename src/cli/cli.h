@@ -24,6 +24,8 @@ int cmd_show(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_topo(int argc, char **argv);
+int cmd_matrix(int argc, char **argv);
 
 struct store;
 /* The database: --db, else $NETREGRESS_DB, else ./netregress.db. */

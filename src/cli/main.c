@@ -15,9 +15,11 @@ static const struct {
 	{ "serve", cmd_serve, "answer tests from clients" },
 	{ "labels", cmd_labels, "list labels, their configurations and sample counts" },
 	{ "show", cmd_show, "summarize one label's samples" },
+	{ "matrix", cmd_matrix, "run every combination of a job file (docs/jobs.md)" },
 	{ "compare", cmd_compare, "compare two labels: the A/B table and verdicts" },
 	{ "import", cmd_import, "load result documents into the store" },
 	{ "export", cmd_export, "write stored samples as JSON lines" },
+	{ "topo", cmd_topo, "set up, show or remove test topologies" },
 };
 
 static void usage(FILE *f)
@@ -46,7 +48,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	cli_error("unknown command '%s': expected run, serve, labels, show, compare, import or export",
+	cli_error("unknown command '%s': expected one of the commands 'netregress --help' lists",
 		  argv[1]);
 	return EXIT_USAGE;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,12 @@
 
 int engine_local_server_start(int ipv, pid_t *pid, uint16_t *port,
 			      struct base_err *err)
+{
+	return engine_server_spawn(NULL, ipv == 6 ? "::1" : "127.0.0.1", pid, port, err);
+}
+
+int engine_server_spawn(const char *netns_path, const char *bind, pid_t *pid,
+			uint16_t *port, struct base_err *err)
 {
 	int64_t deadline = base_now_ns() + 5 * NS_PER_S;
 	char buf[16] = "";
@@ -38,11 +45,21 @@ int engine_local_server_start(int ipv, pid_t *pid, uint16_t *port,
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() == 1)
 			_exit(127);
+		if (netns_path) {
+			int nfd = open(netns_path, O_RDONLY | O_CLOEXEC);
+
+			if (nfd < 0 || setns(nfd, CLONE_NEWNET) < 0) {
+				fprintf(stderr, "netregress: cannot enter %s: %s\n",
+					netns_path, strerror(errno));
+				_exit(127);
+			}
+			close(nfd);
+		}
 		/* the write end stays open across exec; the read end closes */
 		fcntl(pfd[1], F_SETFD, 0);
 		snprintf(fdstr, sizeof(fdstr), "%d", pfd[1]);
-		execl("/proc/self/exe", "netregress", "serve", "--bind",
-		      ipv == 6 ? "::1" : "127.0.0.1", "--port", "0",
+		execl("/proc/self/exe", "netregress", "serve", "--bind", bind,
+		      "--port", "0",
 		      "--ready-fd", fdstr, "--max-clients", "4", "--quiet",
 		      (char *)NULL);
 		_exit(127);

@@ -79,6 +79,10 @@ int engine_server_run(const struct engine_server_opts *o, struct base_err *err);
  * child dies with this process. Returns 0 with pid and port, or -errno. */
 int engine_local_server_start(int ipv, pid_t *pid, uint16_t *port,
 			      struct base_err *err);
+/* The same, bound to `bind`, inside the network namespace at netns_path
+ * (NULL: this one). */
+int engine_server_spawn(const char *netns_path, const char *bind, pid_t *pid,
+			uint16_t *port, struct base_err *err);
 /* Stop the server started above (by its PID) and reap it. */
 void engine_local_server_stop(pid_t pid);
 

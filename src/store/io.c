@@ -108,26 +108,18 @@ static int import_doc(struct store *st, const json_t *doc,
 		      struct import_count *c, struct base_err *err)
 {
 	struct base_sample s;
-	char *text = NULL;
 	bool ins;
 	int ret;
 
 	base_sample_init(&s);
-	if ((ret = base_sample_from_json(doc, &s, err)))
-		goto out;
-	text = json_dumps(doc, JSON_COMPACT);
-	if (!text) {
-		ret = base_err_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((ret = store_insert(st, &s, text, &ins, err)))
+	if ((ret = base_sample_from_json(doc, &s, err)) ||
+	    (ret = store_insert(st, &s, doc, &ins, err)))
 		goto out;
 	if (ins)
 		c->added++;
 	else
 		c->skipped++;
 out:
-	free(text);
 	base_sample_release(&s);
 	return ret;
 }
@@ -227,39 +219,77 @@ out:
 	return ret;
 }
 
-int store_export(struct store *st, const char *label, FILE *out,
-		 struct base_err *err)
+/* One stored document as exported: its snapshots put back, one line. */
+static int export_doc(struct store *st, struct store_env_cache *c,
+		      sqlite3_stmt *q, FILE *out, struct base_err *err)
 {
-	sqlite3_stmt *q;
-	int rc, ret;
+	const char *text = (const char *)sqlite3_column_text(q, 0);
+	size_t n = (size_t)sqlite3_column_bytes(q, 0);
+	const char *uid = (const char *)sqlite3_column_text(q, 1);
+	const char *fp[2] = { (const char *)sqlite3_column_text(q, 2),
+			      (const char *)sqlite3_column_text(q, 3) };
+	char *whole = NULL;
+	json_error_t jerr;
+	json_t *doc = NULL;
+	int ret = 0;
 
-	if ((ret = store_prepare(st, label ? "SELECT doc FROM samples WHERE label = ?1 ORDER BY id" :
-					     "SELECT doc FROM samples ORDER BY id",
-				 &q, err)))
-		return ret;
-	if (label)
-		sqlite3_bind_text(q, 1, label, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const void *doc = sqlite3_column_text(q, 0);
-		size_t n = (size_t)sqlite3_column_bytes(q, 0);
-
-		if (!doc) {
+	if (!text || !uid)
+		return base_err_set(err, -ENOMEM, "out of memory");
+	/* a document that referred to no snapshot is written as it is stored */
+	if (fp[0] || fp[1]) {
+		doc = json_loadb(text, n, 0, &jerr);
+		if (!doc)
+			return base_err_set(err, -EIO,
+					    "database '%s': the stored document of sample '%s' is not json: %s",
+					    st->path, uid, jerr.text);
+		if ((ret = store_attach_sysenv(st, c, &doc, fp, uid, NULL, err)))
+			goto out;
+		whole = json_dumps(doc, JSON_COMPACT);
+		if (!whole) {
 			ret = base_err_set(err, -ENOMEM, "out of memory");
 			goto out;
 		}
-		if (fwrite(doc, 1, n, out) != n || fputc('\n', out) == EOF)
-			goto write_err;
+		text = whole;
+		n = strlen(whole);
 	}
+	if (fwrite(text, 1, n, out) != n || fputc('\n', out) == EOF)
+		ret = base_err_set(err, -EIO, "cannot write the export: %s",
+				   strerror(errno ? errno : EIO));
+out:
+	free(whole);
+	json_decref(doc);
+	return ret;
+}
+
+int store_export(struct store *st, const char *label, FILE *out,
+		 struct base_err *err)
+{
+	struct store_env_cache cache;
+	const char *refs = st->version >= 2 ? "client_env, server_env" : "NULL, NULL";
+	char sql[160];
+	sqlite3_stmt *q;
+	int rc, ret;
+
+	/* version 1 (read-only) keeps the snapshots inside the documents */
+	snprintf(sql, sizeof(sql), "SELECT doc, sample_uid, %s FROM samples%s ORDER BY id",
+		 refs, label ? " WHERE label = ?1" : "");
+	if ((ret = store_prepare(st, sql, &q, err)))
+		return ret;
+	store_env_cache_init(&cache);
+	if (label)
+		sqlite3_bind_text(q, 1, label, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		if ((ret = export_doc(st, &cache, q, out, err)))
+			goto out;
 	if (rc != SQLITE_DONE) {
 		ret = store_sql_err(st, rc, "exporting", err);
 		goto out;
 	}
-	if (fflush(out) == 0 && !ferror(out))
-		goto out;
-write_err:
-	ret = base_err_set(err, -EIO, "cannot write the export: %s",
-			   strerror(errno ? errno : EIO));
+	if (fflush(out) != 0 || ferror(out))
+		ret = base_err_set(err, -EIO, "cannot write the export: %s",
+				   strerror(errno ? errno : EIO));
 out:
+	store_env_cache_release(&cache);
 	sqlite3_finalize(q);
 	return ret;
 }

@@ -13,43 +13,60 @@
  * enough to run unchanged on PostgreSQL (docs/schema.md): ids are assigned
  * by the inserts, not by SQLite's rowid, and 64-bit columns are BIGINT.
  */
-static const char *const migrations[STORE_SCHEMA_VERSION] = {
+struct migration {
+	const char *sql;
+	/* then the data the SQL cannot move (NULL: none) */
+	int (*move)(struct store *st, struct base_err *err);
+};
+
+static const struct migration migrations[STORE_SCHEMA_VERSION] = {
 	/* 0 -> 1: the first schema */
-	"CREATE TABLE samples (\n"
-	"	id INTEGER PRIMARY KEY,\n"
-	"	sample_uid TEXT NOT NULL UNIQUE,\n"
-	"	label TEXT NOT NULL,\n"
-	"	config_key TEXT NOT NULL,\n"
-	"	test TEXT NOT NULL,\n"
-	"	started_at_ns BIGINT,\n"
-	"	duration_ns BIGINT,\n"
-	"	warmup_ns BIGINT,\n"
-	"	server TEXT,\n"
-	"	env_fingerprint TEXT NOT NULL,\n"
-	"	run_order INTEGER NOT NULL,\n"
-	"	doc TEXT NOT NULL\n"
-	");\n"
-	"CREATE UNIQUE INDEX samples_by_config ON samples (label, config_key, run_order);\n"
-	"CREATE TABLE params (\n"
-	"	sample_id INTEGER NOT NULL REFERENCES samples (id) ON DELETE CASCADE,\n"
-	"	name TEXT NOT NULL,\n"
-	"	value TEXT NOT NULL,\n"
-	"	PRIMARY KEY (sample_id, name)\n"
-	");\n"
-	"CREATE TABLE metrics (\n"
-	"	sample_id INTEGER NOT NULL REFERENCES samples (id) ON DELETE CASCADE,\n"
-	"	name TEXT NOT NULL,\n"
-	"	value DOUBLE PRECISION NOT NULL,\n"
-	"	unit TEXT NOT NULL,\n"
-	"	PRIMARY KEY (sample_id, name)\n"
-	");\n"
-	"CREATE INDEX metrics_by_name ON metrics (name);\n"
-	"CREATE TABLE env (\n"
-	"	sample_id INTEGER NOT NULL REFERENCES samples (id) ON DELETE CASCADE,\n"
-	"	key TEXT NOT NULL,\n"
-	"	value TEXT NOT NULL,\n"
-	"	PRIMARY KEY (sample_id, key)\n"
-	");\n",
+	{ "CREATE TABLE samples (\n"
+	  "	id INTEGER PRIMARY KEY,\n"
+	  "	sample_uid TEXT NOT NULL UNIQUE,\n"
+	  "	label TEXT NOT NULL,\n"
+	  "	config_key TEXT NOT NULL,\n"
+	  "	test TEXT NOT NULL,\n"
+	  "	started_at_ns BIGINT,\n"
+	  "	duration_ns BIGINT,\n"
+	  "	warmup_ns BIGINT,\n"
+	  "	server TEXT,\n"
+	  "	env_fingerprint TEXT NOT NULL,\n"
+	  "	run_order INTEGER NOT NULL,\n"
+	  "	doc TEXT NOT NULL\n"
+	  ");\n"
+	  "CREATE UNIQUE INDEX samples_by_config ON samples (label, config_key, run_order);\n"
+	  "CREATE TABLE params (\n"
+	  "	sample_id INTEGER NOT NULL REFERENCES samples (id) ON DELETE CASCADE,\n"
+	  "	name TEXT NOT NULL,\n"
+	  "	value TEXT NOT NULL,\n"
+	  "	PRIMARY KEY (sample_id, name)\n"
+	  ");\n"
+	  "CREATE TABLE metrics (\n"
+	  "	sample_id INTEGER NOT NULL REFERENCES samples (id) ON DELETE CASCADE,\n"
+	  "	name TEXT NOT NULL,\n"
+	  "	value DOUBLE PRECISION NOT NULL,\n"
+	  "	unit TEXT NOT NULL,\n"
+	  "	PRIMARY KEY (sample_id, name)\n"
+	  ");\n"
+	  "CREATE INDEX metrics_by_name ON metrics (name);\n"
+	  "CREATE TABLE env (\n"
+	  "	sample_id INTEGER NOT NULL REFERENCES samples (id) ON DELETE CASCADE,\n"
+	  "	key TEXT NOT NULL,\n"
+	  "	value TEXT NOT NULL,\n"
+	  "	PRIMARY KEY (sample_id, key)\n"
+	  ");\n", NULL },
+	/*
+	 * 1 -> 2: each distinct environment snapshot once, referenced by the
+	 * samples; the documents stored with one lose their "sysenv" to it
+	 */
+	{ "CREATE TABLE environments (\n"
+	  "	fingerprint TEXT PRIMARY KEY,\n"
+	  "	doc TEXT NOT NULL\n"
+	  ");\n"
+	  "ALTER TABLE samples ADD COLUMN client_env TEXT NULL REFERENCES environments (fingerprint);\n"
+	  "ALTER TABLE samples ADD COLUMN server_env TEXT NULL REFERENCES environments (fingerprint);\n",
+	  store_migrate_sysenv },
 };
 
 int store_sql_err(struct store *st, int rc, const char *what,
@@ -235,9 +252,12 @@ static int migrate(struct store *st, struct base_err *err)
 		goto fail;
 	if (version == STORE_SCHEMA_VERSION)
 		return store_commit(st, err);
-	for (int64_t v = version; v < STORE_SCHEMA_VERSION; v++)
-		if ((ret = store_exec(st, migrations[v], "creating the schema", err)))
+	for (int64_t v = version; v < STORE_SCHEMA_VERSION; v++) {
+		if ((ret = store_exec(st, migrations[v].sql,
+				      v ? "migrating the schema" : "creating the schema", err)) ||
+		    (migrations[v].move && (ret = migrations[v].move(st, err))))
 			goto fail;
+	}
 	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; PRAGMA user_version = %d",
 		 STORE_APPLICATION_ID, STORE_SCHEMA_VERSION);
 	if ((ret = store_exec(st, sql, "setting the schema version", err)))
@@ -284,17 +304,23 @@ static int configure(struct store *st, struct base_err *err)
 	    (ret = check_file(st, &version, err)))
 		return ret;
 	if (st->readonly) {
-		if (version != STORE_SCHEMA_VERSION)
+		/*
+		 * Version 1 is read as it is (its documents hold their
+		 * snapshots); writing migrates it. Version 0 has no tables.
+		 */
+		if (version < STORE_READ_MIN_VERSION)
 			return base_err_set(err, -EINVAL,
-					    "database '%s' has schema version %lld, this netregress needs %d: open it for writing once to create or migrate it",
+					    "database '%s' has schema version %lld, this netregress needs %d: run any write command (run, import) once to create or migrate it",
 					    st->path, (long long)version, STORE_SCHEMA_VERSION);
+		st->version = (int)version;
 		return 0;
 	}
 	/* after the checks, so that a refused file is never switched to WAL */
 	if (!mem && (ret = use_wal(st, err)))
 		return ret;
-	if (version < STORE_SCHEMA_VERSION)
-		return migrate(st, err);
+	if (version < STORE_SCHEMA_VERSION && (ret = migrate(st, err)))
+		return ret;
+	st->version = STORE_SCHEMA_VERSION;
 	return 0;
 }
 

@@ -23,7 +23,8 @@
  * Callbacks must not write to the store they are called from.
  */
 
-#define STORE_SCHEMA_VERSION 1 /* PRAGMA user_version this code writes */
+#define STORE_SCHEMA_VERSION 2 /* PRAGMA user_version this code writes */
+#define STORE_READ_MIN_VERSION 1 /* oldest version read without migrating */
 #define STORE_APPLICATION_ID 0x4e524753 /* "NRGS", PRAGMA application_id */
 #define STORE_BUSY_TIMEOUT_MS 5000
 #define STORE_IMPORT_MAX_BYTES (256u << 20) /* per imported file */
@@ -38,8 +39,10 @@ struct store;
 /*
  * Open the store at path (a file name, or ":memory:"). Without STORE_READONLY
  * the database is switched to WAL mode and migrated to STORE_SCHEMA_VERSION in
- * one transaction (an empty database gets the whole schema). With it, the
- * schema must already be current. Foreign keys are on; the busy timeout is
+ * one transaction (an empty database gets the whole schema; a failed
+ * migration leaves the schema and the samples as they were). With it,
+ * nothing is migrated: versions STORE_READ_MIN_VERSION..STORE_SCHEMA_VERSION
+ * are read as they are. Foreign keys are on; the busy timeout is
  * STORE_BUSY_TIMEOUT_MS.
  *
  * Refused without modifying the file: a missing file without STORE_CREATE
@@ -47,7 +50,9 @@ struct store;
  * (-EIO); an SQLite database that is not a netregress store (-EINVAL); a
  * schema version newer than this code's (-ENOTSUP, naming both); a
  * file the process may not write when opened for writing (-EROFS); a
- * migration blocked by another writer past the busy timeout (-EBUSY).
+ * migration blocked by another writer past the busy timeout (-EBUSY); an
+ * empty database opened read-only (-EINVAL). A migration that meets a stored
+ * document it cannot read fails with -EINVAL or -EIO naming the sample.
  *
  * On success *out owns the connection; release it with store_close().
  */
@@ -66,8 +71,12 @@ int store_schema_version(struct store *st, int *version, struct base_err *err);
  * Store one sample, committed before returning, in its own transaction.
  * A sample whose id is already stored is skipped: *inserted (may be NULL)
  * says which. run_order is the next number (from 1) within label+config_key.
- * Metric values must be finite. Returns 0, -EROFS (opened read-only),
- * -EBUSY (locked past the busy timeout), -EINVAL or -EIO.
+ * Metric values must be finite. Each snapshot of s->sysenv that has a
+ * fingerprint is stored once in the environments table and referenced; when
+ * one with the same fingerprint is stored already, that one is kept, and
+ * loading gives it back for this sample too (docs/schema.md). Returns 0,
+ * -EROFS (opened read-only), -EBUSY (locked past the busy timeout), -EINVAL
+ * or -EIO.
  */
 int store_add_sample(struct store *st, const struct base_sample *s,
 		     bool *inserted, struct base_err *err);
@@ -105,15 +114,27 @@ int store_configs(struct store *st, const char *label,
 
 /*
  * Each stored sample of label (NULL = every label) and config_key (NULL =
- * every configuration), parsed from its document, ordered by label,
- * config_key, then run_order. The sample lives for the callback only.
- * Stopping: as store_labels().
+ * every configuration), parsed from its document with its environment
+ * snapshots put back (s->sysenv), ordered by label, config_key, then
+ * run_order. The sample lives for the callback only (take a reference to
+ * s->sysenv to keep it). Stopping: as store_labels().
  */
 int store_load_samples(struct store *st, const char *label,
 		       const char *config_key,
 		       int (*cb)(void *ctx, const struct base_sample *s,
 				 int64_t run_order),
 		       void *ctx, struct base_err *err);
+
+/*
+ * The environment snapshot stored under fingerprint (16 lowercase hex
+ * digits, as in a sample's sysenv.<side>.fingerprint and its
+ * "<side>.env_fingerprint" entry): {"fingerprint", "entries"}, a new
+ * reference in *out. Returns 0, -ENOENT when none is stored (always, on a
+ * version 1 database opened read-only), -EINVAL for a malformed fingerprint,
+ * -EIO.
+ */
+int store_environment(struct store *st, const char *fingerprint, json_t **out,
+		      struct base_err *err);
 
 /*
  * The values of one metric for label + config_key (NULL = every
@@ -137,8 +158,9 @@ int store_import_file(struct store *st, const char *path, size_t *added,
 
 /*
  * Write the stored documents of label (NULL = all) to out as JSON lines, in
- * insertion order, so that importing them gives identical samples with the
- * same run order. Returns 0, or -EIO when out fails.
+ * insertion order, their environment snapshots put back, so that importing
+ * them gives identical samples with the same run order (and the export of
+ * that store the same bytes). Returns 0, or -EIO when out fails.
  */
 int store_export(struct store *st, const char *label, FILE *out,
 		 struct base_err *err);

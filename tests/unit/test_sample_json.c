@@ -14,6 +14,21 @@
 #include "base/err.h"
 #include "base/sample.h"
 
+/* One end's environment snapshot as engine_sysenv_json() makes it. */
+static json_t *snapshot(const char *fingerprint, const char *release)
+{
+	json_t *j = json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s}}",
+			      "fingerprint", fingerprint, "entries",
+			      "kernel.release", release,
+			      "cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 \"quoted\" \\",
+			      "sysctl.net.core.rmem_max", "212992",
+			      "sysctl.net.ipv4.tcp_rmem", "4096\t131072\t6291456",
+			      "if.lo.mtu", "65536");
+
+	assert_non_null(j);
+	return j;
+}
+
 /* A full sample as the engine makes one: params, both ends' env, metrics, flows. */
 static void make_sample(struct base_sample *s, const char *test)
 {
@@ -44,8 +59,14 @@ static void make_sample(struct base_sample *s, const char *test)
 	assert_int_equal(base_sample_env(s, "client.kernel", "6.1.0-18-amd64"), 0);
 	assert_int_equal(base_sample_env(s, "client.cpu_model", "Intel(R) Xeon(R) \"quoted\" \\ back"), 0);
 	assert_int_equal(base_sample_env(s, "client.cpu_governor", "%s", ""), 0);
+	assert_int_equal(base_sample_env(s, "client.env_fingerprint", "0123456789abcdef"), 0);
 	assert_int_equal(base_sample_env(s, "server.kernel", "6.1.0-18-amd64"), 0);
 	assert_int_equal(base_sample_env(s, "server.online_cpus", "2"), 0);
+	assert_int_equal(base_sample_env(s, "server.env_fingerprint", "fedcba9876543210"), 0);
+	s->sysenv = json_pack("{s:o, s:o}", "client",
+			      snapshot("0123456789abcdef", "6.1.0-18-amd64"),
+			      "server", snapshot("fedcba9876543210", "6.1.0-17-amd64"));
+	assert_non_null(s->sysenv);
 	assert_int_equal(base_sample_set(s, "throughput.gbps", "Gbps", 8.4123456789012345), 0);
 	assert_int_equal(base_sample_set(s, "fairness.jain", "", 0.99999999999999989), 0);
 	assert_int_equal(base_sample_set(s, "cpu.client.sys_pct", "%", 1e-300), 0);
@@ -158,6 +179,9 @@ static void expect_same_sample(const struct base_sample *a,
 	assert_int_equal(!a->latency, !b->latency);
 	if (a->latency)
 		assert_memory_equal(a->latency, b->latency, sizeof(*a->latency));
+	assert_int_equal(!a->sysenv, !b->sysenv);
+	if (a->sysenv)
+		assert_true(json_equal(a->sysenv, b->sysenv));
 }
 
 /* sample -> doc -> sample -> doc: both the struct and the document survive. */
@@ -326,7 +350,7 @@ static void check_bad(const struct bad_case *c, const char *test)
 	assert_non_null(doc);
 	parent = walk(doc, c->path, last, sizeof(last));
 	if (c->json) {
-		v = json_loads(c->json, JSON_DECODE_ANY, NULL);
+		v = json_loads(c->json, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
 		if (!v)
 			fail_msg("bad test json %s", c->json);
 	}
@@ -349,6 +373,7 @@ static void check_bad(const struct bad_case *c, const char *test)
 	assert_null(b.params);
 	assert_null(b.flows);
 	assert_null(b.latency);
+	assert_null(b.sysenv);
 	json_decref(doc);
 	base_sample_release(&a);
 	base_sample_release(&b);
@@ -557,6 +582,149 @@ static void test_from_json_rejects_a_document_that_is_not_an_object(void **state
 	json_decref(doc);
 }
 
+/* The snapshot is kept whole and the document comes back the same, one side an error or none. */
+static void test_from_json_round_trips_sysenv_with_an_error_side_or_none(void **state)
+{
+	static const char *const shapes[] = {
+		"{\"client\": {\"fingerprint\": \"00000000000000ff\", \"entries\": {}},"
+		" \"server\": {\"error\": \"cannot read /proc/sys/net: Permission denied\"}}",
+		"{\"server\": {\"fingerprint\": \"abcdefabcdef0123\", \"entries\": {\"a\": \"\"}}}",
+		"{\"client\": {\"error\": \"\"}}",
+		"{}",
+	};
+	struct base_err err = { "" };
+	struct base_sample a, b;
+	json_t *doc, *again;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(shapes); i++) {
+		make_sample(&a, "tcp_stream");
+		json_decref(a.sysenv);
+		a.sysenv = json_loads(shapes[i], 0, NULL);
+		assert_non_null(a.sysenv);
+		doc = base_sample_to_json(&a);
+		assert_true(json_equal(json_object_get(doc, "sysenv"), a.sysenv));
+		base_sample_init(&b);
+		if (base_sample_from_json(doc, &b, &err))
+			fail_msg("shape %zu: %s", i, err.msg);
+		expect_same_sample(&a, &b);
+		again = base_sample_to_json(&b);
+		assert_true(json_equal(doc, again));
+		json_decref(again);
+		json_decref(doc);
+		base_sample_release(&a);
+		base_sample_release(&b);
+	}
+	/* without one, none comes back */
+	make_sample(&a, "tcp_stream");
+	json_decref(a.sysenv);
+	a.sysenv = NULL;
+	doc = base_sample_to_json(&a);
+	assert_null(json_object_get(doc, "sysenv"));
+	base_sample_init(&b);
+	assert_int_equal(base_sample_from_json(doc, &b, &err), 0);
+	assert_null(b.sysenv);
+	json_decref(doc);
+	base_sample_release(&a);
+	base_sample_release(&b);
+}
+
+static void test_from_json_rejects_a_bad_sysenv(void **state)
+{
+	static const struct bad_case c[] = {
+		{ "sysenv", "[]", R "'sysenv' must be an object" },
+		{ "sysenv", "\"linux\"", R "'sysenv' must be an object" },
+		{ "sysenv/middlebox", "{}", R "'sysenv.middlebox' is not a side (client or server)" },
+		{ "sysenv/client", "\"x\"", R "'sysenv.client' must be an object" },
+		{ "sysenv/server", "null", R "'sysenv.server' must be an object" },
+		{ "sysenv/client/fingerprint", NULL, R "'sysenv.client.fingerprint' is missing" },
+		{ "sysenv/client/fingerprint", "\"0123\"", R "'sysenv.client.fingerprint' must be 16 lowercase hex digits" },
+		{ "sysenv/client/fingerprint", "\"0123456789ABCDEF\"", R "'sysenv.client.fingerprint' must be 16 lowercase hex digits" },
+		{ "sysenv/client/fingerprint", "\"0123456789abcdef0\"", R "'sysenv.client.fingerprint' must be 16 lowercase hex digits" },
+		{ "sysenv/client/fingerprint", "\"0123456789abcdeg\"", R "'sysenv.client.fingerprint' must be 16 lowercase hex digits" },
+		{ "sysenv/server/fingerprint", "81985529216486895", R "'sysenv.server.fingerprint' must be 16 lowercase hex digits" },
+		{ "sysenv/server/entries", NULL, R "'sysenv.server.entries' is missing" },
+		{ "sysenv/server/entries", "[]", R "'sysenv.server.entries' must be an object" },
+		{ "sysenv/client/entries/kernel.release", "6", R "'sysenv.client.entries.kernel.release' must be a string" },
+		{ "sysenv/client/entries/if.lo.mtu", "null", R "'sysenv.client.entries.if.lo.mtu' must be a string" },
+		{ "sysenv/client/entries/cmdline", "\"a\\u0000b\"", R "'sysenv.client.entries.cmdline' must not contain a nul character" },
+		{ "sysenv/client/entries/", "\"x\"", R "'sysenv.client.entries.' is not a valid entry name (empty or longer than 255 bytes)" },
+		{ "sysenv/client/hostname", "\"h\"", R "'sysenv.client.hostname' is not a snapshot field (fingerprint, entries or error)" },
+		{ "sysenv/client/error", "\"x\"", R "'sysenv.client' must hold an \"error\" alone, or a \"fingerprint\" and \"entries\"" },
+		{ "sysenv/server", "{\"error\": 5}", R "'sysenv.server.error' must be a string" },
+		{ "sysenv/server", "{\"error\": null}", R "'sysenv.server.error' must be a string" },
+	};
+
+	(void)state;
+	check_bad_cases(c, ARRAY_SIZE(c), "tcp_stream");
+}
+
+/* Read one document with sysenv.client replaced by side; 0 or the error. */
+static int from_json_with_client(json_t *side, struct base_err *err)
+{
+	struct base_sample a, b;
+	json_t *doc;
+	int ret;
+
+	make_sample(&a, "tcp_stream");
+	doc = base_sample_to_json(&a);
+	assert_non_null(doc);
+	assert_int_equal(json_object_set_new(json_object_get(doc, "sysenv"), "client", side), 0);
+	base_sample_init(&b);
+	ret = base_sample_from_json(doc, &b, err);
+	assert_int_equal(!ret, !!b.sysenv);
+	json_decref(doc);
+	base_sample_release(&a);
+	base_sample_release(&b);
+	return ret;
+}
+
+/* The engine's limits: 2048 entries, names under 256 bytes, values and errors of 4096. */
+static void test_from_json_sysenv_limits_are_the_collectors(void **state)
+{
+	char big[5000], name[64], msg[400];
+	struct base_err err = { "" };
+	json_t *entries;
+
+	(void)state;
+	memset(big, 'k', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+
+	entries = json_object();
+	json_object_set_new(entries, "v", json_stringn(big, 4096));
+	json_object_setn_new(entries, big, 255, json_string("name of 255"));
+	assert_int_equal(from_json_with_client(json_pack("{s:s, s:o}", "fingerprint",
+							 "0000000000000001", "entries", entries), &err), 0);
+
+	entries = json_pack("{s:s%}", "v", big, (size_t)4097);
+	assert_int_equal(from_json_with_client(json_pack("{s:s, s:o}", "fingerprint",
+							 "0000000000000001", "entries", entries), &err), -EINVAL);
+	assert_string_equal(err.msg, R "'sysenv.client.entries.v' is too long (4097 bytes, at most 4096)");
+
+	entries = json_object();
+	json_object_setn_new(entries, big, 256, json_string("name of 256"));
+	assert_int_equal(from_json_with_client(json_pack("{s:s, s:o}", "fingerprint",
+							 "0000000000000001", "entries", entries), &err), -EINVAL);
+	snprintf(msg, sizeof(msg), R "'sysenv.client.entries.%.120s' is not a valid entry name (empty or longer than 255 bytes)", big);
+	assert_string_equal(err.msg, msg);
+
+	entries = json_object();
+	for (int i = 0; i < 2048; i++) {
+		snprintf(name, sizeof(name), "sysctl.net.core.n%04d", i);
+		json_object_set_new(entries, name, json_string("1"));
+	}
+	assert_int_equal(from_json_with_client(json_pack("{s:s, s:O}", "fingerprint",
+							 "0000000000000001", "entries", entries), &err), 0);
+	json_object_set_new(entries, "one.more", json_string("1"));
+	assert_int_equal(from_json_with_client(json_pack("{s:s, s:o}", "fingerprint",
+							 "0000000000000001", "entries", entries), &err), -EINVAL);
+	assert_string_equal(err.msg, R "'sysenv.client.entries' has too many entries (2049, at most 2048)");
+
+	assert_int_equal(from_json_with_client(json_pack("{s:s%}", "error", big, (size_t)4096), &err), 0);
+	assert_int_equal(from_json_with_client(json_pack("{s:s%}", "error", big, (size_t)4097), &err), -EINVAL);
+	assert_string_equal(err.msg, R "'sysenv.client.error' is too long (4097 bytes, at most 4096)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -573,6 +741,9 @@ int main(void)
 		cmocka_unit_test(test_from_json_rejects_strings_that_do_not_fit),
 		cmocka_unit_test(test_from_json_accepts_strings_that_just_fit),
 		cmocka_unit_test(test_from_json_rejects_a_document_that_is_not_an_object),
+		cmocka_unit_test(test_from_json_round_trips_sysenv_with_an_error_side_or_none),
+		cmocka_unit_test(test_from_json_rejects_a_bad_sysenv),
+		cmocka_unit_test(test_from_json_sysenv_limits_are_the_collectors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -235,7 +235,7 @@ static void expect_open_fails(const char *path, unsigned flags, int want,
 
 /* ---- schema and open -------------------------------------------------- */
 
-static void test_open_memory_creates_schema_v1(void **state)
+static void test_open_memory_creates_the_current_schema(void **state)
 {
 	struct base_err err = { "" };
 	struct store *st = open_ok(":memory:", STORE_CREATE);
@@ -263,10 +263,12 @@ static void test_open_file_creates_schema_user_version_and_wal(void **state)
 	/* WAL is recorded in the file header (bytes 18, 19 = 2) */
 	assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
 	assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-				 "name IN ('samples', 'params', 'metrics', 'env')"), 4);
+				 "name IN ('samples', 'params', 'metrics', 'env', 'environments')"), 5);
 	assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND "
 				 "name IN ('samples_by_config', 'metrics_by_name')"), 2);
-	assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_table_info('samples')"), 12);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_table_info('samples')"), 14);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_foreign_key_list('samples') "
+				 "WHERE \"table\" = 'environments' AND \"from\" IN ('client_env', 'server_env')"), 2);
 }
 
 static void test_open_twice_leaves_schema_and_samples_alone(void **state)
@@ -289,7 +291,7 @@ static void test_open_twice_leaves_schema_and_samples_alone(void **state)
 	/* an open of a current store migrates nothing and writes nothing */
 	expect_unchanged(path, &before);
 	assert_int_equal(raw_int(path, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
-	assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 4);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 5);
 }
 
 static void test_open_missing_file_without_create_is_enoent(void **state)
@@ -373,19 +375,32 @@ static void test_open_newer_schema_version_is_refused_untouched(void **state)
 	expect_open_fails(path, STORE_READONLY, -ENOTSUP, want);
 	expect_unchanged(path, &before);
 	assert_int_equal(raw_int(path, "PRAGMA user_version"), 99);
+
+	/* the very next version too: this code cannot know what it changed */
+	snprintf(want, sizeof(want), "PRAGMA user_version = %d", STORE_SCHEMA_VERSION + 1);
+	raw_exec(path, want);
+	snap(path, &before);
+	snprintf(want, sizeof(want),
+		 "database '%s' has schema version %d, newer than this netregress supports (%d)",
+		 path, STORE_SCHEMA_VERSION + 1, STORE_SCHEMA_VERSION);
+	expect_open_fails(path, STORE_CREATE, -ENOTSUP, want);
+	expect_open_fails(path, STORE_READONLY, -ENOTSUP, want);
+	expect_unchanged(path, &before);
 }
 
 /* A newer version on a database made by hand (no store ever opened it). */
 static void test_open_newer_hand_made_database_names_both_versions(void **state)
 {
-	char path[128];
+	char path[128], want[128];
 	struct snapshot before;
 
 	(void)state;
 	tmp_path(path, sizeof(path), "hand.db");
 	raw_exec(path, "PRAGMA user_version = 99");
 	snap(path, &before);
-	expect_open_fails(path, STORE_CREATE, -ENOTSUP, "schema version 99, newer than this netregress supports (1)");
+	snprintf(want, sizeof(want), "schema version 99, newer than this netregress supports (%d)",
+		 STORE_SCHEMA_VERSION);
+	expect_open_fails(path, STORE_CREATE, -ENOTSUP, want);
 	expect_unchanged(path, &before);
 }
 
@@ -417,7 +432,7 @@ static void test_open_empty_file_becomes_a_store(void **state)
 	tmp_path(path, sizeof(path), "empty.db");
 	write_all(path, "");
 	expect_open_fails(path, STORE_READONLY, -EINVAL,
-			  "has schema version 0, this netregress needs 1");
+			  "has schema version 0, this netregress needs 2: run any write command (run, import) once to create or migrate it");
 	st = open_ok(path, 0);
 	add(st, "e", 64, 1.0);
 	store_close(st);
@@ -1167,6 +1182,558 @@ static void test_export_reports_a_failed_write(void **state)
 	store_close(st);
 }
 
+/* ---- environment snapshots (schema 2) --------------------------------- */
+
+/* A copy of the first row's first column as text (NULL for SQL NULL). */
+static char *raw_text(const char *path, const char *sql)
+{
+	sqlite3_stmt *q;
+	sqlite3 *db;
+	char *v = NULL;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	if (sqlite3_column_text(q, 0))
+		v = strdup((const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return v;
+}
+
+/*
+ * One end's snapshot as engine_sysenv_json() makes it, about as large as a
+ * real one (550 entries); rss_key stands for the entries the fingerprint
+ * leaves out (sysctl.net.core.netdev_rss_key changes at every boot).
+ */
+static json_t *snapshot(const char *fingerprint, const char *rss_key)
+{
+	json_t *e = json_object(), *j;
+	char k[64], v[64];
+
+	assert_non_null(e);
+	json_object_set_new(e, "kernel.release", json_string("6.1.0-18-amd64"));
+	json_object_set_new(e, "cmdline", json_string("BOOT_IMAGE=/vmlinuz root=UUID=x ro \"quiet\""));
+	json_object_set_new(e, "sysctl.net.core.netdev_rss_key", json_string(rss_key));
+	for (int i = 0; i < 547; i++) {
+		snprintf(k, sizeof(k), "sysctl.net.ipv4.tunable_%03d", i);
+		snprintf(v, sizeof(v), "%d\t%d\t%d", i, i * 4096, i * 65536);
+		json_object_set_new(e, k, json_string(v));
+	}
+	j = json_pack("{s:s, s:o}", "fingerprint", fingerprint, "entries", e);
+	assert_non_null(j);
+	return j;
+}
+
+#define FP_C1 "00000000000000c1"
+#define FP_C2 "00000000000000c2"
+#define FP_S1 "00000000000000a1"
+
+/* make() with the snapshots of both ends (NULL: that side left out), as a run makes it. */
+static void make_env(struct base_sample *s, const char *label, int msg,
+		     double gbps, const char *client_fp, const char *server_fp)
+{
+	make(s, label, msg, gbps);
+	s->sysenv = json_object();
+	assert_non_null(s->sysenv);
+	if (client_fp) {
+		assert_int_equal(base_sample_env(s, "client.env_fingerprint", "%s", client_fp), 0);
+		json_object_set_new(s->sysenv, "client", snapshot(client_fp, "6d:5a:56"));
+	}
+	if (server_fp) {
+		assert_int_equal(base_sample_env(s, "server.env_fingerprint", "%s", server_fp), 0);
+		json_object_set_new(s->sysenv, "server", snapshot(server_fp, "6d:5a:56"));
+	}
+}
+
+static void add_sample_ok(struct store *st, const struct base_sample *s)
+{
+	struct base_err err = { "" };
+	bool ins = false;
+
+	if (store_add_sample(st, s, &ins, &err))
+		fail_msg("add: %s", err.msg);
+	assert_true(ins);
+}
+
+static char *compact(const struct base_sample *s)
+{
+	json_t *doc = base_sample_to_json(s);
+	char *text;
+
+	assert_non_null(doc);
+	text = json_dumps(doc, JSON_COMPACT);
+	assert_non_null(text);
+	json_decref(doc);
+	return text;
+}
+
+/* What load gives must be what was added, snapshots included. */
+static void expect_loaded(struct store *st, json_t *want)
+{
+	struct loaded l;
+
+	load(st, NULL, NULL, &l);
+	if (!json_equal(l.docs, want)) {
+		char *a = json_dumps(want, JSON_COMPACT), *b = json_dumps(l.docs, JSON_COMPACT);
+
+		fail_msg("loaded samples differ:\n%.2000s\n%.2000s", a, b);
+	}
+	json_decref(l.docs);
+}
+
+static void test_environments_are_stored_once_and_referenced(void **state)
+{
+	char path[128], sql[160];
+	json_t *want = json_array();
+	struct base_sample s;
+	struct store *st;
+	char *doc, *stored;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "envs.db");
+	st = open_ok(path, STORE_CREATE);
+	for (int i = 0; i < 12; i++) {
+		make_env(&s, "env", 64, 1.0 + i, FP_C1, i < 10 ? FP_S1 : FP_C2);
+		add_sample_ok(st, &s);
+		json_array_append_new(want, base_sample_to_json(&s));
+		if (i == 0) {
+			/* the row's document is the one without snapshots, byte for byte */
+			json_decref(s.sysenv);
+			s.sysenv = NULL;
+			doc = compact(&s);
+			snprintf(sql, sizeof(sql), "SELECT doc FROM samples WHERE sample_uid = '%.32s'", s.id);
+			stored = raw_text(path, sql);
+			assert_string_equal(stored, doc);
+			free(stored);
+			free(doc);
+		}
+		base_sample_release(&s);
+	}
+	/* one row per distinct snapshot, whichever end it came from */
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM environments"), 3);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM samples WHERE client_env = '" FP_C1 "'"), 12);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM samples WHERE server_env = '" FP_S1 "'"), 10);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM samples WHERE server_env = '" FP_C2 "'"), 2);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM samples WHERE doc LIKE '%sysenv%'"), 0);
+	/* a snapshot is the side's object, compact */
+	stored = raw_text(path, "SELECT doc FROM environments WHERE fingerprint = '" FP_S1 "'");
+	doc = json_dumps(json_object_get(json_object_get(json_array_get(want, 0), "sysenv"), "server"),
+			 JSON_COMPACT);
+	assert_string_equal(stored, doc);
+	free(stored);
+	free(doc);
+	/* a row is now far smaller than its snapshots */
+	assert_true(raw_int(path, "SELECT max(length(doc)) FROM samples") * 5 <
+		    raw_int(path, "SELECT min(length(doc)) FROM environments"));
+	expect_loaded(st, want);
+	store_close(st);
+	/* read-only too */
+	st = open_ok(path, STORE_READONLY);
+	expect_loaded(st, want);
+	store_close(st);
+	json_decref(want);
+}
+
+/*
+ * A fingerprint covers only what must match for samples to be pooled; a
+ * second snapshot under a stored one is not an error, and the first stays.
+ */
+static void test_a_snapshot_under_a_stored_fingerprint_keeps_the_first(void **state)
+{
+	char path[128];
+	struct base_sample a, b;
+	json_t *first, *got;
+	struct store *st;
+	struct base_err err = { "" };
+
+	(void)state;
+	tmp_path(path, sizeof(path), "envsame.db");
+	st = open_ok(path, STORE_CREATE);
+	make_env(&a, "boot", 64, 1.0, FP_C1, NULL);
+	make_env(&b, "boot", 64, 2.0, FP_C1, NULL);
+	/* after a reboot: same fingerprint, another rss key */
+	json_object_set_new(json_object_get(json_object_get(b.sysenv, "client"), "entries"),
+			    "sysctl.net.core.netdev_rss_key", json_string("01:02:03"));
+	add_sample_ok(st, &a);
+	add_sample_ok(st, &b);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM environments"), 1);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM samples WHERE client_env = '" FP_C1 "'"), 2);
+	first = json_object_get(a.sysenv, "client");
+	assert_int_equal(store_environment(st, FP_C1, &got, &err), 0);
+	assert_true(json_equal(got, first));
+	json_decref(got);
+	/* the second sample comes back with the first snapshot */
+	json_decref(b.sysenv);
+	b.sysenv = json_incref(a.sysenv);
+	{
+		json_t *want = json_pack("[o, o]", base_sample_to_json(&a), base_sample_to_json(&b));
+
+		expect_loaded(st, want);
+		json_decref(want);
+	}
+	base_sample_release(&a);
+	base_sample_release(&b);
+	store_close(st);
+}
+
+/* A side without a fingerprint (an error) has no row to go to: it stays, as does an empty sysenv. */
+static void test_error_sides_and_an_empty_sysenv_stay_in_the_document(void **state)
+{
+	char path[128], sql[160];
+	json_t *want = json_array();
+	struct base_sample s[4];
+	struct store *st;
+	char *stored;
+	static const char *const stays[] = {
+		"\"sysenv\":{\"server\":{\"error\":\"no /proc/sys\"}}",
+		"\"sysenv\":{}",
+		"\"sysenv\":{\"server\":{\"error\":\"no /proc/sys\"}}",
+		NULL,
+	};
+
+	(void)state;
+	tmp_path(path, sizeof(path), "enverr.db");
+	st = open_ok(path, STORE_CREATE);
+	make_env(&s[0], "err", 64, 1.0, FP_C1, NULL);
+	json_object_set_new(s[0].sysenv, "server", json_pack("{s:s}", "error", "no /proc/sys"));
+	make_env(&s[1], "err", 64, 2.0, NULL, NULL);
+	make_env(&s[2], "err", 64, 3.0, NULL, NULL);
+	json_object_set_new(s[2].sysenv, "server", json_pack("{s:s}", "error", "no /proc/sys"));
+	make(&s[3], "err", 64, 4.0); /* none at all */
+	for (int i = 0; i < 4; i++) {
+		add_sample_ok(st, &s[i]);
+		json_array_append_new(want, base_sample_to_json(&s[i]));
+		snprintf(sql, sizeof(sql), "SELECT doc FROM samples WHERE sample_uid = '%.32s'", s[i].id);
+		stored = raw_text(path, sql);
+		if (stays[i] ? !strstr(stored, stays[i]) : !!strstr(stored, "sysenv"))
+			fail_msg("sample %d stored as %.3000s", i, stored);
+		free(stored);
+	}
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM environments"), 1);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM samples WHERE client_env IS NULL"), 3);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM samples WHERE server_env IS NULL"), 4);
+	expect_loaded(st, want);
+	/* an export puts each back where the document had it */
+	{
+		char p[128], *text, *line;
+		size_t n;
+		FILE *f;
+		struct base_err err = { "" };
+
+		tmp_path(p, sizeof(p), "enverr.jsonl");
+		f = fopen(p, "w");
+		assert_int_equal(store_export(st, NULL, f, &err), 0);
+		fclose(f);
+		text = read_all(p, &n);
+		line = text;
+		for (int i = 0; i < 4; i++) {
+			char *doc = compact(&s[i]), *nl = strchr(line, '\n');
+
+			assert_non_null(nl);
+			*nl = '\0';
+			assert_string_equal(line, doc);
+			line = nl + 1;
+			free(doc);
+		}
+		free(text);
+	}
+	for (int i = 0; i < 4; i++)
+		base_sample_release(&s[i]);
+	json_decref(want);
+	store_close(st);
+}
+
+static void test_export_import_with_snapshots_is_byte_identical(void **state)
+{
+	char p1[128], p2[128], db[128];
+	struct store *a = open_ok(":memory:", STORE_CREATE), *b;
+	struct base_err err = { "" };
+	json_t *want = json_array();
+	struct base_sample s;
+	char *t1, *t2, *line;
+	size_t n1, n2;
+	FILE *f;
+
+	(void)state;
+	for (int i = 0; i < 9; i++) {
+		make_env(&s, i % 2 ? "odd" : "even", 64 << (i % 3), 1.0 / (i + 1), FP_C1,
+			 i % 3 ? FP_S1 : FP_C2);
+		if (i == 4) { /* with a histogram, which base_sample_to_json() writes after sysenv */
+			s.latency = malloc(sizeof(*s.latency));
+			assert_non_null(s.latency);
+			base_hist_init(s.latency);
+			for (uint64_t v = 1000; v < 5000000; v = v * 5 / 4)
+				base_hist_record(s.latency, v);
+			s.flows[0].tps = 12345.5;
+		}
+		/* an error side stays in the document, in place: here before the histogram too */
+		if (i == 4 || i == 7)
+			json_object_set_new(s.sysenv, "server", json_pack("{s:s}", "error", "timed out"));
+		add_sample_ok(a, &s);
+		t1 = compact(&s);
+		json_array_append_new(want, json_string(t1));
+		free(t1);
+		base_sample_release(&s);
+	}
+	tmp_path(p1, sizeof(p1), "envexp1.jsonl");
+	tmp_path(p2, sizeof(p2), "envexp2.jsonl");
+	tmp_path(db, sizeof(db), "envcopy.db");
+	f = fopen(p1, "w");
+	assert_int_equal(store_export(a, NULL, f, &err), 0);
+	fclose(f);
+	/* each line is the document as it was added */
+	t1 = read_all(p1, &n1);
+	line = t1;
+	for (size_t i = 0; i < json_array_size(want); i++) {
+		char *nl = strchr(line, '\n');
+
+		assert_non_null(nl);
+		assert_int_equal((size_t)(nl - line), json_string_length(json_array_get(want, i)));
+		assert_memory_equal(line, json_string_value(json_array_get(want, i)), (size_t)(nl - line));
+		line = nl + 1;
+	}
+	b = open_ok(db, STORE_CREATE);
+	import_ok(b, p1, 9, 0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM environments"), 3);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM samples WHERE doc LIKE '%\"sysenv\"%'"), 2);
+	import_ok(b, p1, 0, 9);
+	f = fopen(p2, "w");
+	assert_int_equal(store_export(b, NULL, f, &err), 0);
+	fclose(f);
+	t2 = read_all(p2, &n2);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(t1, t2, n1);
+	free(t1);
+	free(t2);
+	json_decref(want);
+	store_close(a);
+	store_close(b);
+}
+
+/* The version 1 schema, as its code created it. */
+static const char v1_schema[] =
+	"CREATE TABLE samples (id INTEGER PRIMARY KEY, sample_uid TEXT NOT NULL UNIQUE, "
+	"label TEXT NOT NULL, config_key TEXT NOT NULL, test TEXT NOT NULL, started_at_ns BIGINT, "
+	"duration_ns BIGINT, warmup_ns BIGINT, server TEXT, env_fingerprint TEXT NOT NULL, "
+	"run_order INTEGER NOT NULL, doc TEXT NOT NULL);\n"
+	"CREATE UNIQUE INDEX samples_by_config ON samples (label, config_key, run_order);\n"
+	"CREATE TABLE params (sample_id INTEGER NOT NULL REFERENCES samples (id) ON DELETE CASCADE, "
+	"name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (sample_id, name));\n"
+	"CREATE TABLE metrics (sample_id INTEGER NOT NULL REFERENCES samples (id) ON DELETE CASCADE, "
+	"name TEXT NOT NULL, value DOUBLE PRECISION NOT NULL, unit TEXT NOT NULL, PRIMARY KEY (sample_id, name));\n"
+	"CREATE INDEX metrics_by_name ON metrics (name);\n"
+	"CREATE TABLE env (sample_id INTEGER NOT NULL REFERENCES samples (id) ON DELETE CASCADE, "
+	"key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (sample_id, key));\n";
+
+static void make_v1_db(const char *path)
+{
+	char sql[sizeof(v1_schema) + 128];
+
+	snprintf(sql, sizeof(sql), "%sPRAGMA application_id = %d; PRAGMA user_version = 1;",
+		 v1_schema, STORE_APPLICATION_ID);
+	raw_exec(path, sql);
+}
+
+/* A row as version 1 wrote it: the whole document, snapshots and all. */
+static void insert_v1(const char *path, int64_t id, int64_t run_order,
+		      const struct base_sample *s, const char *doc)
+{
+	char fp[STORE_FINGERPRINT_LEN + 1];
+	sqlite3_stmt *q;
+	sqlite3 *db;
+
+	store_env_fingerprint(s, fp);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db,
+		"INSERT INTO samples VALUES (?1, ?2, ?3, ?4, 'tcp_stream', ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+		-1, &q, NULL), SQLITE_OK);
+	sqlite3_bind_int64(q, 1, id);
+	sqlite3_bind_text(q, 2, s->id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 3, s->label, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 4, s->config_key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 5, s->wall_start_ns);
+	sqlite3_bind_int64(q, 6, s->duration_ns);
+	sqlite3_bind_int64(q, 7, s->warmup_ns);
+	sqlite3_bind_text(q, 8, s->server, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 9, fp, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 10, run_order);
+	sqlite3_bind_text(q, 11, doc, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(q), SQLITE_DONE);
+	sqlite3_finalize(q);
+	assert_int_equal(sqlite3_prepare_v2(db,
+		"INSERT INTO metrics VALUES (?1, 'throughput.gbps', ?2, 'Gbps')", -1, &q, NULL), SQLITE_OK);
+	sqlite3_bind_int64(q, 1, id);
+	sqlite3_bind_double(q, 2, s->metrics[0].value);
+	assert_int_equal(sqlite3_step(q), SQLITE_DONE);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+}
+
+static char *export_text(struct store *st, const char *name)
+{
+	struct base_err err = { "" };
+	char p[128];
+	size_t n;
+	FILE *f;
+
+	tmp_path(p, sizeof(p), name);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	if (store_export(st, NULL, f, &err))
+		fail_msg("export: %s", err.msg);
+	fclose(f);
+	return read_all(p, &n);
+}
+
+static void test_a_version_1_database_is_read_as_is_and_migrated_by_a_write(void **state)
+{
+	char path[128], v1_export[1 << 20] = "";
+	struct base_err err = { "" };
+	json_t *want = json_array(), *env;
+	struct snapshot before;
+	struct base_sample s[3], more;
+	struct store *st;
+	double *v = NULL;
+	size_t n = 0;
+	char *text;
+	int version = 0;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "v1.db");
+	make_v1_db(path);
+	/* stored since today: two with snapshots (one client shared), one from before */
+	make_env(&s[0], "old", 64, 1.5, FP_C1, FP_S1);
+	make_env(&s[1], "old", 64, 2.5, FP_C1, NULL);
+	json_object_set_new(s[1].sysenv, "server", json_pack("{s:s}", "error", "old server"));
+	s[1].latency = malloc(sizeof(*s[1].latency));
+	assert_non_null(s[1].latency);
+	base_hist_init(s[1].latency);
+	base_hist_record(s[1].latency, 12345);
+	make(&s[2], "old", 64, 3.5);
+	for (int i = 0; i < 3; i++) {
+		char *doc = compact(&s[i]);
+
+		insert_v1(path, i + 1, i + 1, &s[i], doc);
+		assert_true(strlen(v1_export) + strlen(doc) + 2 < sizeof(v1_export));
+		strcat(v1_export, doc);
+		strcat(v1_export, "\n");
+		json_array_append_new(want, base_sample_to_json(&s[i]));
+		free(doc);
+	}
+	snap(path, &before);
+
+	/* read-only: read as it is, nothing written */
+	st = open_ok(path, STORE_READONLY);
+	assert_int_equal(store_schema_version(st, &version, &err), 0);
+	assert_int_equal(version, 1);
+	expect_loaded(st, want);
+	text = export_text(st, "v1-ro.jsonl");
+	assert_string_equal(text, v1_export);
+	free(text);
+	assert_int_equal(store_environment(st, FP_C1, &env, &err), -ENOENT);
+	assert_null(env);
+	assert_non_null(strstr(err.msg, "run any write command to migrate it"));
+	assert_int_equal(store_metric_values(st, "old", NULL, "throughput.gbps", &v, &n, &err), 0);
+	assert_int_equal(n, 3);
+	free(v);
+	store_close(st);
+	expect_unchanged(path, &before);
+
+	/* a write open migrates: snapshots move out, everything reads the same */
+	st = open_ok(path, 0);
+	assert_int_equal(store_schema_version(st, &version, &err), 0);
+	assert_int_equal(version, 2);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM environments"), 2);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM samples WHERE client_env = '" FP_C1 "'"), 2);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM samples WHERE server_env = '" FP_S1 "'"), 1);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM samples WHERE client_env IS NULL AND server_env IS NULL"), 1);
+	/* only the error side stays in a document */
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM samples WHERE doc LIKE '%sysenv%'"), 1);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM samples WHERE doc LIKE "
+				 "'%\"sysenv\":{\"server\":{\"error\":\"old server\"}}%'"), 1);
+	expect_loaded(st, want);
+	text = export_text(st, "v1-migrated.jsonl");
+	assert_string_equal(text, v1_export);
+	free(text);
+	assert_int_equal(store_environment(st, FP_S1, &env, &err), 0);
+	assert_true(json_equal(env, json_object_get(s[0].sysenv, "server")));
+	json_decref(env);
+	/* and it goes on: a new sample of a known environment adds no row */
+	make_env(&more, "old", 64, 4.5, FP_C1, FP_S1);
+	add_sample_ok(st, &more);
+	base_sample_release(&more);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM environments"), 2);
+	assert_int_equal(count_samples(st), 4);
+	store_close(st);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 2);
+	/* opening it again migrates nothing */
+	st = open_ok(path, 0);
+	assert_int_equal(count_samples(st), 4);
+	store_close(st);
+	for (int i = 0; i < 3; i++)
+		base_sample_release(&s[i]);
+	json_decref(want);
+}
+
+/* A stored snapshot this version cannot read stops the migration; nothing changes. */
+static void test_a_version_1_snapshot_that_cannot_be_read_stops_the_migration(void **state)
+{
+	char path[128], want[512];
+	struct base_sample s;
+	char *doc, *after;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "v1bad.db");
+	make_v1_db(path);
+	make_env(&s, "bad", 64, 1.5, FP_C1, NULL);
+	json_object_set_new(json_object_get(s.sysenv, "client"), "fingerprint",
+			    json_string("NOT-HEX"));
+	doc = compact(&s);
+	insert_v1(path, 1, 1, &s, doc);
+	snprintf(want, sizeof(want),
+		 "database '%s': sample '%s' cannot be migrated to schema version 2: "
+		 "result document: 'sysenv.client.fingerprint' must be 16 lowercase hex digits",
+		 path, s.id);
+	expect_open_fails(path, 0, -EINVAL, want);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'environments'"), 0);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_table_info('samples')"), 12);
+	after = raw_text(path, "SELECT doc FROM samples");
+	assert_string_equal(after, doc);
+	free(after);
+	free(doc);
+	base_sample_release(&s);
+}
+
+static void test_store_environment_gives_a_stored_snapshot_or_enoent(void **state)
+{
+	struct store *st = open_ok(":memory:", STORE_CREATE);
+	struct base_err err = { "" };
+	struct base_sample s;
+	json_t *env = NULL;
+
+	(void)state;
+	make_env(&s, "e", 64, 1.0, FP_C1, FP_S1);
+	add_sample_ok(st, &s);
+	assert_int_equal(store_environment(st, FP_C1, &env, &err), 0);
+	assert_true(json_equal(env, json_object_get(s.sysenv, "client")));
+	json_decref(env);
+	assert_int_equal(store_environment(st, FP_S1, &env, &err), 0);
+	assert_true(json_equal(env, json_object_get(s.sysenv, "server")));
+	json_decref(env);
+	env = (json_t *)&err;
+	assert_int_equal(store_environment(st, "00000000000000ff", &env, &err), -ENOENT);
+	assert_null(env);
+	assert_string_equal(err.msg, "environment '00000000000000ff' is not stored");
+	assert_int_equal(store_environment(st, "00000000000000C1", &env, &err), -EINVAL);
+	assert_string_equal(err.msg, "invalid environment fingerprint '00000000000000C1': expected 16 lowercase hex digits");
+	assert_int_equal(store_environment(st, "", &env, &err), -EINVAL);
+	base_sample_release(&s);
+	store_close(st);
+}
+
 /* ---- fixture ---------------------------------------------------------- */
 
 static int make_tmpdir(void **state)
@@ -1191,7 +1758,7 @@ static int remove_tmpdir(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_open_memory_creates_schema_v1),
+		cmocka_unit_test(test_open_memory_creates_the_current_schema),
 		cmocka_unit_test(test_open_file_creates_schema_user_version_and_wal),
 		cmocka_unit_test(test_open_twice_leaves_schema_and_samples_alone),
 		cmocka_unit_test(test_open_missing_file_without_create_is_enoent),
@@ -1217,6 +1784,13 @@ int main(void)
 		cmocka_unit_test(test_import_is_all_or_nothing_and_names_file_and_document),
 		cmocka_unit_test(test_export_then_import_gives_identical_samples),
 		cmocka_unit_test(test_export_reports_a_failed_write),
+		cmocka_unit_test(test_environments_are_stored_once_and_referenced),
+		cmocka_unit_test(test_a_snapshot_under_a_stored_fingerprint_keeps_the_first),
+		cmocka_unit_test(test_error_sides_and_an_empty_sysenv_stay_in_the_document),
+		cmocka_unit_test(test_export_import_with_snapshots_is_byte_identical),
+		cmocka_unit_test(test_a_version_1_database_is_read_as_is_and_migrated_by_a_write),
+		cmocka_unit_test(test_a_version_1_snapshot_that_cannot_be_read_stops_the_migration),
+		cmocka_unit_test(test_store_environment_gives_a_stored_snapshot_or_enoent),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

@@ -1,0 +1,284 @@
+#!/usr/bin/env bash
+# bench/collectors.sh - what netregress's own collectors cost: the throughput
+# of tcp_stream and udp_stream with the collectors off, on (the default) and
+# on with --profile, on loopback (127.0.0.1) only.
+#
+# Usage: bench/collectors.sh            (REPS=5, DUR=10 by default)
+#        REPS=1 DUR=2 bench/collectors.sh
+#
+# Variants of every test:
+#   off      --no-collect   (no kernel counters, no perf counters)
+#   on       (default)      kernel counters + perf counters
+#   profile  --profile      all of the above + the kernel profiler
+# Tests: tcp_stream 1 flow, default message (128K); udp_stream 1452 B, 1 flow.
+#
+# Each repetition runs every test once in each variant, one after the other
+# (interleaved); the order of the three variants rotates from one
+# repetition to the next (off on profile, on profile off, profile off on,
+# ...) so that none always runs first.  The table (stdout) gives for every
+# test and variant the median throughput.gbps with its min..max spread and
+# coefficient of variation, and the ratios on/off and profile/off: the ratio
+# of the medians, and the median and min..max of the per-repetition ratios
+# (each variant against the off run of the same repetition).  Targets:
+# on/off >= 0.99, profile/off >= 0.97.  Progress and per-run figures go to
+# stderr.
+#
+# How noisy the machine was: the load average at start and end, the busy
+# share of all cpus during a 2 s probe before and after (nothing of ours
+# running), and the median cpu.foreign_busy_pct of ours (machine busy time
+# that is neither the client nor its server, during the measured window).
+#
+# Environment:
+#   REPS   repetitions (default 5)
+#   DUR    measured seconds of each run (default 10), after a 2 s warm-up
+#   NETREGRESS  a netregress binary to measure instead of building
+#          $repo/build/netregress with make (e.g. a copy kept apart from a
+#          tree that is being rebuilt)
+#   EXTRA  more options for every run (e.g. "--cpus 0 --remote-cpus 1");
+#          none by default (the threads are not pinned)
+#
+# Ours starts its own server process on loopback for every run; the script
+# ends the process it started, by PID, on every exit path.
+# shellcheck disable=SC2034,SC2059,SC2086  # word splitting of the argument lists is meant
+set -u -o pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+REPS=${REPS:-5}
+DUR=${DUR:-10}
+WARM=2
+NR=${NETREGRESS:-$repo/build/netregress}
+EXTRA=${EXTRA:-}
+
+case $REPS in '' | *[!0-9]* | 0) echo "collectors.sh: REPS must be a positive integer" >&2; exit 2 ;; esac
+case $DUR in '' | *[!0-9]* | 0) echo "collectors.sh: DUR must be a positive integer (seconds)" >&2; exit 2 ;; esac
+
+log() { printf '%s\n' "$*" >&2; }
+
+# ---------------------------------------------------------------- cleanup
+tmp=
+CUR_PID=
+
+stop_pid() { # PID: TERM, then KILL after ~3 s; only PIDs we started
+	local pid=$1 i
+	[ -n "$pid" ] || return 0
+	kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+	kill -TERM "$pid" 2>/dev/null
+	for i in $(seq 30); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+cleanup() {
+	trap - EXIT INT TERM HUP
+	stop_pid "$CUR_PID"
+	[ -n "$tmp" ] && rm -rf -- "$tmp"
+}
+trap cleanup EXIT
+trap 'log "collectors.sh: interrupted"; exit 130' INT
+trap 'log "collectors.sh: terminated"; exit 143' TERM HUP
+
+# ---------------------------------------------------------------- setup
+need=()
+command -v jq >/dev/null || need+=(jq)
+command -v timeout >/dev/null || need+=(coreutils)
+if [ ${#need[@]} -gt 0 ]; then
+	log "collectors.sh: installing ${need[*]}"
+	SUDO=
+	[ "$(id -u)" -eq 0 ] || SUDO=sudo
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get install -y "${need[@]}" >&2 ||
+		{ $SUDO apt-get update >&2 && $SUDO apt-get install -y "${need[@]}" >&2; } ||
+		{ log "collectors.sh: cannot install ${need[*]}"; exit 1; }
+fi
+if [ -n "${NETREGRESS:-}" ]; then
+	[ -x "$NR" ] || { log "collectors.sh: NETREGRESS=$NR is not executable"; exit 1; }
+elif ! make -C "$repo" >&2; then
+	[ -x "$NR" ] || { log "collectors.sh: building netregress failed"; exit 1; }
+	log "collectors.sh: make failed; going on with the existing $NR"
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/collectors.XXXXXX")
+TMO=$((DUR + WARM + 60))
+
+# Run a command in the background and wait for it, so that INT/TERM are
+# handled at once (the EXIT trap then ends it by its PID).
+run_wait() { # OUT ERR CMD...
+	local o=$1 e=$2
+	shift 2
+	"$@" >"$o" 2>"$e" &
+	CUR_PID=$!
+	wait "$CUR_PID"
+	local rc=$?
+	CUR_PID=
+	return $rc
+}
+
+# Busy share of all cpus (from /proc/stat) over SECS seconds, nothing of ours
+# running: how much the other tenants of the machine use.
+busy_probe() { # SECS
+	local a b
+	a=$(head -n 1 /proc/stat)
+	sleep "$1"
+	b=$(head -n 1 /proc/stat)
+	awk -v a="$a" -v b="$b" 'BEGIN {
+		n = split(a, x); split(b, y); t = 0
+		for (i = 2; i <= 9 && i <= n; i++) t += y[i] - x[i]   # user..steal
+		idle = (y[5] - x[5]) + (y[6] - x[6])                 # idle + iowait
+		v = (t > 0) ? 100 * (t - idle) / t : 0
+		printf "%.0f%%", v }'
+}
+
+# netregress run ARGS... -> RES="gbps foreign_pct secs" (runs in the main
+# shell, never in $(...), so that the traps and CUR_PID stay right)
+RES=
+run_ours() {
+	local out="$tmp/ours.json" err="$tmp/ours.err" res rc
+	RES=
+	run_wait "$out" "$err" timeout -k 5 "$TMO" "$NR" run "$@" $EXTRA \
+		-l "${DUR}s" --warmup "${WARM}s" --json --no-store
+	rc=$?
+	res=$(jq -r '
+		.metrics as $m
+		| [ $m["throughput.gbps"].value, ($m["cpu.foreign_busy_pct"].value // -1),
+		    $m["window.client_s"].value ]
+		| if .[0] == null or .[2] == null then empty else map(tostring) | join(" ") end' "$out" 2>/dev/null)
+	if [ $rc -ne 0 ] || [ -z "$res" ]; then
+		log "    netregress run $* failed (rc=$rc): $(tail -n 3 "$err" | tr '\n' ' ')"
+		return 1
+	fi
+	[ -s "$err" ] && log "    netregress stderr: $(tail -n 3 "$err" | tr '\n' ' ')"
+	RES=$res
+}
+
+# ---------------------------------------------------------------- tests
+TESTS=(tcp udp)
+declare -A DESC ARGS VOPT
+DESC[tcp]="tcp_stream 1 flow, 128K msg"
+ARGS[tcp]="tcp_stream -n 1"
+DESC[udp]="udp_stream 1 flow, 1452B msg"
+ARGS[udp]="udp_stream -n 1 -m 1452"
+VARIANTS=(off on profile)
+VOPT[off]="--no-collect"
+VOPT[on]=""
+VOPT[profile]="--profile"
+
+# one line per successful run in $tmp/TEST.VARIANT: "rep gbps foreign secs"
+record() { # TEST VARIANT REP RESULT
+	local g f s
+	read -r g f s <<<"$4"
+	echo "$3 $g $f $s" >>"$tmp/$1.$2"
+	log "$(awk -v v="$2" -v g="$g" -v f="$f" -v s="$s" 'BEGIN {
+		printf "    %-8s %9.3f Gbps  foreign %5.1f%%  (%.2f s)", v, g, f, s }')"
+}
+
+# ---------------------------------------------------------------- run
+START_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+START_S=$(date +%s)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+BUSY0=$(busy_probe 2)
+log "collectors.sh: REPS=$REPS DUR=${DUR}s, started $START_DATE, loadavg $LOAD0, others' busy share $BUSY0"
+
+nv=${#VARIANTS[@]}
+for rep in $(seq "$REPS"); do
+	for t in "${TESTS[@]}"; do
+		log "[rep $rep/$REPS] $t: ${DESC[$t]}"
+		for k in $(seq 0 $((nv - 1))); do
+			v=${VARIANTS[$(((k + rep - 1) % nv))]}
+			run_ours ${ARGS[$t]} ${VOPT[$v]} && record "$t" "$v" "$rep" "$RES"
+		done
+	done
+done
+END_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+END_S=$(date +%s)
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+BUSY1=$(busy_probe 2)
+
+# ---------------------------------------------------------------- table
+# stats FILE -> "n median min max cv% median_foreign"
+stats() {
+	[ -s "$1" ] || { echo "0 - - - - -"; return; }
+	awk '{ g[NR] = $2; f[NR] = $3; s += $2; ss += $2 * $2 }
+	function sort(v, n,   i, j, x) {
+		for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+	}
+	function med(v, n) { sort(v, n); return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+	END { n = NR; m = s / n; var = ss / n - m * m; if (var < 0) var = 0
+		cv = (m > 0) ? 100 * sqrt(var) / m : 0
+		mg = med(g, n); mf = med(f, n)
+		printf "%d %.6g %.6g %.6g %.3g %.3g\n", n, mg, g[1], g[n], cv, mf }' "$1"
+}
+# pairs TEST VARIANT -> "n median min max" of gbps(VARIANT)/gbps(off), same repetition
+pairs() {
+	if [ ! -s "$tmp/$1.off" ] || [ ! -s "$tmp/$1.$2" ]; then
+		echo "0 - - -"
+		return
+	fi
+	awk 'NR == FNR { off[$1] = $2; next }
+	($1 in off) && off[$1] > 0 { r[++n] = $2 / off[$1] }
+	function sort(v, n,   i, j, x) {
+		for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+	}
+	END { if (!n) { print "0 - - -"; exit }
+		sort(r, n); m = n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
+		printf "%d %.6g %.6g %.6g\n", n, m, r[1], r[n] }' "$tmp/$1.off" "$tmp/$1.$2"
+}
+
+ver_nr=$("$NR" --version 2>/dev/null | head -n 1)
+rev=
+[ -z "${NETREGRESS:-}" ] && rev=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null)
+[ -n "$rev" ] && [ -n "$(git -C "$repo" status --porcelain -- src Makefile 2>/dev/null)" ] && rev="$rev+dirty"
+[ -n "$rev" ] && ver_nr="${ver_nr:-netregress} (git $rev)"
+
+echo "netregress collectors cost: throughput with collectors off / on / on + --profile, loopback"
+echo "machine : $(nproc) cpus, $(uname -r) ($(uname -m)), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD0 at start, $LOAD1 at end;"
+echo "          others' busy share of all cpus (2 s idle probe) $BUSY0 before, $BUSY1 after"
+echo "tools   : ${ver_nr:-netregress} at $NR${EXTRA:+ (extra: $EXTRA)}; perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo '?')"
+echo "runs    : REPS=$REPS, -l ${DUR}s --warmup ${WARM}s, variants interleaved, order rotating per repetition"
+echo
+fmt='%-30s %-8s %9s %17s %6s %8s %5s\n'
+printf "$fmt" "test" "variant" "median" "min..max" "cv" "foreign" "runs"
+printf "$fmt" "" "" "Gbps" "Gbps" "%" "busy %" ""
+printf '%s\n' "$(printf '%.0s-' $(seq 90))"
+for t in "${TESTS[@]}"; do
+	for v in "${VARIANTS[@]}"; do
+		read -r n m mn mx cv mf < <(stats "$tmp/$t.$v")
+		awk -v d="${DESC[$t]}" -v v="$v" -v n="$n" -v m="$m" -v mn="$mn" -v mx="$mx" -v cv="$cv" -v mf="$mf" \
+			-v reps="$REPS" -v fmt="$fmt" 'BEGIN {
+			a = n ? sprintf("%.3f", m) : "-"; b = n ? sprintf("%.3f..%.3f", mn, mx) : "-"
+			c = n ? sprintf("%.1f", cv) : "-"; e = (n && mf >= 0) ? sprintf("%.1f", mf) : "-"
+			printf fmt, d, v, a, b, c, e, n "/" reps }'
+	done
+done
+echo
+fmt2='%-30s %-12s %9s %13s %17s %7s %s\n'
+printf "$fmt2" "test" "ratio" "of medians" "paired median" "paired min..max" "target" "verdict (ratio of medians)"
+printf '%s\n' "$(printf '%.0s-' $(seq 110))"
+for t in "${TESTS[@]}"; do
+	read -r _ moff _ _ _ _ < <(stats "$tmp/$t.off")
+	for v in on profile; do
+		read -r _ mv _ _ _ _ < <(stats "$tmp/$t.$v")
+		read -r pn pm pmin pmax < <(pairs "$t" "$v")
+		tgt=0.99
+		[ "$v" = profile ] && tgt=0.97
+		awk -v d="${DESC[$t]}" -v v="$v" -v moff="$moff" -v mv="$mv" -v pn="$pn" -v pm="$pm" \
+			-v pmin="$pmin" -v pmax="$pmax" -v tgt="$tgt" -v fmt="$fmt2" 'BEGIN {
+			ok = (moff != "-" && mv != "-" && moff > 0)
+			r = ok ? mv / moff : 0
+			a = ok ? sprintf("%.3f", r) : "-"
+			b = pn ? sprintf("%.3f", pm) : "-"; c = pn ? sprintf("%.3f..%.3f", pmin, pmax) : "-"
+			vd = ok ? ((r >= tgt) ? "met" : "missed") : "-"
+			printf fmt, d, v "/off", a, b, c, ">= " tgt, vd }'
+	done
+done
+echo
+echo "Throughput is ours' throughput.gbps (receiver side), median over the runs; cv is the"
+echo "standard deviation over the mean of the runs.  paired: the ratio of a variant to the off"
+echo "run of the same repetition (the three ran back to back), median and min..max over the"
+echo "repetitions.  foreign busy %: ours' cpu.foreign_busy_pct, machine busy time that is"
+echo "neither the client nor its server, share of all cpus, median over the runs: a high value"
+echo "means other tenants took cpu during the run.  runs: successful runs out of REPS=$REPS."

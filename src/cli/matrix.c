@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* `netregress matrix JOB.yaml`: every combination, interleaved, stored as it goes. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "base/time.h"
+#include "cli/cli.h"
+#include "cli/testbed.h"
+#include "collect/env.h"
+#include "engine/result.h"
+#include "engine/session.h"
+#include "job/jobfile.h"
+#include "job/plan.h"
+#include "report/report.h"
+#include "stats/desc.h"
+#include "stats/table.h"
+#include "store/store.h"
+
+static const char matrix_help[] =
+	"usage: netregress matrix [options] JOB.yaml\n"
+	"\n"
+	"Runs every combination of the job's parameters (docs/jobs.md), the\n"
+	"repetitions interleaved in a shuffled order from a recorded seed, each\n"
+	"sample stored the moment it finishes. Ctrl-C stops cleanly; --resume\n"
+	"finishes an interrupted matrix without repeating what is stored.\n"
+	"\n"
+	"      --db PATH          the store (default $NETREGRESS_DB or ./netregress.db)\n"
+	"      --label LABEL      overrides the job's label (default: kernel release)\n"
+	"      --resume           skip the repetitions already stored under the label\n"
+	"      --dry-run          print the plan and its expected duration, run nothing\n"
+	"      --seed N           overrides the job's seed\n"
+	"      --baseline LABEL   at the end, compare against this label\n"
+	"      --until-ci PCT     add repetitions to a configuration until the 95%\n"
+	"                         interval of its headline mean is within +-PCT%\n"
+	"      --max-reps N       the cap for --until-ci (default 3 x repetitions)\n";
+
+struct cell_state {
+	double *values; /* headline values measured now, in order */
+	size_t n, cap;
+	unsigned stored; /* samples stored under the label before this run */
+};
+
+struct matrix {
+	struct job_file *jf;
+	struct job_cell *cells;
+	size_t ncells;
+	struct cell_state *st;
+	const char *label;
+	char kernel[128];
+	struct store *store;
+	struct cli_testbed tb;
+	bool tty;
+	int64_t t0;
+	size_t done, total;
+	unsigned failures;
+};
+
+static int count_row(void *ctx, const struct store_config_row *r)
+{
+	struct matrix *m = ctx;
+
+	for (size_t i = 0; i < m->ncells; i++) {
+		char key[1024];
+
+		if (!job_config_key(&m->cells[i].cfg, key, sizeof(key)) &&
+		    !strcmp(key, r->config_key))
+			m->st[i].stored = (unsigned)r->nsamples;
+	}
+	return 0;
+}
+
+static void fmt_dur(int64_t ns, char *buf, size_t len)
+{
+	int64_t s = ns / NS_PER_S;
+
+	if (s >= 3600)
+		snprintf(buf, len, "%" PRId64 "h%02" PRId64 "m", s / 3600, s / 60 % 60);
+	else
+		snprintf(buf, len, "%" PRId64 "m%02" PRId64 "s", s / 60, s % 60);
+}
+
+/* A progress bar on a terminal, a log line otherwise. */
+static void progress(struct matrix *m, const struct job_cell *c,
+		     const struct base_sample *s, const char *failed)
+{
+	const struct sample_metric *h =
+		s ? base_sample_get(s, stats_headline_metric(job_test_name(c->cfg.test))) : NULL;
+	int64_t el = base_now_ns() - m->t0;
+	int64_t eta = m->done ? el / (int64_t)m->done * (int64_t)(m->total - m->done) : 0;
+	char e1[32], e2[32], val[160] = "";
+	int width = 30, fill = m->total ? (int)(width * m->done / m->total) : 0;
+
+	fmt_dur(el, e1, sizeof(e1));
+	fmt_dur(eta, e2, sizeof(e2));
+	if (h)
+		snprintf(val, sizeof(val), "%s %.4g %s", h->name, h->value, h->unit);
+	if (m->tty) {
+		fprintf(stderr, "\r[%.*s%.*s] %zu/%zu  elapsed %s  eta %s  %-40.40s\033[K",
+			fill, "##############################", width - fill,
+			"..............................", m->done, m->total, e1, e2,
+			failed ? failed : val);
+		if (m->done == m->total)
+			fputc('\n', stderr);
+	} else {
+		fprintf(stderr, "step %zu/%zu (elapsed %s, eta %s): %s %s: %s\n",
+			m->done, m->total, e1, e2, job_test_name(c->cfg.test),
+			c->desc[0] ? c->desc : "-", failed ? failed : val);
+	}
+}
+
+static void remember(struct cell_state *cs, double v)
+{
+	if (cs->n == cs->cap) {
+		size_t ncap = cs->cap ? cs->cap * 2 : 8;
+		double *p = realloc(cs->values, ncap * sizeof(*p));
+
+		if (!p)
+			return;
+		cs->values = p;
+		cs->cap = ncap;
+	}
+	cs->values[cs->n++] = v;
+}
+
+/* One repetition of one cell: measure, store, report progress. A failed
+ * measurement is counted and the matrix goes on; a failed store stops it. */
+static int run_step(struct matrix *m, size_t ci)
+{
+	struct job_cell *c = &m->cells[ci];
+	struct engine_client_opts o = {
+		.cfg = c->cfg,
+		.connect_timeout_ns = 5 * NS_PER_S,
+		.control_timeout_ns = 10 * NS_PER_S,
+		.interrupted = &cli_interrupted,
+		.counters = m->jf->collect.counters,
+		.perf = m->jf->collect.perf,
+		.profile = m->jf->collect.profile,
+	};
+	struct base_err err = { "" };
+	struct base_sample s;
+	struct engine_run run;
+	bool inserted;
+	int ret;
+
+	base_sample_init(&s);
+	memset(&run, 0, sizeof(run));
+	ret = cli_testbed_prepare(&m->tb, &c->cfg, &o, &err);
+	if (!ret)
+		ret = cli_testbed_run(&m->tb, &o, &run, &err);
+	if (!ret)
+		ret = engine_run_sample(&c->cfg, &run, m->label, o.same_host, &s, &err);
+	if (!ret && store_add_sample(m->store, &s, &inserted, &err)) {
+		cli_error("cannot store the sample: %s", err.msg);
+		ret = -EIO;
+	}
+	m->done++;
+	if (!ret) {
+		const struct sample_metric *h =
+			base_sample_get(&s, stats_headline_metric(job_test_name(c->cfg.test)));
+
+		if (h)
+			remember(&m->st[ci], h->value);
+		progress(m, c, &s, NULL);
+	} else if (ret != -EINTR) {
+		m->failures++;
+		progress(m, c, NULL, err.msg);
+	}
+	engine_run_release(&run);
+	base_sample_release(&s);
+	return ret == -EIO || ret == -EINTR ? ret : 0;
+}
+
+/* --until-ci: is the cell's headline mean known within +-pct? */
+static bool settled(const struct cell_state *cs, double pct)
+{
+	double h;
+
+	return cs->n >= 3 && !stats_ci_half_pct(cs->values, cs->n, 0.95, &h) &&
+	       h <= pct;
+}
+
+static void print_plan(const struct matrix *m, size_t nsteps, uint64_t seed)
+{
+	char d[32];
+
+	fmt_dur(job_plan_duration_ns(nsteps, m->jf->warmup_ns, m->jf->duration_ns), d,
+		sizeof(d));
+	printf("job %s: %zu configurations x %u repetitions, %zu steps to run, seed %" PRIu64
+	       ", label %s, expected duration %s\n",
+	       m->jf->path, m->ncells, m->jf->reps, nsteps, seed, m->label, d);
+	for (size_t i = 0; i < m->ncells; i++) {
+		char key[1024];
+
+		if (job_config_key(&m->cells[i].cfg, key, sizeof(key)))
+			key[0] = '\0';
+		printf("  %4zu  %-40s stored %u  %s\n", i,
+		       m->cells[i].desc[0] ? m->cells[i].desc : "-", m->st[i].stored, key);
+	}
+}
+
+/* The summary: each configuration's headline, then the baseline compare. */
+static int summary(struct matrix *m, const char *db, const char *baseline)
+{
+	printf("\n%-44s %4s %12s %9s  %s\n", "configuration", "n", "median", "±%sd",
+	       "headline");
+	for (size_t i = 0; i < m->ncells; i++) {
+		const struct cell_state *cs = &m->st[i];
+		double med = NAN, cv = NAN;
+
+		if (cs->n)
+			stats_median(cs->values, cs->n, &med);
+		if (cs->n >= 2)
+			stats_cv_pct(cs->values, cs->n, &cv);
+		printf("%-44.44s %4zu %12.5g %8.1f%%  %s\n",
+		       m->cells[i].desc[0] ? m->cells[i].desc :
+					     job_test_name(m->cells[i].cfg.test),
+		       cs->n, med, isnan(cv) ? 0.0 : cv,
+		       stats_headline_metric(job_test_name(m->cells[i].cfg.test)));
+	}
+	if (baseline) {
+		char *argv[] = { "compare", "--db", (char *)cli_db_path(db),
+				 (char *)baseline, (char *)m->label, NULL };
+
+		putchar('\n');
+		fflush(stdout);
+		return cmd_compare(5, argv);
+	}
+	return EXIT_OK;
+}
+
+enum { OPT_DB = 256, OPT_LABEL, OPT_RESUME, OPT_DRY, OPT_SEED, OPT_BASE,
+       OPT_UNTIL, OPT_MAXREPS };
+
+int cmd_matrix(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "label", required_argument, NULL, OPT_LABEL },
+		{ "resume", no_argument, NULL, OPT_RESUME },
+		{ "dry-run", no_argument, NULL, OPT_DRY },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "baseline", required_argument, NULL, OPT_BASE },
+		{ "until-ci", required_argument, NULL, OPT_UNTIL },
+		{ "max-reps", required_argument, NULL, OPT_MAXREPS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct matrix m = { 0 };
+	struct base_err err = { "" };
+	struct job_plan_step *steps = NULL;
+	const char *db = NULL, *label = NULL, *baseline = NULL;
+	bool resume = false, dry = false, have_seed = false;
+	double until = 0;
+	uint64_t seed = 0, max_reps = 0;
+	size_t nsteps = 0;
+	unsigned *done = NULL;
+	int opt, ret, code = EXIT_RUNTIME;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_DB:
+			db = optarg;
+			break;
+		case OPT_LABEL:
+			label = optarg;
+			break;
+		case OPT_RESUME:
+			resume = true;
+			break;
+		case OPT_DRY:
+			dry = true;
+			break;
+		case OPT_SEED:
+			if (!cli_u64("--seed", optarg, 0, UINT64_MAX, &seed))
+				return EXIT_USAGE;
+			have_seed = true;
+			break;
+		case OPT_BASE:
+			baseline = optarg;
+			break;
+		case OPT_UNTIL:
+			if (base_parse_double(optarg, 0.01, 100, &until, &err)) {
+				cli_error("invalid --until-ci: %s", err.msg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_MAXREPS:
+			if (!cli_u64("--max-reps", optarg, 1, JOB_MAX_REPS, &max_reps))
+				return EXIT_USAGE;
+			break;
+		case 'h':
+			fputs(matrix_help, stdout);
+			return EXIT_OK;
+		default:
+			cli_error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage_hint("matrix");
+		}
+	}
+	if (argc - optind != 1) {
+		cli_error("matrix needs one job file");
+		return cli_usage_hint("matrix");
+	}
+	if (job_file_load(argv[optind], &m.jf, &err)) {
+		cli_error("%s", err.msg);
+		return EXIT_USAGE;
+	}
+	if (job_file_expand(m.jf, (int)sysconf(_SC_NPROCESSORS_ONLN), &m.cells,
+			    &m.ncells, &err)) {
+		cli_error("%s", err.msg);
+		code = EXIT_USAGE;
+		goto out;
+	}
+	if (!have_seed)
+		seed = m.jf->seed;
+	if (!max_reps)
+		max_reps = 3ULL * m.jf->reps;
+	if (!label)
+		label = m.jf->label;
+	if (!label) {
+		struct collect_env env;
+
+		if (collect_env_read(&env, NULL) == 0)
+			snprintf(m.kernel, sizeof(m.kernel), "%s", env.kernel);
+		else
+			snprintf(m.kernel, sizeof(m.kernel), "unknown");
+		label = m.kernel;
+	}
+	m.label = label;
+	m.st = calloc(m.ncells, sizeof(*m.st));
+	done = calloc(m.ncells, sizeof(*done));
+	if (!m.st || !done) {
+		cli_error("out of memory");
+		goto out;
+	}
+	/* a dry run reads what is stored when it can; a run writes */
+	if (dry) {
+		if (store_open(cli_db_path(db), STORE_READONLY, &m.store, &err))
+			m.store = NULL;
+	} else if (cli_db_open(cli_db_path(db), true, &m.store)) {
+		goto out;
+	}
+	if (m.store && store_configs(m.store, label, count_row, &m, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	if (job_plan_make(m.ncells, m.jf->reps, seed, &steps, &nsteps)) {
+		cli_error("cannot make a plan of %zu configurations x %u repetitions",
+			  m.ncells, m.jf->reps);
+		goto out;
+	}
+	if (resume) {
+		for (size_t i = 0; i < m.ncells; i++)
+			done[i] = m.st[i].stored;
+		job_plan_resume(steps, &nsteps, m.ncells, done);
+	}
+	if (dry) {
+		print_plan(&m, nsteps, seed);
+		code = EXIT_OK;
+		goto out;
+	}
+	fprintf(stderr, "matrix %s: %zu configurations x %u repetitions (%zu steps), seed %" PRIu64
+		", label %s\n", m.jf->path, m.ncells, m.jf->reps, nsteps, seed, label);
+	cli_signals();
+	m.tty = isatty(STDERR_FILENO);
+	m.t0 = base_now_ns();
+	m.total = nsteps;
+	cli_testbed_init(&m.tb);
+	ret = 0;
+	for (size_t i = 0; i < nsteps && !cli_interrupted && !ret; i++)
+		ret = run_step(&m, steps[i].cell);
+	/* adaptive repetitions: rounds over the cells still too noisy */
+	if (until > 0 && !ret && !cli_interrupted) {
+		size_t fixed = m.ncells * (size_t)max_reps, ran = nsteps;
+		bool more = true;
+
+		for (uint64_t r = m.jf->reps; more && r < max_reps && !ret && !cli_interrupted; r++) {
+			more = false;
+			for (size_t c = 0; c < m.ncells && !ret && !cli_interrupted; c++) {
+				if (settled(&m.st[c], until))
+					continue;
+				more = true;
+				m.total++;
+				ran++;
+				ret = run_step(&m, c);
+			}
+		}
+		fprintf(stderr, "--until-ci %.3g%%: %zu steps instead of %zu at --max-reps %" PRIu64
+			" (%.0f%% of the time saved)\n", until, ran, fixed, max_reps,
+			fixed ? 100.0 * (double)(fixed - ran) / (double)fixed : 0);
+	}
+	cli_testbed_release(&m.tb);
+	if (cli_interrupted) {
+		cli_error("interrupted after %zu of %zu steps: every finished sample is stored; "
+			  "--resume runs the rest", m.done, m.total);
+		goto out;
+	}
+	if (ret) {
+		cli_error("stopped: the store failed");
+		goto out;
+	}
+	code = summary(&m, db, baseline);
+	if (m.failures) {
+		cli_error("%u of %zu steps failed (see above)", m.failures, m.total);
+		code = EXIT_RUNTIME;
+	}
+out:
+	for (size_t i = 0; m.st && i < m.ncells; i++)
+		free(m.st[i].values);
+	free(m.st);
+	free(done);
+	free(steps);
+	store_close(m.store);
+	job_cells_free(m.cells, m.ncells);
+	job_file_free(m.jf);
+	return code;
+}

@@ -1,0 +1,1498 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Job files: YAML parsing with file:line:column diagnostics, checks, and the matrix expansion. */
+#include "job/jobfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "base/parse.h"
+#include "base/sample.h"
+#include "base/time.h"
+
+/* Linux caps a socket buffer request at INT_MAX / 2 (the CLI's limit too). */
+#define BUF_MAX (1ULL << 30)
+#define NAME_MAX_LEN 63
+#define LABEL_MAX_LEN (sizeof(((struct base_sample *)0)->label) - 1)
+/* Headers in front of a UDP payload: IPv4 20 + UDP 8, IPv6 40 + UDP 8. */
+#define UDP4_OVERHEAD 28
+#define UDP6_OVERHEAD 48
+/* The loopback device's MTU unless someone changed it. */
+#define LOOPBACK_MTU 65536
+
+enum pkind {
+	PK_TEST,
+	PK_DIR,
+	PK_INT,
+	PK_SIZE,
+	PK_BUF,
+	PK_BOOL,
+	PK_CC,
+	PK_IPV,
+	PK_CPUS,
+	PK_TPS,
+	PK_TIMEOUT,
+	PK_TOPOLOGY,
+	PK_TOGGLE,
+	PK_BPS,
+	PK_PCT,
+};
+
+enum pid {
+	P_TEST,
+	P_DIR,
+	P_STREAMS,
+	P_THREADS,
+	P_MSG,
+	P_RMSG,
+	P_SNDBUF,
+	P_RCVBUF,
+	P_RSNDBUF,
+	P_RRCVBUF,
+	P_NODELAY,
+	P_CC,
+	P_IPV,
+	P_BATCH,
+	P_CPUS,
+	P_RCPUS,
+	P_REQ,
+	P_RESP,
+	P_BURST,
+	P_RATE,
+	P_TIMEOUT,
+	P_TOPOLOGY,
+	P_MTU,
+	P_GRO,
+	P_GSO,
+	P_TSO,
+	P_TBF_RATE,
+	P_CPU_QUOTA,
+	P_COUNT,
+};
+
+struct pdef {
+	const char *name;
+	enum pkind kind;
+	uint64_t min, max;
+	const char *zero_word; /* the word for "not set": auto, none, default */
+};
+
+/* The parameters of a job file, named as the CLI's flags; see docs/jobs.md. */
+static const struct pdef pdefs[P_COUNT] = {
+	[P_TEST] = { "test", PK_TEST, 0, 0, NULL },
+	[P_DIR] = { "dir", PK_DIR, 0, 0, NULL },
+	[P_STREAMS] = { "streams", PK_INT, 1, JOB_MAX_STREAMS, NULL },
+	[P_THREADS] = { "threads", PK_INT, 1, JOB_MAX_THREADS, "auto" },
+	[P_MSG] = { "msg", PK_SIZE, 1, JOB_MAX_MSG, NULL },
+	[P_RMSG] = { "rmsg", PK_SIZE, 1, JOB_MAX_MSG, NULL },
+	[P_SNDBUF] = { "sndbuf", PK_BUF, 0, BUF_MAX, "auto" },
+	[P_RCVBUF] = { "rcvbuf", PK_BUF, 0, BUF_MAX, "auto" },
+	[P_RSNDBUF] = { "remote_sndbuf", PK_BUF, 0, BUF_MAX, "auto" },
+	[P_RRCVBUF] = { "remote_rcvbuf", PK_BUF, 0, BUF_MAX, "auto" },
+	[P_NODELAY] = { "nodelay", PK_BOOL, 0, 0, NULL },
+	[P_CC] = { "cc", PK_CC, 0, 0, "default" },
+	[P_IPV] = { "ipv", PK_IPV, 0, 0, NULL },
+	[P_BATCH] = { "batch", PK_INT, 1, JOB_MAX_BATCH, NULL },
+	[P_CPUS] = { "cpus", PK_CPUS, 0, 0, "none" },
+	[P_RCPUS] = { "remote_cpus", PK_CPUS, 0, 0, "none" },
+	[P_REQ] = { "req", PK_SIZE, 1, JOB_MAX_MSG, NULL },
+	[P_RESP] = { "resp", PK_SIZE, 1, JOB_MAX_MSG, NULL },
+	[P_BURST] = { "burst", PK_INT, 1, JOB_MAX_BURST, NULL },
+	[P_RATE] = { "rate", PK_TPS, 0, 0, NULL },
+	[P_TIMEOUT] = { "timeout", PK_TIMEOUT, NS_PER_MS, 60 * NS_PER_S, NULL },
+	[P_TOPOLOGY] = { "topology", PK_TOPOLOGY, 0, 0, NULL },
+	[P_MTU] = { "mtu", PK_INT, 1280, 65535, NULL },
+	[P_GRO] = { "gro", PK_TOGGLE, 0, 0, "default" },
+	[P_GSO] = { "gso", PK_TOGGLE, 0, 0, "default" },
+	[P_TSO] = { "tso", PK_TOGGLE, 0, 0, "default" },
+	[P_TBF_RATE] = { "tbf_rate", PK_BPS, 1, UINT64_MAX, "none" },
+	[P_CPU_QUOTA] = { "cpu_quota", PK_PCT, 1, 100 * BASE_CPU_MAX, "none" },
+};
+
+/* A parsed parameter value: the field of its kind is set, the rest zero. */
+struct job_value {
+	uint64_t u;  /* counts, sizes, ns, bits/s, percent */
+	int64_t i;   /* enums, ip version, booleans, toggles (-1 default) */
+	double d;    /* transactions/s */
+	struct base_cpulist *cpus; /* NULL: not pinned */
+	char s[16];  /* congestion control, topology */
+};
+
+struct rule_key {
+	size_t param; /* index in jf->params */
+	bool *hit;    /* [the param's nvalues]: values this rule names */
+};
+
+struct job_rule {
+	struct rule_key *keys;
+	size_t nkeys;
+};
+
+enum top {
+	T_NAME,
+	T_LABEL,
+	T_REPS,
+	T_DURATION,
+	T_WARMUP,
+	T_INTERVAL,
+	T_SEED,
+	T_COLLECT,
+	T_PARAMS,
+	T_EXCLUDE,
+	T_NOFRAG,
+	T_COUNT,
+};
+
+static const char *const top_names[T_COUNT] = {
+	[T_NAME] = "name",
+	[T_LABEL] = "label",
+	[T_REPS] = "repetitions",
+	[T_DURATION] = "duration",
+	[T_WARMUP] = "warmup",
+	[T_INTERVAL] = "interval",
+	[T_SEED] = "seed",
+	[T_COLLECT] = "collect",
+	[T_PARAMS] = "params",
+	[T_EXCLUDE] = "exclude",
+	[T_NOFRAG] = "no_fragmentation",
+};
+
+struct pctx {
+	const char *name; /* the file, for messages */
+	const char *text;
+	size_t len;
+	yaml_document_t *doc;
+	struct job_file *jf;
+	struct base_err *err;
+};
+
+/* The value for a message: control characters escaped, long ones cut. */
+static const char *quoted(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 8 < len; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch < 0x20 || ch == 0x7f) {
+			snprintf(buf + o, len - o, "\\x%02x", ch);
+			o += 4;
+		} else {
+			buf[o++] = (char)ch;
+		}
+	}
+	if (*s && o + 4 <= len) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* Set the error at a position of the file; returns -EINVAL. */
+static int __attribute__((format(printf, 3, 4)))
+at(struct pctx *x, yaml_mark_t m, const char *fmt, ...)
+{
+	char msg[sizeof(x->err->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return base_err_set(x->err, -EINVAL, "%s:%zu:%zu: %s", x->name,
+			    m.line + 1, m.column + 1, msg);
+}
+
+static yaml_node_t *node(struct pctx *x, int id)
+{
+	return yaml_document_get_node(x->doc, id);
+}
+
+static const char *sval(const yaml_node_t *n)
+{
+	return (const char *)n->data.scalar.value;
+}
+
+static int find_param_def(const char *name)
+{
+	for (int i = 0; i < P_COUNT; i++)
+		if (!strcmp(pdefs[i].name, name))
+			return i;
+	return -1;
+}
+
+static int find_top(const char *name)
+{
+	for (int i = 0; i < T_COUNT; i++)
+		if (!strcmp(top_names[i], name))
+			return i;
+	return -1;
+}
+
+static bool valid_cc(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= JOB_CC_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+
+		if (!(ch >= 'a' && ch <= 'z') && !(ch >= 'A' && ch <= 'Z') &&
+		    !(ch >= '0' && ch <= '9') && ch != '_' && ch != '-')
+			return false;
+	}
+	return true;
+}
+
+/* What a value of d looks like, for "invalid value 'x' for 'd': ...". */
+static void expect_text(const struct pdef *d, char *buf, size_t len)
+{
+	char hi[BASE_SIZE_STRLEN];
+
+	switch (d->kind) {
+	case PK_TEST:
+		snprintf(buf, len, "expected tcp_stream, udp_stream, tcp_rr, udp_rr or tcp_crr");
+		break;
+	case PK_DIR:
+		snprintf(buf, len, "expected send, recv or bidir");
+		break;
+	case PK_INT:
+		snprintf(buf, len, "expected an integer from %" PRIu64 " to %" PRIu64 "%s%s",
+			 d->min, d->max, d->zero_word ? ", or " : "",
+			 d->zero_word ? d->zero_word : "");
+		break;
+	case PK_SIZE:
+		base_format_size(d->max, hi, sizeof(hi));
+		snprintf(buf, len, "expected a size like 8K or 1M, from 1 byte to %s", hi);
+		break;
+	case PK_BUF:
+		base_format_size(d->max, hi, sizeof(hi));
+		snprintf(buf, len, "expected a size like 8K or 1M, up to %s, or auto", hi);
+		break;
+	case PK_BOOL:
+		snprintf(buf, len, "expected true or false");
+		break;
+	case PK_CC:
+		snprintf(buf, len, "expected a congestion control like cubic or bbr, or default");
+		break;
+	case PK_IPV:
+		snprintf(buf, len, "expected 4 or 6");
+		break;
+	case PK_CPUS:
+		snprintf(buf, len, "expected a cpu list like 0-3,8, or none");
+		break;
+	case PK_TPS:
+		snprintf(buf, len, "expected transactions/s per flow from 0 (closed loop) to %.0f",
+			 JOB_MAX_RATE);
+		break;
+	case PK_TIMEOUT:
+		snprintf(buf, len, "expected a duration from 1ms to 60s");
+		break;
+	case PK_TOPOLOGY:
+		snprintf(buf, len, "expected loopback or veth");
+		break;
+	case PK_TOGGLE:
+		snprintf(buf, len, "expected on, off or default");
+		break;
+	case PK_BPS:
+		snprintf(buf, len, "expected bits/s like 900mbit, 1gbit or 10M, or none");
+		break;
+	case PK_PCT:
+		snprintf(buf, len, "expected a percentage of one cpu from %" PRIu64 " to %" PRIu64 ", or none",
+			 d->min, d->max);
+		break;
+	}
+}
+
+static void value_release(struct job_value *v)
+{
+	free(v->cpus);
+	v->cpus = NULL;
+}
+
+/* Parse s as a value of d. Returns 0, -EINVAL (not such a value) or -ENOMEM. */
+static int parse_value(const struct pdef *d, const char *s, struct job_value *v)
+{
+	enum job_test t;
+	enum job_dir dir;
+	bool b;
+	char pct[32];
+	size_t n;
+
+	memset(v, 0, sizeof(*v));
+	if (d->zero_word && !strcmp(s, d->zero_word)) {
+		if (d->kind == PK_TOGGLE)
+			v->i = -1;
+		return 0;
+	}
+	switch (d->kind) {
+	case PK_TEST:
+		if (job_test_parse(s, &t, NULL))
+			return -EINVAL;
+		v->i = t;
+		return 0;
+	case PK_DIR:
+		if (job_dir_parse(s, &dir, NULL))
+			return -EINVAL;
+		v->i = dir;
+		return 0;
+	case PK_INT:
+		return base_parse_u64(s, d->min, d->max, &v->u, NULL) ? -EINVAL : 0;
+	case PK_SIZE:
+	case PK_BUF:
+		if (base_parse_size(s, &v->u, NULL) || v->u < d->min ||
+		    v->u > d->max)
+			return -EINVAL;
+		return 0;
+	case PK_BOOL:
+		if (base_parse_bool(s, &b, NULL))
+			return -EINVAL;
+		v->i = b;
+		return 0;
+	case PK_CC:
+		if (!valid_cc(s))
+			return -EINVAL;
+		snprintf(v->s, sizeof(v->s), "%s", s);
+		return 0;
+	case PK_IPV:
+		if (strcmp(s, "4") && strcmp(s, "6"))
+			return -EINVAL;
+		v->i = s[0] - '0';
+		return 0;
+	case PK_CPUS:
+		v->cpus = malloc(sizeof(*v->cpus));
+		if (!v->cpus)
+			return -ENOMEM;
+		if (base_parse_cpulist(s, v->cpus, NULL)) {
+			value_release(v);
+			return -EINVAL;
+		}
+		return 0;
+	case PK_TPS:
+		return base_parse_double(s, 0, JOB_MAX_RATE, &v->d, NULL) ? -EINVAL : 0;
+	case PK_TIMEOUT: {
+		int64_t ns;
+
+		if (base_parse_duration_ns(s, &ns, NULL) ||
+		    (uint64_t)ns < d->min || (uint64_t)ns > d->max)
+			return -EINVAL;
+		v->u = (uint64_t)ns;
+		return 0;
+	}
+	case PK_TOPOLOGY:
+		if (strcmp(s, "loopback") && strcmp(s, "veth"))
+			return -EINVAL;
+		snprintf(v->s, sizeof(v->s), "%s", s);
+		return 0;
+	case PK_TOGGLE:
+		if (base_parse_bool(s, &b, NULL))
+			return -EINVAL;
+		v->i = b;
+		return 0;
+	case PK_BPS:
+		if (job_parse_rate_bps(s, &v->u, NULL) || v->u < d->min)
+			return -EINVAL;
+		return 0;
+	case PK_PCT:
+		/* "50" or "50%" */
+		n = strlen(s);
+		if (n && s[n - 1] == '%')
+			n--;
+		if (!n || n >= sizeof(pct))
+			return -EINVAL;
+		memcpy(pct, s, n);
+		pct[n] = '\0';
+		return base_parse_u64(pct, d->min, d->max, &v->u, NULL) ? -EINVAL : 0;
+	}
+	return -EINVAL;
+}
+
+static bool value_eq(const struct pdef *d, const struct job_value *a,
+		     const struct job_value *b)
+{
+	switch (d->kind) {
+	case PK_TPS:
+		return a->d == b->d;
+	case PK_CPUS:
+		if (!a->cpus || !b->cpus)
+			return a->cpus == b->cpus;
+		return a->cpus->n == b->cpus->n &&
+		       !memcmp(a->cpus->cpu, b->cpus->cpu,
+			       a->cpus->n * sizeof(a->cpus->cpu[0]));
+	case PK_CC:
+	case PK_TOPOLOGY:
+		return !strcmp(a->s, b->s);
+	default:
+		return a->u == b->u && a->i == b->i;
+	}
+}
+
+static void apply(struct job_config *c, enum pid p, const struct job_value *v)
+{
+	switch (p) {
+	case P_TEST:
+		c->test = (enum job_test)v->i;
+		break;
+	case P_DIR:
+		c->dir = (enum job_dir)v->i;
+		break;
+	case P_STREAMS:
+		c->streams = (uint32_t)v->u;
+		break;
+	case P_THREADS:
+		c->threads = (uint32_t)v->u;
+		break;
+	case P_MSG:
+		c->msg_bytes = v->u;
+		break;
+	case P_RMSG:
+		c->rmsg_bytes = v->u;
+		break;
+	case P_SNDBUF:
+		c->sndbuf = v->u;
+		break;
+	case P_RCVBUF:
+		c->rcvbuf = v->u;
+		break;
+	case P_RSNDBUF:
+		c->remote_sndbuf = v->u;
+		break;
+	case P_RRCVBUF:
+		c->remote_rcvbuf = v->u;
+		break;
+	case P_NODELAY:
+		c->nodelay = v->i;
+		break;
+	case P_CC:
+		snprintf(c->cc, sizeof(c->cc), "%s", v->s);
+		break;
+	case P_IPV:
+		c->ipv = (int)v->i;
+		break;
+	case P_BATCH:
+		c->batch = (uint32_t)v->u;
+		break;
+	case P_CPUS:
+		if (v->cpus)
+			c->cpus = *v->cpus;
+		else
+			c->cpus.n = 0;
+		break;
+	case P_RCPUS:
+		if (v->cpus)
+			c->remote_cpus = *v->cpus;
+		else
+			c->remote_cpus.n = 0;
+		break;
+	case P_REQ:
+		c->req_bytes = v->u;
+		break;
+	case P_RESP:
+		c->resp_bytes = v->u;
+		break;
+	case P_BURST:
+		c->burst = (uint32_t)v->u;
+		break;
+	case P_RATE:
+		c->rate = v->d;
+		break;
+	case P_TIMEOUT:
+		c->rr_timeout_ns = (int64_t)v->u;
+		break;
+	case P_TOPOLOGY:
+		snprintf(c->topology, sizeof(c->topology), "%s", v->s);
+		break;
+	case P_MTU:
+		c->mtu = (uint32_t)v->u;
+		break;
+	case P_GRO:
+		c->gro = (int8_t)v->i;
+		break;
+	case P_GSO:
+		c->gso = (int8_t)v->i;
+		break;
+	case P_TSO:
+		c->tso = (int8_t)v->i;
+		break;
+	case P_TBF_RATE:
+		c->tbf_rate_bps = v->u;
+		break;
+	case P_CPU_QUOTA:
+		c->cpu_quota_pct = (uint32_t)v->u;
+		break;
+	case P_COUNT:
+		BUG("parameter id out of range");
+	}
+}
+
+int job_parse_rate_bps(const char *s, uint64_t *out, struct base_err *err)
+{
+	static const struct {
+		const char *unit;
+		int exp10;
+	} units[] = {
+		{ "", 0 },     { "bit", 0 },  { "k", 3 },     { "kbit", 3 },
+		{ "m", 6 },    { "mbit", 6 }, { "g", 9 },     { "gbit", 9 },
+		{ "t", 12 },   { "tbit", 12 },
+	};
+	char q[80];
+	const char *p = s, *fstart = NULL, *fend = NULL;
+	uint64_t ip = 0, frac = 0, mult = 1, v;
+	int exp10 = -1, nfrac;
+	size_t i;
+
+	if (*p < '0' || *p > '9')
+		goto bad;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (ip > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			goto range;
+		ip = ip * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		fstart = ++p;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		fend = p;
+		if (fend == fstart)
+			goto bad;
+	}
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (!strcasecmp(p, units[i].unit)) {
+			exp10 = units[i].exp10;
+			break;
+		}
+	}
+	if (exp10 < 0)
+		goto bad;
+	for (int k = 0; k < exp10; k++)
+		mult *= 10;
+	if (fstart) {
+		/* trailing zeros of the fraction say nothing */
+		while (fend > fstart && fend[-1] == '0')
+			fend--;
+		nfrac = (int)(fend - fstart);
+		/* a whole number of bits/s needs no more digits than the unit */
+		if (nfrac > exp10)
+			goto bad;
+		for (const char *f = fstart; f < fend; f++)
+			frac = frac * 10 + (uint64_t)(*f - '0');
+		for (int k = nfrac; k < exp10; k++)
+			frac *= 10;
+	}
+	if (ip > UINT64_MAX / mult)
+		goto range;
+	v = ip * mult;
+	if (v > UINT64_MAX - frac)
+		goto range;
+	*out = v + frac;
+	return 0;
+bad:
+	return base_err_set(err, -EINVAL,
+			    "invalid rate '%s': expected bits/s like 900mbit, 1gbit or 10M",
+			    quoted(s, q, sizeof(q)));
+range:
+	return base_err_set(err, -ERANGE,
+			    "invalid rate '%s': expected at most %" PRIu64 " bits/s",
+			    quoted(s, q, sizeof(q)), UINT64_MAX);
+}
+
+/* The text of a key node, which must be a scalar. */
+static int key_text(struct pctx *x, yaml_node_t *k, const char **out)
+{
+	if (k->type != YAML_SCALAR_NODE)
+		return at(x, k->start_mark,
+			  "a key must be a name, not a list or a mapping");
+	if (strlen(sval(k)) != k->data.scalar.length)
+		return at(x, k->start_mark, "a key holds a nul character");
+	*out = sval(k);
+	return 0;
+}
+
+/* Reject a key that an earlier pair of the same mapping has. */
+static int check_duplicate(struct pctx *x, yaml_node_t *map,
+			   yaml_node_pair_t *pair)
+{
+	yaml_node_t *k = node(x, pair->key);
+
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < pair; p++) {
+		yaml_node_t *pk = node(x, p->key);
+
+		if (pk->type == YAML_SCALAR_NODE && !strcmp(sval(pk), sval(k)))
+			return at(x, k->start_mark,
+				  "duplicate key '%s' (first at line %zu)",
+				  sval(k), pk->start_mark.line + 1);
+	}
+	return 0;
+}
+
+/* Whether a scalar node is YAML's null: `key:` with nothing, ~ or null
+ * unquoted. */
+static bool is_missing(const yaml_node_t *v)
+{
+	const char *s;
+
+	if (v->type != YAML_SCALAR_NODE ||
+	    v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	s = sval(v);
+	return !*s || !strcmp(s, "~") || !strcmp(s, "null") ||
+	       !strcmp(s, "Null") || !strcmp(s, "NULL");
+}
+
+/* The text of a value node that must be one scalar. */
+static int scalar(struct pctx *x, yaml_node_t *v, const char *key,
+		  const char **out)
+{
+	if (v->type == YAML_SEQUENCE_NODE)
+		return at(x, v->start_mark, "'%s' takes one value, not a list", key);
+	if (v->type == YAML_MAPPING_NODE)
+		return at(x, v->start_mark, "'%s' takes one value, not a mapping", key);
+	if (is_missing(v))
+		return at(x, v->start_mark, "'%s' has no value", key);
+	if (strlen(sval(v)) != v->data.scalar.length)
+		return at(x, v->start_mark, "the value of '%s' holds a nul character", key);
+	*out = sval(v);
+	return 0;
+}
+
+static int bad_value(struct pctx *x, yaml_node_t *v, const char *key,
+		     const char *expect)
+{
+	char q[80];
+
+	return at(x, v->start_mark, "invalid value '%s' for '%s': %s",
+		  quoted(sval(v), q, sizeof(q)), key, expect);
+}
+
+/* One value of a parameter, from a scalar node, into v. */
+static int param_value(struct pctx *x, const struct pdef *d, yaml_node_t *v,
+		       struct job_value *out)
+{
+	char expect[160];
+	const char *s;
+	int ret;
+
+	if (v->type == YAML_SEQUENCE_NODE)
+		return at(x, v->start_mark,
+			  "'%s': a list holds values, not lists", d->name);
+	if (v->type == YAML_MAPPING_NODE)
+		return at(x, v->start_mark,
+			  "'%s': a list holds values, not mappings", d->name);
+	if ((ret = scalar(x, v, d->name, &s)))
+		return ret;
+	ret = parse_value(d, s, out);
+	if (ret == -EINVAL) {
+		expect_text(d, expect, sizeof(expect));
+		return bad_value(x, v, d->name, expect);
+	}
+	return ret;
+}
+
+/* The items of a parameter's value: the node itself for a scalar, the
+ * items of a list; a mapping or an empty list is an error. */
+static int value_items(struct pctx *x, const char *key, yaml_node_t *v,
+		       yaml_node_item_t **items, size_t *n, bool *list)
+{
+	if (v->type == YAML_MAPPING_NODE)
+		return at(x, v->start_mark,
+			  "'%s' takes a value or a list of values, not a mapping",
+			  key);
+	if (v->type == YAML_SCALAR_NODE) {
+		*items = NULL;
+		*n = 1;
+		*list = false;
+		return 0;
+	}
+	*items = v->data.sequence.items.start;
+	*n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	*list = true;
+	if (!*n)
+		return at(x, v->start_mark,
+			  "empty list for '%s': expected at least one value", key);
+	return 0;
+}
+
+static int parse_param(struct pctx *x, yaml_node_t *k, yaml_node_t *v,
+		       struct job_param *p)
+{
+	const struct pdef *d;
+	yaml_node_item_t *items;
+	char q[80];
+	int id, ret;
+
+	id = find_param_def(sval(k));
+	if (id < 0) {
+		if (find_top(sval(k)) >= 0)
+			return at(x, k->start_mark,
+				  "unknown parameter '%s' in params: '%s' goes at the top level",
+				  quoted(sval(k), q, sizeof(q)), sval(k));
+		return at(x, k->start_mark, "unknown parameter '%s' in params",
+			  quoted(sval(k), q, sizeof(q)));
+	}
+	d = &pdefs[id];
+	p->name = d->name;
+	p->line = (unsigned)k->start_mark.line + 1;
+	p->col = (unsigned)k->start_mark.column + 1;
+	if ((ret = value_items(x, d->name, v, &items, &p->nvalues, &p->axis)))
+		return ret;
+	p->text = calloc(p->nvalues, sizeof(*p->text));
+	p->value = calloc(p->nvalues, sizeof(*p->value));
+	if (!p->text || !p->value)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nvalues; i++) {
+		yaml_node_t *item = items ? node(x, items[i]) : v;
+
+		if ((ret = param_value(x, d, item, &p->value[i])))
+			return ret;
+		p->text[i] = strdup(sval(item));
+		if (!p->text[i])
+			return -ENOMEM;
+		for (size_t j = 0; j < i; j++)
+			if (value_eq(d, &p->value[i], &p->value[j]))
+				return at(x, item->start_mark,
+					  "duplicate value '%s' for '%s'",
+					  quoted(sval(item), q, sizeof(q)),
+					  d->name);
+	}
+	return 0;
+}
+
+static int parse_params(struct pctx *x, yaml_node_t *k, yaml_node_t *map)
+{
+	struct job_file *jf = x->jf;
+	uint64_t combos = 1;
+	size_t n;
+	int ret;
+
+	if (map->type != YAML_MAPPING_NODE)
+		return at(x, map->start_mark,
+			  "'params' takes a mapping of parameter: value or [values]");
+	n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+	jf->params = calloc(n ? n : 1, sizeof(*jf->params));
+	if (!jf->params)
+		return -ENOMEM;
+	for (yaml_node_pair_t *pair = map->data.mapping.pairs.start;
+	     pair < map->data.mapping.pairs.top; pair++) {
+		const char *key;
+
+		if ((ret = key_text(x, node(x, pair->key), &key)) ||
+		    (ret = check_duplicate(x, map, pair)))
+			return ret;
+		/* counted first so that job_file_free() releases a partial one */
+		jf->nparams++;
+		if ((ret = parse_param(x, node(x, pair->key),
+				       node(x, pair->value),
+				       &jf->params[jf->nparams - 1])))
+			return ret;
+		combos *= jf->params[jf->nparams - 1].nvalues;
+		if (combos > JOB_MAX_COMBINATIONS)
+			return at(x, k->start_mark,
+				  "params make more than %d combinations: split the job",
+				  JOB_MAX_COMBINATIONS);
+	}
+	return 0;
+}
+
+static void rule_release(struct job_rule *r)
+{
+	for (size_t i = 0; i < r->nkeys; i++)
+		free(r->keys[i].hit);
+	free(r->keys);
+}
+
+/* One key of an exclude rule: mark the values of its parameter it names. */
+static int parse_rule_key(struct pctx *x, yaml_node_t *k, yaml_node_t *v,
+			  struct rule_key *rk)
+{
+	struct job_file *jf = x->jf;
+	const struct pdef *d;
+	struct job_param *p;
+	yaml_node_item_t *items;
+	size_t n;
+	bool list;
+	char q[80];
+	int pi, ret;
+
+	if (find_param_def(sval(k)) < 0)
+		return at(x, k->start_mark, "unknown parameter '%s' in exclude",
+			  quoted(sval(k), q, sizeof(q)));
+	pi = job_file_param_index(jf, sval(k));
+	if (pi < 0)
+		return at(x, k->start_mark,
+			  "exclude key '%s' is not in params", sval(k));
+	p = &jf->params[pi];
+	d = &pdefs[find_param_def(p->name)];
+	rk->param = (size_t)pi;
+	rk->hit = calloc(p->nvalues, sizeof(*rk->hit));
+	if (!rk->hit)
+		return -ENOMEM;
+	if ((ret = value_items(x, d->name, v, &items, &n, &list)))
+		return ret;
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *item = items ? node(x, items[i]) : v;
+		struct job_value val;
+		size_t j;
+
+		if ((ret = param_value(x, d, item, &val)))
+			return ret;
+		for (j = 0; j < p->nvalues; j++)
+			if (value_eq(d, &val, &p->value[j]))
+				break;
+		value_release(&val);
+		if (j == p->nvalues)
+			return at(x, item->start_mark,
+				  "exclude value '%s' for '%s' matches none of its values in params",
+				  quoted(sval(item), q, sizeof(q)), d->name);
+		rk->hit[j] = true;
+	}
+	return 0;
+}
+
+static int parse_exclude(struct pctx *x, yaml_node_t *seq)
+{
+	struct job_file *jf = x->jf;
+	size_t n;
+	int ret;
+
+	if (seq->type != YAML_SEQUENCE_NODE)
+		return at(x, seq->start_mark,
+			  "'exclude' takes a list of rules like {mtu: 1500, msg: 8952}");
+	n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+	jf->exclude = calloc(n ? n : 1, sizeof(*jf->exclude));
+	if (!jf->exclude)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *map = node(x, seq->data.sequence.items.start[i]);
+		struct job_rule *r = &jf->exclude[jf->nexclude++];
+		size_t nk;
+
+		if (map->type != YAML_MAPPING_NODE)
+			return at(x, map->start_mark,
+				  "an exclude rule is a mapping like {mtu: 1500, msg: 8952}");
+		nk = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+		if (!nk)
+			return at(x, map->start_mark,
+				  "empty exclude rule: it would drop every combination");
+		r->keys = calloc(nk, sizeof(*r->keys));
+		if (!r->keys)
+			return -ENOMEM;
+		for (yaml_node_pair_t *pair = map->data.mapping.pairs.start;
+		     pair < map->data.mapping.pairs.top; pair++) {
+			const char *key;
+
+			if ((ret = key_text(x, node(x, pair->key), &key)) ||
+			    (ret = check_duplicate(x, map, pair)))
+				return ret;
+			r->nkeys++;
+			if ((ret = parse_rule_key(x, node(x, pair->key),
+						  node(x, pair->value),
+						  &r->keys[r->nkeys - 1])))
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int parse_collect(struct pctx *x, yaml_node_t *map)
+{
+	static const char *const names[] = { "counters", "perf", "profile" };
+	struct job_collect *c = &x->jf->collect;
+	bool *fields[] = { &c->counters, &c->perf, &c->profile };
+	char q[80];
+	int ret;
+
+	if (map->type != YAML_MAPPING_NODE)
+		return at(x, map->start_mark,
+			  "'collect' takes a mapping like {counters: true, perf: true, profile: false}");
+	for (yaml_node_pair_t *pair = map->data.mapping.pairs.start;
+	     pair < map->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = node(x, pair->key), *v = node(x, pair->value);
+		const char *key, *s;
+		size_t i;
+
+		if ((ret = key_text(x, k, &key)) ||
+		    (ret = check_duplicate(x, map, pair)))
+			return ret;
+		for (i = 0; i < ARRAY_SIZE(names); i++)
+			if (!strcmp(key, names[i]))
+				break;
+		if (i == ARRAY_SIZE(names))
+			return at(x, k->start_mark,
+				  "unknown collector '%s': expected counters, perf or profile",
+				  quoted(key, q, sizeof(q)));
+		if ((ret = scalar(x, v, key, &s)))
+			return ret;
+		if (base_parse_bool(s, fields[i], NULL))
+			return bad_value(x, v, key, "expected true or false");
+	}
+	return 0;
+}
+
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+static bool name_chars(const char *s)
+{
+	for (; *s; s++)
+		if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') &&
+		    !(*s >= '0' && *s <= '9') && !strchr("._-", *s))
+			return false;
+	return true;
+}
+
+static int parse_duration(struct pctx *x, yaml_node_t *v, const char *key,
+			  int64_t min, int64_t max, const char *range,
+			  int64_t *out)
+{
+	char expect[96];
+	const char *s;
+	int64_t ns;
+	int ret;
+
+	if ((ret = scalar(x, v, key, &s)))
+		return ret;
+	if (base_parse_duration_ns(s, &ns, NULL) || ns < min || ns > max) {
+		snprintf(expect, sizeof(expect),
+			 "expected a duration like 10s or 500ms, from %s", range);
+		return bad_value(x, v, key, expect);
+	}
+	*out = ns;
+	return 0;
+}
+
+/* A scalar key of the top level. */
+static int parse_top_scalar(struct pctx *x, enum top t, yaml_node_t *v)
+{
+	struct job_file *jf = x->jf;
+	const char *key = top_names[t], *s;
+	char expect[96];
+	uint64_t u;
+	int ret;
+
+	switch (t) {
+	case T_DURATION:
+		return parse_duration(x, v, key, 100 * NS_PER_MS,
+				      86400 * NS_PER_S, "100ms to 24h",
+				      &jf->duration_ns);
+	case T_WARMUP:
+		return parse_duration(x, v, key, 0, 3600 * NS_PER_S,
+				      "0 to 1h", &jf->warmup_ns);
+	case T_INTERVAL:
+		if (v->type == YAML_SCALAR_NODE && !strcmp(sval(v), "none")) {
+			jf->interval_ns = 0;
+			return 0;
+		}
+		/* checked against the duration once both are known */
+		return parse_duration(x, v, key, 0, 86400 * NS_PER_S,
+				      "100ms up to the duration, or none",
+				      &jf->interval_ns);
+	default:
+		break;
+	}
+	if ((ret = scalar(x, v, key, &s)))
+		return ret;
+	switch (t) {
+	case T_NAME:
+		if (!*s || strlen(s) > NAME_MAX_LEN || !name_chars(s)) {
+			snprintf(expect, sizeof(expect),
+				 "expected 1 to %d letters, digits, '.', '_' or '-'",
+				 NAME_MAX_LEN);
+			return bad_value(x, v, key, expect);
+		}
+		jf->name = strdup(s);
+		return jf->name ? 0 : -ENOMEM;
+	case T_LABEL:
+		if (!*s || strlen(s) > LABEL_MAX_LEN || !printable(s)) {
+			snprintf(expect, sizeof(expect),
+				 "expected 1 to %zu printable characters",
+				 LABEL_MAX_LEN);
+			return bad_value(x, v, key, expect);
+		}
+		jf->label = strdup(s);
+		return jf->label ? 0 : -ENOMEM;
+	case T_REPS:
+		if (base_parse_u64(s, 1, JOB_MAX_REPS, &u, NULL)) {
+			snprintf(expect, sizeof(expect),
+				 "expected an integer from 1 to %d", JOB_MAX_REPS);
+			return bad_value(x, v, key, expect);
+		}
+		jf->reps = (unsigned)u;
+		return 0;
+	case T_SEED:
+		if (base_parse_u64(s, 0, UINT64_MAX, &jf->seed, NULL)) {
+			snprintf(expect, sizeof(expect),
+				 "expected an integer from 0 to %" PRIu64, UINT64_MAX);
+			return bad_value(x, v, key, expect);
+		}
+		return 0;
+	case T_NOFRAG:
+		if (base_parse_bool(s, &jf->no_fragmentation, NULL))
+			return bad_value(x, v, key, "expected true or false");
+		return 0;
+	default:
+		BUG("not a scalar key: %s", key);
+	}
+}
+
+static int parse_top(struct pctx *x, yaml_node_t *root)
+{
+	yaml_node_t *keys[T_COUNT] = { NULL }, *vals[T_COUNT] = { NULL };
+	struct job_file *jf = x->jf;
+	char q[80];
+	int ret;
+
+	for (yaml_node_pair_t *pair = root->data.mapping.pairs.start;
+	     pair < root->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = node(x, pair->key);
+		const char *key;
+		int t;
+
+		if ((ret = key_text(x, k, &key)) ||
+		    (ret = check_duplicate(x, root, pair)))
+			return ret;
+		t = find_top(key);
+		if (t < 0 && find_param_def(key) >= 0)
+			return at(x, k->start_mark,
+				  "unknown key '%s': parameters go under params",
+				  key);
+		if (t < 0)
+			return at(x, k->start_mark, "unknown key '%s'",
+				  quoted(key, q, sizeof(q)));
+		keys[t] = k;
+		vals[t] = node(x, pair->value);
+	}
+	for (int t = 0; t < T_COUNT; t++) {
+		if (!vals[t])
+			continue;
+		switch (t) {
+		case T_COLLECT:
+			ret = parse_collect(x, vals[t]);
+			break;
+		case T_PARAMS:
+			ret = parse_params(x, keys[t], vals[t]);
+			break;
+		case T_EXCLUDE:
+			ret = parse_exclude(x, vals[t]);
+			break;
+		default:
+			ret = parse_top_scalar(x, t, vals[t]);
+			break;
+		}
+		if (ret)
+			return ret;
+	}
+	if (jf->interval_ns && (jf->interval_ns < 100 * NS_PER_MS ||
+				jf->interval_ns > jf->duration_ns))
+		return bad_value(x, vals[T_INTERVAL], "interval",
+				 "expected a duration from 100ms up to the duration, or none");
+	return 0;
+}
+
+/* Line and column of a byte offset, for the reader's errors. */
+static yaml_mark_t mark_of_offset(const struct pctx *x, size_t off)
+{
+	yaml_mark_t m = { 0 };
+
+	for (size_t i = 0; i < off && i < x->len; i++) {
+		if (x->text[i] == '\n') {
+			m.line++;
+			m.column = 0;
+		} else if (((unsigned char)x->text[i] & 0xc0) != 0x80) {
+			m.column++;
+		}
+	}
+	return m;
+}
+
+/* The byte at a mark (line, column in characters), or 0 past the end. */
+static char char_at(const struct pctx *x, yaml_mark_t m)
+{
+	size_t i = 0, line = 0, col = 0;
+
+	while (i < x->len && line < m.line)
+		if (x->text[i++] == '\n')
+			line++;
+	for (; i < x->len && x->text[i] != '\n'; i++) {
+		if (((unsigned char)x->text[i] & 0xc0) == 0x80)
+			continue;
+		if (col++ == m.column)
+			return x->text[i];
+	}
+	return 0;
+}
+
+static int yaml_error(struct pctx *x, const yaml_parser_t *parser)
+{
+	yaml_mark_t m = parser->problem_mark;
+	const char *problem = parser->problem ? parser->problem : "unknown error";
+
+	if (parser->error == YAML_MEMORY_ERROR)
+		return -ENOMEM;
+	if (parser->error == YAML_READER_ERROR)
+		return at(x, mark_of_offset(x, parser->problem_offset),
+			  "invalid yaml: %s", problem);
+	if (char_at(x, m) == '\t')
+		return at(x, m, "invalid yaml: a tab character: indent with spaces");
+	if (parser->context)
+		return at(x, m, "invalid yaml: %s (%s at line %zu column %zu)",
+			  problem, parser->context, parser->context_mark.line + 1,
+			  parser->context_mark.column + 1);
+	return at(x, m, "invalid yaml: %s", problem);
+}
+
+static uint64_t draw_seed(void)
+{
+	uint64_t s;
+
+	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) == (ssize_t)sizeof(s))
+		return s;
+	/* no entropy yet (early boot): the clock and the pid, mixed */
+	s = (uint64_t)base_wall_ns() ^ ((uint64_t)getpid() << 32);
+	s = (s ^ (s >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	s = (s ^ (s >> 27)) * 0x94d049bb133111ebULL;
+	return s ^ (s >> 31);
+}
+
+void job_file_free(struct job_file *jf)
+{
+	if (!jf)
+		return;
+	for (size_t i = 0; i < jf->nparams; i++) {
+		struct job_param *p = &jf->params[i];
+
+		for (size_t j = 0; j < p->nvalues; j++) {
+			if (p->text)
+				free(p->text[j]);
+			if (p->value)
+				value_release(&p->value[j]);
+		}
+		free(p->text);
+		free(p->value);
+	}
+	free(jf->params);
+	for (size_t i = 0; i < jf->nexclude; i++)
+		rule_release(&jf->exclude[i]);
+	free(jf->exclude);
+	free(jf->path);
+	free(jf->name);
+	free(jf->label);
+	free(jf);
+}
+
+int job_file_parse(const char *text, size_t len, const char *name,
+		   struct job_file **out, struct base_err *err)
+{
+	struct pctx x = { .name = name, .text = text, .len = len, .err = err };
+	yaml_document_t doc, next;
+	yaml_parser_t parser;
+	bool have_parser = false, have_doc = false;
+	yaml_node_t *root, *root2;
+	struct job_file *jf;
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	jf = calloc(1, sizeof(*jf));
+	if (!jf || !(jf->path = strdup(name)))
+		goto out;
+	x.jf = jf;
+	jf->reps = 5;
+	jf->duration_ns = 10 * NS_PER_S;
+	jf->warmup_ns = 2 * NS_PER_S;
+	jf->collect.counters = jf->collect.perf = true;
+	jf->seed_chosen = true;
+	if (!yaml_parser_initialize(&parser))
+		goto out;
+	have_parser = true;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		ret = yaml_error(&x, &parser);
+		goto out;
+	}
+	have_doc = true;
+	x.doc = &doc;
+	root = yaml_document_get_root_node(&doc);
+	if (!root) {
+		ret = base_err_set(err, -EINVAL,
+				   "%s:1:1: empty job file: expected a mapping with params, repetitions...",
+				   name);
+		goto out;
+	}
+	if (root->type != YAML_MAPPING_NODE) {
+		ret = at(&x, root->start_mark,
+			 "a job file is a mapping of keys like params and repetitions");
+		goto out;
+	}
+	if (!yaml_parser_load(&parser, &next)) {
+		ret = yaml_error(&x, &parser);
+		goto out;
+	}
+	root2 = yaml_document_get_root_node(&next);
+	if (root2) {
+		ret = at(&x, next.start_mark,
+			 "a second yaml document: a job file holds one");
+		yaml_document_delete(&next);
+		goto out;
+	}
+	yaml_document_delete(&next);
+	for (yaml_node_pair_t *pair = root->data.mapping.pairs.start;
+	     pair < root->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = node(&x, pair->key);
+
+		if (k->type == YAML_SCALAR_NODE && !strcmp(sval(k), "seed"))
+			jf->seed_chosen = false;
+	}
+	if ((ret = parse_top(&x, root)))
+		goto out;
+	if (jf->seed_chosen)
+		jf->seed = draw_seed();
+	*out = jf;
+	jf = NULL;
+	ret = 0;
+out:
+	if (ret == -ENOMEM)
+		base_err_set(err, -ENOMEM, "%s: out of memory", name);
+	if (have_doc)
+		yaml_document_delete(&doc);
+	if (have_parser)
+		yaml_parser_delete(&parser);
+	job_file_free(jf);
+	return ret;
+}
+
+int job_file_load(const char *path, struct job_file **out,
+		  struct base_err *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	ssize_t n;
+	int fd, ret;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return base_err_set(err, -errno, "cannot open job file '%s': %s",
+				    path, strerror(errno));
+	buf = malloc(JOB_FILE_MAX_BYTES + 1);
+	if (!buf) {
+		ret = base_err_set(err, -ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	for (;;) {
+		n = read(fd, buf + len, JOB_FILE_MAX_BYTES + 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = base_err_set(err, -errno,
+					   "cannot read job file '%s': %s",
+					   path, strerror(errno));
+			goto out;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+		if (len > JOB_FILE_MAX_BYTES) {
+			ret = base_err_set(err, -EFBIG,
+					   "%s: larger than %d bytes: a job file holds a matrix, not data",
+					   path, JOB_FILE_MAX_BYTES);
+			goto out;
+		}
+	}
+	ret = job_file_parse(buf, len, path, out, err);
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+int job_file_param_index(const struct job_file *jf, const char *name)
+{
+	for (size_t i = 0; i < jf->nparams; i++)
+		if (!strcmp(jf->params[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+void job_cells_free(struct job_cell *cells, size_t ncells)
+{
+	if (!cells)
+		return;
+	for (size_t i = 0; i < ncells; i++) {
+		free(cells[i].value);
+		free(cells[i].desc);
+	}
+	free(cells);
+}
+
+static bool excluded(const struct job_file *jf, const size_t *idx)
+{
+	for (size_t r = 0; r < jf->nexclude; r++) {
+		const struct job_rule *rule = &jf->exclude[r];
+		size_t k;
+
+		for (k = 0; k < rule->nkeys; k++)
+			if (!rule->keys[k].hit[idx[rule->keys[k].param]])
+				break;
+		if (k == rule->nkeys)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether a UDP cell's datagrams exceed the MTU and so would be fragmented.
+ * Checked before finalize, on what the file set: an unset message size
+ * takes the test's default, which fits a 1500-byte MTU.
+ */
+static bool udp_fragments(const struct job_config *c)
+{
+	uint64_t mtu, room, msg;
+
+	if (!job_test_is_udp(c->test))
+		return false;
+	mtu = job_config_is_veth(c) ? (c->mtu ? c->mtu : 1500) : LOOPBACK_MTU;
+	room = mtu - (c->ipv == 6 ? UDP6_OVERHEAD : UDP4_OVERHEAD);
+	if (job_test_kind(c->test) == JOB_KIND_STREAM)
+		msg = c->msg_bytes;
+	else
+		msg = c->req_bytes > c->resp_bytes ? c->req_bytes : c->resp_bytes;
+	return msg > room;
+}
+
+static bool next_combination(const struct job_file *jf, size_t *idx)
+{
+	for (size_t p = jf->nparams; p-- > 0;) {
+		if (++idx[p] < jf->params[p].nvalues)
+			return true;
+		idx[p] = 0;
+	}
+	return false;
+}
+
+/* "ipv=4 mtu=1500": the axis values of a combination, as written. */
+static char *describe(const struct job_file *jf, const size_t *idx)
+{
+	size_t len = 1, off = 0;
+	char *s;
+
+	for (size_t p = 0; p < jf->nparams; p++)
+		if (jf->params[p].axis)
+			len += strlen(jf->params[p].name) + 2 +
+			       strlen(jf->params[p].text[idx[p]]);
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (size_t p = 0; p < jf->nparams; p++) {
+		const struct job_param *jp = &jf->params[p];
+		int n;
+
+		if (!jp->axis)
+			continue;
+		n = snprintf(s + off, len - off, "%s%s=%s", off ? " " : "",
+			     jp->name, jp->text[idx[p]]);
+		if (n > 0)
+			off += (size_t)n;
+	}
+	return s;
+}
+
+int job_file_expand(const struct job_file *jf, int online_cpus,
+		    struct job_cell **cells, size_t *ncells,
+		    struct base_err *err)
+{
+	struct job_cell *out = NULL;
+	size_t n = 0, cap = 0;
+	size_t *idx;
+	struct job_config c;
+	struct base_err why;
+	int ret = -ENOMEM;
+
+	*cells = NULL;
+	*ncells = 0;
+	idx = calloc(jf->nparams ? jf->nparams : 1, sizeof(*idx));
+	if (!idx)
+		goto out;
+	do {
+		struct job_cell *cell;
+
+		if (excluded(jf, idx))
+			continue;
+		job_config_init(&c);
+		c.duration_ns = jf->duration_ns;
+		c.warmup_ns = jf->warmup_ns;
+		c.interval_ns = jf->interval_ns;
+		for (size_t p = 0; p < jf->nparams; p++)
+			apply(&c, (enum pid)find_param_def(jf->params[p].name),
+			      &jf->params[p].value[idx[p]]);
+		if (jf->no_fragmentation && udp_fragments(&c))
+			continue;
+		if (n == JOB_MAX_CELLS) {
+			ret = base_err_set(err, -EINVAL,
+					   "%s: more than %d cells remain after excludes: split the job",
+					   jf->path, JOB_MAX_CELLS);
+			goto out;
+		}
+		if (job_config_finalize(&c, online_cpus, &why)) {
+			char *desc = describe(jf, idx);
+
+			if (!desc)
+				goto out;
+			if (*desc)
+				ret = base_err_set(err, -EINVAL,
+						   "%s: combination %s: %s",
+						   jf->path, desc, why.msg);
+			else
+				ret = base_err_set(err, -EINVAL, "%s: %s",
+						   jf->path, why.msg);
+			free(desc);
+			goto out;
+		}
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			struct job_cell *grown = realloc(out, ncap * sizeof(*out));
+
+			if (!grown)
+				goto out;
+			out = grown;
+			cap = ncap;
+		}
+		cell = &out[n];
+		cell->cfg = c;
+		cell->desc = describe(jf, idx);
+		cell->value = malloc((jf->nparams ? jf->nparams : 1) *
+				     sizeof(*cell->value));
+		n++;
+		if (!cell->desc || !cell->value)
+			goto out;
+		memcpy(cell->value, idx, jf->nparams * sizeof(*idx));
+	} while (next_combination(jf, idx));
+	if (!n) {
+		ret = base_err_set(err, -EINVAL,
+				   "%s: every combination is excluded", jf->path);
+		goto out;
+	}
+	*cells = out;
+	*ncells = n;
+	out = NULL;
+	n = 0;
+	ret = 0;
+out:
+	if (ret == -ENOMEM)
+		base_err_set(err, -ENOMEM, "%s: out of memory", jf->path);
+	job_cells_free(out, n);
+	free(idx);
+	return ret;
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The run order of a matrix: seeded shuffled rounds of repetitions, resume and expected duration. */
+#include "job/plan.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * xoshiro256** (Blackman and Vigna), its state filled by splitmix64 as its
+ * authors recommend: small, fast, and the same sequence everywhere, which
+ * is what a recorded seed needs. Not for secrets.
+ */
+struct rng {
+	uint64_t s[4];
+};
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void rng_seed(struct rng *r, uint64_t seed)
+{
+	for (int i = 0; i < 4; i++)
+		r->s[i] = splitmix64(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t rng_next(struct rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t out = rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return out;
+}
+
+/* Uniform in [0, n), n >= 1, without modulo bias. */
+static uint64_t rng_below(struct rng *r, uint64_t n)
+{
+	/* 2^64 - t is a multiple of n: reject the t lowest draws */
+	uint64_t t = (0 - n) % n;
+
+	for (;;) {
+		uint64_t x = rng_next(r);
+
+		if (x >= t)
+			return x % n;
+	}
+}
+
+int job_plan_make(size_t ncells, unsigned reps, uint64_t seed,
+		  struct job_plan_step **steps, size_t *nsteps)
+{
+	struct job_plan_step *out;
+	struct rng r;
+	size_t n;
+
+	*steps = NULL;
+	*nsteps = 0;
+	if (!ncells || !reps)
+		return -EINVAL;
+	if (ncells > JOB_PLAN_MAX_STEPS / reps)
+		return -E2BIG;
+	n = ncells * reps;
+	out = malloc(n * sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	rng_seed(&r, seed);
+	for (unsigned rep = 0; rep < reps; rep++) {
+		struct job_plan_step *round = out + (size_t)rep * ncells;
+
+		for (size_t i = 0; i < ncells; i++) {
+			round[i].cell = i;
+			round[i].rep = rep;
+		}
+		/* Fisher-Yates */
+		for (size_t i = ncells - 1; i > 0; i--) {
+			size_t j = (size_t)rng_below(&r, i + 1);
+			struct job_plan_step tmp = round[i];
+
+			round[i] = round[j];
+			round[j] = tmp;
+		}
+		/* a round's cells are distinct, so only its first step can
+		 * repeat the previous one: swap it with any other */
+		if (rep && ncells > 1 && round[0].cell == round[-1].cell) {
+			size_t j = 1 + (size_t)rng_below(&r, ncells - 1);
+			struct job_plan_step tmp = round[0];
+
+			round[0] = round[j];
+			round[j] = tmp;
+		}
+	}
+	*steps = out;
+	*nsteps = n;
+	return 0;
+}
+
+int job_plan_resume(struct job_plan_step *steps, size_t *nsteps,
+		    size_t ncells, const unsigned *done)
+{
+	size_t n = *nsteps, kept = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (steps[i].cell >= ncells)
+			return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (steps[i].rep >= done[steps[i].cell])
+			steps[kept++] = steps[i];
+	*nsteps = kept;
+	/* an interrupted plan's tail has no repeat; a gap elsewhere might */
+	for (size_t i = 1; i < kept; i++) {
+		size_t j = i;
+		struct job_plan_step moved;
+
+		if (steps[i].cell != steps[i - 1].cell)
+			continue;
+		while (j < kept && steps[j].cell == steps[i - 1].cell)
+			j++;
+		if (j == kept)
+			break; /* only that cell is left */
+		moved = steps[j];
+		memmove(&steps[i + 1], &steps[i], (j - i) * sizeof(*steps));
+		steps[i] = moved;
+	}
+	return 0;
+}
+
+int64_t job_plan_duration_ns(size_t nsteps, int64_t warmup_ns,
+			     int64_t duration_ns)
+{
+	int64_t per = JOB_PLAN_STEP_OVERHEAD_NS;
+
+	if (warmup_ns > 0)
+		per = warmup_ns > INT64_MAX - per ? INT64_MAX : per + warmup_ns;
+	if (duration_ns > 0)
+		per = duration_ns > INT64_MAX - per ? INT64_MAX : per + duration_ns;
+	if (nsteps && (uint64_t)per > (uint64_t)INT64_MAX / nsteps)
+		return INT64_MAX;
+	return per * (int64_t)nsteps;
+}

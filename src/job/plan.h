@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The run order of a matrix: seeded, interleaved repetitions, resumable. */
+#ifndef NR_JOB_PLAN_H
+#define NR_JOB_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/time.h"
+
+/* The time a step costs besides its warm-up and window: connecting,
+ * collectors, storing; used for the expected duration only. */
+#define JOB_PLAN_STEP_OVERHEAD_NS (500 * NS_PER_MS)
+/* ncells x reps is at most this. */
+#define JOB_PLAN_MAX_STEPS 100000000ULL
+
+/* One run: repetition `rep` of cell `cell`. */
+struct job_plan_step {
+	size_t cell;  /* index into the cells of job_file_expand() */
+	unsigned rep; /* 0 to reps - 1: the cell's rep-th run in the plan */
+};
+
+/*
+ * The order in which a matrix runs: `reps` rounds, each a shuffle of all
+ * the cells drawn from `seed` (xoshiro256** seeded by splitmix64, so the
+ * same seed gives the same order on every machine and build). When a round
+ * would start with the cell the previous round ended with, that first cell
+ * swaps with another of the round (drawn from the same generator), so with
+ * two cells or more a cell never runs twice in a row and never runs its
+ * repetitions back to back. With one cell its repetitions are necessarily
+ * consecutive.
+ *
+ * On success *steps (free() it) holds *nsteps = ncells * reps steps, each
+ * (cell, rep) exactly once, a cell's reps in increasing order. Returns 0,
+ * -EINVAL (ncells or reps is 0), -E2BIG (more than JOB_PLAN_MAX_STEPS
+ * steps) or -ENOMEM; on failure *steps is NULL and *nsteps 0. Pure and
+ * thread-safe.
+ */
+int job_plan_make(size_t ncells, unsigned reps, uint64_t seed,
+		  struct job_plan_step **steps, size_t *nsteps);
+
+/*
+ * Resume a plan that job_plan_make() made with the same cells, reps and
+ * seed: done[cell] (for each of the ncells cells) says how many samples of
+ * the cell are already stored. The first done[cell] steps of each cell, in
+ * plan order (those with rep < done[cell], since a cell's reps increase
+ * along the plan; a plan already resumed can be resumed again with the new
+ * totals), are dropped in place and *nsteps shrinks, so that the plan runs
+ * exactly what is missing; a done[cell] beyond the cell's steps drops them
+ * all. When the matrix was interrupted the remaining steps are the
+ * original plan's tail, in its order. Otherwise, where dropping leaves a
+ * cell twice in a row, the next step of another cell moves up between
+ * them (the other steps keep their order), if there is one.
+ * Returns 0, or -EINVAL if a step names a cell >= ncells. Thread-safe.
+ */
+int job_plan_resume(struct job_plan_step *steps, size_t *nsteps,
+		    size_t ncells, const unsigned *done);
+
+/*
+ * The expected duration of nsteps steps in ns: nsteps x (warmup +
+ * duration + JOB_PLAN_STEP_OVERHEAD_NS); for a fresh plan nsteps is
+ * cells x reps. Saturates at INT64_MAX; negative inputs count as 0.
+ */
+int64_t job_plan_duration_ns(size_t nsteps, int64_t warmup_ns,
+			     int64_t duration_ns);
+
+#endif
