@@ -61,7 +61,7 @@ deps:
 
 run: deps
 	@$(MAKE) --no-print-directory $(BIN)
-	$(BIN) run tcp_stream -l 5s --warmup 1s -n 2
+	$(BIN) matrix scenarios/default.yaml
 
 # The test driver builds both trees and prints one final "N passed, N failed".
 test check: deps

@@ -186,7 +186,8 @@ static bool settled(const struct cell_state *cs, double pct)
 	       h <= pct;
 }
 
-static void print_plan(const struct matrix *m, size_t nsteps, uint64_t seed)
+static void print_plan(const struct matrix *m, const struct job_plan_step *steps,
+		       size_t nsteps, uint64_t seed)
 {
 	char d[32];
 
@@ -203,6 +204,10 @@ static void print_plan(const struct matrix *m, size_t nsteps, uint64_t seed)
 		printf("  %4zu  %-40s stored %u  %s\n", i,
 		       m->cells[i].desc[0] ? m->cells[i].desc : "-", m->st[i].stored, key);
 	}
+	printf("order:");
+	for (size_t i = 0; i < nsteps && i < 1000; i++)
+		printf(" %zu", steps[i].cell);
+	printf("%s\n", nsteps > 1000 ? " ..." : "");
 }
 
 /* The summary: each configuration's headline, then the baseline compare. */
@@ -363,7 +368,7 @@ int cmd_matrix(int argc, char **argv)
 		job_plan_resume(steps, &nsteps, m.ncells, done);
 	}
 	if (dry) {
-		print_plan(&m, nsteps, seed);
+		print_plan(&m, steps, nsteps, seed);
 		code = EXIT_OK;
 		goto out;
 	}

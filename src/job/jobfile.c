@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <unistd.h>
 #include <yaml.h>
@@ -74,6 +75,9 @@ enum pid {
 	P_TSO,
 	P_TBF_RATE,
 	P_CPU_QUOTA,
+	P_BUFFERS,
+	P_RBUFFERS,
+	P_ALLBUF,
 	P_COUNT,
 };
 
@@ -114,6 +118,11 @@ static const struct pdef pdefs[P_COUNT] = {
 	[P_TSO] = { "tso", PK_TOGGLE, 0, 0, "default" },
 	[P_TBF_RATE] = { "tbf_rate", PK_BPS, 1, UINT64_MAX, "none" },
 	[P_CPU_QUOTA] = { "cpu_quota", PK_PCT, 1, 100 * BASE_CPU_MAX, "none" },
+	/* both socket buffers of one end at once, as the -s and -S flags */
+	[P_BUFFERS] = { "buffers", PK_BUF, 0, BUF_MAX, "auto" },
+	[P_RBUFFERS] = { "remote_buffers", PK_BUF, 0, BUF_MAX, "auto" },
+	/* all four: one axis for "SO_RCVBUF and SO_SNDBUF 8K/16K/auto" */
+	[P_ALLBUF] = { "all_buffers", PK_BUF, 0, BUF_MAX, "auto" },
 };
 
 /* A parsed parameter value: the field of its kind is set, the rest zero. */
@@ -467,6 +476,15 @@ static void apply(struct job_config *c, enum pid p, const struct job_value *v)
 		break;
 	case P_RRCVBUF:
 		c->remote_rcvbuf = v->u;
+		break;
+	case P_BUFFERS:
+		c->sndbuf = c->rcvbuf = v->u;
+		break;
+	case P_RBUFFERS:
+		c->remote_sndbuf = c->remote_rcvbuf = v->u;
+		break;
+	case P_ALLBUF:
+		c->sndbuf = c->rcvbuf = c->remote_sndbuf = c->remote_rcvbuf = v->u;
 		break;
 	case P_NODELAY:
 		c->nodelay = v->i;

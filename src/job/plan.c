@@ -79,7 +79,7 @@ int job_plan_make(size_t ncells, unsigned reps, uint64_t seed,
 	if (ncells > JOB_PLAN_MAX_STEPS / reps)
 		return -E2BIG;
 	n = ncells * reps;
-	out = malloc(n * sizeof(*out));
+	out = calloc(n, sizeof(*out));
 	if (!out)
 		return -ENOMEM;
 	rng_seed(&r, seed);

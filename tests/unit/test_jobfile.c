@@ -309,6 +309,14 @@ static void test_scalar_is_not_an_axis_but_a_one_value_list_is(void **state)
 	job_cells_free(cells, n);
 	job_file_free(jf);
 
+	/* an alias repeats a list */
+	jf = parse_ok("params:\n  msg: &sizes [64, 1K]\n  rmsg: *sizes\n");
+	n = expand_ok(jf, &cells);
+	assert_int_equal(n, 4);
+	assert_string_equal(cells[3].desc, "msg=1K rmsg=1K");
+	job_cells_free(cells, n);
+	job_file_free(jf);
+
 	/* block lists and quoted values are values like any other */
 	jf = parse_ok("params:\n  msg:\n    - 1K\n    - \"2K\"\n    - '4096'\n");
 	n = expand_ok(jf, &cells);

@@ -16,6 +16,16 @@
 #include "base/time.h"
 #include "job/plan.h"
 
+/* Steps compare field by field: the struct has padding. */
+static bool same_steps(const struct job_plan_step *a,
+		       const struct job_plan_step *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i].cell != b[i].cell || a[i].rep != b[i].rep)
+			return false;
+	return true;
+}
+
 static struct job_plan_step *make_ok(size_t ncells, unsigned reps,
 				     uint64_t seed, size_t *n)
 {
@@ -129,13 +139,12 @@ static void test_same_seed_same_order_other_seed_other_order(void **state)
 
 	(void)state;
 	assert_int_equal(n1, n2);
-	assert_memory_equal(a, b, n1 * sizeof(*a));
+	assert_true(same_steps(a, b, n1));
 	/* 40! orders per round: two seeds agreeing would be a broken generator */
 	assert_int_equal(n1, n3);
-	assert_true(memcmp(a, c, n1 * sizeof(*a)) != 0);
+	assert_false(same_steps(a, c, n1));
 	/* and rounds differ from each other within one plan */
-	assert_true(memcmp(a, a + 40, 40 * sizeof(*a)) != 0 ||
-		    memcmp(a + 40, a + 80, 40 * sizeof(*a)) != 0);
+	assert_false(same_steps(a, a + 40, 40));
 	free(a);
 	free(b);
 	free(c);
@@ -209,7 +218,7 @@ static void test_resume_after_interruption_runs_the_tail(void **state)
 			done[full[i].cell]++;
 		assert_int_equal(job_plan_resume(s, &m, ncells, done), 0);
 		assert_int_equal(m, n - k);
-		assert_memory_equal(s, full + k, m * sizeof(*s));
+		assert_true(same_steps(s, full + k, m));
 		free(full);
 		free(s);
 	}
@@ -281,7 +290,7 @@ static void test_resume_with_all_done_or_nothing_done(void **state)
 	(void)state;
 	assert_int_equal(job_plan_resume(s, &n, 5, none), 0);
 	assert_int_equal(n, 15);
-	assert_memory_equal(s, orig, n * sizeof(*s));
+	assert_true(same_steps(s, orig, n));
 	assert_int_equal(job_plan_resume(s, &n, 5, all), 0);
 	assert_int_equal(n, 0);
 	free(s);
@@ -304,7 +313,7 @@ static void test_resume_twice_with_new_totals(void **state)
 		done[full[i].cell]++;
 	assert_int_equal(job_plan_resume(s, &m, 4, done), 0);
 	assert_int_equal(m, n - 10);
-	assert_memory_equal(s, full + 10, m * sizeof(*s));
+	assert_true(same_steps(s, full + 10, m));
 	free(full);
 	free(s);
 }

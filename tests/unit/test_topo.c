@@ -1,0 +1,805 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit tests for topo: names, TBF parameters, rates, cgroup choice, commands, clean-up on a fake tree. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "base/err.h"
+#include "topo/internal.h"
+#include "topo/topo.h"
+
+/* A fresh temporary directory per test, removed afterwards. */
+static char tmp[64];
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup_tmp(void **state)
+{
+	(void)state;
+	snprintf(tmp, sizeof(tmp), "/tmp/nrtest-topo.XXXXXX");
+	return mkdtemp(tmp) ? 0 : -1;
+}
+
+static int teardown_tmp(void **state)
+{
+	(void)state;
+	return nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* mkdir -p of tmp/<rel> */
+static void mk(const char *fmt, ...)
+{
+	char rel[256], path[PATH_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
+	for (char *p = path + strlen(tmp) + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	if (mkdir(path, 0755) && errno != EEXIST)
+		fail_msg("mkdir %s: %s", path, strerror(errno));
+}
+
+/* write tmp/<rel> with content */
+static void put(const char *rel, const char *content)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
+	f = fopen(path, "w");
+	if (!f)
+		fail_msg("fopen %s: %s", path, strerror(errno));
+	fputs(content, f);
+	fclose(f);
+}
+
+static bool exists(const char *fmt, ...)
+{
+	char rel[256], path[PATH_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
+	return !access(path, F_OK);
+}
+
+static void test_name_format_and_parse_round_trip(void **state)
+{
+	char buf[TOPO_NAME_MAX];
+	enum topo_side side;
+	unsigned int n;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(topo_name_format(buf, sizeof(buf), 1234, 0, TOPO_CLIENT), 0);
+	assert_string_equal(buf, "nr-1234-0-c");
+	assert_int_equal(topo_name_parse(buf, &pid, &n, &side), 0);
+	assert_int_equal(pid, 1234);
+	assert_int_equal(n, 0);
+	assert_int_equal(side, TOPO_CLIENT);
+
+	assert_int_equal(topo_name_format(buf, sizeof(buf), INT_MAX, UINT_MAX,
+					  TOPO_SERVER), 0);
+	assert_string_equal(buf, "nr-2147483647-4294967295-s");
+	assert_int_equal(topo_name_parse(buf, &pid, &n, &side), 0);
+	assert_int_equal(pid, INT_MAX);
+	assert_int_equal(n, UINT_MAX);
+	assert_int_equal(side, TOPO_SERVER);
+	/* outputs are optional */
+	assert_int_equal(topo_name_parse("nr-7-1-s", NULL, NULL, NULL), 0);
+}
+
+static void test_name_format_rejects_bad_pid_and_short_buffer(void **state)
+{
+	char buf[TOPO_NAME_MAX];
+
+	(void)state;
+	assert_int_equal(topo_name_format(buf, sizeof(buf), 0, 0, TOPO_CLIENT), -EINVAL);
+	assert_int_equal(topo_name_format(buf, sizeof(buf), -5, 0, TOPO_CLIENT), -EINVAL);
+	assert_int_equal(topo_name_format(buf, 11, 1234, 0, TOPO_CLIENT), -ENOSPC);
+	assert_int_equal(topo_name_format(buf, 12, 1234, 0, TOPO_CLIENT), 0);
+	/* the longest name fits TOPO_NAME_MAX */
+	assert_true(strlen("nr-2147483647-4294967295-s") < TOPO_NAME_MAX);
+}
+
+static void test_name_parse_rejects_everything_not_exactly_ours(void **state)
+{
+	static const char *const bad[] = {
+		"", "nr-", "nr-1", "nr-1-", "nr-1-2", "nr-1-2-", "nr-1-2-x",
+		"nr-1-2-cs", "nr-1-2-c ", " nr-1-2-c", "nr-0-2-c", "nr-01-2-c",
+		"nr-1-02-c", "nr--1-2-c", "nr-+1-2-c", "nr-1--2-c",
+		"nr-2147483648-0-c", "nr-1-4294967296-c", "NR-1-2-c", "nr_1_2_c",
+		"nrtest-1-2-c", "nrtest-20488-1172", "nr-1-2-c/..", "nr-a-2-c",
+		"nr-1-b-c", "xnr-1-2-c", "nr-1-2-C", "nr-1-2-c\n",
+	};
+	pid_t pid = 99;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (topo_name_parse(bad[i], &pid, NULL, NULL) != -EINVAL)
+			fail_msg("'%s' parsed as ours", bad[i]);
+	assert_int_equal(pid, 99); /* untouched on failure */
+}
+
+static void test_spec_init_gives_1500_and_device_defaults(void **state)
+{
+	struct topo_spec s;
+
+	(void)state;
+	memset(&s, 0x55, sizeof(s));
+	topo_spec_init(&s);
+	assert_int_equal(s.mtu, 1500);
+	assert_int_equal(s.gro, -1);
+	assert_int_equal(s.gso, -1);
+	assert_int_equal(s.tso, -1);
+	assert_int_equal(s.tbf_rate_bps, 0);
+	assert_int_equal(s.cpu_quota_pct, 0);
+}
+
+static void test_up_rejects_a_bad_spec_before_making_anything(void **state)
+{
+	struct base_err err = { "" };
+	struct topo *t = (struct topo *)&err;
+	struct topo_spec s;
+
+	(void)state;
+	topo_spec_init(&s);
+	s.mtu = 1279;
+	assert_int_equal(topo_up(&s, &t, &err), -EINVAL);
+	assert_null(t);
+	assert_string_equal(err.msg, "invalid mtu 1279: expected 1280 to 65535");
+
+	topo_spec_init(&s);
+	s.mtu = 70000;
+	assert_int_equal(topo_up(&s, &t, &err), -EINVAL);
+	assert_string_equal(err.msg, "invalid mtu 70000: expected 1280 to 65535");
+
+	topo_spec_init(&s);
+	s.gso = 2;
+	assert_int_equal(topo_up(&s, &t, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "offload"));
+
+	topo_spec_init(&s);
+	s.tbf_rate_bps = 999999;
+	assert_int_equal(topo_up(&s, &t, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "invalid tbf rate 999999 bit/s"));
+
+	topo_spec_init(&s);
+	s.tbf_rate_bps = TOPO_TBF_MAX_BPS + 1;
+	assert_int_equal(topo_up(&s, &t, &err), -EINVAL);
+
+	topo_spec_init(&s);
+	s.cpu_quota_pct = TOPO_CPU_QUOTA_MAX_PCT + 1;
+	assert_int_equal(topo_up(&s, &t, &err), -EINVAL);
+	assert_string_equal(err.msg, "invalid cpu quota 102401%: expected 1 to 102400");
+	assert_null(t);
+}
+
+static void test_down_free_detach_accept_null(void **state)
+{
+	(void)state;
+	topo_down(NULL);
+	topo_free(NULL);
+	topo_detach(NULL);
+	assert_int_equal(topo_leave(-1), 0);
+}
+
+static void test_tbf_params_burst_is_4ms_or_three_frames(void **state)
+{
+	uint64_t burst, limit;
+
+	(void)state;
+	/* 200 Mbit/s = 25 MB/s: 4 ms is 100000 B, over 3 * 9014 */
+	topo_tbf_params(200000000, 9000, &burst, &limit);
+	assert_int_equal(burst, 100000);
+	assert_int_equal(limit, 100000 + 1250000);
+	/* 10 Mbit/s: 4 ms is 5000 B, over 3 * 1514 = 4542 */
+	topo_tbf_params(10000000, 1500, &burst, &limit);
+	assert_int_equal(burst, 5000);
+	assert_int_equal(limit, 5000 + 62500);
+	/* 1 Mbit/s, 9000: three frames win */
+	topo_tbf_params(1000000, 9000, &burst, &limit);
+	assert_int_equal(burst, 27042);
+	assert_int_equal(limit, 27042 + 6250);
+	/* the largest rate and MTU: tc's 32-bit limit still holds it */
+	topo_tbf_params(TOPO_TBF_MAX_BPS, TOPO_MTU_MAX, &burst, &limit);
+	assert_int_equal(burst, 200000000);
+	assert_true(limit <= UINT32_MAX);
+	topo_tbf_params(TOPO_TBF_MIN_BPS, TOPO_MTU_MAX, &burst, &limit);
+	assert_int_equal(burst, 3 * (65535 + 14));
+	assert_true(burst >= TOPO_MTU_MAX + 14);
+}
+
+static void test_parse_rate_takes_tc_units(void **state)
+{
+	static const struct {
+		const char *s;
+		uint64_t bps;
+	} ok[] = {
+		{ "200mbit", 200000000 },   { "200Mbit", 200000000 },
+		{ "200M", 200000000 },      { "1.5gbit", 1500000000 },
+		{ "1.50kbit", 1500 },       { "800k", 800000 },
+		{ "1000000", 1000000 },     { "1000000bit", 1000000 },
+		{ "2t", 2000000000000ULL }, { "0.001gbit", 1000000 },
+		{ "0", 0 },                 { "007mbit", 7000000 },
+		{ "18446744073709551615", UINT64_MAX },
+	};
+	struct base_err err = { "" };
+	uint64_t v;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+		v = 42;
+		if (topo_parse_rate_bps(ok[i].s, &v, &err))
+			fail_msg("'%s': %s", ok[i].s, err.msg);
+		if (v != ok[i].bps)
+			fail_msg("'%s' gave %llu", ok[i].s, (unsigned long long)v);
+	}
+}
+
+static void test_parse_rate_rejects_bad_syntax_fractions_and_overflow(void **state)
+{
+	static const char *const bad[] = {
+		"", "mbit", "1.5", "1.5bit", "1.", ".5m", "1e6", "-1m", "+1m",
+		"1 mbit", " 1m", "1m ", "200mbps", "200MB", "200kbps", "1.2.3m",
+		"1,5m", "0x10", "1.0001k", "1mbitx",
+	};
+	struct base_err err = { "" };
+	uint64_t v = 42;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (topo_parse_rate_bps(bad[i], &v, &err) != -EINVAL)
+			fail_msg("'%s' accepted (%llu)", bad[i], (unsigned long long)v);
+	assert_int_equal(v, 42);
+	assert_int_equal(topo_parse_rate_bps("200mbps", &v, &err), -EINVAL);
+	assert_string_equal(err.msg,
+			    "invalid rate '200mbps': expected bits per second with an optional suffix kbit, mbit, gbit or tbit (like 200mbit)");
+	assert_int_equal(topo_parse_rate_bps("1.5", &v, &err), -EINVAL);
+	assert_string_equal(err.msg,
+			    "invalid rate '1.5': not a whole number of bits per second");
+	assert_int_equal(topo_parse_rate_bps("18446744073709551616", &v, &err), -ERANGE);
+	assert_string_equal(err.msg, "invalid rate '18446744073709551616': too large");
+	assert_int_equal(topo_parse_rate_bps("18446744073709552t", &v, &err), -ERANGE);
+	assert_int_equal(topo_parse_rate_bps("99999999999999999999999999gbit", &v, &err),
+			 -ERANGE);
+	/* control characters are not echoed */
+	assert_int_equal(topo_parse_rate_bps("1\nm", &v, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "'1?m'"));
+	assert_int_equal(v, 42);
+}
+
+static void test_cg_quota_is_pct_of_a_100ms_period(void **state)
+{
+	uint64_t q, p;
+
+	(void)state;
+	assert_int_equal(topo_cg_quota(25, &q, &p), 0);
+	assert_int_equal(q, 25000);
+	assert_int_equal(p, 100000);
+	assert_int_equal(topo_cg_quota(1, &q, &p), 0);
+	assert_int_equal(q, 1000); /* the kernel's minimum quota: 1 ms */
+	assert_int_equal(topo_cg_quota(250, &q, &p), 0);
+	assert_int_equal(q, 250000);
+	assert_int_equal(topo_cg_quota(TOPO_CPU_QUOTA_MAX_PCT, &q, &p), 0);
+	assert_int_equal(q, 102400000);
+	q = p = 7;
+	assert_int_equal(topo_cg_quota(0, &q, &p), -EINVAL);
+	assert_int_equal(topo_cg_quota(TOPO_CPU_QUOTA_MAX_PCT + 1, &q, &p), -EINVAL);
+	assert_int_equal(q, 7);
+}
+
+static void test_cg_probe_prefers_v2_with_cpu(void **state)
+{
+	struct base_err err = { "" };
+	struct topo_cg_root r;
+
+	(void)state;
+	put("cgroup.controllers", "cpuset cpu io memory pids\n");
+	mk("cpu");
+	put("cpu/cpu.cfs_quota_us", "-1\n");
+	assert_int_equal(topo_cg_probe(tmp, &r, &err), 0);
+	assert_int_equal(r.version, 2);
+	assert_string_equal(r.dir, tmp);
+}
+
+static void test_cg_probe_v2_without_cpu_falls_to_v1(void **state)
+{
+	struct base_err err = { "" };
+	struct topo_cg_root r;
+	char want[PATH_MAX];
+
+	(void)state;
+	/* "cpuset" is not "cpu" */
+	put("cgroup.controllers", "cpuset io memory\n");
+	mk("cpu");
+	put("cpu/cpu.cfs_quota_us", "-1\n");
+	assert_int_equal(topo_cg_probe(tmp, &r, &err), 0);
+	assert_int_equal(r.version, 1);
+	snprintf(want, sizeof(want), "%s/cpu", tmp);
+	assert_string_equal(r.dir, want);
+}
+
+static void test_cg_probe_finds_v1_cpu_cpuacct(void **state)
+{
+	struct base_err err = { "" };
+	struct topo_cg_root r;
+	char want[PATH_MAX];
+
+	(void)state;
+	mk("cpuacct");
+	mk("cpu,cpuacct");
+	put("cpu,cpuacct/cpu.cfs_quota_us", "-1\n");
+	/* a cpu directory without bandwidth control does not count */
+	mk("cpu");
+	assert_int_equal(topo_cg_probe(tmp, &r, &err), 0);
+	assert_int_equal(r.version, 1);
+	snprintf(want, sizeof(want), "%s/cpu,cpuacct", tmp);
+	assert_string_equal(r.dir, want);
+}
+
+static void test_cg_probe_finds_hybrid_unified_with_cpu(void **state)
+{
+	struct base_err err = { "" };
+	struct topo_cg_root r;
+	char want[PATH_MAX];
+
+	(void)state;
+	mk("unified");
+	put("unified/cgroup.controllers", "cpu memory\n");
+	mk("memory");
+	assert_int_equal(topo_cg_probe(tmp, &r, &err), 0);
+	assert_int_equal(r.version, 2);
+	snprintf(want, sizeof(want), "%s/unified", tmp);
+	assert_string_equal(r.dir, want);
+}
+
+static void test_cg_probe_without_cpu_controller_is_eopnotsupp(void **state)
+{
+	struct base_err err = { "" };
+	struct topo_cg_root r;
+
+	(void)state;
+	/* this machine's layout, minus the cpu hierarchy */
+	mk("unified");
+	put("unified/cgroup.controllers", "hugetlb\n");
+	mk("memory");
+	assert_int_equal(topo_cg_probe(tmp, &r, &err), -EOPNOTSUPP);
+	assert_non_null(strstr(err.msg, "no cgroup cpu controller under '"));
+	assert_non_null(strstr(err.msg, tmp));
+}
+
+static void test_cg_create_v2_enables_cpu_and_needs_cpu_max(void **state)
+{
+	struct base_err err = { "" };
+	struct topo_cg_root r = { .version = 2 };
+	char path[PATH_MAX], file[PATH_MAX], buf[PATH_MAX] = "";
+	bool made = false;
+	FILE *f;
+
+	(void)state;
+	snprintf(r.dir, sizeof(r.dir), "%s", tmp);
+	put("cgroup.subtree_control", "memory\n");
+	/* a fake tree has no cpu.max in the new directory */
+	assert_int_equal(topo_cg_create(&r, "nr-1-0-s", 25, false, path,
+					sizeof(path), &made, &err), -EOPNOTSUPP);
+	assert_true(made);
+	assert_non_null(strstr(err.msg, "cpu quota unsupported: no '"));
+	assert_true(exists("nr-1-0-s"));
+	snprintf(buf, sizeof(buf), "%s/nr-1-0-s", tmp);
+	assert_string_equal(path, buf);
+	/* +cpu went to the parent's subtree_control */
+	snprintf(file, sizeof(file), "%s/cgroup.subtree_control", tmp);
+	f = fopen(file, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_memory_equal(buf, "+cpu", 4);
+	assert_int_equal(topo_cg_remove(path), 0);
+	assert_false(exists("nr-1-0-s"));
+	/* removing what is gone is fine */
+	assert_int_equal(topo_cg_remove(path), 0);
+}
+
+static void test_cg_create_v1_reports_made_before_a_later_failure(void **state)
+{
+	struct base_err err = { "" };
+	struct topo_cg_root r = { .version = 1 };
+	char path[PATH_MAX];
+	bool made = false;
+
+	(void)state;
+	mk("cpu");
+	snprintf(r.dir, sizeof(r.dir), "%s/cpu", tmp);
+	assert_int_equal(topo_cg_create(&r, "nr-1-0-s", 25, false, path,
+					sizeof(path), &made, &err), -EOPNOTSUPP);
+	assert_true(made);
+	assert_non_null(strstr(err.msg, "cpu.cfs_quota_us"));
+	assert_int_equal(topo_cg_remove(path), 0);
+
+	/* the test hook fails after the mkdir */
+	made = false;
+	assert_int_equal(topo_cg_create(&r, "nr-1-1-s", 25, true, path,
+					sizeof(path), &made, &err), -EIO);
+	assert_true(made);
+	assert_string_equal(err.msg, "injected failure at step quota");
+	assert_int_equal(topo_cg_remove(path), 0);
+
+	/* a bad quota makes nothing */
+	made = true;
+	assert_int_equal(topo_cg_create(&r, "nr-1-2-s", 0, false, path,
+					sizeof(path), &made, &err), -EINVAL);
+	assert_false(made);
+	assert_false(exists("cpu/nr-1-2-s"));
+	/* an existing directory is an error, not adopted */
+	mk("cpu/nr-1-3-s");
+	assert_int_equal(topo_cg_create(&r, "nr-1-3-s", 25, false, path,
+					sizeof(path), &made, &err), -EEXIST);
+	assert_false(made);
+}
+
+static void test_cg_remove_of_a_non_empty_directory_fails(void **state)
+{
+	char path[PATH_MAX];
+
+	(void)state;
+	mk("cpu/nr-1-0-s");
+	put("cpu/nr-1-0-s/other", "x");
+	snprintf(path, sizeof(path), "%s/cpu/nr-1-0-s", tmp);
+	assert_int_equal(topo_cg_remove(path), -ENOTEMPTY);
+}
+
+static void test_netns_remove_takes_plain_and_missing_files(void **state)
+{
+	char path[PATH_MAX];
+
+	(void)state;
+	put("nr-1-0-c", "");
+	snprintf(path, sizeof(path), "%s/nr-1-0-c", tmp);
+	assert_int_equal(topo_netns_remove(path), 0);
+	assert_false(exists("nr-1-0-c"));
+	assert_int_equal(topo_netns_remove(path), 0);
+}
+
+/* what a walk saw, one "kind name live" line each */
+struct seen {
+	char text[2048];
+	int n;
+};
+
+static int record(void *ctx, const struct topo_entry *e)
+{
+	struct seen *s = ctx;
+	size_t off = strlen(s->text);
+
+	snprintf(s->text + off, sizeof(s->text) - off, "%s %s %s\n", e->kind,
+		 e->name, e->live ? "live" : "dead");
+	s->n++;
+	return 0;
+}
+
+static int stop_at_first(void *ctx, const struct topo_entry *e)
+{
+	(void)ctx;
+	(void)e;
+	return 7;
+}
+
+/* A pid no process can have: pids are below pid_max. */
+static pid_t dead_pid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	long v = 4194304;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 4194304;
+		fclose(f);
+	}
+	return (pid_t)v;
+}
+
+static void fake_machine(pid_t live, pid_t dead)
+{
+	char n[64];
+
+	mk("netns");
+	mk("cg/cpu");
+	put("cg/cpu/cpu.cfs_quota_us", "-1\n");
+	snprintf(n, sizeof(n), "netns/nr-%d-0-c", (int)live);
+	put(n, "");
+	snprintf(n, sizeof(n), "netns/nr-%d-0-s", (int)live);
+	put(n, "");
+	snprintf(n, sizeof(n), "netns/nr-%d-3-c", (int)dead);
+	put(n, "");
+	snprintf(n, sizeof(n), "netns/nr-%d-3-s", (int)dead);
+	put(n, "");
+	put("netns/nrtest-20488-1172", "");
+	put("netns/nr-x", "");
+	put("netns/other", "");
+	mk("cg/cpu/nr-%d-0-s", (int)live);
+	mk("cg/cpu/nr-%d-3-s", (int)dead);
+	mk("cg/cpu/nr-%d-4-x", (int)dead);
+	mk("cg/cpu/system.slice");
+	snprintf(n, sizeof(n), "cg/cpu/nr-%d-5-s", (int)dead);
+	put(n, ""); /* a file, not a cgroup */
+}
+
+static void test_list_finds_exactly_ours_sorted_with_owner_state(void **state)
+{
+	struct base_err err = { "" };
+	struct topo_paths p;
+	char nsdir[PATH_MAX], cgroot[PATH_MAX], want[1024];
+	struct seen s = { "", 0 };
+	pid_t live = getpid(), dead = dead_pid();
+
+	(void)state;
+	fake_machine(live, dead);
+	snprintf(nsdir, sizeof(nsdir), "%s/netns", tmp);
+	snprintf(cgroot, sizeof(cgroot), "%s/cg", tmp);
+	p.netns_dir = nsdir;
+	p.cgroup_root = cgroot;
+	assert_int_equal(topo_list_in(&p, record, &s, &err), 0);
+	/* sorted by name: "nr-<dead>" vs "nr-<live>" compare as strings */
+	{
+		char a[128], b[128], c[128], d[128];
+
+		snprintf(a, sizeof(a), "netns nr-%d-3-c dead\nnetns nr-%d-3-s dead\n",
+			 (int)dead, (int)dead);
+		snprintf(b, sizeof(b), "netns nr-%d-0-c live\nnetns nr-%d-0-s live\n",
+			 (int)live, (int)live);
+		snprintf(c, sizeof(c), "cgroup nr-%d-3-s dead\n", (int)dead);
+		snprintf(d, sizeof(d), "cgroup nr-%d-0-s live\n", (int)live);
+		snprintf(want, sizeof(want), "%s%s%s%s",
+			 strcmp(a, b) < 0 ? a : b, strcmp(a, b) < 0 ? b : a,
+			 strcmp(c, d) < 0 ? c : d, strcmp(c, d) < 0 ? d : c);
+	}
+	assert_string_equal(s.text, want);
+	assert_int_equal(s.n, 6);
+	/* a non-zero return stops the walk */
+	assert_int_equal(topo_list_in(&p, stop_at_first, NULL, &err), 7);
+}
+
+static void test_list_of_a_machine_without_netns_or_cgroups_is_empty(void **state)
+{
+	struct base_err err = { "" };
+	struct topo_paths p;
+	char nsdir[PATH_MAX];
+	struct seen s = { "", 0 };
+
+	(void)state;
+	snprintf(nsdir, sizeof(nsdir), "%s/missing", tmp);
+	p.netns_dir = nsdir;
+	p.cgroup_root = nsdir;
+	assert_int_equal(topo_list_in(&p, record, &s, &err), 0);
+	assert_int_equal(s.n, 0);
+}
+
+static void test_down_all_removes_dead_then_all_and_nothing_foreign(void **state)
+{
+	struct base_err err = { "" };
+	struct topo_paths p;
+	char nsdir[PATH_MAX], cgroot[PATH_MAX];
+	struct seen s = { "", 0 };
+	pid_t live = getpid(), dead = dead_pid();
+	unsigned int removed = 99;
+
+	(void)state;
+	fake_machine(live, dead);
+	snprintf(nsdir, sizeof(nsdir), "%s/netns", tmp);
+	snprintf(cgroot, sizeof(cgroot), "%s/cg", tmp);
+	p.netns_dir = nsdir;
+	p.cgroup_root = cgroot;
+
+	assert_int_equal(topo_down_all_in(&p, true, record, &s, &removed, &err), 0);
+	assert_int_equal(removed, 3);
+	assert_int_equal(s.n, 3);
+	/* cgroups go first */
+	assert_memory_equal(s.text, "cgroup ", 7);
+	assert_false(exists("netns/nr-%d-3-c", (int)dead));
+	assert_false(exists("netns/nr-%d-3-s", (int)dead));
+	assert_false(exists("cg/cpu/nr-%d-3-s", (int)dead));
+	assert_true(exists("netns/nr-%d-0-c", (int)live));
+	assert_true(exists("netns/nr-%d-0-s", (int)live));
+	assert_true(exists("cg/cpu/nr-%d-0-s", (int)live));
+
+	assert_int_equal(topo_down_all_in(&p, false, NULL, NULL, &removed, &err), 0);
+	assert_int_equal(removed, 3);
+	assert_false(exists("netns/nr-%d-0-c", (int)live));
+	assert_false(exists("cg/cpu/nr-%d-0-s", (int)live));
+	/* nothing without our exact name pattern was touched */
+	assert_true(exists("netns/nrtest-20488-1172"));
+	assert_true(exists("netns/nr-x"));
+	assert_true(exists("netns/other"));
+	assert_true(exists("cg/cpu/nr-%d-4-x", (int)dead));
+	assert_true(exists("cg/cpu/nr-%d-5-s", (int)dead));
+	assert_true(exists("cg/cpu/system.slice"));
+	assert_true(exists("cg/cpu/cpu.cfs_quota_us"));
+
+	assert_int_equal(topo_down_all_in(&p, false, NULL, NULL, &removed, &err), 0);
+	assert_int_equal(removed, 0);
+}
+
+static void test_down_all_tries_everything_and_reports_the_first_error(void **state)
+{
+	struct base_err err = { "" };
+	struct topo_paths p;
+	char nsdir[PATH_MAX], cgroot[PATH_MAX], n[64];
+	unsigned int removed = 0;
+	pid_t dead = dead_pid();
+
+	(void)state;
+	mk("netns");
+	mk("cg/cpu");
+	put("cg/cpu/cpu.cfs_quota_us", "-1\n");
+	mk("cg/cpu/nr-%d-1-s", (int)dead);
+	snprintf(n, sizeof(n), "cg/cpu/nr-%d-1-s/stray", (int)dead);
+	put(n, ""); /* rmdir: not empty */
+	snprintf(n, sizeof(n), "netns/nr-%d-1-c", (int)dead);
+	put(n, "");
+	snprintf(nsdir, sizeof(nsdir), "%s/netns", tmp);
+	snprintf(cgroot, sizeof(cgroot), "%s/cg", tmp);
+	p.netns_dir = nsdir;
+	p.cgroup_root = cgroot;
+	assert_int_equal(topo_down_all_in(&p, true, NULL, NULL, &removed, &err),
+			 -ENOTEMPTY);
+	assert_int_equal(removed, 1);
+	assert_non_null(strstr(err.msg, "cannot remove cgroup '"));
+	assert_false(exists("netns/nr-%d-1-c", (int)dead));
+}
+
+static void test_pid_live(void **state)
+{
+	(void)state;
+	assert_true(topo_pid_live(getpid()));
+	assert_true(topo_pid_live(1)); /* EPERM or not, it exists */
+	assert_false(topo_pid_live(dead_pid()));
+	assert_false(topo_pid_live(0));
+	assert_false(topo_pid_live(-1));
+}
+
+static void test_run_succeeds_on_exit_0(void **state)
+{
+	const char *argv[] = { "true", NULL };
+	struct base_err err = { "" };
+
+	(void)state;
+	assert_int_equal(topo_run(argv, &err), 0);
+	assert_string_equal(err.msg, "");
+}
+
+static void test_run_names_the_command_and_its_output_on_failure(void **state)
+{
+	const char *argv[] = { "sh", "-c", "echo out; echo 'err line' >&2; exit 3",
+			       NULL };
+	struct base_err err = { "" };
+
+	(void)state;
+	assert_int_equal(topo_run(argv, &err), -EIO);
+	assert_string_equal(err.msg,
+			    "'sh -c echo out; echo 'err line' >&2; exit 3' failed (exit 3): out; err line");
+}
+
+static void test_run_reports_a_missing_program_and_a_signal(void **state)
+{
+	const char *missing[] = { "nr-no-such-program-here", "x", NULL };
+	const char *killed[] = { "sh", "-c", "kill -9 $$", NULL };
+	struct base_err err = { "" };
+
+	(void)state;
+	assert_int_equal(topo_run(missing, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "cannot run 'nr-no-such-program-here x'"));
+	assert_int_equal(topo_run(killed, &err), -EIO);
+	assert_non_null(strstr(err.msg, "killed by signal 9"));
+}
+
+static void test_run_puts_the_child_in_its_own_process_group(void **state)
+{
+	/* field 5 of /proc/<pid>/stat is the process group */
+	const char *argv[] = {
+		"sh", "-c",
+		"set -- $(cat /proc/$$/stat); [ \"$5\" = \"$$\" ] && [ \"$5\" != \"$PPGRP\" ]",
+		NULL
+	};
+	struct base_err err = { "" };
+	char pg[24];
+
+	(void)state;
+	snprintf(pg, sizeof(pg), "%d", (int)getpgrp());
+	setenv("PPGRP", pg, 1);
+	if (topo_run(argv, &err))
+		fail_msg("%s", err.msg);
+	unsetenv("PPGRP");
+}
+
+static void test_run_drains_long_output_and_keeps_the_start(void **state)
+{
+	const char *argv[] = { "sh", "-c", "i=0; while [ $i -lt 3000 ]; do echo line$i; i=$((i+1)); done; exit 1",
+			       NULL };
+	struct base_err err = { "" };
+
+	(void)state;
+	assert_int_equal(topo_run(argv, &err), -EIO);
+	assert_non_null(strstr(err.msg, "failed (exit 1): line0; line1; line2"));
+	assert_null(strstr(err.msg, "line2999"));
+}
+
+static void test_run_gives_stdin_dev_null(void **state)
+{
+	/* read would block on a terminal or pipe; /dev/null gives EOF */
+	const char *argv[] = { "sh", "-c", "read x; [ -z \"$x\" ]", NULL };
+	struct base_err err = { "" };
+
+	(void)state;
+	assert_int_equal(topo_run(argv, &err), 0);
+}
+
+#define T(f) cmocka_unit_test(f)
+#define TT(f) cmocka_unit_test_setup_teardown(f, setup_tmp, teardown_tmp)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_name_format_and_parse_round_trip),
+		T(test_name_format_rejects_bad_pid_and_short_buffer),
+		T(test_name_parse_rejects_everything_not_exactly_ours),
+		T(test_spec_init_gives_1500_and_device_defaults),
+		T(test_up_rejects_a_bad_spec_before_making_anything),
+		T(test_down_free_detach_accept_null),
+		T(test_tbf_params_burst_is_4ms_or_three_frames),
+		T(test_parse_rate_takes_tc_units),
+		T(test_parse_rate_rejects_bad_syntax_fractions_and_overflow),
+		T(test_cg_quota_is_pct_of_a_100ms_period),
+		TT(test_cg_probe_prefers_v2_with_cpu),
+		TT(test_cg_probe_v2_without_cpu_falls_to_v1),
+		TT(test_cg_probe_finds_v1_cpu_cpuacct),
+		TT(test_cg_probe_finds_hybrid_unified_with_cpu),
+		TT(test_cg_probe_without_cpu_controller_is_eopnotsupp),
+		TT(test_cg_create_v2_enables_cpu_and_needs_cpu_max),
+		TT(test_cg_create_v1_reports_made_before_a_later_failure),
+		TT(test_cg_remove_of_a_non_empty_directory_fails),
+		TT(test_netns_remove_takes_plain_and_missing_files),
+		TT(test_list_finds_exactly_ours_sorted_with_owner_state),
+		TT(test_list_of_a_machine_without_netns_or_cgroups_is_empty),
+		TT(test_down_all_removes_dead_then_all_and_nothing_foreign),
+		TT(test_down_all_tries_everything_and_reports_the_first_error),
+		T(test_pid_live),
+		T(test_run_succeeds_on_exit_0),
+		T(test_run_names_the_command_and_its_output_on_failure),
+		T(test_run_reports_a_missing_program_and_a_signal),
+		T(test_run_puts_the_child_in_its_own_process_group),
+		T(test_run_drains_long_output_and_keeps_the_start),
+		T(test_run_gives_stdin_dev_null),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
