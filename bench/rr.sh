@@ -338,9 +338,10 @@ for row in "${ROWS[@]}"; do
 			tg = (miss == "") ? "met" : ("missed:" miss)
 		}
 		# (mawk: no bare ">" in a printf list, it would be a redirection)
-		s1 = on ? sprintf("%.0f", ot) : "-"; s2 = pn ? sprintf("%.0f", pt) : "-"; s3 = (rt >= 0) ? sprintf(f, rt) : "-"
-		s4 = on ? sprintf(f, oa) : "-"; s5 = pn ? sprintf(f, pa) : "-"; s6 = (ra >= 0) ? sprintf(f, ra) : "-"
-		s7 = on ? sprintf(f, ob) : "-"; s8 = pn ? sprintf(f, pb) : "-"; s9 = (rb >= 0) ? sprintf(f, rb) : "-"
+		g = "%.3f" # ratios: 3 decimals, so that 0.997 does not show as 1.00
+		s1 = on ? sprintf("%.0f", ot) : "-"; s2 = pn ? sprintf("%.0f", pt) : "-"; s3 = (rt >= 0) ? sprintf(g, rt) : "-"
+		s4 = on ? sprintf(f, oa) : "-"; s5 = pn ? sprintf(f, pa) : "-"; s6 = (ra >= 0) ? sprintf(g, ra) : "-"
+		s7 = on ? sprintf(f, ob) : "-"; s8 = pn ? sprintf(f, pb) : "-"; s9 = (rb >= 0) ? sprintf(g, rb) : "-"
 		printf fmt, d, s1, s2, s3, s4, s5, s6, s7, s8, s9, on "/" pn, tg
 	}'
 done

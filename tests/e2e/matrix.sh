@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# End to end: job files, interleaved matrices, resume, interruption, dry run.
+. "$(dirname "$0")/lib.sh"
+SC=$(cd "$(dirname "$0")/../.." && pwd)/scenarios
+
+cat >"$TMP/job.yaml" <<'YAML'
+# three configurations, three repetitions, short runs
+repetitions: 3
+duration: 300ms
+warmup: 100ms
+params:
+  test: [tcp_stream, udp_stream]
+  streams: [1, 2]
+exclude:
+  - {test: udp_stream, streams: 2}
+YAML
+
+# The plan: cells, order, duration; the same seed gives the same order.
+"$NR" matrix --dry-run --seed 7 "$TMP/job.yaml" >"$TMP/plan1"
+rc=$?
+"$NR" matrix --dry-run --seed 7 "$TMP/job.yaml" >"$TMP/plan2"
+"$NR" matrix --dry-run --seed 8 "$TMP/job.yaml" >"$TMP/plan3"
+checkx "dry run: 3 configurations x 3 repetitions, 9 steps, with a duration" \
+	'[ $rc -eq 0 ] && grep -q "3 configurations x 3 repetitions, 9 steps to run, seed 7" "$TMP/plan1" && grep -q "expected duration 0m" "$TMP/plan1"'
+check "the same seed gives the same order" cmp -s "$TMP/plan1" "$TMP/plan2"
+check "another seed gives another order" bash -c "! cmp -s <(grep ^order '$TMP/plan1') <(grep ^order '$TMP/plan3')"
+check "no configuration runs twice in a row" python3 -c '
+import sys
+o = [int(x) for x in open(sys.argv[1]).read().split("order:")[1].split()]
+sys.exit(0 if len(o) == 9 and all(a != b for a, b in zip(o, o[1:])) else 1)' "$TMP/plan1"
+check "excluded combinations are left out" bash -c "! grep -q 'test=udp_stream streams=2' '$TMP/plan1'"
+
+# A run stores every sample and prints the summary.
+timeout 120 "$NR" matrix --seed 7 --label m1 "$TMP/job.yaml" >"$TMP/out" 2>"$TMP/log"
+rc=$?
+count() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples where label=?", (sys.argv[2],)).fetchone()[0])' "$NETREGRESS_DB" "$1"; }
+checkx "matrix exits 0 and stores 9 samples" '[ $rc -eq 0 ] && [ "$(count m1)" = 9 ]'
+check "the summary lists each configuration with 3 samples" \
+	bash -c "[ \$(grep -cE '^test=(tcp|udp)_stream streams=[12] +3 ' '$TMP/out') -eq 3 ]"
+check "progress is logged step by step without a terminal" grep -q "^step 9/9 " "$TMP/log"
+
+# Killed half-way, then --resume: exactly what is missing runs.
+timeout 120 "$NR" matrix --seed 7 --label m2 "$TMP/job.yaml" >/dev/null 2>"$TMP/log2" &
+mpid=$!
+for _ in $(seq 200); do
+	[ "$(count m2 2>/dev/null || echo 0)" -ge 4 ] && break
+	sleep 0.05
+done
+kids=$(pgrep -P $mpid)
+kill -9 $mpid 2>/dev/null
+wait $mpid 2>/dev/null
+sleep 0.3
+before=$(count m2)
+check "a killed matrix takes its local server with it (PR_SET_PDEATHSIG)" \
+	bash -c "for k in $kids; do kill -0 \$k 2>/dev/null && exit 1; done; exit 0"
+timeout 120 "$NR" matrix --seed 7 --label m2 --resume "$TMP/job.yaml" >"$TMP/out3" 2>"$TMP/log3"
+rc=$?
+checkx "resume after a kill: 9 samples in the end, none twice (had $before)" \
+	'[ $rc -eq 0 ] && [ "$before" -ge 1 ] && [ "$before" -lt 9 ] && [ "$(count m2)" = 9 ]'
+check "resume ran only the missing steps" grep -q "($((9 - before)) steps)" "$TMP/log3"
+"$NR" matrix --seed 7 --label m2 --resume --dry-run "$TMP/job.yaml" >"$TMP/plan4"
+check "a finished matrix has nothing left to resume" grep -q " 0 steps to run" "$TMP/plan4"
+
+# Ctrl-C: a clean stop, the finished samples kept, no process left behind.
+timeout 120 "$NR" matrix --seed 7 --label m3 "$TMP/job.yaml" >/dev/null 2>"$TMP/log5" &
+mpid=$!
+for _ in $(seq 200); do
+	[ "$(count m3 2>/dev/null || echo 0)" -ge 2 ] && break
+	sleep 0.05
+done
+kids=$(pgrep -P $mpid)
+kill -INT $mpid
+wait $mpid
+rc=$?
+sleep 0.3
+checkx "SIGINT: exit 3 saying how to resume" '[ $rc -eq 3 ] && grep -q "resume" "$TMP/log5"'
+check "SIGINT: the samples measured so far are stored" [ "$(count m3)" -ge 2 ]
+check "SIGINT: no server of this matrix is left running" \
+	bash -c "[ -n '$kids' ] && for k in $kids; do kill -0 \$k 2>/dev/null && exit 1; done; exit 0"
+
+# Bad job files: file, line and column, exit 2.
+printf 'repetitions: 2\nparams:\n  msg: [64, 8Q]\n' >"$TMP/bad.yaml"
+"$NR" matrix "$TMP/bad.yaml" 2>"$TMP/err"
+rc=$?
+checkx "a bad value names file, line, column and key" '[ $rc -eq 2 ] && grep -q "bad.yaml:3:.*8Q.*msg" "$TMP/err"'
+
+# A scenario's quick variant runs as documented.
+timeout 120 "$NR" matrix "$SC/tcp-small-rcvbuf-quick.yaml" --label sc >"$TMP/sc" 2>&1
+rc=$?
+checkx "scenario tcp-small-rcvbuf-quick runs" '[ $rc -eq 0 ] && grep -q "^all_buffers=8K" "$TMP/sc"'
+timeout 120 "$NR" matrix "$SC/udp-loopback-defer-free-quick.yaml" --label sc >"$TMP/sc2" 2>&1
+check "scenario udp-loopback-defer-free-quick runs with the profiler" \
+	python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); sys.exit(0 if c.execute("select count(*) from metrics where name like ?", ("profile.self.%",)).fetchone()[0] > 0 else 1)' "$NETREGRESS_DB"
+timeout 120 "$NR" matrix "$SC/lmbench-tcp-bw-quick.yaml" --label sc >"$TMP/sc3" 2>&1
+check "scenario lmbench-tcp-bw-quick runs" [ $? -eq 0 ]
+
+# --until-ci adds repetitions only while the interval is wide.
+timeout 120 "$NR" matrix --label ci --until-ci 50 --max-reps 4 "$TMP/job.yaml" >/dev/null 2>"$TMP/ci"
+checkx "--until-ci reports the steps it saved" '[ $? -eq 0 ] && grep -q "steps instead of 12 at --max-reps 4" "$TMP/ci"'
+
+# --baseline prints the compare table after the summary.
+timeout 120 "$NR" matrix --seed 9 --label m4 --baseline m1 "$TMP/job.yaml" >"$TMP/base" 2>/dev/null
+rc=$?
+checkx "--baseline compares against the label (exit 0 or 1)" '[ $rc -le 1 ] && grep -q "^config: " "$TMP/base" && grep -q "configurations compared" "$TMP/base"'
+exit 0
