@@ -41,8 +41,9 @@ check "the summary lists each configuration with 3 samples" \
 check "progress is logged step by step without a terminal" grep -q "^step 9/9 " "$TMP/log"
 
 # Killed half-way, then --resume: exactly what is missing runs.
-timeout 120 "$NR" matrix --seed 7 --label m2 "$TMP/job.yaml" >/dev/null 2>"$TMP/log2" &
+"$NR" matrix --seed 7 --label m2 "$TMP/job.yaml" >/dev/null 2>"$TMP/log2" &
 mpid=$!
+PIDS+=($mpid)
 for _ in $(seq 200); do
 	[ "$(count m2 2>/dev/null || echo 0)" -ge 4 ] && break
 	sleep 0.05
@@ -63,8 +64,9 @@ check "resume ran only the missing steps" grep -q "($((9 - before)) steps)" "$TM
 check "a finished matrix has nothing left to resume" grep -q " 0 steps to run" "$TMP/plan4"
 
 # Ctrl-C: a clean stop, the finished samples kept, no process left behind.
-timeout 120 "$NR" matrix --seed 7 --label m3 "$TMP/job.yaml" >/dev/null 2>"$TMP/log5" &
+"$NR" matrix --seed 7 --label m3 "$TMP/job.yaml" >/dev/null 2>"$TMP/log5" &
 mpid=$!
+PIDS+=($mpid)
 for _ in $(seq 200); do
 	[ "$(count m3 2>/dev/null || echo 0)" -ge 2 ] && break
 	sleep 0.05

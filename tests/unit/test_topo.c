@@ -11,7 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -763,6 +768,215 @@ static void test_run_gives_stdin_dev_null(void **state)
 	assert_int_equal(topo_run(argv, &err), 0);
 }
 
+/*
+ * Live: a real topology (root and iproute2 needed, skipped otherwise).
+ * What the job runner relies on: threads enter a side and back, threads
+ * they create inherit it, a socket from each side connects over the veth,
+ * a process moves into the server cgroup, and nothing stays after
+ * topo_free() or a failed topo_up().
+ */
+/* freed by the teardown too, so that a failed assertion leaves nothing */
+static struct topo *live;
+
+static int teardown_live(void **state)
+{
+	(void)state;
+	topo_free(live);
+	live = NULL;
+	return 0;
+}
+
+static bool can_make_topologies(void)
+{
+	const char *argv[] = { "ip", "-V", NULL };
+
+	return geteuid() == 0 && !topo_run(argv, NULL) &&
+	       !access("/proc/thread-self/ns/net", R_OK);
+}
+
+/* whether this thread's namespace has the interface */
+static bool sees(const char *ifname)
+{
+	char line[256];
+	bool found = false;
+	FILE *f = fopen("/proc/thread-self/net/dev", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, ifname))
+			found = true;
+	fclose(f);
+	return found;
+}
+
+static void *sees_client_end(void *arg)
+{
+	(void)arg;
+	return sees("nr-veth-c") ? (void *)1 : NULL;
+}
+
+/* names of ours with this process's pid under /run/netns */
+static int own_netns_count(void)
+{
+	char prefix[32], path[PATH_MAX];
+	int n = 0;
+
+	snprintf(prefix, sizeof(prefix), "nr-%d-", (int)getpid());
+	for (unsigned int i = 0; i < 64; i++)
+		for (int side = 0; side < 2; side++) {
+			snprintf(path, sizeof(path), "/run/netns/%s%u-%c", prefix, i,
+				 side ? 's' : 'c');
+			n += !access(path, F_OK);
+		}
+	return n;
+}
+
+static void test_live_up_enter_connect_prepare_free(void **state)
+{
+	struct base_err err = { "" };
+	struct topo_cg_root cg;
+	struct topo_spec s;
+	struct topo *t;
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	char nspath[2][PATH_MAX], cgdir[PATH_MAX] = "", file[PATH_MAX];
+	int saved = -1, lfd, cfd, afd, pfd[2];
+	pthread_t th;
+	void *seen = NULL;
+	pid_t pid, child;
+
+	(void)state;
+	if (!can_make_topologies())
+		skip();
+	topo_spec_init(&s);
+	s.mtu = 9000;
+	s.tbf_rate_bps = 100000000;
+	if (!topo_cg_probe("/sys/fs/cgroup", &cg, NULL))
+		s.cpu_quota_pct = 50;
+	if (topo_up(&s, &live, &err))
+		fail_msg("topo_up: %s", err.msg);
+	t = live;
+	assert_int_equal(topo_name_parse(topo_netns(t, TOPO_CLIENT), &pid, NULL, NULL), 0);
+	assert_int_equal(pid, getpid());
+	for (int side = 0; side < 2; side++) {
+		snprintf(nspath[side], sizeof(nspath[side]), "%s", topo_netns_path(t, side));
+		assert_int_equal(access(nspath[side], F_OK), 0);
+	}
+	assert_string_equal(topo_addr(t, TOPO_SERVER, 4), "198.18.0.2");
+	assert_string_equal(topo_addr(t, TOPO_CLIENT, 4), "198.18.0.1");
+	assert_null(topo_addr(t, TOPO_SERVER, 5));
+	assert_string_equal(topo_ifname(t, TOPO_SERVER), "nr-veth-s");
+	assert_false(sees("nr-veth-c"));
+
+	/* a listener in the server namespace */
+	if (topo_enter(t, TOPO_SERVER, &saved, &err))
+		fail_msg("enter: %s", err.msg);
+	assert_true(sees("nr-veth-s"));
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(lfd >= 0);
+	inet_pton(AF_INET, "198.18.0.2", &sa.sin_addr);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(lfd, 4), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
+	assert_int_equal(topo_leave(saved), 0);
+	assert_false(sees("nr-veth-s"));
+
+	/* the client side connects to it; its threads are there too */
+	if (topo_enter(t, TOPO_CLIENT, &saved, &err))
+		fail_msg("enter: %s", err.msg);
+	assert_true(sees("nr-veth-c"));
+	assert_int_equal(pthread_create(&th, NULL, sees_client_end, NULL), 0);
+	pthread_join(th, &seen);
+	assert_non_null(seen);
+	cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(connect(cfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(topo_leave(saved), 0);
+	assert_false(sees("nr-veth-c"));
+	afd = accept(lfd, NULL, NULL);
+	assert_true(afd >= 0);
+	assert_int_equal(write(cfd, "x", 1), 1);
+	{
+		char c = 0;
+
+		assert_int_equal(read(afd, &c, 1), 1);
+		assert_int_equal(c, 'x');
+	}
+	close(afd);
+	close(cfd);
+	close(lfd);
+
+	/* a process moves into the server cgroup */
+	if (topo_cgroup(t)) {
+		snprintf(cgdir, sizeof(cgdir), "%s", topo_cgroup(t));
+		assert_int_equal(pipe(pfd), 0);
+		child = fork();
+		assert_true(child >= 0);
+		if (child == 0) {
+			char c;
+
+			close(pfd[1]);
+			_exit(read(pfd[0], &c, 1) < 0);
+		}
+		close(pfd[0]);
+		if (topo_server_prepare(t, child, &err))
+			fail_msg("prepare: %s", err.msg);
+		snprintf(file, sizeof(file), "%s/cgroup.procs", cgdir);
+		{
+			FILE *f = fopen(file, "r");
+			long v = 0;
+
+			assert_non_null(f);
+			assert_int_equal(fscanf(f, "%ld", &v), 1);
+			fclose(f);
+			assert_int_equal(v, child);
+		}
+		close(pfd[1]); /* the child exits */
+		waitpid(child, NULL, 0);
+	} else {
+		assert_int_equal(topo_server_prepare(t, 0, &err), 0);
+	}
+
+	topo_free(t);
+	live = NULL;
+	for (int side = 0; side < 2; side++)
+		assert_int_equal(access(nspath[side], F_OK), -1);
+	if (cgdir[0])
+		assert_int_equal(access(cgdir, F_OK), -1);
+}
+
+static void test_live_a_failed_up_leaves_nothing(void **state)
+{
+	struct base_err err = { "" };
+	struct topo_spec s;
+	struct topo *t;
+	int before;
+
+	(void)state;
+	if (!can_make_topologies())
+		skip();
+	before = own_netns_count();
+	topo_spec_init(&s);
+	s.tbf_rate_bps = 100000000;
+	setenv("NETREGRESS_TOPO_FAIL_AT", "tbf", 1);
+	assert_int_equal(topo_up(&s, &live, &err), -EIO);
+	unsetenv("NETREGRESS_TOPO_FAIL_AT");
+	assert_null(live);
+	assert_string_equal(err.msg, "injected failure at step tbf");
+	assert_int_equal(own_netns_count(), before);
+
+	/* topo_down is idempotent and keeps the handle usable */
+	assert_int_equal(topo_up(NULL, &live, &err), 0);
+	t = live;
+	topo_down(t);
+	topo_down(t);
+	assert_int_equal(access(topo_netns_path(t, TOPO_SERVER), F_OK), -1);
+	assert_string_equal(topo_addr(t, TOPO_SERVER, 4), "198.18.0.2");
+	topo_free(t);
+	live = NULL;
+	assert_int_equal(own_netns_count(), before);
+}
+
 #define T(f) cmocka_unit_test(f)
 #define TT(f) cmocka_unit_test_setup_teardown(f, setup_tmp, teardown_tmp)
 
@@ -799,6 +1013,10 @@ int main(void)
 		T(test_run_puts_the_child_in_its_own_process_group),
 		T(test_run_drains_long_output_and_keeps_the_start),
 		T(test_run_gives_stdin_dev_null),
+		cmocka_unit_test_teardown(test_live_up_enter_connect_prepare_free,
+					  teardown_live),
+		cmocka_unit_test_teardown(test_live_a_failed_up_leaves_nothing,
+					  teardown_live),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
