@@ -73,6 +73,8 @@ free_port() {
 }
 
 alive() { kill -0 "$1" 2>/dev/null; }
+# running: alive and not a zombie waiting for an init that does not reap
+running() { local st; st=$(ps -o stat= -p "$1" 2>/dev/null) && [ -n "$st" ] && [ "${st#Z}" = "$st" ]; }
 
 # Short runs keep the suite fast; invariants do not depend on length.
 RUN_SHORT=(-l 1s --warmup 200ms)

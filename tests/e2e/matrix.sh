@@ -54,7 +54,7 @@ wait $mpid 2>/dev/null
 sleep 0.3
 before=$(count m2)
 check "a killed matrix takes its local server with it (PR_SET_PDEATHSIG)" \
-	bash -c "for k in $kids; do kill -0 \$k 2>/dev/null && exit 1; done; exit 0"
+	bash -c ". '$(dirname "$0")/lib.sh' >/dev/null; for k in $kids; do running \$k && exit 1; done; exit 0"
 timeout 120 "$NR" matrix --seed 7 --label m2 --resume "$TMP/job.yaml" >"$TMP/out3" 2>"$TMP/log3"
 rc=$?
 checkx "resume after a kill: 9 samples in the end, none twice (had $before)" \
@@ -79,7 +79,7 @@ sleep 0.3
 checkx "SIGINT: exit 3 saying how to resume" '[ $rc -eq 3 ] && grep -q "resume" "$TMP/log5"'
 check "SIGINT: the samples measured so far are stored" [ "$(count m3)" -ge 2 ]
 check "SIGINT: no server of this matrix is left running" \
-	bash -c "[ -n '$kids' ] && for k in $kids; do kill -0 \$k 2>/dev/null && exit 1; done; exit 0"
+	bash -c ". '$(dirname "$0")/lib.sh' >/dev/null; [ -n '$kids' ] && for k in $kids; do running \$k && exit 1; done; exit 0"
 
 # Bad job files: file, line and column, exit 2.
 printf 'repetitions: 2\nparams:\n  msg: [64, 8Q]\n' >"$TMP/bad.yaml"
