@@ -80,11 +80,11 @@ running() { local st; st=$(ps -o stat= -p "$1" 2>/dev/null) && [ -n "$st" ] && [
 RUN_SHORT=(-l 1s --warmup 200ms)
 
 # make_netns: a fresh network namespace with loopback up, removed on exit;
-# prints its name. Names carry the nrtest- prefix: nothing else is touched.
+# its name in NS_NAME (not printed: a $(...) subshell would lose the record
+# that removes it). Names carry the nrtest- prefix: nothing else is touched.
 make_netns() {
-	local n="nrtest-$$-$RANDOM"
-	ip netns add "$n" || return 1
-	NETNS+=("$n")
-	ip -n "$n" link set lo up || return 1
-	echo "$n"
+	NS_NAME="nrtest-$$-$RANDOM"
+	ip netns add "$NS_NAME" || return 1
+	NETNS+=("$NS_NAME")
+	ip -n "$NS_NAME" link set lo up || return 1
 }

@@ -62,7 +62,8 @@ checkx "compare with an unknown label: exit 3 naming it" '[ $rc -eq 3 ] && grep 
 # A/B on a known slowdown: B caps the TCP receive buffer (tcp_rmem) of a
 # namespace this test makes, so the receive window shrinks: same
 # configuration, much lower throughput.
-if ns=$(make_netns); then
+if make_netns; then
+	ns=$NS_NAME
 	CDB=$TMP/cmp.db
 	one() { timeout 60 ip netns exec "$ns" "$NR" run tcp_stream -l 500ms --warmup 200ms --db "$CDB" --label "$1" >/dev/null 2>&1; }
 	rmem=$(ip netns exec "$ns" sysctl -n net.ipv4.tcp_rmem)
