@@ -97,6 +97,16 @@ check "scenario udp-loopback-defer-free-quick runs with the profiler" \
 timeout 120 "$NR" matrix "$SC/lmbench-tcp-bw-quick.yaml" --label sc >"$TMP/sc3" 2>&1
 check "scenario lmbench-tcp-bw-quick runs" [ $? -eq 0 ]
 
+# The veth scenario: namespaces made and removed by the matrix itself.
+ns_before=$(ip netns list | grep -c '^nr-')
+timeout 180 "$NR" matrix "$SC/udp-matrix-quick.yaml" --label veth >"$TMP/veth" 2>&1
+rc=$?
+checkx "scenario udp-matrix-quick runs on the veth topology (6 cells, fragmenting ones left out)" \
+	'[ $rc -eq 0 ] && [ "$(count veth)" = 12 ] && grep -q "^ipv=6 mtu=9000 msg=8952 " "$TMP/veth" && ! grep -q "mtu=1500 msg=8952" "$TMP/veth"'
+check "the veth matrix left no namespace behind" [ "$(ip netns list | grep -c '^nr-')" -le "$ns_before" ]
+check "its samples name the veth topology and the MTU in the key" \
+	python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); k=[r[0] for r in c.execute("select distinct config_key from samples where label=?", ("veth",))]; sys.exit(0 if len(k) == 6 and all("topology=veth" in x and "mtu=" in x for x in k) else 1)' "$NETREGRESS_DB"
+
 # --until-ci adds repetitions only while the interval is wide.
 timeout 120 "$NR" matrix --label ci --until-ci 50 --max-reps 4 "$TMP/job.yaml" >/dev/null 2>"$TMP/ci"
 checkx "--until-ci reports the steps it saved" '[ $? -eq 0 ] && grep -q "steps instead of 12 at --max-reps 4" "$TMP/ci"'
