@@ -22,12 +22,23 @@ int cmd_serve(int argc, char **argv);
 int cmd_labels(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 struct store;
+struct job_config;
+struct engine_run;
+struct base_sample;
+struct base_err;
+/* A run's sample: engine_run_sample() plus the checks made from its
+ * interval rates (window.not_steady and the trend). Returns 0 or -errno. */
+int cli_sample(const struct job_config *cfg, const struct engine_run *run,
+	       const char *label, bool same_host, struct base_sample *s,
+	       struct base_err *err);
 /* The database: --db, else $NETREGRESS_DB, else ./netregress.db. */
 const char *cli_db_path(const char *flag);
 /* Open it (write: create and migrate); prints the error; exit code. */

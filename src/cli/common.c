@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "engine/result.h"
+#include "stats/guard.h"
 
 volatile sig_atomic_t cli_interrupted;
 
@@ -93,4 +95,24 @@ int cli_usage_hint(const char *cmd)
 {
 	fprintf(stderr, "see 'netregress %s --help'\n", cmd);
 	return EXIT_USAGE;
+}
+
+int cli_sample(const struct job_config *cfg, const struct engine_run *run,
+	       const char *label, bool same_host, struct base_sample *s,
+	       struct base_err *err)
+{
+	struct stats_trend tr;
+	bool not_steady;
+	int ret;
+
+	ret = engine_run_sample(cfg, run, label, same_host, s, err);
+	if (ret)
+		return ret;
+	base_sample_set(s, "window.intervals", "", (double)run->nrates);
+	if (!stats_steady(run->rates, run->nrates, &tr, &not_steady) && tr.tested) {
+		base_sample_set(s, "window.trend_tau", "", tr.tau);
+		base_sample_set(s, "window.trend_p", "", tr.p);
+	}
+	base_sample_set(s, "window.not_steady", "", not_steady ? 1 : 0);
+	return 0;
 }

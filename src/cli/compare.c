@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/load.h"
 #include "report/report.h"
 #include "stats/table.h"
 #include "store/store.h"
@@ -23,94 +24,11 @@ static const char compare_help[] =
 	"      --min-change PCT   smallest change that matters (default 2)\n"
 	"      --alpha P          significance level of the rank test (default 0.05)\n"
 	"      --all              list every metric, not only those that changed\n"
+	"      --keep-disturbed   pool samples flagged as disturbed by foreign CPU\n"
 	"      --json             one JSON document\n"
 	"      --csv              CSV rows\n";
 
-struct keys {
-	char **key;
-	size_t n, cap;
-};
-
-static int collect_key(void *ctx, const struct store_config_row *r)
-{
-	struct keys *k = ctx;
-
-	if (k->n == k->cap) {
-		size_t ncap = k->cap ? 2 * k->cap : 16;
-		char **p = realloc(k->key, ncap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		k->key = p;
-		k->cap = ncap;
-	}
-	k->key[k->n] = strdup(r->config_key);
-	if (!k->key[k->n])
-		return -ENOMEM;
-	k->n++;
-	return 0;
-}
-
-static void keys_release(struct keys *k)
-{
-	for (size_t i = 0; i < k->n; i++)
-		free(k->key[i]);
-	free(k->key);
-}
-
-struct samples {
-	struct base_sample *s;
-	const struct base_sample **p;
-	size_t n, cap;
-};
-
-static int collect_sample(void *ctx, const struct base_sample *s, int64_t order)
-{
-	struct samples *ss = ctx;
-
-	(void)order;
-	if (ss->n == ss->cap) {
-		size_t ncap = ss->cap ? 2 * ss->cap : 16;
-		struct base_sample *p = realloc(ss->s, ncap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		ss->s = p;
-		ss->cap = ncap;
-	}
-	if (base_sample_copy(&ss->s[ss->n], s))
-		return -ENOMEM;
-	ss->n++;
-	return 0;
-}
-
-static int load(struct store *st, const char *label, const char *key,
-		struct samples *ss, struct base_err *err)
-{
-	int ret = store_load_samples(st, label, key, collect_sample, ss, err);
-
-	if (ret == -ENOMEM)
-		base_err_set(err, ret, "out of memory");
-	if (!ret) {
-		ss->p = malloc((ss->n ? ss->n : 1) * sizeof(*ss->p));
-		if (!ss->p)
-			return base_err_set(err, -ENOMEM, "out of memory");
-		for (size_t i = 0; i < ss->n; i++)
-			ss->p[i] = &ss->s[i];
-	}
-	return ret;
-}
-
-static void samples_release(struct samples *ss)
-{
-	for (size_t i = 0; i < ss->n; i++)
-		base_sample_release(&ss->s[i]);
-	free(ss->s);
-	free(ss->p);
-	memset(ss, 0, sizeof(*ss));
-}
-
-enum { OPT_DB = 256, OPT_MINCH, OPT_ALPHA, OPT_ALL, OPT_JSON, OPT_CSV };
+enum { OPT_DB = 256, OPT_MINCH, OPT_ALPHA, OPT_ALL, OPT_JSON, OPT_CSV, OPT_KEEP };
 
 int cmd_compare(int argc, char **argv)
 {
@@ -119,6 +37,7 @@ int cmd_compare(int argc, char **argv)
 		{ "min-change", required_argument, NULL, OPT_MINCH },
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
 		{ "all", no_argument, NULL, OPT_ALL },
+		{ "keep-disturbed", no_argument, NULL, OPT_KEEP },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "help", no_argument, NULL, 'h' },
@@ -126,7 +45,7 @@ int cmd_compare(int argc, char **argv)
 	};
 	struct stats_table_opts to;
 	struct base_err err = { "" };
-	struct keys ka = { 0 }, kb = { 0 };
+	struct cli_keys ka = { 0 }, kb = { 0 };
 	const char *db = NULL, *a, *b;
 	bool json = false, csv = false, regressed = false;
 	json_t *doc = NULL;
@@ -158,6 +77,9 @@ int cmd_compare(int argc, char **argv)
 		case OPT_ALL:
 			to.all = true;
 			break;
+		case OPT_KEEP:
+			to.keep_disturbed = true;
+			break;
 		case OPT_JSON:
 			json = true;
 			break;
@@ -184,9 +106,8 @@ int cmd_compare(int argc, char **argv)
 	b = argv[optind + 1];
 	if ((ret = cli_db_open(cli_db_path(db), false, &st)))
 		return ret;
-	if (store_configs(st, a, collect_key, &ka, &err) ||
-	    store_configs(st, b, collect_key, &kb, &err)) {
-		cli_error("%s", err.msg[0] ? err.msg : "out of memory");
+	if (cli_keys_load(st, a, &ka, &err) || cli_keys_load(st, b, &kb, &err)) {
+		cli_error("%s", err.msg);
 		goto out;
 	}
 	if (!ka.n || !kb.n) {
@@ -201,19 +122,17 @@ int cmd_compare(int argc, char **argv)
 	if (csv)
 		report_compare_csv_header(stdout);
 	for (size_t i = 0; i < ka.n; i++) {
-		struct samples sa = { 0 }, sb = { 0 };
+		struct cli_samples sa = { 0 }, sb = { 0 };
 		struct stats_table t;
-		bool both = false;
 
-		for (size_t j = 0; j < kb.n && !both; j++)
-			both = !strcmp(ka.key[i], kb.key[j]);
-		if (!both)
+		if (!cli_keys_has(&kb, ka.key[i]))
 			continue;
 		ncommon++;
-		if (load(st, a, ka.key[i], &sa, &err) || load(st, b, ka.key[i], &sb, &err)) {
+		if (cli_samples_load(st, a, ka.key[i], &sa, &err) ||
+		    cli_samples_load(st, b, ka.key[i], &sb, &err)) {
 			cli_error("%s", err.msg);
-			samples_release(&sa);
-			samples_release(&sb);
+			cli_samples_release(&sa);
+			cli_samples_release(&sb);
 			goto out;
 		}
 		ret = stats_table_build(sa.p, sa.n, sb.p, sb.n, &to, &t);
@@ -228,8 +147,8 @@ int cmd_compare(int argc, char **argv)
 			regressed |= t.regressed;
 			stats_table_release(&t);
 		}
-		samples_release(&sa);
-		samples_release(&sb);
+		cli_samples_release(&sa);
+		cli_samples_release(&sb);
 		if (ret) {
 			cli_error("cannot compare configuration '%s': %s", ka.key[i],
 				  strerror(-ret));
@@ -254,8 +173,8 @@ int cmd_compare(int argc, char **argv)
 	code = regressed ? EXIT_FOUND : EXIT_OK;
 out:
 	json_decref(doc);
-	keys_release(&ka);
-	keys_release(&kb);
+	cli_keys_release(&ka);
+	cli_keys_release(&kb);
 	store_close(st);
 	return code;
 }

@@ -17,9 +17,11 @@ static const struct {
 	{ "show", cmd_show, "summarize one label's samples" },
 	{ "matrix", cmd_matrix, "run every combination of a job file (docs/jobs.md)" },
 	{ "compare", cmd_compare, "compare two labels: the A/B table and verdicts" },
+	{ "report", cmd_report, "write an HTML (or Markdown) report of labels with charts" },
 	{ "import", cmd_import, "load result documents into the store" },
 	{ "export", cmd_export, "write stored samples as JSON lines" },
 	{ "topo", cmd_topo, "set up, show or remove test topologies" },
+	{ "bisect", cmd_bisect, "find the commit that made a regression (git bisect run)" },
 };
 
 static void usage(FILE *f)

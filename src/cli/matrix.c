@@ -59,7 +59,8 @@ struct matrix {
 	bool tty;
 	int64_t t0;
 	size_t done, total;
-	unsigned failures;
+	unsigned failures, disturbed;
+	bool retrying;
 };
 
 static int count_row(void *ctx, const struct store_config_row *r)
@@ -155,7 +156,7 @@ static int run_step(struct matrix *m, size_t ci)
 	if (!ret)
 		ret = cli_testbed_run(&m->tb, &o, &run, &err);
 	if (!ret)
-		ret = engine_run_sample(&c->cfg, &run, m->label, o.same_host, &s, &err);
+		ret = cli_sample(&c->cfg, &run, m->label, o.same_host, &s, &err);
 	if (!ret && store_add_sample(m->store, &s, &inserted, &err)) {
 		cli_error("cannot store the sample: %s", err.msg);
 		ret = -EIO;
@@ -164,7 +165,21 @@ static int run_step(struct matrix *m, size_t ci)
 	if (!ret) {
 		const struct sample_metric *h =
 			base_sample_get(&s, stats_headline_metric(job_test_name(c->cfg.test)));
+		const struct sample_metric *d = base_sample_get(&s, "window.disturbed");
 
+		/* a disturbed sample stays stored (compare leaves it out) and
+		 * its step runs once more */
+		if (d && d->value != 0 && !m->retrying) {
+			progress(m, c, &s, "disturbed by foreign CPU load: running it again");
+			m->total++;
+			m->disturbed++;
+			engine_run_release(&run);
+			base_sample_release(&s);
+			m->retrying = true;
+			ret = run_step(m, ci);
+			m->retrying = false;
+			return ret;
+		}
 		if (h)
 			remember(&m->st[ci], h->value);
 		progress(m, c, &s, NULL);
@@ -412,6 +427,9 @@ int cmd_matrix(int argc, char **argv)
 		cli_error("stopped: the store failed");
 		goto out;
 	}
+	if (m.disturbed)
+		fprintf(stderr, "%u samples were disturbed by foreign CPU load and measured again\n",
+			m.disturbed);
 	code = summary(&m, db, baseline);
 	if (m.failures) {
 		cli_error("%u of %zu steps failed (see above)", m.failures, m.total);

@@ -185,7 +185,7 @@ static int run_reps(const struct engine_client_opts *o, const char *label,
 			if (!lbl)
 				lbl = "unknown";
 		}
-		if (engine_run_sample(&o->cfg, &run, lbl, same_host, &sample, &err)) {
+		if (cli_sample(&o->cfg, &run, lbl, same_host, &sample, &err)) {
 			cli_error("%s", err.msg);
 			code = EXIT_RUNTIME;
 			goto next;

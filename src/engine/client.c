@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -19,6 +20,13 @@
 #define TOOL_VERSION "netregress 0.1.0"
 #define STEP_TIMEOUT_NS (10 * NS_PER_S)
 
+#define TICKS_MAX 36000 /* an hour of 100 ms ticks */
+
+struct tick {
+	int64_t t_ns;
+	double work; /* receiver bytes of both directions, or transactions */
+};
+
 struct client {
 	const struct engine_client_opts *o;
 	const struct job_config *cfg;
@@ -33,6 +41,8 @@ struct client {
 	/* interval bookkeeping */
 	int64_t iv_t;
 	uint64_t iv_srv_rx, iv_cli_rx, iv_trans;
+	struct tick *ticks; /* every tick of the run, for the steady-state check */
+	size_t nticks;
 };
 
 /* Receive the next message of `type`, skipping interval ticks, which the
@@ -246,21 +256,32 @@ static int connect_flows(struct client *c, const json_t *ok,
 	return 0;
 }
 
-static void interval_report(struct client *c, const json_t *tick)
+/* One tick of the server: remember it for the steady-state check, and
+ * print an interval line when -i asked for one and its time has come. */
+static void on_tick(struct client *c, const json_t *tick)
 {
 	struct engine_interval iv = { 0 };
-	uint64_t rx, tx;
+	uint64_t rx, tx, n = 0;
 	int64_t t, srv_rx;
 
-	if (!c->o->on_interval ||
-	    proto_get_i64(tick, "t_ns", 0, INT64_MAX, &t, NULL) ||
-	    proto_get_i64(tick, "rx_bytes", 0, INT64_MAX, &srv_rx, NULL) ||
-	    t <= c->iv_t)
+	if (proto_get_i64(tick, "t_ns", 0, INT64_MAX, &t, NULL) ||
+	    proto_get_i64(tick, "rx_bytes", 0, INT64_MAX, &srv_rx, NULL))
 		return;
 	engine_totals(c->eng, &rx, &tx);
-	if (job_test_kind(c->cfg->test) != JOB_KIND_STREAM) {
-		uint64_t n = engine_transactions(c->eng);
+	if (job_test_kind(c->cfg->test) != JOB_KIND_STREAM)
+		n = engine_transactions(c->eng);
+	if (c->nticks < TICKS_MAX) {
+		struct tick *k = &c->ticks[c->nticks++];
 
+		k->t_ns = t;
+		k->work = job_test_kind(c->cfg->test) != JOB_KIND_STREAM ?
+			  (double)n : (double)((uint64_t)srv_rx + rx);
+	}
+	/* half a tick early is on time */
+	if (!c->o->on_interval || !c->cfg->interval_ns ||
+	    t - c->iv_t < c->cfg->interval_ns - ENGINE_TICK_NS / 2)
+		return;
+	if (job_test_kind(c->cfg->test) != JOB_KIND_STREAM) {
 		iv.rr = true;
 		iv.tps = (double)(n - c->iv_trans) * NS_PER_S / (double)(t - c->iv_t);
 		c->iv_trans = n;
@@ -274,6 +295,25 @@ static void interval_report(struct client *c, const json_t *tick)
 	c->iv_srv_rx = (uint64_t)srv_rx;
 	c->iv_cli_rx = rx;
 	c->o->on_interval(c->o->ctx, &iv);
+}
+
+/* The 100 ms receiver-side rates inside the window, for the caller's
+ * steady-state check. */
+static void window_rates(const struct client *c, struct engine_run *out)
+{
+	int64_t lo = c->cfg->warmup_ns, hi = lo + c->cfg->duration_ns;
+
+	out->rates = malloc((c->nticks ? c->nticks : 1) * sizeof(*out->rates));
+	if (!out->rates)
+		return;
+	for (size_t i = 1; i < c->nticks; i++) {
+		const struct tick *a = &c->ticks[i - 1], *b = &c->ticks[i];
+
+		if (a->t_ns < lo || b->t_ns > hi || b->t_ns <= a->t_ns)
+			continue;
+		out->rates[out->nrates++] =
+			(b->work - a->work) / (double)(b->t_ns - a->t_ns) * NS_PER_S;
+	}
 }
 
 /*
@@ -326,7 +366,7 @@ static int watch(struct client *c, int64_t until, struct base_err *err)
 			}
 			c->last_heard = base_now_ns();
 			if (!strcmp(proto_type(m), "tick")) {
-				interval_report(c, m);
+				on_tick(c, m);
 			} else if (!strcmp(proto_type(m), "error")) {
 				const char *why = json_string_value(json_object_get(m, "message"));
 
@@ -471,6 +511,7 @@ static int run_test(struct client *c, struct engine_run *out,
 	}
 	ret = engine_meter_report(&c->meter, c->eng, jret == -ETIMEDOUT,
 				  &out->local, err);
+	window_rates(c, out);
 	if (!ret && eo.kind != ENGINE_STREAM) {
 		out->latency = engine_latency(c->eng);
 		if (!out->latency)
@@ -493,7 +534,8 @@ int engine_client_run(const struct engine_client_opts *o,
 	memset(out, 0, sizeof(*out));
 	c.nflows = job_config_nflows(&o->cfg);
 	c.udp_fds = malloc(c.nflows * sizeof(*c.udp_fds));
-	if (!c.udp_fds)
+	c.ticks = malloc(TICKS_MAX * sizeof(*c.ticks));
+	if (!c.udp_fds || !c.ticks)
 		return base_err_set(err, -ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < c.nflows; i++)
 		c.udp_fds[i] = -1;
@@ -525,6 +567,7 @@ out:
 		if (c.udp_fds[i] >= 0)
 			close(c.udp_fds[i]);
 	free(c.udp_fds);
+	free(c.ticks);
 	if (c.ctl >= 0)
 		close(c.ctl);
 	return ret;
@@ -539,5 +582,6 @@ void engine_run_release(struct engine_run *r)
 	json_decref(r->sysenv_local);
 	json_decref(r->sysenv_remote);
 	free(r->latency);
+	free(r->rates);
 	memset(r, 0, sizeof(*r));
 }

@@ -123,20 +123,55 @@ static int64_t env_int(const json_t *env, const char *key)
  * busy time minus this process (and the server process when it shares the
  * machine), as a share of all CPUs. A large value flags a noisy sample.
  */
+/* Busy CPU time of one end's machine that was not the test's own, in
+ * seconds over its window; -1 when unknown. */
+static double foreign_s(const struct proto_end_report *e, const json_t *env,
+			const struct proto_end_report *other, bool same_host)
+{
+	int64_t ncpu = env_int(env, "online_cpus");
+	double busy_s, own_s;
+
+	if (!e->cpu_all.valid || ncpu <= 0 || e->window_ns <= 0)
+		return -1;
+	busy_s = e->cpu_all.busy / 100.0 * (double)ncpu * (double)e->window_ns / NS_PER_S;
+	own_s = (double)(e->user_ns + e->sys_ns) / NS_PER_S;
+	if (same_host)
+		own_s += (double)(other->user_ns + other->sys_ns) / NS_PER_S;
+	return busy_s > own_s ? busy_s - own_s : 0;
+}
+
+/*
+ * Interference: busy CPU on each machine minus the test's own processes,
+ * over the window (cpu.foreign_s, and its share of all CPUs). A sample
+ * whose share is over ENGINE_DISTURBED_PCT on either end is flagged
+ * disturbed: stored and shown, left out of compare by default.
+ */
 static void add_foreign(struct base_sample *s, const struct engine_run *r,
 			bool same_host)
 {
-	const struct proto_end_report *l = &r->local, *rm = &r->remote;
-	int64_t ncpu = env_int(r->env_local, "online_cpus");
-	double own_ns, pct;
+	double f = foreign_s(&r->local, r->env_local, &r->remote, same_host);
+	double share = 0, fs;
+	int64_t ncpu;
 
-	if (!l->cpu_all.valid || ncpu <= 0 || l->window_ns <= 0)
-		return;
-	own_ns = (double)(l->user_ns + l->sys_ns);
-	if (same_host)
-		own_ns += (double)(rm->user_ns + rm->sys_ns);
-	pct = l->cpu_all.busy - 100.0 * own_ns / ((double)l->window_ns * (double)ncpu);
-	base_sample_set(s, "cpu.foreign_busy_pct", "%", pct > 0 ? pct : 0);
+	if (f >= 0) {
+		ncpu = env_int(r->env_local, "online_cpus");
+		share = 100.0 * f / ((double)ncpu * (double)r->local.window_ns / NS_PER_S);
+		base_sample_set(s, "cpu.foreign_s", "s", f);
+		base_sample_set(s, "cpu.foreign_busy_pct", "%", share);
+	}
+	if (!same_host) {
+		fs = foreign_s(&r->remote, r->env_remote, &r->local, false);
+		ncpu = env_int(r->env_remote, "online_cpus");
+		if (fs >= 0 && ncpu > 0 && r->remote.window_ns > 0) {
+			double rs = 100.0 * fs / ((double)ncpu * (double)r->remote.window_ns / NS_PER_S);
+
+			base_sample_set(s, "cpu.server.foreign_s", "s", fs);
+			base_sample_set(s, "cpu.server.foreign_busy_pct", "%", rs);
+			if (rs > share)
+				share = rs;
+		}
+	}
+	base_sample_set(s, "window.disturbed", "", share > ENGINE_DISTURBED_PCT ? 1 : 0);
 }
 
 static const struct proto_flow_report *find(const struct proto_end_report *r,

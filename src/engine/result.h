@@ -7,6 +7,10 @@
 #include "engine/session.h"
 #include "job/config.h"
 
+/* A sample is disturbed when foreign CPU (busy, not the test's) is over
+ * this share of all CPUs of either machine during the window. */
+#define ENGINE_DISTURBED_PCT 10.0
+
 /*
  * Fill s (initialized, empty) with the configuration, the environment of
  * both ends, per-flow rows and every metric of the run. same_host: the

@@ -362,7 +362,9 @@ static int send_tick(struct session *s, int64_t t_go, struct base_err *err)
 static int measure(struct session *s, struct base_err *err)
 {
 	const struct job_config *c = &s->cfg;
-	int64_t tick_ns = c->interval_ns ? c->interval_ns : NS_PER_S;
+	/* ticks every 100 ms: the client's steady-state check and its
+	 * interval lines (at -i) are built from them */
+	int64_t tick_ns = ENGINE_TICK_NS;
 	int64_t t_go = base_now_ns(), next_tick = t_go + tick_ns;
 	int64_t deadline = t_go + c->warmup_ns + c->duration_ns + STOP_GRACE_NS;
 	json_t *res;

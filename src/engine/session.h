@@ -13,6 +13,9 @@
 #include "job/config.h"
 #include "proto/msg.h"
 
+/* The server reports its counters this often during a test. */
+#define ENGINE_TICK_NS (100 * 1000 * 1000LL)
+
 /* Every data connection opens with this header, client to server. */
 #define ENGINE_DATA_MAGIC "NRD1"
 #define ENGINE_DATA_HDR_BYTES 16
@@ -47,6 +50,10 @@ struct engine_run {
 	json_t *env_local, *env_remote; /* owned */
 	struct base_hist *latency; /* request/response, ns; owned, or NULL */
 	json_t *sysenv_local, *sysenv_remote; /* engine_sysenv_json(); owned */
+	/* receiver-side rate (bytes/s of both directions, or transactions/s)
+	 * of each 100 ms tick inside the window, in order; owned */
+	double *rates;
+	size_t nrates;
 	int64_t wall_start_ns;
 	char server[80]; /* address of the server's control port */
 };

@@ -103,6 +103,12 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 	if (nt->drift_p_b < 0.05)
 		fprintf(out, "note: %s drifts with run order (Mann-Kendall p = %.3f): the machine changed during the runs\n",
 			label_b, nt->drift_p_b);
+	if (nt->disturbed_a || nt->disturbed_b)
+		fprintf(out, "note: left out as disturbed by foreign CPU load: %zu in %s, %zu in %s (--keep-disturbed pools them)\n",
+			nt->disturbed_a, label_a, nt->disturbed_b, label_b);
+	if (nt->not_steady_a || nt->not_steady_b)
+		fprintf(out, "note: samples whose rate trended within the window (not steady): %zu in %s, %zu in %s\n",
+			nt->not_steady_a, label_a, nt->not_steady_b, label_b);
 	if (nt->env_diff_a[0])
 		fprintf(out, "note: samples of %s ran in different environments: %s\n",
 			label_a, nt->env_diff_a);
@@ -146,7 +152,7 @@ json_t *report_compare_json(const struct stats_table *t)
 				"verdict_text", v, "runs_needed", (json_int_t)r->c.runs_needed);
 		json_array_append_new(rows, row);
 	}
-	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s}}",
+	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I}}",
 		      "config_key", t->config_key, "test", t->test,
 		      "headline", t->headline, "rows", rows, "regressed", t->regressed,
 		      "notes", "too_few", t->notes.too_few,
@@ -155,7 +161,11 @@ json_t *report_compare_json(const struct stats_table *t)
 		      "drift_p_a", jnum(t->notes.drift_p_a),
 		      "drift_p_b", jnum(t->notes.drift_p_b),
 		      "env_diff_a", t->notes.env_diff_a,
-		      "env_diff_b", t->notes.env_diff_b);
+		      "env_diff_b", t->notes.env_diff_b,
+		      "disturbed_a", (json_int_t)t->notes.disturbed_a,
+		      "disturbed_b", (json_int_t)t->notes.disturbed_b,
+		      "not_steady_a", (json_int_t)t->notes.not_steady_a,
+		      "not_steady_b", (json_int_t)t->notes.not_steady_b);
 	return j;
 }
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include <gsl/gsl_cdf.h>
@@ -88,5 +89,22 @@ int stats_mann_kendall(const double *x, size_t n, struct stats_trend *out)
 	if (res.p > 1)
 		res.p = 1;
 	*out = res;
+	return 0;
+}
+
+int stats_steady(const double *rates, size_t n, struct stats_trend *tr,
+		 bool *not_steady)
+{
+	int ret;
+
+	*not_steady = false;
+	memset(tr, 0, sizeof(*tr));
+	if (n < 8)
+		return 0;
+	ret = stats_mann_kendall(rates, n, tr);
+	if (ret)
+		return ret;
+	*not_steady = tr->tested && tr->p < STATS_STEADY_P &&
+		      fabs(tr->tau) > STATS_STEADY_TAU;
 	return 0;
 }

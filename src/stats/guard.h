@@ -45,4 +45,15 @@ struct stats_trend {
  */
 int stats_mann_kendall(const double *x, size_t n, struct stats_trend *out);
 
+/*
+ * Steady state of a window from its interval rates (in time order): not
+ * steady when the Mann-Kendall trend is significant (p < 0.01) and strong
+ * (|tau| > 0.25), so that a long window's tiny drift does not count.
+ * Fewer than 8 rates: not tested (tr->tested false, *not_steady false).
+ */
+#define STATS_STEADY_P 0.01
+#define STATS_STEADY_TAU 0.25
+int stats_steady(const double *rates, size_t n, struct stats_trend *tr,
+		 bool *not_steady);
+
 #endif

@@ -138,16 +138,80 @@ static int by_effect(const void *x, const void *y)
 	return (eb > ea) - (eb < ea);
 }
 
-int stats_table_build(const struct base_sample *const *a, size_t na,
-		      const struct base_sample *const *b, size_t nb,
+static int build(const struct base_sample *const *a, size_t na,
+		 const struct base_sample *const *b, size_t nb,
+		 const struct stats_table_opts *o, struct stats_table *out);
+
+static bool flagged(const struct base_sample *s, const char *name)
+{
+	const struct sample_metric *m = base_sample_get(s, name);
+
+	return m && m->value != 0;
+}
+
+/*
+ * The samples to pool: those not disturbed by foreign CPU load (unless
+ * asked to keep them, or none would be left). kept[] gets the pointers.
+ */
+static size_t undisturbed(const struct base_sample *const *s, size_t n,
+			  bool keep, const struct base_sample **kept,
+			  size_t *dropped, size_t *not_steady)
+{
+	size_t k = 0;
+
+	*dropped = *not_steady = 0;
+	for (size_t i = 0; i < n; i++) {
+		*not_steady += flagged(s[i], "window.not_steady");
+		if (!keep && flagged(s[i], "window.disturbed"))
+			continue;
+		kept[k++] = s[i];
+	}
+	if (!k) { /* all disturbed: compare them anyway, the note says so */
+		for (size_t i = 0; i < n; i++)
+			kept[i] = s[i];
+		return n;
+	}
+	*dropped = n - k;
+	return k;
+}
+
+int stats_table_build(const struct base_sample *const *a_all, size_t na_all,
+		      const struct base_sample *const *b_all, size_t nb_all,
 		      const struct stats_table_opts *o, struct stats_table *out)
+{
+	const struct base_sample **a = NULL, **b = NULL;
+	size_t na, nb;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!na_all || !nb_all)
+		return -EINVAL;
+	a = malloc(na_all * sizeof(*a));
+	b = malloc(nb_all * sizeof(*b));
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return -ENOMEM;
+	}
+	na = undisturbed(a_all, na_all, o->keep_disturbed, a, &out->notes.disturbed_a,
+			 &out->notes.not_steady_a);
+	nb = undisturbed(b_all, nb_all, o->keep_disturbed, b, &out->notes.disturbed_b,
+			 &out->notes.not_steady_b);
+	ret = build(a, na, b, nb, o, out);
+	free(a);
+	free(b);
+	return ret;
+}
+
+static int build(const struct base_sample *const *a, size_t na,
+		 const struct base_sample *const *b, size_t nb,
+		 const struct stats_table_opts *o, struct stats_table *out)
 {
 	size_t cap = na + nb, nrows = 0, nother = 0;
 	double *va = NULL, *vb = NULL, *p = NULL;
 	struct stats_row *rows = NULL;
 	int ret = -ENOMEM;
 
-	memset(out, 0, sizeof(*out));
 	if (!na || !nb)
 		return -EINVAL;
 	snprintf(out->config_key, sizeof(out->config_key), "%s", a[0]->config_key);

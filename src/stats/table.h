@@ -15,6 +15,7 @@ struct stats_table_opts {
 	double counter_floor;          /* neutral counters: |median change| >= this per run; 100 */
 	double profile_floor_pp;       /* profile.* rows: >= this many percentage points; 1.0 */
 	bool all;                      /* list every metric, changed or not */
+	bool keep_disturbed;           /* pool samples flagged window.disturbed */
 };
 
 struct stats_row {
@@ -34,6 +35,8 @@ struct stats_notes {
 	size_t outliers_a, outliers_b; /* headline values with |modified z| > 3.5 */
 	double drift_p_a, drift_p_b; /* headline trend with run order (NaN: untested) */
 	char env_diff_a[160], env_diff_b[160]; /* "client.kernel" etc. that differ within a label */
+	size_t disturbed_a, disturbed_b; /* samples left out as disturbed */
+	size_t not_steady_a, not_steady_b; /* samples whose window trended */
 };
 
 struct stats_table {

@@ -67,6 +67,41 @@ static const struct migration migrations[STORE_SCHEMA_VERSION] = {
 	  "ALTER TABLE samples ADD COLUMN client_env TEXT NULL REFERENCES environments (fingerprint);\n"
 	  "ALTER TABLE samples ADD COLUMN server_env TEXT NULL REFERENCES environments (fingerprint);\n",
 	  store_migrate_sysenv },
+	/*
+	 * 2 -> 3: bisects (endpoints, configuration, rule) and their steps'
+	 * verdicts; a step's samples are ordinary samples under its label
+	 */
+	{ "CREATE TABLE bisects (\n"
+	  "	id INTEGER PRIMARY KEY,\n"
+	  "	good_label TEXT NOT NULL,\n"
+	  "	bad_label TEXT NOT NULL,\n"
+	  "	config_key TEXT NOT NULL,\n"
+	  "	metric TEXT NOT NULL,\n"
+	  "	config TEXT NOT NULL,\n"
+	  "	created_at_ns BIGINT NOT NULL,\n"
+	  "	alpha DOUBLE PRECISION NOT NULL,\n"
+	  "	beta DOUBLE PRECISION NOT NULL,\n"
+	  "	conf DOUBLE PRECISION NOT NULL,\n"
+	  "	side_conf DOUBLE PRECISION NOT NULL,\n"
+	  "	min_change_pct DOUBLE PRECISION NOT NULL,\n"
+	  "	min_reps INTEGER NOT NULL,\n"
+	  "	max_reps INTEGER NOT NULL\n"
+	  ");\n"
+	  "CREATE TABLE bisect_steps (\n"
+	  "	bisect_id INTEGER NOT NULL REFERENCES bisects (id) ON DELETE CASCADE,\n"
+	  "	commit_id TEXT NOT NULL,\n"
+	  "	label TEXT NOT NULL,\n"
+	  "	step_order INTEGER NOT NULL,\n"
+	  "	verdict TEXT NOT NULL,\n"
+	  "	n INTEGER NOT NULL,\n"
+	  "	position DOUBLE PRECISION NULL,\n"
+	  "	position_lo DOUBLE PRECISION NULL,\n"
+	  "	position_hi DOUBLE PRECISION NULL,\n"
+	  "	llr DOUBLE PRECISION NULL,\n"
+	  "	first_at_ns BIGINT NOT NULL,\n"
+	  "	updated_at_ns BIGINT NOT NULL,\n"
+	  "	PRIMARY KEY (bisect_id, commit_id)\n"
+	  ");\n", NULL },
 };
 
 int store_sql_err(struct store *st, int rc, const char *what,

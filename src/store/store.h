@@ -23,7 +23,7 @@
  * Callbacks must not write to the store they are called from.
  */
 
-#define STORE_SCHEMA_VERSION 2 /* PRAGMA user_version this code writes */
+#define STORE_SCHEMA_VERSION 3 /* PRAGMA user_version this code writes */
 #define STORE_READ_MIN_VERSION 1 /* oldest version read without migrating */
 #define STORE_APPLICATION_ID 0x4e524753 /* "NRGS", PRAGMA application_id */
 #define STORE_BUSY_TIMEOUT_MS 5000

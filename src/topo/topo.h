@@ -53,6 +53,14 @@
  * None of these functions may be called from a measured loop or a signal
  * handler. topo_enter()/topo_leave() act on the calling thread only; the
  * rest may be called from any thread, one call per topology at a time.
+ * topo_up() waits for the commands it starts by pid: nothing else in the
+ * process may reap children with waitpid(-1) meanwhile.
+ *
+ * Measured on a 2-vCPU VM (kernel 6.18, cgroup v1): tcp_stream goodput
+ * over tbf 200mbit was 0.1984-0.1986 Gbps at MTU 9000 (expected 0.1985,
+ * see topo_tbf_params()) and 0.1911-0.1916 at 1500 (expected 0.1913); a
+ * 25% quota held a tcp_stream server that wanted 44-72% of a CPU at
+ * 24.6-25.4% (its throughput fell to 0.34-0.63 of the unthrottled run).
  */
 
 #define TOPO_PREFIX "nr-"
@@ -105,7 +113,8 @@ struct topo;
  * cfs_period_us, whichever this machine has; on v2 "+cpu" is written to
  * the parent's cgroup.subtree_control when missing and left there). An
  * offload setting is read back, and one the device did not take is an
- * error. Takes about 50 ms, most of it in ip and tc.
+ * error. Takes about 30 ms here, most of it in ip and tc (about 16
+ * commands).
  *
  * Returns 0, -EINVAL for a bad spec, -EOPNOTSUPP when the machine lacks
  * the cgroup cpu controller (or its bandwidth control), or the error of

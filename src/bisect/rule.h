@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The decision rule of a bisect step: good, bad, partial, skip or abort, from the endpoints' samples and the step's. */
+#ifndef NR_BISECT_RULE_H
+#define NR_BISECT_RULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "stats/verdict.h"
+
+/*
+ * A bisect compares the samples of one commit (the step) with the samples
+ * of two labels, good and bad (the endpoints), all of one configuration and
+ * one metric (its headline). Everything happens on the natural logs of the
+ * values (all must be > 0), where a relative change is a shift and the
+ * noise of throughput is close to normal. The rule is the same whichever
+ * endpoint is higher: bisecting an improvement works as well ("bad" is then
+ * git bisect's "new").
+ *
+ * With m good, k bad and n step values, their means g, b and x, and the
+ * pooled standard deviation s of all three groups (each about its own mean,
+ * m + k + n - 3 degrees of freedom):
+ *
+ * - the position of the step between the endpoints is
+ *   theta = (x - g) / (b - g): 0 at good, 1 at bad; its interval is
+ *   Fieller's (1954) for a ratio of two normal means, which accounts for
+ *   the noise of the endpoints' means as well as the step's (the
+ *   numerator's and denominator's variances s^2 (1/n + 1/m) and
+ *   s^2 (1/k + 1/m), covariance s^2 / m, Student t with the pooled degrees
+ *   of freedom); when the gap itself is not significant at that level the
+ *   interval is unbounded (-inf, +inf);
+ * - Wald's sequential probability ratio test of "the step is distributed
+ *   like good" against "like bad", both normal with the common s:
+ *   LLR = sum over the step's values of ((y - g)^2 - (y - b)^2) / (2 s^2),
+ *   y the value clipped to clip_sd standard deviations beyond the farther
+ *   endpoint (Huber's clipped likelihood ratio: one wild run moves it by
+ *   a bounded amount), with Wald's thresholds ln((1 - beta) / alpha) for
+ *   bad and ln(beta / (1 - alpha)) for good.
+ *
+ * Each new run of the step makes the rule look again, from all the data
+ * (s and the means are estimated anew); with n >= min_reps, in this order:
+ *
+ * 1. abort:   the interval lies wholly below abort_lo or above abort_hi
+ *             (the step is far outside both endpoints: the system or the
+ *             endpoints moved; re-measure them);
+ * 2. partial: the interval lies inside (partial_lo, partial_hi);
+ * 3. bad:     LLR >= the bad threshold and the interval is above 1/2;
+ * 4. good:    LLR <= the good threshold and the interval is below 1/2;
+ * 5. at n >= max_reps: partial when the interval lies inside (0, 1) (the
+ *    step differs from both endpoints), otherwise skip;
+ * 6. otherwise undecided: run again.
+ *
+ * A step is never called good or bad unless both the likelihood ratio and
+ * the position agree, so a commit halfway between the endpoints ends as
+ * partial or skip, never on a side. Error rates measured on synthetic
+ * normal data are in docs/bisect.md and tests/unit/test_bisect.c.
+ *
+ * Everything here is pure computation without I/O or global state: any
+ * thread. Inputs are only read and no pointer is kept; temporary memory is
+ * freed before return.
+ */
+
+enum bisect_verdict {
+	BISECT_UNDECIDED = 0, /* more runs needed; not final */
+	BISECT_GOOD,
+	BISECT_BAD,
+	BISECT_PARTIAL, /* between the endpoints, neither good nor bad */
+	BISECT_SKIP,    /* undecided at the cap, or could not be measured */
+	BISECT_ABORT,   /* far outside both endpoints: re-measure them */
+	BISECT_VERDICT_COUNT,
+};
+
+/* Exit codes of `bisect run`, as git bisect run reads them. */
+#define BISECT_EXIT_GOOD 0
+#define BISECT_EXIT_BAD 1
+#define BISECT_EXIT_SKIP 125
+#define BISECT_EXIT_ABORT 128
+
+/* An endpoint needs this many samples: the rule cannot re-measure a label. */
+#define BISECT_ENDPOINT_MIN 5
+/* Upper bound of the runs any estimate here considers. */
+#define BISECT_REPS_LIMIT 1000
+
+struct bisect_rule {
+	double alpha;            /* SPRT: a good step called bad; 0.01 */
+	double beta;             /* SPRT: a bad step called good; 0.01 */
+	double conf;             /* the position's interval; 0.95 */
+	double side_conf;        /* its level for good and bad; 0.99 */
+	unsigned min_reps;       /* runs before any verdict, >= 2; 3 */
+	unsigned max_reps;       /* the cap, >= min_reps; 10 */
+	double clip_sd;          /* > 0; 2 */
+	double partial_lo, partial_hi; /* 0 <= lo < 1/2 < hi <= 1; 0.2, 0.8 */
+	double abort_lo, abort_hi;     /* < 0 and > 1; -1, 2 */
+};
+
+/* The defaults above. */
+void bisect_rule_init(struct bisect_rule *r);
+/* 0 when every field is in range, else -EINVAL. */
+int bisect_rule_check(const struct bisect_rule *r);
+
+struct bisect_position {
+	double pos;    /* point estimate: 0 good, 1 bad; NaN without a gap */
+	double lo, hi; /* interval at conf; -INFINITY / INFINITY unbounded */
+};
+
+/*
+ * The position of the step x[0..n) between good[0..ng) and bad[0..nb),
+ * raw values (> 0), ng, nb >= 2, n >= 1, conf in (0, 1): Fieller's
+ * interval as above. Returns 0, -EINVAL (NULL, too few values, a value not
+ * finite, conf out of range), -EDOM (a value <= 0) or -ENOMEM.
+ */
+int bisect_position(const double *good, size_t ng, const double *bad,
+		    size_t nb, const double *x, size_t n, double conf,
+		    struct bisect_position *out);
+
+struct bisect_decision {
+	enum bisect_verdict verdict;
+	size_t n;
+	struct bisect_position pos;
+	double llr;             /* ln L(bad) / L(good) of the step's values */
+	double llr_bad, llr_good; /* the thresholds (llr_good < 0 < llr_bad) */
+	double noise;           /* pooled sd of the log values */
+	double gap;             /* mean ln(bad) - mean ln(good) */
+	const char *why;        /* static text: what decided, for the log */
+};
+
+/*
+ * Apply the rule to the step's values so far, x[0..n) (n may be 0:
+ * undecided). Same inputs and errors as bisect_position(), plus -EINVAL
+ * for a rule that bisect_rule_check() refuses. Fills *out on success.
+ */
+int bisect_decide(const double *good, size_t ng, const double *bad, size_t nb,
+		  const double *x, size_t n, const struct bisect_rule *r,
+		  struct bisect_decision *out);
+
+/* What the rule does with steps at the endpoints, by simulation. */
+struct bisect_sim {
+	double reps[2];  /* mean runs of a step at good [0] and at bad [1] */
+	double right[2]; /* share of such steps called good [0], bad [1] */
+	double wrong[2]; /* share called the other side */
+};
+
+/*
+ * Simulate `trials` steps sitting at each endpoint under rule r: each
+ * trial draws ng good and nb bad endpoint values and then the step's,
+ * one run at a time until the rule decides, all normal on the log scale
+ * with noise 1 and the gap d > 0 (so d = |gap| / noise of real data).
+ * Deterministic for a seed (GSL's MT19937). ng, nb in
+ * 2..BISECT_REPS_LIMIT, trials >= 1. Returns 0, -EINVAL or -ENOMEM.
+ * Costs about 5 us per run simulated.
+ */
+int bisect_simulate(double d, size_t ng, size_t nb, const struct bisect_rule *r,
+		    unsigned trials, unsigned long seed, struct bisect_sim *out);
+
+/* The simulation bisect_check_endpoints() runs: trials a side, seed. */
+#define BISECT_SIM_TRIALS 400
+#define BISECT_SIM_SEED 1
+/* It refuses endpoints where fewer steps at either are called right. */
+#define BISECT_START_DECIDED 0.9
+/* It looks for the endpoint samples that would do up to this many. */
+#define BISECT_ENDPOINT_MAX 60
+
+/* Why `bisect start` refuses, or OK. */
+enum bisect_start_status {
+	BISECT_START_OK,
+	BISECT_START_TOO_FEW,      /* fewer than BISECT_ENDPOINT_MIN a side */
+	BISECT_START_SAME,         /* no change between the endpoints */
+	BISECT_START_MINOR,        /* significant, below the minimum change */
+	BISECT_START_INCONCLUSIVE, /* more endpoint samples may show one */
+	BISECT_START_TOO_NOISY,    /* too many steps would end undecided */
+};
+
+struct bisect_start_check {
+	enum bisect_start_status status;
+	struct stats_compare cmp; /* bad against good (stats_compare_samples) */
+	double noise;     /* pooled sd of the endpoints' log values */
+	double noise_pct; /* the same as a coefficient of variation, % */
+	double gap;       /* mean ln(bad) - mean ln(good) */
+	double gap_noise; /* |gap| / noise */
+	struct bisect_sim sim; /* steps at the endpoints, as they are now */
+	/* samples to add to each endpoint for status TOO_FEW, INCONCLUSIVE
+	 * or TOO_NOISY (both 0 otherwise, or when no number was found) */
+	size_t add_good, add_bad;
+};
+
+/*
+ * Can these endpoints be bisected? In order: each side has at least
+ * BISECT_ENDPOINT_MIN values (TOO_FEW); stats_compare_samples() with
+ * min_change_pct and the default alpha 0.05 calls a change (SAME, MINOR,
+ * INCONCLUSIVE otherwise, with the runs it names; `better` is the
+ * metric's direction); and bisect_simulate() with the measured gap /
+ * noise calls at least BISECT_START_DECIDED of the steps at each endpoint
+ * right within max_reps (TOO_NOISY, with the fewest endpoint samples, up
+ * to BISECT_ENDPOINT_MAX a side, that would). Raw values > 0, ng, nb >= 2.
+ * Returns 0 and fills *out, or -EINVAL, -EDOM, -ENOMEM.
+ */
+int bisect_check_endpoints(const double *good, size_t ng, const double *bad,
+			   size_t nb, enum stats_better better,
+			   double min_change_pct, const struct bisect_rule *r,
+			   struct bisect_start_check *out);
+
+/* "good", "bad", "partial", "skip", "abort", "undecided". */
+const char *bisect_verdict_name(enum bisect_verdict v);
+/* The inverse; -EINVAL for anything else. */
+int bisect_verdict_parse(const char *s, enum bisect_verdict *v);
+/* The exit code of `bisect run` for a verdict (undecided: skip). */
+int bisect_exit_code(enum bisect_verdict v);
+/* Good, bad, partial and skip are final; undecided and abort are looked at again. */
+bool bisect_verdict_final(enum bisect_verdict v);
+
+#endif

@@ -1,0 +1,1151 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* `netregress bisect start|run|log`: bisect a regression between two labels, one step per `git bisect run` call. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/time.h"
+#include "bisect/commit.h"
+#include "bisect/log.h"
+#include "bisect/rule.h"
+#include "cli/cli.h"
+#include "cli/testbed.h"
+#include "engine/result.h"
+#include "engine/session.h"
+#include "job/config.h"
+#include "job/jobfile.h"
+#include "job/plan.h"
+#include "proto/frame.h"
+#include "stats/table.h"
+#include "store/bisect.h"
+#include "store/store.h"
+
+static const char bisect_help[] =
+	"usage: netregress bisect start --good LABEL --bad LABEL [TEST] [options]\n"
+	"       netregress bisect run [--commit ID | --repo DIR] [options]\n"
+	"       netregress bisect log [--repo DIR] [--json]\n"
+	"\n"
+	"Bisects a regression of one configuration between two labels whose\n"
+	"samples are stored (measure each with 'netregress run --label ...').\n"
+	"'start' checks that the endpoints differ and prints what a bisect will\n"
+	"cost; 'run' measures the system as it is now, one step of 'git bisect\n"
+	"run' (exit 0 good, 1 bad, 125 skip, 128 abort); 'log' prints the\n"
+	"table of steps and the first bad commit, confirmed against its parent.\n"
+	"See docs/bisect.md.\n"
+	"\n"
+	"start:\n"
+	"      --good LABEL, --bad LABEL   the endpoints (at least 5 samples each)\n"
+	"      --job FILE.yaml     the configuration: a job of exactly one cell;\n"
+	"                          or TEST and the configuration flags of 'run'\n"
+	"                          (-n, -m, --dir, -s, -S, -D, --cc, -r, ...)\n"
+	"  -l, --duration TIME, --warmup TIME   of each step's runs (default:\n"
+	"                          as the good endpoint's samples)\n"
+	"      --min-change PCT    smallest change worth bisecting (default 2)\n"
+	"      --min-reps N        runs of a step before a verdict (default 3)\n"
+	"      --max-reps N        runs of a step at most (default 10)\n"
+	"run:\n"
+	"      --commit ID         the commit measured (default: git HEAD in\n"
+	"                          --repo, else the running kernel's release)\n"
+	"      --repo DIR          the git work tree ('git rev-parse HEAD' only)\n"
+	"      --max-reps N        override the bisect's cap for this step\n"
+	"  -H, --host HOST, -p, --port PORT   a remote server ('serve')\n"
+	"      --no-collect        no kernel or perf counters\n"
+	"log:\n"
+	"      --repo DIR          name parents, to confirm the first bad commit\n"
+	"      --json              one JSON document\n"
+	"all:\n"
+	"      --db PATH           the store (default $NETREGRESS_DB or ./netregress.db)\n"
+	"      --id N              the bisect (default: the newest)\n";
+
+enum {
+	OPT_GOOD = 256, OPT_BAD, OPT_JOB, OPT_DB, OPT_MINCH, OPT_MINREPS,
+	OPT_MAXREPS, OPT_COMMIT, OPT_REPO, OPT_ID, OPT_JSON, OPT_NO_COLLECT,
+	OPT_WARMUP, OPT_THREADS, OPT_RMSG, OPT_DIR, OPT_SNDBUF, OPT_RCVBUF,
+	OPT_RSNDBUF, OPT_RRCVBUF, OPT_CC, OPT_BATCH, OPT_CPUS, OPT_RCPUS,
+	OPT_BURST, OPT_RATE, OPT_RR_TIMEOUT,
+};
+
+/* Linux caps a socket buffer request at INT_MAX / 2 (as run). */
+#define BUF_MAX (1ULL << 30)
+/* A typical kernel bisect: log2 of ~16000 commits. */
+#define TYPICAL_STEPS 14
+
+/* ---- shared helpers ---- */
+
+static bool valid_label(const char *flag, const char *s)
+{
+	if (!*s || strlen(s) >= sizeof(((struct base_sample *)0)->label)) {
+		cli_error("invalid %s '%s': expected 1 to %zu characters", flag, s,
+			  sizeof(((struct base_sample *)0)->label) - 1);
+		return false;
+	}
+	return true;
+}
+
+/* The unit of metric in the first sample of label + key ("" if none). */
+struct unit_ctx {
+	const char *metric;
+	char unit[16];
+};
+
+static int first_unit(void *ctx, const struct base_sample *s, int64_t order)
+{
+	struct unit_ctx *u = ctx;
+	const struct sample_metric *m = base_sample_get(s, u->metric);
+
+	(void)order;
+	if (m)
+		snprintf(u->unit, sizeof(u->unit), "%s", m->unit);
+	return 1; /* one is enough */
+}
+
+static void metric_unit(struct store *st, const char *label, const char *key,
+			const char *metric, char *unit, size_t len)
+{
+	struct unit_ctx u = { metric, "" };
+	struct base_err err;
+
+	store_load_samples(st, label, key, first_unit, &u, &err);
+	snprintf(unit, len, "%s", u.unit);
+}
+
+/* Duration and warm-up of the first sample of label + key. */
+struct runctl_ctx {
+	int64_t duration_ns, warmup_ns;
+	bool found;
+};
+
+static int first_runctl(void *ctx, const struct base_sample *s, int64_t order)
+{
+	struct runctl_ctx *r = ctx;
+
+	(void)order;
+	r->duration_ns = s->duration_ns;
+	r->warmup_ns = s->warmup_ns;
+	r->found = true;
+	return 1;
+}
+
+static void rule_from(const struct store_bisect *b, struct bisect_rule *r)
+{
+	bisect_rule_init(r);
+	r->alpha = b->alpha;
+	r->beta = b->beta;
+	r->conf = b->conf;
+	r->side_conf = b->side_conf;
+	r->min_reps = (unsigned)b->min_reps;
+	r->max_reps = (unsigned)b->max_reps;
+}
+
+/* ---- start ---- */
+
+/* "42s", "3m05s", "1h02m". */
+static void fmt_minutes(int64_t ns, char *buf, size_t len)
+{
+	int64_t sec = (ns + NS_PER_S / 2) / NS_PER_S;
+
+	if (sec >= 3600)
+		snprintf(buf, len, "%" PRId64 "h%02" PRId64 "m", sec / 3600, sec / 60 % 60);
+	else if (sec >= 60)
+		snprintf(buf, len, "%" PRId64 "m%02" PRId64 "s", sec / 60, sec % 60);
+	else
+		snprintf(buf, len, "%" PRId64 "s", sec);
+}
+
+/*
+ * The configuration flags of `run`; returns 1 when opt was one of them
+ * (0 when not, -1 on a bad value, already reported).
+ */
+static int config_opt(int opt, const char *arg, struct job_config *c)
+{
+	struct base_err err = { "" };
+	uint64_t v;
+
+	switch (opt) {
+	case 'n':
+		if (!cli_u64("--streams", arg, 1, JOB_MAX_STREAMS, &v))
+			return -1;
+		c->streams = (uint32_t)v;
+		return 1;
+	case OPT_THREADS:
+		if (!cli_u64("--threads", arg, 1, JOB_MAX_THREADS, &v))
+			return -1;
+		c->threads = (uint32_t)v;
+		return 1;
+	case 'm':
+		if (!cli_size("--msg", arg, JOB_MAX_MSG, &c->msg_bytes))
+			return -1;
+		if (!c->msg_bytes) {
+			cli_error("invalid --msg '%s': expected at least 1 byte", arg);
+			return -1;
+		}
+		return 1;
+	case OPT_RMSG:
+		if (!cli_size("--rmsg", arg, JOB_MAX_MSG, &c->rmsg_bytes))
+			return -1;
+		if (!c->rmsg_bytes) {
+			cli_error("invalid --rmsg '%s': expected at least 1 byte", arg);
+			return -1;
+		}
+		return 1;
+	case OPT_DIR:
+		if (job_dir_parse(arg, &c->dir, &err)) {
+			cli_error("invalid --dir: %s", err.msg);
+			return -1;
+		}
+		return 1;
+	case OPT_SNDBUF:
+		return cli_size("--sndbuf", arg, BUF_MAX, &c->sndbuf) ? 1 : -1;
+	case OPT_RCVBUF:
+		return cli_size("--rcvbuf", arg, BUF_MAX, &c->rcvbuf) ? 1 : -1;
+	case 's':
+		if (!cli_size("-s", arg, BUF_MAX, &c->sndbuf))
+			return -1;
+		c->rcvbuf = c->sndbuf;
+		return 1;
+	case OPT_RSNDBUF:
+		return cli_size("--remote-sndbuf", arg, BUF_MAX, &c->remote_sndbuf) ? 1 : -1;
+	case OPT_RRCVBUF:
+		return cli_size("--remote-rcvbuf", arg, BUF_MAX, &c->remote_rcvbuf) ? 1 : -1;
+	case 'S':
+		if (!cli_size("-S", arg, BUF_MAX, &c->remote_sndbuf))
+			return -1;
+		c->remote_rcvbuf = c->remote_sndbuf;
+		return 1;
+	case 'D':
+		c->nodelay = true;
+		return 1;
+	case OPT_CC:
+		if (strlen(arg) >= sizeof(c->cc)) {
+			cli_error("invalid --cc '%s': expected a name like cubic or bbr", arg);
+			return -1;
+		}
+		snprintf(c->cc, sizeof(c->cc), "%s", arg);
+		return 1;
+	case OPT_BATCH:
+		if (!cli_u64("--batch", arg, 1, JOB_MAX_BATCH, &v))
+			return -1;
+		c->batch = (uint32_t)v;
+		return 1;
+	case OPT_CPUS:
+		return cli_cpulist("--cpus", arg, &c->cpus) ? 1 : -1;
+	case OPT_RCPUS:
+		return cli_cpulist("--remote-cpus", arg, &c->remote_cpus) ? 1 : -1;
+	case 'r': {
+		const char *comma = strchr(arg, ',');
+		char req[32];
+
+		if (!comma || (size_t)(comma - arg) >= sizeof(req)) {
+			cli_error("invalid -r '%s': expected REQ,RESP sizes like 1,1 or 64,1K", arg);
+			return -1;
+		}
+		snprintf(req, sizeof(req), "%.*s", (int)(comma - arg), arg);
+		if (!cli_size("-r (request)", req, JOB_MAX_MSG, &c->req_bytes) ||
+		    !cli_size("-r (response)", comma + 1, JOB_MAX_MSG, &c->resp_bytes))
+			return -1;
+		if (!c->req_bytes || !c->resp_bytes) {
+			cli_error("invalid -r '%s': sizes must be at least 1 byte", arg);
+			return -1;
+		}
+		return 1;
+	}
+	case OPT_BURST:
+		if (!cli_u64("--burst", arg, 1, JOB_MAX_BURST, &v))
+			return -1;
+		c->burst = (uint32_t)v;
+		return 1;
+	case OPT_RATE:
+		if (base_parse_double(arg, 1, JOB_MAX_RATE, &c->rate, &err)) {
+			cli_error("invalid --rate: %s", err.msg);
+			return -1;
+		}
+		return 1;
+	case OPT_RR_TIMEOUT:
+		return cli_duration("--timeout", arg, &c->rr_timeout_ns) ? 1 : -1;
+	case '4':
+		c->ipv = 4;
+		return 1;
+	case '6':
+		c->ipv = 6;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The configuration of a job file of exactly one cell. */
+static int job_config_of(const char *path, struct job_config *c)
+{
+	struct base_err err = { "" };
+	struct job_file *jf = NULL;
+	struct job_cell *cells = NULL;
+	size_t ncells = 0;
+	int code = EXIT_USAGE;
+
+	if (job_file_load(path, &jf, &err) ||
+	    job_file_expand(jf, (int)sysconf(_SC_NPROCESSORS_ONLN), &cells, &ncells, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	if (ncells != 1) {
+		cli_error("job '%s' has %zu configurations: a bisect follows exactly one", path,
+			  ncells);
+		goto out;
+	}
+	*c = cells[0].cfg;
+	code = EXIT_OK;
+out:
+	job_cells_free(cells, ncells);
+	job_file_free(jf);
+	return code;
+}
+
+static void print_values_line(const char *what, const char *label, size_t n,
+			      const struct stats_compare *cmp, bool good,
+			      const char *unit)
+{
+	printf("  %-4s '%s': %zu samples, median %.5g %s, %%stddev %.2f\n", what, label, n,
+	       good ? cmp->median_a : cmp->median_b, unit,
+	       good ? cmp->sd_pct_a : cmp->sd_pct_b);
+}
+
+static void refuse_add(const char *label, size_t have, size_t add)
+{
+	if (add)
+		fprintf(stderr, "  add %zu sample%s to '%s' (it has %zu): on that system, 'netregress run --label %s --reps %zu' with the same configuration flags\n",
+			add, add == 1 ? "" : "s", label, have, label, add);
+}
+
+static int bisect_start(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "good", required_argument, NULL, OPT_GOOD },
+		{ "bad", required_argument, NULL, OPT_BAD },
+		{ "job", required_argument, NULL, OPT_JOB },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "min-change", required_argument, NULL, OPT_MINCH },
+		{ "min-reps", required_argument, NULL, OPT_MINREPS },
+		{ "max-reps", required_argument, NULL, OPT_MAXREPS },
+		{ "duration", required_argument, NULL, 'l' },
+		{ "warmup", required_argument, NULL, OPT_WARMUP },
+		{ "streams", required_argument, NULL, 'n' },
+		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "msg", required_argument, NULL, 'm' },
+		{ "rmsg", required_argument, NULL, OPT_RMSG },
+		{ "dir", required_argument, NULL, OPT_DIR },
+		{ "sndbuf", required_argument, NULL, OPT_SNDBUF },
+		{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
+		{ "remote-sndbuf", required_argument, NULL, OPT_RSNDBUF },
+		{ "remote-rcvbuf", required_argument, NULL, OPT_RRCVBUF },
+		{ "nodelay", no_argument, NULL, 'D' },
+		{ "cc", required_argument, NULL, OPT_CC },
+		{ "batch", required_argument, NULL, OPT_BATCH },
+		{ "cpus", required_argument, NULL, OPT_CPUS },
+		{ "remote-cpus", required_argument, NULL, OPT_RCPUS },
+		{ "rr", required_argument, NULL, 'r' },
+		{ "burst", required_argument, NULL, OPT_BURST },
+		{ "rate", required_argument, NULL, OPT_RATE },
+		{ "timeout", required_argument, NULL, OPT_RR_TIMEOUT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct base_err err = { "" };
+	struct job_config cfg;
+	struct bisect_rule rule;
+	struct bisect_start_check chk;
+	struct store_bisect b;
+	struct runctl_ctx rc = { 0, 0, false };
+	const char *good = NULL, *bad = NULL, *job = NULL, *db = NULL, *test = NULL;
+	const char *metric;
+	bool flags = false, have_dur = false, have_warm = false;
+	double min_change = 2.0, *gv = NULL, *bv = NULL;
+	int64_t dur = 0, warm = 0;
+	size_t ng = 0, nb = 0;
+	char key[1024], unit[16], d1[32];
+	struct store *st = NULL;
+	uint64_t v;
+	int opt, r, code = EXIT_USAGE;
+
+	job_config_init(&cfg);
+	bisect_rule_init(&rule);
+	memset(&b, 0, sizeof(b));
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "l:n:m:s:S:r:D46h", opts, NULL)) != -1) {
+		if ((r = config_opt(opt, optarg, &cfg)) < 0)
+			return EXIT_USAGE;
+		if (r) {
+			flags = true;
+			continue;
+		}
+		switch (opt) {
+		case OPT_GOOD:
+			if (!valid_label("--good", optarg))
+				return EXIT_USAGE;
+			good = optarg;
+			break;
+		case OPT_BAD:
+			if (!valid_label("--bad", optarg))
+				return EXIT_USAGE;
+			bad = optarg;
+			break;
+		case OPT_JOB:
+			job = optarg;
+			break;
+		case OPT_DB:
+			db = optarg;
+			break;
+		case OPT_MINCH:
+			if (base_parse_double(optarg, 0, 1000, &min_change, &err)) {
+				cli_error("invalid --min-change: %s", err.msg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_MINREPS:
+			if (!cli_u64("--min-reps", optarg, 2, 100, &v))
+				return EXIT_USAGE;
+			rule.min_reps = (unsigned)v;
+			break;
+		case OPT_MAXREPS:
+			if (!cli_u64("--max-reps", optarg, 2, BISECT_REPS_LIMIT, &v))
+				return EXIT_USAGE;
+			rule.max_reps = (unsigned)v;
+			break;
+		case 'l':
+			if (!cli_duration("--duration", optarg, &dur))
+				return EXIT_USAGE;
+			have_dur = true;
+			break;
+		case OPT_WARMUP:
+			if (!cli_duration("--warmup", optarg, &warm))
+				return EXIT_USAGE;
+			have_warm = true;
+			break;
+		case 'h':
+			fputs(bisect_help, stdout);
+			return EXIT_OK;
+		default:
+			if (optopt && strchr("lnmsSr", optopt))
+				cli_error("option -%c needs a value", optopt);
+			else
+				cli_error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage_hint("bisect");
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (test) {
+			cli_error("unexpected argument '%s': one test per bisect", argv[optind]);
+			return cli_usage_hint("bisect");
+		}
+		test = argv[optind];
+	}
+	if (!good || !bad) {
+		cli_error("bisect start needs --good LABEL and --bad LABEL");
+		return cli_usage_hint("bisect");
+	}
+	if (!strcmp(good, bad)) {
+		cli_error("--good and --bad name the same label '%s'", good);
+		return EXIT_USAGE;
+	}
+	if (rule.max_reps < rule.min_reps) {
+		cli_error("invalid --max-reps %u: below --min-reps %u", rule.max_reps, rule.min_reps);
+		return EXIT_USAGE;
+	}
+	if (job && (flags || test)) {
+		cli_error("--job and configuration flags exclude each other");
+		return EXIT_USAGE;
+	}
+	if (job) {
+		if (job_config_of(job, &cfg))
+			return EXIT_USAGE;
+	} else {
+		if (test && job_test_parse(test, &cfg.test, &err)) {
+			cli_error("%s", err.msg);
+			return EXIT_USAGE;
+		}
+		if (job_config_finalize(&cfg, (int)sysconf(_SC_NPROCESSORS_ONLN), &err)) {
+			cli_error("%s", err.msg);
+			return EXIT_USAGE;
+		}
+	}
+	if (job_config_key(&cfg, key, sizeof(key))) {
+		cli_error("configuration key too long");
+		return EXIT_USAGE;
+	}
+	metric = stats_headline_metric(job_test_name(cfg.test));
+	if (cli_db_open(cli_db_path(db), true, &st))
+		return EXIT_RUNTIME;
+	code = EXIT_RUNTIME;
+	/* the steps run as the endpoints ran, unless told otherwise */
+	store_load_samples(st, good, key, first_runctl, &rc, &err);
+	if (!job) {
+		cfg.duration_ns = have_dur ? dur : rc.found ? rc.duration_ns : cfg.duration_ns;
+		cfg.warmup_ns = have_warm ? warm : rc.found ? rc.warmup_ns : cfg.warmup_ns;
+	}
+	if (store_metric_values(st, good, key, metric, &gv, &ng, &err) ||
+	    store_metric_values(st, bad, key, metric, &bv, &nb, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	metric_unit(st, ng ? good : bad, key, metric, unit, sizeof(unit));
+	printf("bisect of %s, configuration %s\n", metric, key);
+	if (ng < 2 || nb < 2) {
+		cli_error("refused: a bisect needs at least %d samples of this configuration per endpoint and cannot measure a label itself",
+			  BISECT_ENDPOINT_MIN);
+		refuse_add(good, ng, ng < BISECT_ENDPOINT_MIN ? BISECT_ENDPOINT_MIN - ng : 0);
+		refuse_add(bad, nb, nb < BISECT_ENDPOINT_MIN ? BISECT_ENDPOINT_MIN - nb : 0);
+		code = BISECT_EXIT_ABORT;
+		goto out;
+	}
+	r = bisect_check_endpoints(gv, ng, bv, nb,
+				   base_metric_dir(metric) == METRIC_LOWER ? STATS_LOWER :
+				   base_metric_dir(metric) == METRIC_HIGHER ? STATS_HIGHER :
+									      STATS_NEUTRAL,
+				   min_change, &rule, &chk);
+	if (r) {
+		cli_error("cannot judge the endpoints: %s", strerror(-r));
+		goto out;
+	}
+	print_values_line("good", good, ng, &chk.cmp, true, unit);
+	print_values_line("bad", bad, nb, &chk.cmp, false, unit);
+	printf("  gap: %+.1f%% [%+.1f%%, %+.1f%%] (bad against good, Hodges-Lehmann, 95%%), Mann-Whitney p = %.2g\n",
+	       chk.cmp.shift_pct, chk.cmp.shift_lo_pct, chk.cmp.shift_hi_pct, chk.cmp.p);
+	printf("  noise: %.2f%% (pooled %%stddev of both endpoints); gap / noise = %.1f\n",
+	       chk.noise_pct, chk.gap_noise);
+	printf("  expected runs per step: %.1f at a good commit, %.1f at a bad one (min %u, cap %u); %.0f%% and %.0f%% of them decided right\n",
+	       chk.sim.reps[0], chk.sim.reps[1], rule.min_reps, rule.max_reps,
+	       100 * chk.sim.right[0], 100 * chk.sim.right[1]);
+	fmt_minutes(job_plan_duration_ns((size_t)ceil(TYPICAL_STEPS * (chk.sim.reps[0] + chk.sim.reps[1]) / 2),
+					cfg.warmup_ns, cfg.duration_ns), d1, sizeof(d1));
+	printf("  in total: log2(commits) steps; a typical %d-step bisect (~16000 commits): ~%.0f runs, ~%s of measuring\n",
+	       TYPICAL_STEPS, TYPICAL_STEPS * (chk.sim.reps[0] + chk.sim.reps[1]) / 2, d1);
+	if (rc.found && (rc.duration_ns != cfg.duration_ns || rc.warmup_ns != cfg.warmup_ns))
+		fprintf(stderr, "netregress: warning: steps run %.3g s after %.3g s of warm-up, the good endpoint's samples %.3g s after %.3g s: short runs read low\n",
+			(double)cfg.duration_ns / NS_PER_S, (double)cfg.warmup_ns / NS_PER_S,
+			(double)rc.duration_ns / NS_PER_S, (double)rc.warmup_ns / NS_PER_S);
+	code = BISECT_EXIT_ABORT;
+	switch (chk.status) {
+	case BISECT_START_TOO_FEW:
+		cli_error("refused: a bisect needs at least %d samples of this configuration per endpoint and cannot measure a label itself",
+			  BISECT_ENDPOINT_MIN);
+		refuse_add(good, ng, chk.add_good);
+		refuse_add(bad, nb, chk.add_bad);
+		goto out;
+	case BISECT_START_SAME:
+		cli_error("refused: the endpoints do not differ (%+.1f%% [%+.1f%%, %+.1f%%], p = %.2g, within +-%.3g%%): nothing to bisect",
+			  chk.cmp.shift_pct, chk.cmp.shift_lo_pct, chk.cmp.shift_hi_pct,
+			  chk.cmp.p, min_change);
+		goto out;
+	case BISECT_START_MINOR:
+		cli_error("refused: the endpoints differ by %+.1f%% (p = %.2g), less than --min-change %.3g%%: nothing worth bisecting",
+			  chk.cmp.shift_pct, chk.cmp.p, min_change);
+		goto out;
+	case BISECT_START_INCONCLUSIVE:
+		cli_error("refused: the endpoints do not differ significantly yet (%+.1f%% [%+.1f%%, %+.1f%%], p = %.2g): measure more",
+			  chk.cmp.shift_pct, chk.cmp.shift_lo_pct, chk.cmp.shift_hi_pct, chk.cmp.p);
+		refuse_add(good, ng, chk.add_good);
+		refuse_add(bad, nb, chk.add_bad);
+		goto out;
+	case BISECT_START_TOO_NOISY:
+		cli_error("refused: the gap is small against the noise (gap / noise %.1f): within --max-reps %u, only %.0f%% of steps at good and %.0f%% at bad would be decided",
+			  chk.gap_noise, rule.max_reps, 100 * chk.sim.right[0], 100 * chk.sim.right[1]);
+		if (chk.add_good || chk.add_bad) {
+			refuse_add(good, ng, chk.add_good);
+			refuse_add(bad, nb, chk.add_bad);
+		} else {
+			fprintf(stderr, "  more endpoint samples (up to %d) would not do: raise --max-reps, lengthen the runs or quiet the machine\n",
+				BISECT_ENDPOINT_MAX);
+		}
+		goto out;
+	case BISECT_START_OK:
+		break;
+	}
+	snprintf(b.good_label, sizeof(b.good_label), "%s", good);
+	snprintf(b.bad_label, sizeof(b.bad_label), "%s", bad);
+	snprintf(b.config_key, sizeof(b.config_key), "%s", key);
+	snprintf(b.metric, sizeof(b.metric), "%s", metric);
+	b.alpha = rule.alpha;
+	b.beta = rule.beta;
+	b.conf = rule.conf;
+	b.side_conf = rule.side_conf;
+	b.min_change_pct = min_change;
+	b.min_reps = rule.min_reps;
+	b.max_reps = rule.max_reps;
+	{
+		json_t *cj = job_config_to_json(&cfg);
+
+		b.config = cj ? json_dumps(cj, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+		json_decref(cj);
+	}
+	if (!b.config) {
+		cli_error("out of memory");
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	if (store_bisect_add(st, &b, &err)) {
+		cli_error("%s", err.msg);
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	printf("bisect %" PRId64 " started in %s. Next: git bisect start BAD GOOD, then\n"
+	       "git bisect run a script that builds and boots (or applies) the commit and\n"
+	       "ends with 'netregress bisect run --repo DIR' (or --commit ID); 'netregress\n"
+	       "bisect log --repo DIR' shows the steps and the confirmed first bad commit.\n",
+	       b.id, cli_db_path(db));
+	code = EXIT_OK;
+out:
+	store_bisect_release(&b);
+	free(gv);
+	free(bv);
+	store_close(st);
+	return code;
+}
+
+/* ---- run ---- */
+
+struct step_run {
+	struct store *st;
+	struct store_bisect *b;
+	struct job_config cfg;
+	struct bisect_rule rule;
+	struct store_bisect_step row;
+	const double *gv, *bv;
+	size_t ng, nb;
+	double *x;
+	size_t n;
+	const char *host;
+	uint16_t port;
+	bool collect;
+	char unit[16];
+};
+
+/* Measure one run of the step and store it; its headline into *value. */
+static int measure(struct step_run *sr, struct cli_testbed *tb, double *value,
+		   struct base_err *err)
+{
+	struct engine_client_opts o = {
+		.cfg = sr->cfg,
+		.connect_timeout_ns = 5 * NS_PER_S,
+		.control_timeout_ns = 10 * NS_PER_S,
+		.interrupted = &cli_interrupted,
+		.counters = sr->collect,
+		.perf = sr->collect,
+	};
+	const struct sample_metric *m;
+	struct base_sample s;
+	struct engine_run run;
+	bool inserted;
+	int ret;
+
+	base_sample_init(&s);
+	memset(&run, 0, sizeof(run));
+	if (sr->host) {
+		o.host = sr->host;
+		o.port = sr->port;
+		ret = engine_client_run(&o, &run, err);
+	} else {
+		ret = cli_testbed_prepare(tb, &sr->cfg, &o, err);
+		if (!ret)
+			ret = cli_testbed_run(tb, &o, &run, err);
+	}
+	if (!ret)
+		ret = engine_run_sample(&sr->cfg, &run, sr->row.label, o.same_host, &s, err);
+	if (!ret) {
+		m = base_sample_get(&s, sr->b->metric);
+		if (!m || !(m->value > 0)) {
+			ret = base_err_set(err, -EINVAL, "the run gave no positive %s",
+					   sr->b->metric);
+		} else {
+			*value = m->value;
+			snprintf(sr->unit, sizeof(sr->unit), "%s", m->unit);
+		}
+	}
+	if (!ret && store_add_sample(sr->st, &s, &inserted, err))
+		ret = -EIO;
+	engine_run_release(&run);
+	base_sample_release(&s);
+	return ret;
+}
+
+static void row_from(struct store_bisect_step *row, const struct bisect_decision *d)
+{
+	snprintf(row->verdict, sizeof(row->verdict), "%s", bisect_verdict_name(d->verdict));
+	row->n = (int64_t)d->n;
+	row->position = d->pos.pos;
+	row->position_lo = d->pos.lo;
+	row->position_hi = d->pos.hi;
+	row->llr = d->n ? d->llr : NAN;
+	row->updated_at_ns = 0;
+}
+
+static void print_decision(const char *commit, const struct bisect_decision *d,
+			   const char *unit, const double *x, size_t n)
+{
+	char c[BISECT_COMMIT_MAX + 1];
+
+	bisect_commit_short(commit, c, sizeof(c));
+	printf("commit %s: %s after %zu run%s (%s); position %.2f [%.2f, %.2f], likelihood ratio %.1f (bad > %.1f, good < %.1f)\n",
+	       c, bisect_verdict_name(d->verdict), d->n, d->n == 1 ? "" : "s", d->why,
+	       d->pos.pos, d->pos.lo, d->pos.hi, d->llr, d->llr_bad, d->llr_good);
+	printf("  runs (%s):", unit);
+	for (size_t i = 0; i < n; i++)
+		printf(" %.5g", x[i]);
+	putchar('\n');
+}
+
+/* Decide, record the step, and say what happened. */
+static int decide_and_store(struct step_run *sr, struct bisect_decision *d,
+			    struct base_err *err)
+{
+	int ret = bisect_decide(sr->gv, sr->ng, sr->bv, sr->nb, sr->x, sr->n, &sr->rule, d);
+
+	if (ret)
+		return base_err_set(err, ret, "cannot decide: %s", strerror(-ret));
+	row_from(&sr->row, d);
+	return store_bisect_step_put(sr->st, &sr->row, err);
+}
+
+static int step_loop(struct step_run *sr, struct bisect_decision *d)
+{
+	struct base_err err = { "" };
+	struct cli_testbed tb;
+	int code = -1;
+
+	cli_testbed_init(&tb);
+	cli_signals();
+	while (d->verdict == BISECT_UNDECIDED && sr->n < sr->rule.max_reps) {
+		double value = NAN;
+		int ret = measure(sr, &tb, &value, &err);
+
+		if (cli_interrupted) {
+			cli_error("interrupted: %zu runs of this commit are stored; 'bisect run' again continues",
+				  sr->n);
+			code = BISECT_EXIT_ABORT;
+			break;
+		}
+		if (ret == -EIO) {
+			cli_error("cannot store the sample: %s", err.msg);
+			code = BISECT_EXIT_ABORT;
+			break;
+		}
+		if (ret) {
+			cli_error("could not measure this commit (run %zu): %s; skipping it", sr->n + 1,
+				  err.msg);
+			code = BISECT_EXIT_SKIP;
+			break;
+		}
+		sr->x[sr->n++] = value;
+		if (decide_and_store(sr, d, &err)) {
+			cli_error("%s", err.msg);
+			code = BISECT_EXIT_ABORT;
+			break;
+		}
+		fprintf(stderr, "run %zu/%u: %.5g %s; position %.2f [%.2f, %.2f], likelihood ratio %.1f: %s\n",
+			sr->n, sr->rule.max_reps, value, sr->unit, d->pos.pos, d->pos.lo, d->pos.hi,
+			d->llr, bisect_verdict_name(d->verdict));
+	}
+	cli_testbed_release(&tb);
+	return code;
+}
+
+static int bisect_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "commit", required_argument, NULL, OPT_COMMIT },
+		{ "repo", required_argument, NULL, OPT_REPO },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "id", required_argument, NULL, OPT_ID },
+		{ "max-reps", required_argument, NULL, OPT_MAXREPS },
+		{ "host", required_argument, NULL, 'H' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "no-collect", no_argument, NULL, OPT_NO_COLLECT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct step_run sr;
+	struct store_bisect b;
+	struct bisect_decision d;
+	struct base_err err = { "" };
+	const char *commit_arg = NULL, *repo = NULL, *db = NULL;
+	char commit[BISECT_COMMIT_MAX + 1], key[1024];
+	double *gv = NULL, *bv = NULL, *xv = NULL;
+	size_t nx = 0;
+	uint64_t v, id = 0, max_reps = 0;
+	bool have_port = false;
+	json_t *cj = NULL;
+	int opt, ret, code = BISECT_EXIT_ABORT;
+
+	/* git bisect run reads any other exit code from 1 to 127 as "bad":
+	 * every failure here is a skip (125) or an abort (128) */
+	memset(&sr, 0, sizeof(sr));
+	memset(&b, 0, sizeof(b));
+	sr.port = PROTO_DEFAULT_PORT;
+	sr.collect = true;
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "H:p:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_COMMIT:
+			if (!bisect_commit_valid(optarg)) {
+				cli_error("invalid --commit '%s': expected 1 to %d printable characters without spaces",
+					  optarg, BISECT_COMMIT_MAX);
+				return BISECT_EXIT_ABORT;
+			}
+			commit_arg = optarg;
+			break;
+		case OPT_REPO:
+			repo = optarg;
+			break;
+		case OPT_DB:
+			db = optarg;
+			break;
+		case OPT_ID:
+			if (!cli_u64("--id", optarg, 1, INT64_MAX, &id))
+				return BISECT_EXIT_ABORT;
+			break;
+		case OPT_MAXREPS:
+			if (!cli_u64("--max-reps", optarg, 2, BISECT_REPS_LIMIT, &max_reps))
+				return BISECT_EXIT_ABORT;
+			break;
+		case 'H':
+			sr.host = optarg;
+			break;
+		case 'p':
+			if (!cli_u64("--port", optarg, 1, 65535, &v))
+				return BISECT_EXIT_ABORT;
+			sr.port = (uint16_t)v;
+			have_port = true;
+			break;
+		case OPT_NO_COLLECT:
+			sr.collect = false;
+			break;
+		case 'h':
+			fputs(bisect_help, stdout);
+			return EXIT_OK;
+		default:
+			cli_error("unknown option '%s'", argv[optind - 1]);
+			cli_usage_hint("bisect");
+			return BISECT_EXIT_ABORT;
+		}
+	}
+	if (optind < argc) {
+		cli_error("unexpected argument '%s'", argv[optind]);
+		return BISECT_EXIT_ABORT;
+	}
+	if (have_port && !sr.host) {
+		cli_error("--port needs --host");
+		return BISECT_EXIT_ABORT;
+	}
+	if (commit_arg)
+		snprintf(commit, sizeof(commit), "%s", commit_arg);
+	else if (repo ? bisect_commit_git(repo, "HEAD", commit, sizeof(commit), &err) :
+			bisect_commit_kernel(commit, sizeof(commit), &err)) {
+		cli_error("cannot tell the commit: %s", err.msg);
+		return BISECT_EXIT_ABORT;
+	}
+	if (cli_db_open(cli_db_path(db), true, &sr.st))
+		return BISECT_EXIT_ABORT;
+	if (store_bisect_get(sr.st, (int64_t)id, &b, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	sr.b = &b;
+	rule_from(&b, &sr.rule);
+	if (max_reps) {
+		if (max_reps < sr.rule.min_reps) {
+			cli_error("invalid --max-reps %" PRIu64 ": below the bisect's minimum %u",
+				  max_reps, sr.rule.min_reps);
+			goto out;
+		}
+		sr.rule.max_reps = (unsigned)max_reps;
+	}
+	cj = json_loads(b.config, 0, NULL);
+	if (!cj || job_config_from_json(cj, &sr.cfg, &err) ||
+	    job_config_key(&sr.cfg, key, sizeof(key)) || strcmp(key, b.config_key)) {
+		cli_error("bisect %" PRId64 ": its stored configuration cannot be read back%s%s",
+			  b.id, err.msg[0] ? ": " : "", err.msg);
+		goto out;
+	}
+	if (store_metric_values(sr.st, b.good_label, b.config_key, b.metric, &gv, &sr.ng, &err) ||
+	    store_metric_values(sr.st, b.bad_label, b.config_key, b.metric, &bv, &sr.nb, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	if (sr.ng < 2 || sr.nb < 2) {
+		cli_error("the endpoints '%s' (%zu samples) and '%s' (%zu) are gone from %s",
+			  b.good_label, sr.ng, b.bad_label, sr.nb, cli_db_path(db));
+		goto out;
+	}
+	sr.gv = gv;
+	sr.bv = bv;
+	if (store_bisect_step_label(b.id, commit, sr.row.label, sizeof(sr.row.label))) {
+		cli_error("commit id '%s' is too long for a label", commit);
+		goto out;
+	}
+	sr.row.bisect_id = b.id;
+	snprintf(sr.row.commit, sizeof(sr.row.commit), "%s", commit);
+	metric_unit(sr.st, b.good_label, b.config_key, b.metric, sr.unit, sizeof(sr.unit));
+
+	/* a commit decided before (a reboot, a second call) keeps its verdict */
+	ret = store_bisect_step_get(sr.st, b.id, commit, &sr.row, &err);
+	if (ret && ret != -ENOENT) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	if (store_metric_values(sr.st, sr.row.label, b.config_key, b.metric, &xv, &nx, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	if (!ret) {
+		enum bisect_verdict old;
+
+		if (!bisect_verdict_parse(sr.row.verdict, &old) && bisect_verdict_final(old)) {
+			struct bisect_decision od = {
+				.verdict = old, .n = (size_t)sr.row.n, .llr = sr.row.llr,
+				.pos = { sr.row.position, sr.row.position_lo, sr.row.position_hi },
+				.why = "stored: decided before",
+				.llr_bad = log((1 - sr.rule.beta) / sr.rule.alpha),
+				.llr_good = log(sr.rule.beta / (1 - sr.rule.alpha)),
+			};
+
+			print_decision(commit, &od, sr.unit, xv, nx);
+			code = bisect_exit_code(old);
+			goto out;
+		}
+	}
+	/* continue from the runs stored (an undecided step, an abort) */
+	sr.x = malloc(((nx > sr.rule.max_reps ? nx : sr.rule.max_reps) + 1) * sizeof(*sr.x));
+	if (!sr.x) {
+		cli_error("out of memory");
+		goto out;
+	}
+	if (nx)
+		memcpy(sr.x, xv, nx * sizeof(*xv));
+	sr.n = nx;
+	if (decide_and_store(&sr, &d, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	if (nx)
+		fprintf(stderr, "commit %s: %zu runs stored before, %s\n", commit, nx,
+			bisect_verdict_name(d.verdict));
+	ret = step_loop(&sr, &d);
+	if (ret >= 0) {
+		code = ret;
+		goto out;
+	}
+	print_decision(commit, &d, sr.unit, sr.x, sr.n);
+	code = bisect_exit_code(d.verdict);
+out:
+	json_decref(cj);
+	free(sr.x);
+	free(xv);
+	free(gv);
+	free(bv);
+	store_bisect_release(&b);
+	store_close(sr.st);
+	return code;
+}
+
+/* ---- log ---- */
+
+struct steps_acc {
+	struct store_bisect_step *rows;
+	size_t n, cap;
+};
+
+static int collect_step(void *ctx, const struct store_bisect_step *s)
+{
+	struct steps_acc *a = ctx;
+
+	if (a->n == a->cap) {
+		size_t ncap = a->cap ? 2 * a->cap : 16;
+		struct store_bisect_step *p = realloc(a->rows, ncap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		a->rows = p;
+		a->cap = ncap;
+	}
+	a->rows[a->n++] = *s;
+	return 0;
+}
+
+static int bisect_log_cmd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "repo", required_argument, NULL, OPT_REPO },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "id", required_argument, NULL, OPT_ID },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct base_err err = { "" };
+	struct store_bisect b;
+	struct steps_acc acc = { NULL, 0, 0 };
+	struct bisect_log l;
+	struct bisect_log_step *steps = NULL;
+	char **parents = NULL, good_commit[72], unit[16];
+	double **values = NULL, *gv = NULL, *bv = NULL;
+	const char *repo = NULL, *db = NULL;
+	bool json = false, have_good_commit = false;
+	struct store *st = NULL;
+	uint64_t id = 0;
+	int opt, ret, code = EXIT_RUNTIME;
+
+	memset(&b, 0, sizeof(b));
+	memset(&l, 0, sizeof(l));
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_REPO:
+			repo = optarg;
+			break;
+		case OPT_DB:
+			db = optarg;
+			break;
+		case OPT_ID:
+			if (!cli_u64("--id", optarg, 1, INT64_MAX, &id))
+				return EXIT_USAGE;
+			break;
+		case OPT_JSON:
+			json = true;
+			break;
+		case 'h':
+			fputs(bisect_help, stdout);
+			return EXIT_OK;
+		default:
+			cli_error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage_hint("bisect");
+		}
+	}
+	if (optind < argc) {
+		cli_error("unexpected argument '%s'", argv[optind]);
+		return cli_usage_hint("bisect");
+	}
+	if (cli_db_open(cli_db_path(db), false, &st))
+		return EXIT_RUNTIME;
+	if (store_bisect_get(st, (int64_t)id, &b, &err) ||
+	    store_bisect_steps(st, b.id, collect_step, &acc, &err)) {
+		cli_error("%s", err.msg[0] ? err.msg : "out of memory");
+		goto out;
+	}
+	steps = calloc(acc.n + 1, sizeof(*steps));
+	values = calloc(acc.n + 1, sizeof(*values));
+	parents = calloc(acc.n + 1, sizeof(*parents));
+	if (!steps || !values || !parents) {
+		cli_error("out of memory");
+		goto out;
+	}
+	if (store_metric_values(st, b.good_label, b.config_key, b.metric, &gv, &l.ngood, &err) ||
+	    store_metric_values(st, b.bad_label, b.config_key, b.metric, &bv, &l.nbad, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	for (size_t i = 0; i < acc.n; i++) {
+		struct bisect_log_step *s = &steps[i];
+		char rev[BISECT_COMMIT_MAX + 2];
+		struct base_err gerr;
+
+		s->commit = acc.rows[i].commit;
+		if (bisect_verdict_parse(acc.rows[i].verdict, &s->verdict))
+			s->verdict = BISECT_UNDECIDED;
+		s->n = (size_t)acc.rows[i].n;
+		s->pos.pos = acc.rows[i].position;
+		s->pos.lo = acc.rows[i].position_lo;
+		s->pos.hi = acc.rows[i].position_hi;
+		if (store_metric_values(st, acc.rows[i].label, b.config_key, b.metric,
+					&values[i], &s->nvalues, &err)) {
+			cli_error("%s", err.msg);
+			goto out;
+		}
+		s->values = values[i];
+		if (repo) {
+			parents[i] = malloc(72);
+			if (!parents[i]) {
+				cli_error("out of memory");
+				goto out;
+			}
+			snprintf(rev, sizeof(rev), "%s^", s->commit);
+			if (!bisect_commit_git(repo, rev, parents[i], 72, &gerr))
+				s->parent = parents[i];
+		}
+	}
+	if (repo && !bisect_commit_git(repo, b.good_label, good_commit, sizeof(good_commit), &err))
+		have_good_commit = true;
+	metric_unit(st, b.good_label, b.config_key, b.metric, unit, sizeof(unit));
+	l.id = b.id;
+	l.good_label = b.good_label;
+	l.bad_label = b.bad_label;
+	l.config_key = b.config_key;
+	l.metric = b.metric;
+	l.unit = unit;
+	l.good = gv;
+	l.bad = bv;
+	l.good_commit = have_good_commit ? good_commit : NULL;
+	l.conf = b.conf;
+	l.steps = steps;
+	l.nsteps = acc.n;
+	if ((ret = bisect_log_finish(&l))) {
+		cli_error("cannot make the log: %s", strerror(-ret));
+		goto out;
+	}
+	if (json) {
+		json_t *doc = bisect_log_json(&l);
+
+		if (!doc) {
+			cli_error("out of memory");
+			goto out;
+		}
+		json_dumpf(doc, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(doc);
+	} else {
+		bisect_log_text(stdout, &l);
+	}
+	code = EXIT_OK;
+out:
+	for (size_t i = 0; i < acc.n; i++) {
+		if (values)
+			free(values[i]);
+		if (parents)
+			free(parents[i]);
+	}
+	free(values);
+	free(parents);
+	free(steps);
+	free(acc.rows);
+	free(gv);
+	free(bv);
+	store_bisect_release(&b);
+	store_close(st);
+	return code;
+}
+
+int cmd_bisect(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(bisect_help, stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(bisect_help, stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "start"))
+		return bisect_start(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "run"))
+		return bisect_run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "log"))
+		return bisect_log_cmd(argc - 1, argv + 1);
+	cli_error("unknown bisect command '%s': expected start, run or log", argv[1]);
+	/* `bisect run` typos inside a git bisect run script must not read as "bad" */
+	return BISECT_EXIT_ABORT;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Private to report/: number formats, chart scales, the matrix axes and escaping shared by the HTML, SVG and Markdown writers. */
+#ifndef NR_REPORT_INTERNAL_H
+#define NR_REPORT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "report/page.h"
+
+/* Numbers as the compare table prints them: "12.35", "1.235e+07", "-" for NaN. */
+void report_fmt_num(char *buf, size_t len, double v);
+/* "+1.2%", "-" for NaN. */
+void report_fmt_pct(char *buf, size_t len, double v);
+/* "±1.2%", "-" for NaN. */
+void report_fmt_sd(char *buf, size_t len, double v);
+/* A tick label: 0.5, 20, 1.5k, 12k, 2M, 1G. */
+void report_fmt_si(char *buf, size_t len, double v);
+/* A parameter's value for people: sizes in bytes as base_format_size()
+ * writes them (65536 -> 64K) for the size parameters, others as they are. */
+void report_fmt_param(char *buf, size_t len, const char *key, const char *val);
+
+/* Median of the finite values among v[0..n); NaN when there are none. */
+double report_median(const double *v, size_t n);
+/* Their %stddev (100 sd / |mean|); NaN for fewer than 2 or a mean of 0. */
+double report_cv_pct(const double *v, size_t n);
+
+/* Colour of series i: a fixed colour-blind-safe palette (Okabe and Ito),
+ * cycling after REPORT_NCOLORS. */
+#define REPORT_NCOLORS 8
+const char *report_color(size_t i);
+
+#define REPORT_MAX_TICKS 32
+
+/* An axis range and its ticks, linear or log10. */
+struct report_ticks {
+	double lo, hi;   /* the drawn range (log: the values, not their logs) */
+	double v[REPORT_MAX_TICKS];
+	size_t n;
+	bool log;
+};
+
+/*
+ * Nice linear ticks covering [lo, hi]: a step of 1, 2 or 5 times a power
+ * of ten giving about `target` intervals (2..20), the range widened to
+ * whole steps. lo == hi is widened around the value (to [0, 1] for 0).
+ * Returns 0, or -EINVAL for non-finite bounds, lo > hi or a bad target.
+ */
+int report_ticks_linear(double lo, double hi, size_t target,
+			struct report_ticks *t);
+/*
+ * Log ticks covering [lo, hi] (both > 0): the range widened to powers of
+ * ten, a tick at each power; 2 and 5 times each power as well when the
+ * range spans at most two decades. Returns 0 or -EINVAL.
+ */
+int report_ticks_log(double lo, double hi, struct report_ticks *t);
+/* Position of v on [px_lo, px_hi] (px_lo maps t->lo); log scales clamp
+ * v <= 0 to the bottom. */
+double report_ticks_map(const struct report_ticks *t, double v, double px_lo,
+			double px_hi);
+
+/* A parameter's value in configuration c, or "" when it has none. */
+const char *report_param(const struct report_doc *d, size_t c,
+			 const char *key);
+
+/* Parameters that differ among the configurations of test (NULL: of
+ * every test), "test" excepted, and those they all have with one value;
+ * key order, NULL-terminated arrays of borrowed names: free() the arrays.
+ * Returns 0 or -ENOMEM. */
+int report_params_split(const struct report_doc *d, const char *test,
+			const char ***varying, const char ***common);
+/* "test=tcp_stream msg=64K rcvbuf=auto": the test, then the values of the
+ * parameters that vary among that test's configurations. */
+void report_config_desc(const struct report_doc *d, size_t c, char *buf,
+			size_t len);
+/* The distinct tests of the configurations, in key order of their first
+ * configuration; NULL-terminated, borrowed: free() the array. */
+const char **report_tests(const struct report_doc *d);
+/* "cc=default cpus=none ...": the parameters every configuration of test
+ * has with one value; for a test, without those every configuration of
+ * any test shares. Returns 0 or -ENOMEM. */
+int report_params_text(const struct report_doc *d, const char *test,
+		       char *buf, size_t len);
+
+/* One chart of the headline metric against one axis of the matrix. */
+struct report_chart {
+	const char *test;     /* borrowed from the configurations */
+	const char *axis;     /* the parameter on x */
+	char with[256];       /* parameters that change with it, "" */
+	char fixed[512];      /* the other varying parameters, "rcvbuf=auto" */
+	size_t nx;
+	const char **xval;    /* x categories in drawing order (borrowed) */
+	size_t *config;       /* the configuration of each category */
+};
+
+/*
+ * For each test, each parameter p that varies among its configurations,
+ * and each combination of the other varying parameters (those that are a
+ * function of p excepted: they change with it), a chart when p takes at
+ * least two values there. A parameter in one-to-one correspondence with an
+ * earlier one is drawn once, with it. Categories: numeric values ascending
+ * then auto/none/default when every value is one or the other, otherwise
+ * the order of the configurations. Returns 0 or -ENOMEM; free with
+ * report_charts_free().
+ */
+int report_charts_find(const struct report_doc *d, struct report_chart **out,
+		       size_t *n);
+void report_charts_free(struct report_chart *c, size_t n);
+
+/* The SVG of one chart: <svg class="chart" data-series data-points ...>. */
+void report_svg_axis(FILE *out, const struct report_doc *d,
+		     const struct report_chart *c, size_t id);
+/* The latency percentiles of configuration c, one series per label, log y. */
+void report_svg_latency(FILE *out, const struct report_doc *d, size_t c,
+			size_t id);
+/* The line value of a latency percentile of a cell: from the merged
+ * histogram when there is one, else the median of the samples. */
+double report_lat_line(const struct report_cell *cell, size_t k);
+
+/* Text for HTML and SVG, in an element or a quoted attribute: & < > " '
+ * escaped, control characters replaced by U+FFFD. */
+void report_html_escape(FILE *out, const char *s);
+/* Markdown table cell text: | \ ` * _ [ ] < > # escaped with a backslash,
+ * newlines as spaces. */
+void report_md_escape(FILE *out, const char *s);
+
+#endif

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The report as Markdown: the tables of the HTML page, for a mailing-list post or an issue. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/internal.h"
+#include "report/report.h"
+
+void report_md_escape(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("|\\`*_[]<>#", *s))
+			fputc('\\', out);
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
+	}
+}
+
+/* A code span in a table cell: backticks become quotes, pipes stay escaped
+ * (GitHub splits cells on them even inside code). */
+static void md_code(FILE *out, const char *s)
+{
+	fputc('`', out);
+	for (; *s; s++) {
+		if (*s == '|')
+			fputs("\\|", out);
+		else if (*s == '`')
+			fputc('\'', out);
+		else
+			fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
+	}
+	fputc('`', out);
+}
+
+/* The line under a table's titles: one letter per column, l (left) or r. */
+static void md_sep(FILE *out, const char *align)
+{
+	fputc('|', out);
+	for (; *align; align++)
+		fputs(*align == 'r' ? " ---: |" : " --- |", out);
+	fputc('\n', out);
+}
+
+static const char *kv_val(const struct sample_kv *kv, size_t n, const char *key,
+			  bool *found)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(kv[i].key, key)) {
+			*found = true;
+			return kv[i].val;
+		}
+	}
+	*found = false;
+	return "";
+}
+
+static void md_labels_header(FILE *out, const struct report_doc *d,
+			     const char *first)
+{
+	fprintf(out, "| %s |", first);
+	for (size_t l = 0; l < d->nlabels; l++) {
+		fputc(' ', out);
+		report_md_escape(out, d->labels[l].name);
+		fputs(" |", out);
+	}
+	fputc('\n', out);
+	fputs("| --- |", out);
+	for (size_t l = 0; l < d->nlabels; l++)
+		fputs(" --- |", out);
+	fputc('\n', out);
+}
+
+static void md_environment(FILE *out, const struct report_doc *d)
+{
+	static const char *const sides[] = { "client", "server" };
+	size_t ndiff = 0;
+	bool any_snap = false;
+
+	fputs("## Environment\n\nThe environment of each label's first sample; entries in bold differ between labels.\n\n", out);
+	md_labels_header(out, d, "entry");
+	fputs("| samples (configurations) |", out);
+	for (size_t l = 0; l < d->nlabels; l++)
+		fprintf(out, " %zu (%zu) |", d->labels[l].nsamples, d->labels[l].nconfigs);
+	fputc('\n', out);
+	/* the union of the keys: the first label's order, then new ones */
+	for (size_t l = 0; l < d->nlabels; l++) {
+		for (size_t i = 0; i < d->labels[l].nenv; i++) {
+			const char *key = d->labels[l].env[i].key, *v0;
+			bool seen = false, diff = false, f0, f;
+
+			for (size_t m = 0; m < l && !seen; m++)
+				kv_val(d->labels[m].env, d->labels[m].nenv, key, &seen);
+			if (seen)
+				continue;
+			v0 = kv_val(d->labels[0].env, d->labels[0].nenv, key, &f0);
+			for (size_t m = 1; m < d->nlabels; m++) {
+				const char *v = kv_val(d->labels[m].env, d->labels[m].nenv, key, &f);
+
+				diff |= f != f0 || strcmp(v, v0);
+			}
+			fputs(diff ? "| **" : "| ", out);
+			report_md_escape(out, key);
+			fputs(diff ? "** |" : " |", out);
+			for (size_t m = 0; m < d->nlabels; m++) {
+				const char *v = kv_val(d->labels[m].env, d->labels[m].nenv, key, &f);
+
+				fputc(' ', out);
+				report_md_escape(out, f ? v : "-");
+				fputs(" |", out);
+			}
+			fputc('\n', out);
+		}
+	}
+	fputc('\n', out);
+	for (size_t l = 0; l < d->nlabels; l++) {
+		any_snap |= d->labels[l].sysenv != NULL;
+		if (!d->labels[l].env_changed)
+			continue;
+		fputs("Note: the samples of ", out);
+		report_md_escape(out, d->labels[l].name);
+		fputs(" ran in more than one environment (their fingerprints differ): only the first is shown.\n\n", out);
+	}
+	if (!any_snap)
+		return;
+	/* the entries of the full snapshots that differ */
+	for (size_t s = 0; s < ARRAY_SIZE(sides); s++) {
+		for (size_t l = 0; l < d->nlabels; l++) {
+			json_t *entries = json_object_get(json_object_get(d->labels[l].sysenv, sides[s]), "entries");
+			const char *name;
+			json_t *v;
+
+			json_object_foreach(entries, name, v) {
+				const char *vals[REPORT_MAX_LABELS];
+				bool first = true, diff = false;
+
+				for (size_t m = 0; m < d->nlabels; m++) {
+					json_t *e = json_object_get(json_object_get(json_object_get(d->labels[m].sysenv, sides[s]), "entries"), name);
+
+					vals[m] = json_string_value(e);
+					if (m < l && vals[m])
+						first = false;
+					if (m && (!vals[m] != !vals[0] ||
+						  (vals[m] && strcmp(vals[m], vals[0]))))
+						diff = true;
+				}
+				if (!first || !diff)
+					continue;
+				if (!ndiff++) {
+					fputs("Entries of the full environment snapshots (sysctls, CPU, interface) that differ:\n\n", out);
+					md_labels_header(out, d, "entry");
+				}
+				fprintf(out, "| %s.", sides[s]);
+				report_md_escape(out, name);
+				fputs(" |", out);
+				for (size_t m = 0; m < d->nlabels; m++) {
+					fputc(' ', out);
+					report_md_escape(out, vals[m] ? vals[m] : "-");
+					fputs(" |", out);
+				}
+				fputc('\n', out);
+			}
+		}
+	}
+	if (ndiff)
+		fputc('\n', out);
+	else
+		fputs("The full environment snapshots do not differ.\n\n", out);
+}
+
+static const struct report_cmp *find_cmp(const struct report_doc *d, size_t l,
+					 size_t c)
+{
+	for (size_t i = 0; i < d->ncmps; i++)
+		if (d->cmps[i].a == d->baseline && d->cmps[i].b == l &&
+		    d->cmps[i].config == c)
+			return &d->cmps[i];
+	return NULL;
+}
+
+static void md_summary(FILE *out, const struct report_doc *d)
+{
+	fputs("## Summary\n\nThe headline metric of each configuration: median, %stddev and (samples) per label; "
+	      "beside each other label, its change against the baseline and the verdict.\n\n", out);
+	fputs("| configuration | metric |", out);
+	for (size_t l = 0; l < d->nlabels; l++) {
+		fputc(' ', out);
+		report_md_escape(out, d->labels[l].name);
+		fputs(l == d->baseline && d->nlabels > 1 ? " (baseline) |" : " |", out);
+	}
+	fputc('\n', out);
+	fputs("| --- | --- |", out);
+	for (size_t l = 0; l < d->nlabels; l++)
+		fputs(" ---: |", out);
+	fputc('\n', out);
+	for (size_t c = 0; c < d->nconfigs; c++) {
+		char desc[1024];
+
+		report_config_desc(d, c, desc, sizeof(desc));
+		fputs("| ", out);
+		md_code(out, desc);
+		fputs(" | ", out);
+		report_md_escape(out, d->configs[c].headline);
+		fprintf(out, " (%s) |", d->configs[c].unit);
+		for (size_t l = 0; l < d->nlabels; l++) {
+			const struct report_cell *cell = report_doc_cell(d, l, c);
+			const struct report_cmp *cmp = find_cmp(d, l, c);
+			char med[32], sd[32], ch[24];
+
+			if (!cell) {
+				fputs(" - |", out);
+				continue;
+			}
+			report_fmt_num(med, sizeof(med), report_median(cell->headline, cell->n));
+			report_fmt_sd(sd, sizeof(sd), report_cv_pct(cell->headline, cell->n));
+			fprintf(out, " %s %s (%zu)", med, sd, cell->n);
+			for (size_t i = 0; cmp && i < cmp->t.nrows; i++) {
+				const struct stats_row *r = &cmp->t.rows[i];
+
+				if (!r->headline)
+					continue;
+				report_fmt_pct(ch, sizeof(ch), r->c.change_mean_pct);
+				fprintf(out, " %s %s", ch, stats_verdict_name(r->c.verdict));
+			}
+			fputs(" |", out);
+		}
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+}
+
+static void md_row(FILE *out, const char *desc, const struct stats_row *r)
+{
+	char buf[5][32], sh[3][32], p[32], v[96];
+	double pv = r->headline ? r->c.p : r->q;
+
+	report_fmt_num(buf[0], sizeof(buf[0]), r->c.median_a);
+	report_fmt_sd(buf[1], sizeof(buf[1]), r->c.sd_pct_a);
+	report_fmt_pct(buf[2], sizeof(buf[2]), r->c.change_mean_pct);
+	report_fmt_num(buf[3], sizeof(buf[3]), r->c.median_b);
+	report_fmt_sd(buf[4], sizeof(buf[4]), r->c.sd_pct_b);
+	if (r->c.shift_abs) {
+		report_fmt_num(sh[0], sizeof(sh[0]), r->c.shift_pct);
+		report_fmt_num(sh[1], sizeof(sh[1]), r->c.shift_lo_pct);
+		report_fmt_num(sh[2], sizeof(sh[2]), r->c.shift_hi_pct);
+	} else {
+		report_fmt_pct(sh[0], sizeof(sh[0]), r->c.shift_pct);
+		report_fmt_pct(sh[1], sizeof(sh[1]), r->c.shift_lo_pct);
+		report_fmt_pct(sh[2], sizeof(sh[2]), r->c.shift_hi_pct);
+	}
+	if (isnan(pv))
+		snprintf(p, sizeof(p), "-");
+	else
+		snprintf(p, sizeof(p), "%.4f", pv);
+	report_verdict_text(r, v, sizeof(v));
+	fputs("| ", out);
+	md_code(out, desc);
+	fputs(" | ", out);
+	report_md_escape(out, r->metric);
+	fprintf(out, " (%s) | %s | %s | %zu | %s | %s [%s, %s] | %s | %s | %zu | %s | %s%s%s |\n",
+		base_metric_dir_name(r->dir), buf[0], buf[1], r->c.na, buf[2],
+		sh[0], sh[1], sh[2], buf[3], buf[4], r->c.nb, p,
+		r->c.verdict == STATS_REGRESSION || r->c.verdict == STATS_IMPROVEMENT ? "**" : "",
+		v,
+		r->c.verdict == STATS_REGRESSION || r->c.verdict == STATS_IMPROVEMENT ? "**" : "");
+}
+
+static void md_notes(FILE *out, const struct report_doc *d,
+		     const struct report_cmp *cmp, const char *desc)
+{
+	const struct stats_notes *nt = &cmp->t.notes;
+	const char *a = d->labels[cmp->a].name, *b = d->labels[cmp->b].name;
+
+	if (nt->too_few) {
+		fputs("- ", out);
+		md_code(out, desc);
+		fputs(": fewer than 4 samples a side: no test is possible, measure more (--reps)\n", out);
+	}
+	if (nt->outliers_a || nt->outliers_b) {
+		fputs("- ", out);
+		md_code(out, desc);
+		fprintf(out, ": outliers in the headline (modified z-score > 3.5, kept): %zu in ",
+			nt->outliers_a);
+		report_md_escape(out, a);
+		fprintf(out, ", %zu in ", nt->outliers_b);
+		report_md_escape(out, b);
+		fputc('\n', out);
+	}
+	for (int side = 0; side < 2; side++) {
+		double p = side ? nt->drift_p_b : nt->drift_p_a;
+		const char *diff = side ? nt->env_diff_b : nt->env_diff_a;
+
+		if (p < 0.05) {
+			fputs("- ", out);
+			md_code(out, desc);
+			fputs(": ", out);
+			report_md_escape(out, side ? b : a);
+			fprintf(out, " drifts with run order (Mann-Kendall p = %.3f): the machine changed during the runs\n",
+				p);
+		}
+		if (diff[0]) {
+			fputs("- ", out);
+			md_code(out, desc);
+			fputs(": samples of ", out);
+			report_md_escape(out, side ? b : a);
+			fputs(" ran in different environments: ", out);
+			report_md_escape(out, diff);
+			fputc('\n', out);
+		}
+	}
+}
+
+static bool has_notes(const struct stats_notes *nt)
+{
+	return nt->too_few || nt->outliers_a || nt->outliers_b ||
+	       nt->drift_p_a < 0.05 || nt->drift_p_b < 0.05 ||
+	       nt->env_diff_a[0] || nt->env_diff_b[0];
+}
+
+static void md_pair(FILE *out, const struct report_doc *d, size_t b)
+{
+	size_t a = d->baseline, nconf = 0, hidden = 0, regressed = 0, nnotes = 0;
+	char desc[1024];
+
+	fputs("## ", out);
+	report_md_escape(out, d->labels[b].name);
+	fputs(" against ", out);
+	report_md_escape(out, d->labels[a].name);
+	fputs("\n\n", out);
+	for (size_t i = 0; i < d->ncmps; i++)
+		nconf += d->cmps[i].a == a && d->cmps[i].b == b;
+	if (!nconf) {
+		fputs("These labels share no configuration.\n\n", out);
+		return;
+	}
+	fputs("| configuration | metric (better) | ", out);
+	report_md_escape(out, d->labels[a].name);
+	fputs(" median | ±%sd | n | %change | shift [95% CI] | ", out);
+	report_md_escape(out, d->labels[b].name);
+	fputs(" median | ±%sd | n | p / q | verdict |\n", out);
+	md_sep(out, "llrrrrrrrrrl");
+	for (size_t i = 0; i < d->ncmps; i++) {
+		const struct report_cmp *cmp = &d->cmps[i];
+
+		if (cmp->a != a || cmp->b != b)
+			continue;
+		report_config_desc(d, cmp->config, desc, sizeof(desc));
+		regressed += cmp->t.regressed;
+		nnotes += has_notes(&cmp->t.notes);
+		for (size_t k = 0; k < cmp->t.nrows; k++) {
+			if (cmp->t.rows[k].shown)
+				md_row(out, desc, &cmp->t.rows[k]);
+			else
+				hidden++;
+		}
+	}
+	fprintf(out, "\n%zu configuration%s compared: %s.", nconf,
+		nconf == 1 ? "" : "s",
+		regressed ? "REGRESSION in a headline metric" : "no headline regression");
+	if (hidden)
+		fprintf(out, " %zu other metric row%s did not change and %s not listed ('compare --all' lists them).",
+			hidden, hidden == 1 ? "" : "s", hidden == 1 ? "is" : "are");
+	fputs("\n\n", out);
+	if (!nnotes)
+		return;
+	fputs("Notes:\n\n", out);
+	for (size_t i = 0; i < d->ncmps; i++) {
+		const struct report_cmp *cmp = &d->cmps[i];
+
+		if (cmp->a != a || cmp->b != b || !has_notes(&cmp->t.notes))
+			continue;
+		report_config_desc(d, cmp->config, desc, sizeof(desc));
+		md_notes(out, d, cmp, desc);
+	}
+	fputc('\n', out);
+}
+
+static void md_latency(FILE *out, const struct report_doc *d)
+{
+	bool any = false;
+
+	for (size_t c = 0; c < d->nconfigs; c++)
+		any |= d->configs[c].rr;
+	if (!any)
+		return;
+	fputs("## Latency of request/response tests\n\n"
+	      "Percentiles in microseconds: of all samples' merged histograms where every sample has one, "
+	      "else the median of the samples' own.\n\n", out);
+	for (size_t c = 0; c < d->nconfigs; c++) {
+		char desc[1024], v[32];
+
+		if (!d->configs[c].rr)
+			continue;
+		report_config_desc(d, c, desc, sizeof(desc));
+		fputs("### ", out);
+		md_code(out, desc);
+		fputs("\n\n| label |", out);
+		for (size_t k = 0; k < REPORT_NLAT; k++)
+			fprintf(out, " %s (us) |", report_lat_name[k]);
+		fputs(" samples | from |\n", out);
+		md_sep(out, "lrrrrrl");
+		for (size_t l = 0; l < d->nlabels; l++) {
+			const struct report_cell *cell = report_doc_cell(d, l, c);
+
+			if (!cell)
+				continue;
+			fputs("| ", out);
+			report_md_escape(out, d->labels[l].name);
+			fputs(" |", out);
+			for (size_t k = 0; k < REPORT_NLAT; k++) {
+				report_fmt_num(v, sizeof(v), report_lat_line(cell, k));
+				fprintf(out, " %s |", v);
+			}
+			fprintf(out, " %zu | %s |\n", cell->n,
+				cell->hist ? "histograms" : "medians");
+		}
+		fputc('\n', out);
+	}
+}
+
+/* The parameters every configuration shares, then those of each test. */
+static void md_params(FILE *out, const struct report_doc *d)
+{
+	const char **tests = report_tests(d);
+	char text[4096];
+	size_t n = 0;
+
+	if (!report_params_text(d, NULL, text, sizeof(text)) && text[0]) {
+		fputs("Parameters of every configuration: ", out);
+		md_code(out, text);
+		fputs("\n\n", out);
+	}
+	for (size_t i = 0; tests && tests[i]; i++) {
+		if (report_params_text(d, tests[i], text, sizeof(text)) || !text[0])
+			continue;
+		if (!n++)
+			fputs("And of every configuration of one test:\n\n", out);
+		fputs("- ", out);
+		md_code(out, tests[i]);
+		fputs(": ", out);
+		md_code(out, text);
+		fputc('\n', out);
+	}
+	if (n)
+		fputc('\n', out);
+	free(tests);
+}
+
+int report_md(FILE *out, const struct report_doc *d)
+{
+	fputs("# netregress report: ", out);
+	for (size_t l = 0; l < d->nlabels; l++) {
+		if (l)
+			fputs(", ", out);
+		report_md_escape(out, d->labels[l].name);
+	}
+	fputs("\n\n", out);
+	if (d->nlabels > 1) {
+		fputs("Baseline: ", out);
+		report_md_escape(out, d->labels[d->baseline].name);
+		fputs("; compared against it: ", out);
+		for (size_t l = 0, k = 0; l < d->nlabels; l++) {
+			if (l == d->baseline)
+				continue;
+			if (k++)
+				fputs(", ", out);
+			report_md_escape(out, d->labels[l].name);
+		}
+		fputs(".\n", out);
+	}
+	fprintf(out, "%zu configuration%s.", d->nconfigs, d->nconfigs == 1 ? "" : "s");
+	fputs("\n\n", out);
+	md_params(out, d);
+	md_environment(out, d);
+	md_summary(out, d);
+	for (size_t b = 0; b < d->nlabels; b++)
+		if (b != d->baseline)
+			md_pair(out, d, b);
+	md_latency(out, d);
+	/* Extension point (#8): the bisect steps table goes here once bisect/ exists. */
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# End to end: `git bisect run` over a 16-commit repository whose step script shapes a namespace's loopback with the commit's TBF rate names the commit that lowered it by 10%; endpoints without a change, or that moved, end in a refusal or an abort, never a culprit.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null ||
+	! command -v git >/dev/null || ! ip netns list >/dev/null 2>&1; then
+	echo "ok 1 # SKIP needs root, network namespaces, iproute2 (ip, tc) and git"
+	exit 0
+fi
+
+# Like a kernel bisect, the configuration stays the same (tcp_stream on
+# loopback) and the system under test changes: each commit's rate.yaml
+# holds the TBF rate the step script puts on the loopback of a fresh
+# namespace, in which netregress (client and its local server) runs.
+RUN=(-l 1s --warmup 300ms)
+NCOMMITS=16
+GOOD_RATE=200mbit
+BAD_RATE=180mbit   # 10% less
+export GIT_AUTHOR_NAME=netregress GIT_AUTHOR_EMAIL=e2e@netregress.invalid
+export GIT_COMMITTER_NAME=netregress GIT_COMMITTER_EMAIL=e2e@netregress.invalid
+export GIT_CONFIG_NOSYSTEM=1 HOME=$TMP
+
+# The step script: shape lo in a new namespace with the checked-out
+# commit's rate (or $STEP_RATE), run one bisect step inside, clean up.
+# git bisect run starts it at the top of the work tree.
+cat >"$TMP/step.sh" <<'EOF'
+#!/usr/bin/env bash
+rate=${STEP_RATE:-$(sed -n 's/^tbf_rate: *//p' rate.yaml)}
+ns=nrtest-step-$$-$RANDOM
+ip netns add "$ns" || exit 128
+trap 'ip netns del "$ns" 2>/dev/null' EXIT
+ip -n "$ns" link set lo up &&
+	ip netns exec "$ns" tc qdisc add dev lo root tbf rate "$rate" burst 196650 limit 1500000 ||
+	exit 128
+timeout 120 ip netns exec "$ns" "$NR" bisect run --repo "$PWD" --db "$DB" >>"$STEP_LOG" 2>&1
+rc=$?
+# a timeout (124) would read as "bad": skip the commit instead
+[ $rc -eq 124 ] && rc=125
+exit $rc
+EOF
+chmod +x "$TMP/step.sh"
+export NR
+
+# shaped RATE CMD...: CMD in a fresh namespace whose lo runs at RATE
+shaped() {
+	local rate=$1 ns="nrtest-$$-$RANDOM" rc
+	shift
+	ip netns add "$ns" || return 3
+	NETNS+=("$ns")
+	ip -n "$ns" link set lo up || return 3
+	ip netns exec "$ns" tc qdisc add dev lo root tbf rate "$rate" burst 196650 limit 1500000 || return 3
+	ip netns exec "$ns" "$@"
+	rc=$?
+	ip netns del "$ns"
+	return $rc
+}
+
+# make_repo DIR CULPRIT BADRATE: commits 1..NCOMMITS, the rate drops to
+# BADRATE at commit CULPRIT; each commit also changes an unrelated file
+make_repo() {
+	local dir=$1 culprit=$2 bad=$3 i
+	git init -q "$dir" || return 1
+	for i in $(seq 1 "$NCOMMITS"); do
+		if [ "$i" -ge "$culprit" ]; then
+			echo "tbf_rate: $bad" >"$dir/rate.yaml"
+		else
+			echo "tbf_rate: $GOOD_RATE" >"$dir/rate.yaml"
+		fi
+		echo "change $i" >>"$dir/notes.txt"
+		git -C "$dir" add rate.yaml notes.txt && git -C "$dir" commit -q -m "commit $i" || return 1
+	done
+}
+sha_of() { git -C "$1" rev-list --reverse HEAD | sed -n "${2}p"; }
+nsamples() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples").fetchone()[0])' "$1"; }
+
+# measure DIR REV LABEL REPS: check out REV, measure under its rate
+measure() {
+	git -C "$1" checkout -q "$2" &&
+		shaped "$(sed -n 's/^tbf_rate: *//p' "$1/rate.yaml")" \
+			"$NR" run tcp_stream "${RUN[@]}" --reps "$4" --label "$3" --db "$DB" >/dev/null
+}
+
+T0=$(date +%s)
+
+# ---- 1. a real 10% change at a random commit: git bisect names it ----
+REPO=$TMP/repo
+DB=$TMP/bisect.db
+STEP_LOG=$TMP/steps.log
+export DB STEP_LOG
+CULPRIT_IDX=${NR_BISECT_CULPRIT:-$((RANDOM % (NCOMMITS - 1) + 2))}
+make_repo "$REPO" "$CULPRIT_IDX" "$BAD_RATE"
+check "a repository of $NCOMMITS commits, the rate drops at commit $CULPRIT_IDX" \
+	[ "$(git -C "$REPO" rev-list --count HEAD)" -eq "$NCOMMITS" ]
+GOOD=$(sha_of "$REPO" 1)
+BAD=$(sha_of "$REPO" "$NCOMMITS")
+CULPRIT=$(sha_of "$REPO" "$CULPRIT_IDX")
+
+"$NR" bisect run --commit abc --db "$DB" >/dev/null 2>"$TMP/err"
+rc=$?
+checkx "bisect run without a bisect: exit 128 (abort), not 'bad'" \
+	'[ $rc -eq 128 ] && grep -q "no bisect" "$TMP/err"'
+
+measure "$REPO" "$GOOD" "$GOOD" 3
+"$NR" bisect start --good "$GOOD" --bad "$BAD" "${RUN[@]}" --db "$DB" >"$TMP/start0" 2>&1
+rc=$?
+checkx "start with 3 good samples and no bad ones refuses (128), saying how many to add" \
+	'[ $rc -eq 128 ] && grep -q "add 2 samples to .$GOOD. (it has 3)" "$TMP/start0" &&
+	 grep -q "add 5 samples to .$BAD. (it has 0)" "$TMP/start0"'
+measure "$REPO" "$GOOD" "$GOOD" 2
+measure "$REPO" "$BAD" "$BAD" 5
+"$NR" bisect start --good "$GOOD" --bad "$BAD" "${RUN[@]}" --db "$DB" >"$TMP/start1" 2>&1
+rc=$?
+checkx "start accepts a 10% change and prints gap, noise and runs per step" \
+	'[ $rc -eq 0 ] && grep -q "gap: -" "$TMP/start1" && grep -q "noise:" "$TMP/start1" &&
+	 grep -q "expected runs per step" "$TMP/start1" && grep -q "14-step bisect" "$TMP/start1"'
+sed 's/^/# /' "$TMP/start1"
+
+git -C "$REPO" bisect start "$BAD" "$GOOD" >/dev/null
+(cd "$REPO" && timeout 300 git bisect run "$TMP/step.sh") >"$TMP/bisect1" 2>&1
+found=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$TMP/bisect1")
+checkx "git bisect run names the commit that lowered the rate" '[ "$found" = "$CULPRIT" ]'
+[ "$found" = "$CULPRIT" ] || { sed 's/^/# /' "$TMP/bisect1" | tail -20; tail -20 "$STEP_LOG" | sed 's/^/# /'; }
+git -C "$REPO" bisect reset -q 2>/dev/null
+
+"$NR" bisect log --repo "$REPO" --db "$DB" >"$TMP/log1" 2>&1
+sed 's/^/# /' "$TMP/log1"
+checkx "bisect log confirms the culprit against its parent" \
+	'grep -q "^first bad commit: $CULPRIT, confirmed" "$TMP/log1"'
+"$NR" bisect log --repo "$REPO" --db "$DB" --json >"$TMP/log1.json"
+checkx "bisect log --json: the culprit, confirmed; every step has n, median, values, position" \
+	'jtrue "$TMP/log1.json" "d[\"culprit\"][\"commit\"] == \"$CULPRIT\" and d[\"culprit\"][\"confirmed\"] and all(s[\"n\"] >= 3 and len(s[\"values\"]) == s[\"n\"] and s[\"median\"] > 0 and s[\"position\"] is not None for s in d[\"steps\"])"'
+checkx "every step decided good or bad within the cap" \
+	'jtrue "$TMP/log1.json" "len(d[\"steps\"]) >= 3 and all(s[\"verdict\"] in (\"good\", \"bad\") and s[\"n\"] <= 10 for s in d[\"steps\"])"'
+
+# a second call for a decided commit answers from the store, runs nothing
+step1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"][0]["commit"])' "$TMP/log1.json")
+want=$(python3 -c 'import json,sys; print({"good":0,"bad":1}[json.load(open(sys.argv[1]))["steps"][0]["verdict"]])' "$TMP/log1.json")
+before=$(nsamples "$DB")
+"$NR" bisect run --commit "$step1" --db "$DB" >"$TMP/again" 2>&1
+rc=$?
+checkx "bisect run again for a decided commit prints the stored verdict and exits with it" \
+	'[ $rc -eq "$want" ] && grep -q "stored: decided before" "$TMP/again" && [ "$(nsamples "$DB")" -eq "$before" ]'
+
+# ---- 2. the endpoints moved: every step far below both -> abort ----
+"$NR" bisect start --good "$GOOD" --bad "$BAD" "${RUN[@]}" --db "$DB" >/dev/null 2>&1
+git -C "$REPO" bisect start "$BAD" "$GOOD" >/dev/null
+(cd "$REPO" && STEP_RATE=150mbit timeout 120 git bisect run "$TMP/step.sh") >"$TMP/bisect2" 2>&1
+git -C "$REPO" bisect reset -q 2>/dev/null
+"$NR" bisect log --db "$DB" --json >"$TMP/log2.json"
+checkx "steps far outside both endpoints abort the bisect run: no culprit" \
+	'! grep -q "is the first bad commit" "$TMP/bisect2" &&
+	 jtrue "$TMP/log2.json" "len(d[\"steps\"]) == 1 and d[\"steps\"][0][\"verdict\"] == \"abort\" and d[\"culprit\"] is None"'
+
+# ---- 3. no real change between the endpoints: refused, then abort ----
+REPO0=$TMP/repo0
+DB=$TMP/nochange.db
+make_repo "$REPO0" 9 "$GOOD_RATE"
+GOOD0=$(sha_of "$REPO0" 1)
+BAD0=$(sha_of "$REPO0" "$NCOMMITS")
+measure "$REPO0" "$GOOD0" "$GOOD0" 5
+measure "$REPO0" "$BAD0" "$BAD0" 5
+"$NR" bisect start --good "$GOOD0" --bad "$BAD0" "${RUN[@]}" --db "$DB" >"$TMP/start3" 2>&1
+rc=$?
+checkx "start refuses endpoints without a real change (exit 128, nothing to bisect)" \
+	'[ $rc -eq 128 ] && grep -qE "nothing (worth )?to bisect|nothing worth bisecting|do not differ" "$TMP/start3"'
+sed 's/^/# /' "$TMP/start3" | tail -3
+git -C "$REPO0" bisect start "$BAD0" "$GOOD0" >/dev/null
+(cd "$REPO0" && timeout 120 git bisect run "$TMP/step.sh") >"$TMP/bisect3" 2>&1
+git -C "$REPO0" bisect reset -q 2>/dev/null
+checkx "git bisect run after the refusal aborts at once: no culprit" \
+	'! grep -q "is the first bad commit" "$TMP/bisect3" && [ "$(nsamples "$DB")" -eq 10 ]'
+
+echo "# culprit at commit $CULPRIT_IDX of $NCOMMITS; $(($(date +%s) - T0)) s"

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# End to end: `report` on a store of imported fixture documents (golden
+# Markdown; the HTML loaded in headless Chromium: no console errors, every
+# chart's series and points, sortable tables, a screenshot), its bad
+# arguments, and a report of samples the real binary measured.
+. "$(dirname "$0")/lib.sh"
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+DATA=$(cd "$HERE/../data/report" && pwd)
+# kept after the run, beside the binary under test, to be looked at
+OUT=$(dirname "$NR")/e2e-report
+mkdir -p "$OUT"
+DB=$TMP/fixture.db
+L1=v6.1
+L2=v6.2-rc1
+L3='rc2 <b>&"x"|y'
+
+"$NR" import --db "$DB" "$DATA/base.jsonl" "$DATA/rc1.jsonl" "$DATA/rc2.jsonl" >"$TMP/imp" 2>&1
+check "the fixture documents import" grep -q "rc2.jsonl: 20 samples added" "$TMP/imp"
+
+# --- Markdown: the same input gives the same bytes ---
+"$NR" report --db "$DB" --format md "$L1" "$L2" "$L3" >"$TMP/three.md" 2>"$TMP/err"
+rc=$?
+checkx "md: three labels, exit 0, nothing on stderr" '[ $rc -eq 0 ] && [ ! -s "$TMP/err" ]'
+check "md: three labels match the golden file" diff -u "$DATA/three.md" "$TMP/three.md"
+"$NR" report --db "$DB" --format md --baseline "$L2" "$L1" -o "$TMP/pair.md" >"$TMP/out" 2>&1
+rc=$?
+checkx "md -o FILE: written, a summary line on stdout" \
+	'[ $rc -eq 0 ] && grep -q "pair.md: 2 labels, 8 configurations$" "$TMP/out"'
+check "md: --baseline not among the labels is added first (golden file)" \
+	diff -u "$DATA/pair.md" "$TMP/pair.md"
+
+# --- bad arguments: 2; labels or stores that are not there: 3 ---
+for args in "" "--format pdf $L1" "--nosuch $L1" "$L1 $L1" "-o"; do
+	# shellcheck disable=SC2086
+	"$NR" report --db "$DB" $args >/dev/null 2>"$TMP/err"
+	rc=$?
+	checkx "bad arguments '${args}': exit 2 with a message" '[ $rc -eq 2 ] && [ -s "$TMP/err" ]'
+done
+"$NR" report --db "$DB" "$L1" nosuchlabel -o "$TMP/x.html" >/dev/null 2>"$TMP/err"
+rc=$?
+checkx "a label without samples: exit 3 naming it, no file written" \
+	'[ $rc -eq 3 ] && grep -q "nosuchlabel" "$TMP/err" && [ ! -e "$TMP/x.html" ] && [ -z "$(ls "$TMP" | grep "x.html")" ]'
+"$NR" report --db "$TMP/none.db" "$L1" >/dev/null 2>"$TMP/err"
+rc=$?
+checkx "a missing store: exit 3" '[ $rc -eq 3 ] && grep -q "none.db" "$TMP/err"'
+"$NR" report --help >"$TMP/help"
+checkx "--help describes the command, exit 0" '[ $? -eq 0 ] && grep -q "^usage: netregress report" "$TMP/help"'
+
+# --- HTML ---
+(cd "$TMP" && "$NR" report --db "$DB" "$L1" "$L2" "$L3") >"$TMP/out" 2>&1
+rc=$?
+checkx "html: report.html by default, a summary line naming 8 charts" \
+	'[ $rc -eq 0 ] && [ -s "$TMP/report.html" ] && grep -q "report.html: 3 labels, 8 configurations, 8 charts" "$TMP/out"'
+H=$OUT/report.html
+cp "$TMP/report.html" "$H"
+checkx "html: self-contained: no address but the SVG namespace" \
+	'[ -z "$(grep -oE "(https?|ftp)://[^\"'"'"' )]*" "$H" | grep -vx "http://www.w3.org/2000/svg")" ]'
+checkx "html: no external script, style sheet or font" \
+	'! grep -qiE "<script[^>]+src=|<link[^>]+href=|@import|@font-face|url\(" "$H"'
+checkx "html: labels are escaped, never raw markup" \
+	'! grep -qF "rc2 <b>" "$H" && grep -qF "rc2 &lt;b&gt;&amp;&quot;x&quot;|y" "$H"'
+
+# Chromium, installed when missing; a test that cannot run fails, loudly.
+if ! command -v chromium >/dev/null 2>&1; then
+	echo "# chromium is missing: apt-get install -y chromium (Debian 12)" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >"$TMP/apt.log" 2>&1 ||
+		{ apt-get update >>"$TMP/apt.log" 2>&1 &&
+		  DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >>"$TMP/apt.log" 2>&1; }
+fi
+if ! command -v chromium >/dev/null 2>&1; then
+	tail -5 "$TMP/apt.log" 2>/dev/null | sed 's/^/# /'
+	not_ok "chromium is installed (apt-get install chromium failed: the HTML cannot be checked)"
+	exit 1
+fi
+ok "chromium is installed ($(chromium --version 2>/dev/null | head -1))"
+
+SHOT=$OUT/report.png
+rm -f "$SHOT"
+timeout 120 python3 "$HERE/report_check.py" "$H" "$TMP/page.json" "$SHOT" 2>"$TMP/check.err"
+rc=$?
+if [ $rc -ne 0 ]; then
+	sed 's/^/# /' "$TMP/check.err" | tail -20
+	not_ok "html: headless chromium loads the page (report_check.py exit $rc)"
+	exit 1
+fi
+ok "html: headless chromium loads the page"
+P=$TMP/page.json
+# jq-like checks of the page's facts: pj 'expression over d'
+pj() { jtrue "$P" "$1"; }
+checkx "html: no console error, no uncaught exception" 'pj "d[\"errors\"] == []" || { jpy "$P" "d[\"errors\"]"; false; }'
+checkx "html: no request leaves the file" 'pj "d[\"external_requests\"] == [] and d[\"facts\"][\"external\"] == 0"'
+checkx "html: the inline script ran" 'pj "d[\"facts\"][\"ready\"] == \"1\""'
+checkx "html: the title names the labels, unescaped once" \
+	'pj "d[\"facts\"][\"title\"] == \"netregress report: v6.1, v6.2-rc1, rc2 <b>&\\\"x\\\"|y\""'
+checkx "html: 8 charts: 6 against an axis, 2 of latency" \
+	'pj "[c[\"kind\"] for c in d[\"facts\"][\"charts\"]] == [\"axis\"] * 6 + [\"latency\"] * 2"'
+# Each chart of the fixture: (title, categories, series, points). The
+# third label measured only rcvbuf=auto and resp=64; rmsg follows msg, so
+# it is drawn with msg, never as an axis of its own.
+cat >"$TMP/expect.py" <<'EOF'
+A, B, C = "v6.1", "v6.2-rc1", 'rc2 <b>&"x"|y'
+expect = [
+    ("tcp_rr: transactions.per_s against resp", ["64", "1K"], [A, B, C], [10, 10, 5]),
+    ("tcp_stream: throughput.gbps against msg, rcvbuf=64K", ["1K", "64K", "256K"], [A, B], [15, 15]),
+    ("tcp_stream: throughput.gbps against msg, rcvbuf=auto", ["1K", "64K", "256K"], [A, B, C], [15, 15, 15]),
+    ("tcp_stream: throughput.gbps against rcvbuf, msg=1K rmsg=128K", ["64K", "auto"], [A, B, C], [10, 10, 5]),
+    ("tcp_stream: throughput.gbps against rcvbuf, msg=256K rmsg=256K", ["64K", "auto"], [A, B, C], [10, 10, 5]),
+    ("tcp_stream: throughput.gbps against rcvbuf, msg=64K rmsg=128K", ["64K", "auto"], [A, B, C], [10, 10, 5]),
+    ("test=tcp_rr resp=1K: latency percentiles", ["p50", "p90", "p99", "p99.9"], [A, B], [20, 20]),
+    ("test=tcp_rr resp=64: latency percentiles", ["p50", "p90", "p99", "p99.9"], [A, B, C], [20, 20, 20]),
+]
+EOF
+python3 - "$P" "$TMP/expect.py" "$tap_n" >"$TMP/charts.tap" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = int(sys.argv[3])
+ns = {}
+exec(open(sys.argv[2]).read(), ns)
+charts = d["facts"]["charts"]
+for i, (title, cats, labels, pts) in enumerate(ns["expect"]):
+    c = charts[i] if i < len(charts) else None
+    got = c and (c["title"], c["categories"], [s[0] for s in c["series_points"]],
+                 [s[2] for s in c["series_points"]])
+    want = (title, cats, labels, pts)
+    drawn = c and (c["series"] == c["data_series"] == len(labels) and
+                   c["points"] == c["data_points"] == sum(pts) and
+                   all(s[1] == s[2] for s in c["series_points"]) and
+                   c["medians"] == len(labels) and c["legend"] == labels and
+                   c["ytitle"] and c["xtitle"])
+    ok = got == want and drawn
+    print("%s %d - html: chart %d: %s: %d series, %d points, axis titles, legend" %
+          ("ok" if ok else "not ok", n + i + 1, i, title, len(labels), sum(pts)))
+    if not ok:
+        print("# want %r\n# got  %r" % (want, got))
+        print("# chart %r" % (c,))
+PY
+cat "$TMP/charts.tap"
+tap_n=$((tap_n + $(grep -c '^ok\|^not ok' "$TMP/charts.tap")))
+checkx "html: the axis of the first chart says what changes with msg" \
+	'pj "d[\"facts\"][\"charts\"][1][\"xtitle\"] == \"msg (rmsg changes with it)\" and d[\"facts\"][\"charts\"][0][\"ytitle\"] == \"transactions.per_s (trans/s)\""'
+checkx "html: environment rows that differ are highlighted (kernels, fingerprints)" 'pj "d[\"facts\"][\"diff_rows\"] == 4"'
+checkx "html: three sortable tables: summary and one compare table per other label" 'pj "d[\"facts\"][\"sortable\"] == 3"'
+checkx "html: a click on %change sorts the compare table, a second click reverses it" \
+	'pj "d[\"sort\"][\"found\"] and d[\"sort\"][\"asc\"] and d[\"sort\"][\"desc\"] and d[\"sort\"][\"moved\"] and d[\"sort\"][\"rows\"] == 21"'
+checkx "html: a screenshot of the whole page" \
+	'[ -s "$SHOT" ] && [ "$(head -c 8 "$SHOT" | od -An -tx1 | tr -d " \n")" = 89504e470d0a1a0a ] && pj "d[\"screenshot\"][\"height\"] > 2000"'
+echo "# screenshot: $SHOT"
+echo "# page: $H"
+
+# --- samples the real binary measured: two labels over one axis, and rr ---
+RDB=$TMP/real.db
+for label in A B; do
+	for msg in 64K 128K; do
+		timeout 60 "$NR" run tcp_stream -l 300ms --warmup 0 --reps 3 --msg "$msg" \
+			--label "$label" --db "$RDB" >/dev/null 2>&1 || echo "# run $label $msg failed"
+	done
+	timeout 60 "$NR" run tcp_rr -l 300ms --warmup 0 --reps 3 --label "$label" \
+		--db "$RDB" >/dev/null 2>&1 || echo "# run $label tcp_rr failed"
+done
+"$NR" report --db "$RDB" A B -o "$OUT/real.html" >"$TMP/out" 2>&1
+checkx "measured: a report of two labels, 3 configurations, 2 charts" \
+	'grep -q "real.html: 2 labels, 3 configurations, 2 charts" "$TMP/out"'
+timeout 120 python3 "$HERE/report_check.py" "$OUT/real.html" "$TMP/real.json" "$OUT/real.png" 2>"$TMP/check.err"
+checkx "measured: loads without errors; msg chart 2 x 6 dots, latency 2 x 12" \
+	'jtrue "$TMP/real.json" "d[\"errors\"] == [] and [(c[\"kind\"], c[\"series\"], c[\"points\"], c[\"categories\"]) for c in d[\"facts\"][\"charts\"]] == [(\"axis\", 2, 12, [\"64K\", \"128K\"]), (\"latency\", 2, 24, [\"p50\", \"p90\", \"p99\", \"p99.9\"])]"'
+"$NR" report --db "$RDB" --format md A B >"$TMP/real.md"
+checkx "measured: the Markdown compares B against A in both configurations" \
+	'[ "$(grep -c "^| \`test=tcp_stream msg=\(64K\|128K\)\` | throughput.gbps (higher)" "$TMP/real.md")" -eq 2 ]'

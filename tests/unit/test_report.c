@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit tests for the report's HTML, SVG and Markdown: scales and ticks, escaping, the axes of a matrix, and the Markdown of hand-built tables. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "report/internal.h"
+#include "report/page.h"
+
+/* What the escaping writes for s, as a string (free() it). */
+static char *capture_html(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	report_html_escape(f, s);
+	fclose(f);
+	return buf;
+}
+
+static char *capture_md(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	report_md_escape(f, s);
+	fclose(f);
+	return buf;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+static void assert_ticks(const struct report_ticks *t, const double *want,
+			 size_t n)
+{
+	assert_int_equal(t->n, n);
+	for (size_t i = 0; i < n; i++)
+		assert_true(fabs(t->v[i] - want[i]) <= 1e-9 * fmax(1, fabs(want[i])));
+}
+
+static void test_ticks_linear_uses_1_2_5_steps_from_zero(void **state)
+{
+	static const double gbps[] = { 0, 2, 4, 6, 8, 10 };
+	static const double tps[] = { 0, 20000, 40000, 60000, 80000 };
+	static const double tenths[] = { 0, 0.1, 0.2, 0.3, 0.4 };
+	struct report_ticks t;
+
+	(void)state;
+	assert_int_equal(report_ticks_linear(0, 8.4, 5, &t), 0);
+	assert_false(t.log);
+	assert_ticks(&t, gbps, 6);
+	assert_true(t.lo == 0 && t.hi == 10);
+	assert_int_equal(report_ticks_linear(0, 62000, 5, &t), 0);
+	assert_ticks(&t, tps, 5);
+	/* 0.1 * 3 is not 0.3 in binary: ticks are multiples, not sums */
+	assert_int_equal(report_ticks_linear(0, 0.4, 5, &t), 0);
+	assert_ticks(&t, tenths, 5);
+}
+
+static void test_ticks_linear_widens_a_single_value(void **state)
+{
+	static const double zero[] = { 0, 0.2, 0.4, 0.6, 0.8, 1 };
+	static const double five[] = { 4.4, 4.6, 4.8, 5, 5.2, 5.4, 5.6 };
+	struct report_ticks t;
+
+	(void)state;
+	assert_int_equal(report_ticks_linear(0, 0, 5, &t), 0);
+	assert_ticks(&t, zero, 6);
+	assert_int_equal(report_ticks_linear(5, 5, 5, &t), 0);
+	assert_ticks(&t, five, 7);
+	assert_true(t.lo <= 5 && t.hi >= 5);
+}
+
+static void test_ticks_linear_rejects_bad_ranges(void **state)
+{
+	struct report_ticks t;
+
+	(void)state;
+	assert_int_equal(report_ticks_linear(NAN, 1, 5, &t), -EINVAL);
+	assert_int_equal(report_ticks_linear(0, INFINITY, 5, &t), -EINVAL);
+	assert_int_equal(report_ticks_linear(2, 1, 5, &t), -EINVAL);
+	assert_int_equal(report_ticks_linear(0, 1, 1, &t), -EINVAL);
+	assert_int_equal(report_ticks_linear(0, 1, 21, &t), -EINVAL);
+}
+
+static void test_ticks_log_decades_with_1_2_5_when_narrow(void **state)
+{
+	static const double narrow[] = { 10, 20, 50, 100, 200, 500, 1000 };
+	static const double wide[] = { 1, 10, 100, 1000, 10000, 100000 };
+	static const double one[] = { 100, 200, 500, 1000 };
+	struct report_ticks t;
+
+	(void)state;
+	assert_int_equal(report_ticks_log(20, 150, &t), 0);
+	assert_true(t.log);
+	assert_ticks(&t, narrow, 7);
+	assert_true(t.lo == 10 && t.hi == 1000);
+	assert_int_equal(report_ticks_log(3, 40000, &t), 0);
+	assert_ticks(&t, wide, 6);
+	/* exact powers of ten stay the bounds */
+	assert_int_equal(report_ticks_log(100, 100, &t), 0);
+	assert_ticks(&t, one, 4);
+	assert_int_equal(report_ticks_log(10, 1000, &t), 0);
+	assert_true(t.lo == 10 && t.hi == 1000);
+	assert_int_equal(report_ticks_log(0, 10, &t), -EINVAL);
+	assert_int_equal(report_ticks_log(-1, 10, &t), -EINVAL);
+	assert_int_equal(report_ticks_log(10, 1, &t), -EINVAL);
+}
+
+static void test_ticks_map_linear_and_log(void **state)
+{
+	struct report_ticks t;
+
+	(void)state;
+	assert_int_equal(report_ticks_linear(0, 10, 5, &t), 0);
+	/* y grows upwards: lo maps to the bottom pixel */
+	assert_true(fabs(report_ticks_map(&t, 0, 300, 20) - 300) < 1e-9);
+	assert_true(fabs(report_ticks_map(&t, 5, 300, 20) - 160) < 1e-9);
+	assert_true(fabs(report_ticks_map(&t, 10, 300, 20) - 20) < 1e-9);
+	assert_int_equal(report_ticks_log(10, 1000, &t), 0);
+	assert_true(fabs(report_ticks_map(&t, 100, 0, 200) - 100) < 1e-9);
+	assert_true(fabs(report_ticks_map(&t, 1000, 0, 200) - 200) < 1e-9);
+	/* nothing <= 0 on a log scale: the bottom */
+	assert_true(report_ticks_map(&t, 0, 0, 200) == 0);
+	assert_true(report_ticks_map(&t, -5, 0, 200) == 0);
+}
+
+static void test_fmt_si_tick_labels(void **state)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} cases[] = {
+		{ 0, "0" }, { 1e-13, "0" }, { 0.1 + 0.2, "0.3" }, { 2.5, "2.5" },
+		{ 20, "20" }, { 500, "500" }, { 1000, "1k" }, { 1500, "1.5k" },
+		{ 20000, "20k" }, { 2e6, "2M" }, { 5e9, "5G" }, { -2000, "-2k" },
+	};
+	char buf[32];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		report_fmt_si(buf, sizeof(buf), cases[i].v);
+		assert_string_equal(buf, cases[i].want);
+	}
+	report_fmt_si(buf, sizeof(buf), NAN);
+	assert_string_equal(buf, "-");
+}
+
+static void test_fmt_num_and_param(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	report_fmt_num(buf, sizeof(buf), 3.2);
+	assert_string_equal(buf, "3.2");
+	report_fmt_num(buf, sizeof(buf), 40672.4);
+	assert_string_equal(buf, "40672");
+	report_fmt_num(buf, sizeof(buf), 2.5e7);
+	assert_string_equal(buf, "2.500e+07");
+	report_fmt_num(buf, sizeof(buf), NAN);
+	assert_string_equal(buf, "-");
+	report_fmt_pct(buf, sizeof(buf), -15.04);
+	assert_string_equal(buf, "-15.0%");
+	report_fmt_sd(buf, sizeof(buf), 0.44);
+	assert_string_equal(buf, "±0.4%");
+	report_fmt_param(buf, sizeof(buf), "msg", "65536");
+	assert_string_equal(buf, "64K");
+	report_fmt_param(buf, sizeof(buf), "remote_rcvbuf", "1048576");
+	assert_string_equal(buf, "1M");
+	report_fmt_param(buf, sizeof(buf), "msg", "1000");
+	assert_string_equal(buf, "1000");
+	report_fmt_param(buf, sizeof(buf), "rcvbuf", "auto");
+	assert_string_equal(buf, "auto");
+	/* not a size: as it is */
+	report_fmt_param(buf, sizeof(buf), "streams", "1024");
+	assert_string_equal(buf, "1024");
+	report_fmt_param(buf, sizeof(buf), "cpus", "0-3,8");
+	assert_string_equal(buf, "0-3,8");
+}
+
+static void test_html_escape_markup_quotes_and_controls(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = capture_html("<b>&\"x\"'y</b>");
+	assert_string_equal(s, "&lt;b&gt;&amp;&quot;x&quot;&#39;y&lt;/b&gt;");
+	free(s);
+	s = capture_html("a\x01" "b\x7f" "c\td\n");
+	assert_string_equal(s, "a&#xFFFD;b&#xFFFD;c\td\n");
+	free(s);
+	/* UTF-8 passes through untouched */
+	s = capture_html("µs ±1%");
+	assert_string_equal(s, "µs ±1%");
+	free(s);
+	s = capture_html("</script><script>alert(1)</script>");
+	assert_null(strchr(s, '<'));
+	free(s);
+}
+
+static void test_md_escape_table_cells(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = capture_md("rc2 <b>&\"x\"|y");
+	assert_string_equal(s, "rc2 \\<b\\>&\"x\"\\|y");
+	free(s);
+	s = capture_md("cpu.client.user_s *x* `y` [z] #1 a\\b\nc");
+	assert_string_equal(s, "cpu.client.user\\_s \\*x\\* \\`y\\` \\[z\\] \\#1 a\\\\b c");
+	free(s);
+}
+
+/* A sample of label with "k=v" parameters (sorted) and a headline value. */
+static void make_sample(struct base_sample *s, const char *label,
+			const char *const *kv, size_t nkv, const char *metric,
+			const char *unit, double value)
+{
+	size_t off = 0;
+
+	base_sample_init(s);
+	snprintf(s->label, sizeof(s->label), "%s", label);
+	for (size_t i = 0; i < nkv; i++) {
+		const char *eq = strchr(kv[i], '=');
+		char key[64];
+
+		assert_non_null(eq);
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - kv[i]), kv[i]);
+		assert_int_equal(base_sample_param(s, key, "%s", eq + 1), 0);
+		off += (size_t)snprintf(s->config_key + off, sizeof(s->config_key) - off,
+					"%s%s", i ? " " : "", kv[i]);
+	}
+	assert_int_equal(base_sample_env(s, "client.kernel", "%s", label), 0);
+	assert_int_equal(base_sample_set(s, metric, unit, value), 0);
+}
+
+/* Add n samples of label l in one configuration, values v0, v0+step... */
+static void add_cell(struct report_doc *d, size_t l, const char *const *kv,
+		     size_t nkv, double v0, double step, size_t n)
+{
+	struct base_sample s[8];
+	const struct base_sample *p[8];
+	const char *test = "";
+
+	assert_true(n <= 8);
+	for (size_t i = 0; i < nkv; i++)
+		if (!strncmp(kv[i], "test=", 5))
+			test = kv[i] + 5;
+	for (size_t i = 0; i < n; i++) {
+		make_sample(&s[i], d->labels[l].name, kv, nkv,
+			    stats_headline_metric(test), "Gbps", v0 + step * (double)i);
+		p[i] = &s[i];
+	}
+	assert_int_equal(report_doc_add_samples(d, l, p, n), 0);
+	for (size_t i = 0; i < n; i++)
+		base_sample_release(&s[i]);
+}
+
+static void test_doc_rejects_duplicates_and_mixed_keys(void **state)
+{
+	static const char *const a[] = { "msg=1024", "test=tcp_stream" };
+	static const char *const b[] = { "msg=2048", "test=tcp_stream" };
+	struct base_sample s[2];
+	const struct base_sample *p[2] = { &s[0], &s[1] };
+	struct report_doc d;
+
+	(void)state;
+	report_doc_init(&d);
+	assert_int_equal(report_doc_add_label(&d, "A"), 0);
+	assert_int_equal(report_doc_add_label(&d, "A"), -EINVAL);
+	assert_int_equal(report_doc_add_label(&d, ""), -EINVAL);
+	assert_int_equal(report_doc_set_baseline(&d, "nosuch"), -EINVAL);
+	make_sample(&s[0], "A", a, 2, "throughput.gbps", "Gbps", 1);
+	make_sample(&s[1], "A", b, 2, "throughput.gbps", "Gbps", 2);
+	assert_int_equal(report_doc_add_samples(&d, 0, p, 2), -EINVAL);
+	assert_int_equal(report_doc_add_samples(&d, 1, p, 1), -EINVAL);
+	assert_int_equal(report_doc_add_samples(&d, 0, p, 0), -EINVAL);
+	assert_int_equal(report_doc_add_samples(&d, 0, p, 1), 0);
+	assert_int_equal(report_doc_add_samples(&d, 0, p, 1), -EINVAL);
+	/* configurations stay in key order whatever the order they come in */
+	assert_int_equal(report_doc_add_samples(&d, 0, p + 1, 1), 0);
+	assert_int_equal(d.nconfigs, 2);
+	assert_string_equal(d.configs[0].key, "msg=1024 test=tcp_stream");
+	assert_int_equal(report_doc_config(&d, "msg=2048 test=tcp_stream"), 1);
+	assert_int_equal(report_doc_config(&d, "nosuch"), -1);
+	assert_non_null(report_doc_cell(&d, 0, 1));
+	base_sample_release(&s[0]);
+	base_sample_release(&s[1]);
+	report_doc_release(&d);
+}
+
+static void test_charts_find_axes_and_their_followers(void **state)
+{
+	/* msg x streams; threads follows streams one-to-one */
+	static const char *const cfg[4][4] = {
+		{ "msg=1024", "streams=1", "test=tcp_stream", "threads=1" },
+		{ "msg=1024", "streams=4", "test=tcp_stream", "threads=2" },
+		{ "msg=65536", "streams=1", "test=tcp_stream", "threads=1" },
+		{ "msg=65536", "streams=4", "test=tcp_stream", "threads=2" },
+	};
+	struct report_chart *c = NULL;
+	struct report_doc d;
+	size_t n = 0;
+	char desc[256];
+
+	(void)state;
+	report_doc_init(&d);
+	assert_int_equal(report_doc_add_label(&d, "A"), 0);
+	assert_int_equal(report_doc_add_label(&d, "B"), 0);
+	for (size_t i = 0; i < 4; i++) {
+		add_cell(&d, 0, cfg[i], 4, 10 + (double)i, 0.1, 3);
+		if (i != 3) /* B misses one cell */
+			add_cell(&d, 1, cfg[i], 4, 9 + (double)i, 0.1, 3);
+	}
+	assert_int_equal(report_charts_find(&d, &c, &n), 0);
+	/* msg at streams=1 and 4; streams (with threads) at msg=1K and 64K */
+	assert_int_equal(n, 4);
+	assert_string_equal(c[0].axis, "msg");
+	assert_string_equal(c[0].fixed, "streams=1 threads=1");
+	assert_string_equal(c[0].with, "");
+	assert_int_equal(c[0].nx, 2);
+	assert_string_equal(c[0].xval[0], "1024");
+	assert_string_equal(c[0].xval[1], "65536");
+	assert_string_equal(c[1].fixed, "streams=4 threads=2");
+	assert_string_equal(c[2].axis, "streams");
+	assert_string_equal(c[2].with, "threads");
+	assert_string_equal(c[2].fixed, "msg=1K");
+	assert_string_equal(c[3].fixed, "msg=64K");
+	report_config_desc(&d, 3, desc, sizeof(desc));
+	assert_string_equal(desc, "test=tcp_stream msg=64K streams=4 threads=2");
+	report_charts_free(c, n);
+	report_doc_release(&d);
+}
+
+static void test_charts_order_numbers_then_words(void **state)
+{
+	static const char *const buf[3][2] = {
+		{ "rcvbuf=65536", "test=tcp_stream" },
+		{ "rcvbuf=8192", "test=tcp_stream" },
+		{ "rcvbuf=auto", "test=tcp_stream" },
+	};
+	static const char *const cc[2][2] = {
+		{ "cc=reno", "test=tcp_rr" },
+		{ "cc=cubic", "test=tcp_rr" },
+	};
+	struct report_chart *c = NULL;
+	struct report_doc d;
+	size_t n = 0;
+
+	(void)state;
+	report_doc_init(&d);
+	assert_int_equal(report_doc_add_label(&d, "A"), 0);
+	/* added out of order: the document sorts by key, the chart by value */
+	add_cell(&d, 0, buf[2], 2, 5, 0, 1);
+	add_cell(&d, 0, buf[0], 2, 4, 0, 1);
+	add_cell(&d, 0, buf[1], 2, 3, 0, 1);
+	add_cell(&d, 0, cc[0], 2, 3, 0, 1);
+	add_cell(&d, 0, cc[1], 2, 3, 0, 1);
+	assert_int_equal(report_charts_find(&d, &c, &n), 0);
+	assert_int_equal(n, 2);
+	/* the configurations sort cc=cubic... (tcp_rr) first */
+	assert_string_equal(c[0].axis, "cc");
+	assert_string_equal(c[0].xval[0], "cubic");
+	assert_string_equal(c[0].xval[1], "reno");
+	assert_string_equal(c[1].axis, "rcvbuf");
+	assert_int_equal(c[1].nx, 3);
+	assert_string_equal(c[1].xval[0], "8192");
+	assert_string_equal(c[1].xval[1], "65536");
+	assert_string_equal(c[1].xval[2], "auto");
+	for (size_t i = 0; i < 3; i++)
+		assert_string_equal(report_param(&d, c[1].config[i], "rcvbuf"), c[1].xval[i]);
+	report_charts_free(c, n);
+	report_doc_release(&d);
+}
+
+/* A hand-built table: the headline regressed, one metric changed, one did not. */
+static void fill_table(struct stats_table *t, const char *key)
+{
+	memset(t, 0, sizeof(*t));
+	snprintf(t->config_key, sizeof(t->config_key), "%s", key);
+	snprintf(t->test, sizeof(t->test), "tcp_stream");
+	t->headline = "throughput.gbps";
+	t->rows = calloc(3, sizeof(*t->rows));
+	assert_non_null(t->rows);
+	t->nrows = 3;
+	t->regressed = true;
+	snprintf(t->rows[0].metric, sizeof(t->rows[0].metric), "throughput.gbps");
+	snprintf(t->rows[0].unit, sizeof(t->rows[0].unit), "Gbps");
+	t->rows[0].dir = METRIC_HIGHER;
+	t->rows[0].headline = true;
+	t->rows[0].shown = true;
+	t->rows[0].c = (struct stats_compare){
+		.na = 5, .nb = 5, .median_a = 8.4, .median_b = 5.9,
+		.mean_a = 8.4, .mean_b = 5.9, .sd_pct_a = 1.25, .sd_pct_b = 2.5,
+		.change_mean_pct = -29.76, .shift_pct = -29.8, .shift_lo_pct = -31.5,
+		.shift_hi_pct = -27.9, .p = 0.00794, .verdict = STATS_REGRESSION,
+	};
+	t->rows[0].q = t->rows[0].c.p;
+	snprintf(t->rows[1].metric, sizeof(t->rows[1].metric), "cpu.client.user_s");
+	t->rows[1].dir = METRIC_NEUTRAL;
+	t->rows[1].shown = true;
+	t->rows[1].c = (struct stats_compare){
+		.na = 5, .nb = 5, .median_a = 0, .median_b = 0.5, .sd_pct_a = NAN,
+		.sd_pct_b = 10, .change_mean_pct = NAN, .shift_pct = 0.5,
+		.shift_lo_pct = 0.4, .shift_hi_pct = 0.6, .shift_abs = true,
+		.p = 0.0079, .verdict = STATS_CHANGED,
+	};
+	t->rows[1].q = 0.0132;
+	snprintf(t->rows[2].metric, sizeof(t->rows[2].metric), "tcp.rtt_us");
+	t->rows[2].c.verdict = STATS_SAME;
+	t->notes.too_few = false;
+	t->notes.outliers_b = 1;
+	t->notes.drift_p_a = NAN;
+	t->notes.drift_p_b = 0.01;
+}
+
+static char *md_of(const struct report_doc *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(report_md(f, d), 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_md_of_a_hand_built_table(void **state)
+{
+	static const char *const kv[] = { "msg=256", "test=tcp_stream" };
+	struct stats_table t;
+	struct report_doc d;
+	char *md;
+
+	(void)state;
+	report_doc_init(&d);
+	assert_int_equal(report_doc_add_label(&d, "6.1"), 0);
+	assert_int_equal(report_doc_add_label(&d, "6.2|rc"), 0);
+	add_cell(&d, 0, kv, 2, 8.3, 0.05, 5);
+	add_cell(&d, 1, kv, 2, 5.8, 0.05, 5);
+	fill_table(&t, "msg=256 test=tcp_stream");
+	assert_int_equal(report_doc_add_table(&d, 0, 1, &t), 0);
+	assert_null(t.rows); /* the document owns it now */
+	md = md_of(&d);
+	assert_non_null(strstr(md, "# netregress report: 6.1, 6.2\\|rc\n\n"
+				   "Baseline: 6.1; compared against it: 6.2\\|rc.\n"
+				   "1 configuration.\n\n"
+				   "Parameters of every configuration: `msg=256`\n\n"));
+	assert_non_null(strstr(md, "| **client.kernel** | 6.1 | 6.2\\|rc |\n"));
+	assert_non_null(strstr(md, "| configuration | metric | 6.1 (baseline) | 6.2\\|rc |\n"
+				   "| --- | --- | ---: | ---: |\n"
+				   "| `test=tcp_stream` | throughput.gbps (Gbps) | 8.4 ±1.2% (5) | "
+				   "5.9 ±1.7% (5) -29.8% REGRESSION |\n"));
+	assert_non_null(strstr(md, "## 6.2\\|rc against 6.1\n\n"
+				   "| configuration | metric (better) | 6.1 median | ±%sd | n | %change | "
+				   "shift [95% CI] | 6.2\\|rc median | ±%sd | n | p / q | verdict |\n"
+				   "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n"
+				   "| `test=tcp_stream` | throughput.gbps (higher) | 8.4 | ±1.2% | 5 | -29.8% | "
+				   "-29.8% [-31.5%, -27.9%] | 5.9 | ±2.5% | 5 | 0.0079 | **REGRESSION** |\n"
+				   "| `test=tcp_stream` | cpu.client.user\\_s (neutral) | 0 | - | 5 | - | "
+				   "0.5 [0.4, 0.6] | 0.5 | ±10.0% | 5 | 0.0132 | changed |\n\n"
+				   "1 configuration compared: REGRESSION in a headline metric. "
+				   "1 other metric row did not change and is not listed ('compare --all' lists them).\n\n"
+				   "Notes:\n\n"
+				   "- `test=tcp_stream`: outliers in the headline (modified z-score > 3.5, kept): 0 in 6.1, 1 in 6.2\\|rc\n"
+				   "- `test=tcp_stream`: 6.2\\|rc drifts with run order (Mann-Kendall p = 0.010): the machine changed during the runs\n"));
+	/* no latency section without request/response tests, nothing after the notes */
+	assert_null(strstr(md, "Latency"));
+	assert_int_equal(md[strlen(md) - 1], '\n');
+	free(md);
+	report_doc_release(&d);
+}
+
+static void test_html_marks_charts_for_counting(void **state)
+{
+	static const char *const cfg[2][2] = {
+		{ "msg=1024", "test=tcp_stream" },
+		{ "msg=65536", "test=tcp_stream" },
+	};
+	static const char *const rr[] = { "test=tcp_rr" };
+	struct base_sample s[3];
+	const struct base_sample *p[3] = { &s[0], &s[1], &s[2] };
+	struct report_doc d;
+	size_t ncharts = 0, len = 0;
+	char *html = NULL;
+	FILE *f;
+
+	(void)state;
+	report_doc_init(&d);
+	assert_int_equal(report_doc_add_label(&d, "<A>"), 0);
+	assert_int_equal(report_doc_add_label(&d, "B"), 0);
+	for (size_t i = 0; i < 2; i++) {
+		add_cell(&d, 0, cfg[i], 2, 10, 1, 4);
+		add_cell(&d, 1, cfg[i], 2, 9, 1, 3);
+	}
+	/* request/response: latency percentiles per sample, no histogram */
+	for (size_t i = 0; i < 3; i++) {
+		make_sample(&s[i], "B", rr, 1, "transactions.per_s", "trans/s", 1000);
+		for (size_t k = 0; k < REPORT_NLAT; k++)
+			assert_int_equal(base_sample_set(&s[i], report_lat_metric[k], "us",
+							 10.0 * (double)(k + 1) + (double)i), 0);
+	}
+	assert_int_equal(report_doc_add_samples(&d, 1, p, 3), 0);
+	f = open_memstream(&html, &len);
+	assert_non_null(f);
+	assert_int_equal(report_html(f, &d, &ncharts), 0);
+	fclose(f);
+	assert_int_equal(ncharts, 2);
+	assert_int_equal(count(html, "<svg class=\"chart\""), 2);
+	assert_non_null(strstr(html, "data-kind=\"axis\" data-series=\"2\" data-points=\"14\" data-categories=\"2\""));
+	assert_non_null(strstr(html, "data-kind=\"latency\" data-series=\"1\" data-points=\"12\" data-categories=\"4\""));
+	/* 4 + 3 + 3 + 4 sample dots, then 12 latency dots; 3 median lines */
+	assert_int_equal(count(html, "<circle class=\"pt\""), 26);
+	assert_int_equal(count(html, "<g class=\"series\""), 3);
+	assert_int_equal(count(html, "<path class=\"median\""), 3);
+	assert_non_null(strstr(html, "<g class=\"series\" data-label=\"&lt;A&gt;\" data-points=\"8\""));
+	assert_null(strstr(html, "<A>"));
+	/* the median of 10, 11, 12 (p50 of three samples) is the line's value */
+	assert_non_null(strstr(html, "<td class=\"num\" data-v=\"11\">11</td>"));
+	/* nothing to fetch: the only address is the SVG namespace */
+	assert_int_equal(count(html, "http"), count(html, "xmlns=\"http://www.w3.org/2000/svg\""));
+	assert_non_null(strstr(html, "table.sortable"));
+	free(html);
+	for (size_t i = 0; i < 3; i++)
+		base_sample_release(&s[i]);
+	report_doc_release(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ticks_linear_uses_1_2_5_steps_from_zero),
+		cmocka_unit_test(test_ticks_linear_widens_a_single_value),
+		cmocka_unit_test(test_ticks_linear_rejects_bad_ranges),
+		cmocka_unit_test(test_ticks_log_decades_with_1_2_5_when_narrow),
+		cmocka_unit_test(test_ticks_map_linear_and_log),
+		cmocka_unit_test(test_fmt_si_tick_labels),
+		cmocka_unit_test(test_fmt_num_and_param),
+		cmocka_unit_test(test_html_escape_markup_quotes_and_controls),
+		cmocka_unit_test(test_md_escape_table_cells),
+		cmocka_unit_test(test_doc_rejects_duplicates_and_mixed_keys),
+		cmocka_unit_test(test_charts_find_axes_and_their_followers),
+		cmocka_unit_test(test_charts_order_numbers_then_words),
+		cmocka_unit_test(test_md_of_a_hand_built_table),
+		cmocka_unit_test(test_html_marks_charts_for_counting),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
