@@ -21,22 +21,17 @@ static const struct bisect_log_step *good_step(const struct bisect_log *l,
 	return NULL;
 }
 
-/* Pooled CV of the endpoints from their log values, in percent. */
+/* Pooled CV of the endpoints in percent, as the rule sees them (their
+ * outliers set aside). */
 static double noise_pct(const double *a, size_t na, const double *b, size_t nb)
 {
-	double ss = 0, ma = 0, mb = 0;
+	struct bisect_decision d;
+	struct bisect_rule r;
 
-	if (na < 2 || nb < 2)
+	bisect_rule_init(&r);
+	if (bisect_decide(a, na, b, nb, NULL, 0, &r, &d))
 		return NAN;
-	for (size_t i = 0; i < na; i++)
-		ma += log(a[i]) / (double)na;
-	for (size_t i = 0; i < nb; i++)
-		mb += log(b[i]) / (double)nb;
-	for (size_t i = 0; i < na; i++)
-		ss += (log(a[i]) - ma) * (log(a[i]) - ma);
-	for (size_t i = 0; i < nb; i++)
-		ss += (log(b[i]) - mb) * (log(b[i]) - mb);
-	return 100 * sqrt(expm1(ss / (double)(na + nb - 2)));
+	return 100 * sqrt(expm1(d.noise * d.noise));
 }
 
 static bool all_positive(const double *v, size_t n)

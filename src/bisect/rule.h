@@ -17,9 +17,16 @@
  * endpoint is higher: bisecting an improvement works as well ("bad" is then
  * git bisect's "new").
  *
- * With m good, k bad and n step values, their means g, b and x, and the
- * pooled standard deviation s of all three groups (each about its own mean,
- * m + k + n - 3 degrees of freedom):
+ * First, endpoint runs that are outliers are set aside (one disturbed run
+ * of an endpoint would otherwise inflate the noise of the whole bisect): a
+ * value more than BISECT_OUTLIER_Z robust standard deviations from its
+ * endpoint's median, the scale being the MAD of both endpoints' distances
+ * from their medians pooled (the modified z-score of Iglewicz and Hoaglin,
+ * as stats_outliers()); at most one run in four of an endpoint, the
+ * farthest first. The step's runs are all kept. Then, with the m good and
+ * k bad values kept and the n step values, their
+ * means g, b and x, and the pooled standard deviation s of all three
+ * groups (each about its own mean, m + k + n - 3 degrees of freedom):
  *
  * - the position of the step between the endpoints is
  *   theta = (x - g) / (b - g): 0 at good, 1 at bad; its interval is
@@ -38,7 +45,7 @@
  *   bad and ln(beta / (1 - alpha)) for good.
  *
  * Each new run of the step makes the rule look again, from all the data
- * (s and the means are estimated anew); with n >= min_reps, in this order:
+ * (s and the means are estimated anew); with n >= min_reps, in order:
  *
  * 1. abort:   the interval lies wholly below abort_lo or above abort_hi
  *             (the step is far outside both endpoints: the system or the
@@ -76,6 +83,8 @@ enum bisect_verdict {
 #define BISECT_EXIT_SKIP 125
 #define BISECT_EXIT_ABORT 128
 
+/* Modified z-score beyond which a run is set aside (Iglewicz-Hoaglin). */
+#define BISECT_OUTLIER_Z 3.5
 /* An endpoint needs this many samples: the rule cannot re-measure a label. */
 #define BISECT_ENDPOINT_MIN 5
 /* Upper bound of the runs any estimate here considers. */
@@ -121,6 +130,7 @@ struct bisect_decision {
 	double llr_bad, llr_good; /* the thresholds (llr_good < 0 < llr_bad) */
 	double noise;           /* pooled sd of the log values */
 	double gap;             /* mean ln(bad) - mean ln(good) */
+	size_t out_good, out_bad; /* endpoint runs set aside as outliers */
 	const char *why;        /* static text: what decided, for the log */
 };
 
@@ -177,6 +187,7 @@ struct bisect_start_check {
 	double noise_pct; /* the same as a coefficient of variation, % */
 	double gap;       /* mean ln(bad) - mean ln(good) */
 	double gap_noise; /* |gap| / noise */
+	size_t out_good, out_bad; /* runs set aside as outliers */
 	struct bisect_sim sim; /* steps at the endpoints, as they are now */
 	/* samples to add to each endpoint for status TOO_FEW, INCONCLUSIVE
 	 * or TOO_NOISY (both 0 otherwise, or when no number was found) */

@@ -517,6 +517,9 @@ static int bisect_start(int argc, char **argv)
 	       chk.cmp.shift_pct, chk.cmp.shift_lo_pct, chk.cmp.shift_hi_pct, chk.cmp.p);
 	printf("  noise: %.2f%% (pooled %%stddev of both endpoints); gap / noise = %.1f\n",
 	       chk.noise_pct, chk.gap_noise);
+	if (chk.out_good || chk.out_bad)
+		printf("  set aside as outliers (over %.1f robust sd from their median): %zu run%s of good, %zu of bad\n",
+		       BISECT_OUTLIER_Z, chk.out_good, chk.out_good == 1 ? "" : "s", chk.out_bad);
 	printf("  expected runs per step: %.1f at a good commit, %.1f at a bad one (min %u, cap %u); %.0f%% and %.0f%% of them decided right\n",
 	       chk.sim.reps[0], chk.sim.reps[1], rule.min_reps, rule.max_reps,
 	       100 * chk.sim.right[0], 100 * chk.sim.right[1]);

@@ -34,11 +34,12 @@ static const char report_help[] =
 	"      --min-change PCT   smallest change that matters (default 2)\n"
 	"      --alpha P          significance level of the rank test (default 0.05)\n"
 	"      --all              list every metric in the compare tables\n"
+	"      --keep-disturbed   pool samples flagged as disturbed by foreign CPU\n"
 	"\n"
 	"Exit status 0 when the report is written, 2 for bad arguments, 3 when a\n"
 	"label has no samples or the store or the output fails.\n";
 
-enum { OPT_DB = 256, OPT_BASELINE, OPT_FORMAT, OPT_MINCH, OPT_ALPHA, OPT_ALL };
+enum { OPT_DB = 256, OPT_BASELINE, OPT_FORMAT, OPT_MINCH, OPT_ALPHA, OPT_ALL, OPT_KEEP };
 
 struct report_args {
 	const char *db, *baseline, *output;
@@ -58,6 +59,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		{ "min-change", required_argument, NULL, OPT_MINCH },
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
 		{ "all", no_argument, NULL, OPT_ALL },
+		{ "keep-disturbed", no_argument, NULL, OPT_KEEP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -103,6 +105,9 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			break;
 		case OPT_ALL:
 			a->to.all = true;
+			break;
+		case OPT_KEEP:
+			a->to.keep_disturbed = true;
 			break;
 		case 'h':
 			fputs(report_help, stdout);
@@ -230,57 +235,64 @@ static int add_config(struct store *st, const struct report_args *a,
 }
 
 /* Write the document to path ("-": stdout) through a temporary file, so
- * that a failed run leaves no half page behind. */
+ * that a failed run leaves no half page behind. Returns an exit code. */
 static int write_report(const struct report_doc *doc, const char *path, bool md,
 			size_t *ncharts)
 {
+	bool to_stdout = !strcmp(path, "-");
+	int fd = -1, ret, code = EXIT_RUNTIME;
 	char *tmp = NULL;
 	FILE *f = stdout;
-	int fd = -1, ret;
 	mode_t um;
 
-	if (strcmp(path, "-")) {
+	if (!to_stdout) {
 		if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
+			tmp = NULL;
 			cli_error("out of memory");
-			return EXIT_RUNTIME;
+			goto out;
 		}
 		fd = mkstemp(tmp);
 		if (fd < 0 || !(f = fdopen(fd, "w"))) {
 			cli_error("cannot write '%s': %s", path, strerror(errno));
-			if (fd >= 0) {
-				close(fd);
-				unlink(tmp);
-			}
-			free(tmp);
-			return EXIT_RUNTIME;
+			f = NULL;
+			goto out;
 		}
+		fd = -1; /* f owns it */
 		um = umask(0);
 		umask(um);
-		fchmod(fd, 0666 & ~um);
+		fchmod(fileno(f), 0666 & ~um);
 	}
 	ret = md ? report_md(f, doc) : report_html(f, doc, ncharts);
-	if (f == stdout) {
-		if (fflush(stdout) || ret) {
-			cli_error("cannot write the report to the standard output");
-			return EXIT_RUNTIME;
-		}
-		return EXIT_OK;
+	if (to_stdout) {
+		if (fflush(stdout) || ret)
+			cli_error("cannot write the report to the standard output%s",
+				  ret == -ENOMEM ? ": out of memory" : "");
+		else
+			code = EXIT_OK;
+		f = NULL;
+		goto out;
 	}
 	if (fclose(f) || ret) {
+		f = NULL;
 		cli_error("cannot write '%s': %s", path,
 			  ret == -ENOMEM ? "out of memory" : "write error");
-		unlink(tmp);
-		free(tmp);
-		return EXIT_RUNTIME;
+		goto out;
 	}
+	f = NULL;
 	if (rename(tmp, path)) {
 		cli_error("cannot write '%s': %s", path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return EXIT_RUNTIME;
+		goto out;
 	}
+	code = EXIT_OK;
+out:
+	if (f)
+		fclose(f);
+	if (fd >= 0)
+		close(fd);
+	if (tmp && code != EXIT_OK)
+		unlink(tmp);
 	free(tmp);
-	return EXIT_OK;
+	return code;
 }
 
 int cmd_report(int argc, char **argv)

@@ -2,6 +2,7 @@
 /* `netregress topo up|down|show`: test topologies by hand, and clean-up after a crash. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 
 static const char topo_help[] =
 	"usage: netregress topo up [options]\n"
-	"       netregress topo down [--all]\n"
+	"       netregress topo down [--all] [--owner PID]\n"
 	"       netregress topo show\n"
 	"\n"
 	"up: two network namespaces joined by a veth pair (the veth topology of\n"
@@ -33,13 +34,14 @@ static const char topo_help[] =
 	"processes that have ended, which includes everything 'topo up' left and\n"
 	"everything a crashed run left; prints each one removed.\n"
 	"      --all               also those of processes still running\n"
+	"      --owner PID         only those made by process PID\n"
 	"\n"
 	"show: list them: kind, name, owner pid, running or ended, path.\n";
 
 enum { OPT_MTU = 256, OPT_GRO, OPT_GSO, OPT_TSO, OPT_TBF, OPT_QUOTA, OPT_HOLD,
-       OPT_ALL };
+       OPT_ALL, OPT_OWNER };
 
-static const struct option up_opts[] = {
+static const struct option topo_opts[] = {
 	{ "mtu", required_argument, NULL, OPT_MTU },
 	{ "gro", required_argument, NULL, OPT_GRO },
 	{ "gso", required_argument, NULL, OPT_GSO },
@@ -48,9 +50,18 @@ static const struct option up_opts[] = {
 	{ "cpu-quota", required_argument, NULL, OPT_QUOTA },
 	{ "hold", no_argument, NULL, OPT_HOLD },
 	{ "all", no_argument, NULL, OPT_ALL },
+	{ "owner", required_argument, NULL, OPT_OWNER },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+static const char *opt_name(int opt)
+{
+	for (size_t i = 0; topo_opts[i].name; i++)
+		if (topo_opts[i].val == opt)
+			return topo_opts[i].name;
+	return "?";
+}
 
 static bool toggle(const char *flag, const char *arg, int8_t *out)
 {
@@ -136,7 +147,8 @@ int cmd_topo(int argc, char **argv)
 	struct base_err err = { "" };
 	struct topo_spec spec;
 	const char *sub;
-	bool hold_flag = false, all = false, up;
+	bool hold_flag = false, all = false, up, down_opt;
+	pid_t owner = 0;
 	unsigned int removed;
 	uint64_t v;
 	int opt;
@@ -160,11 +172,12 @@ int cmd_topo(int argc, char **argv)
 	optind = 1;
 	argc--;
 	argv++;
-	while ((opt = getopt_long(argc, argv, "h", up_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "h", topo_opts, NULL)) != -1) {
+		down_opt = opt == OPT_ALL || opt == OPT_OWNER;
 		if (opt != 'h' && opt != '?' &&
-		    !(up ? opt != OPT_ALL : !strcmp(sub, "down") && opt == OPT_ALL)) {
-			cli_error("option '%s' does not apply to 'topo %s'",
-				  argv[optind - 1], sub);
+		    !(up ? !down_opt : !strcmp(sub, "down") && down_opt)) {
+			cli_error("option '--%s' does not apply to 'topo %s'",
+				  opt_name(opt), sub);
 			return cli_usage_hint("topo");
 		}
 		switch (opt) {
@@ -208,6 +221,11 @@ int cmd_topo(int argc, char **argv)
 		case OPT_ALL:
 			all = true;
 			break;
+		case OPT_OWNER:
+			if (!cli_u64("--owner", optarg, 1, INT_MAX, &v))
+				return EXIT_USAGE;
+			owner = (pid_t)v;
+			break;
 		case 'h':
 			fputs(topo_help, stdout);
 			return EXIT_OK;
@@ -234,7 +252,7 @@ int cmd_topo(int argc, char **argv)
 		}
 		return EXIT_OK;
 	}
-	if (topo_down_all(!all, print_entry, "removed", &removed, &err)) {
+	if (topo_down_all(!all, owner, print_entry, "removed", &removed, &err)) {
 		cli_error("%s", err.msg);
 		return EXIT_RUNTIME;
 	}

@@ -604,7 +604,8 @@ static void verdict_class(char *buf, size_t len, enum stats_verdict_kind v)
 	buf[i] = '\0';
 }
 
-static void html_summary(FILE *out, const struct report_doc *d)
+static void html_summary(FILE *out, const struct report_doc *d,
+		const char *const *descs)
 {
 	fputs("<section id=\"summary\">\n<h2>Summary</h2>\n"
 	      "<p class=\"note\">The headline metric of each configuration: median, %stddev and samples per label; "
@@ -619,11 +620,8 @@ static void html_summary(FILE *out, const struct report_doc *d)
 	}
 	fputs("</tr></thead><tbody>\n", out);
 	for (size_t c = 0; c < d->nconfigs; c++) {
-		char desc[1024];
-
-		report_config_desc(d, c, desc, sizeof(desc));
-		fputs("<tr><td class=\"mono\">", out);
-		esc(out, desc);
+				fputs("<tr><td class=\"mono\">", out);
+		esc(out, descs[c]);
 		fputs("</td><td class=\"mono\">", out);
 		esc(out, d->configs[c].headline);
 		fputs(" (", out);
@@ -669,7 +667,8 @@ static const char *dir_word(enum metric_dir dir)
 }
 
 /* One pair: the sortable table of every configuration both labels have. */
-static void html_pair(FILE *out, const struct report_doc *d, size_t b)
+static void html_pair(FILE *out, const struct report_doc *d,
+		const char *const *descs, size_t b)
 {
 	size_t a = d->baseline, nconf = 0, hidden = 0, regressed = 0;
 
@@ -694,11 +693,8 @@ static void html_pair(FILE *out, const struct report_doc *d, size_t b)
 	      "<th data-type=\"num\">p / q</th><th>verdict</th></tr></thead><tbody>\n", out);
 	for (size_t i = 0; i < d->ncmps; i++) {
 		const struct report_cmp *cmp = &d->cmps[i];
-		char desc[1024];
-
-		if (cmp->a != a || cmp->b != b)
+				if (cmp->a != a || cmp->b != b)
 			continue;
-		report_config_desc(d, cmp->config, desc, sizeof(desc));
 		regressed += cmp->t.regressed;
 		for (size_t k = 0; k < cmp->t.nrows; k++) {
 			const struct stats_row *r = &cmp->t.rows[k];
@@ -731,7 +727,7 @@ static void html_pair(FILE *out, const struct report_doc *d, size_t b)
 			report_verdict_text(r, v, sizeof(v));
 			verdict_class(vc, sizeof(vc), r->c.verdict);
 			fprintf(out, "<tr%s><td class=\"mono\">", r->headline ? " class=\"headline\"" : "");
-			esc(out, desc);
+			esc(out, descs[cmp->config]);
 			fputs("</td><td class=\"mono\">", out);
 			esc(out, r->metric);
 			fprintf(out, " (%s)</td>", dir_word(r->dir));
@@ -761,17 +757,15 @@ static void html_pair(FILE *out, const struct report_doc *d, size_t b)
 	for (size_t i = 0; i < d->ncmps; i++) {
 		const struct report_cmp *cmp = &d->cmps[i];
 		const struct stats_notes *nt = &cmp->t.notes;
-		char desc[1024];
-
-		if (cmp->a != a || cmp->b != b)
+				if (cmp->a != a || cmp->b != b)
 			continue;
 		if (!nt->too_few && !nt->outliers_a && !nt->outliers_b &&
 		    !(nt->drift_p_a < 0.05) && !(nt->drift_p_b < 0.05) &&
-		    !nt->env_diff_a[0] && !nt->env_diff_b[0])
+		    !nt->disturbed_a && !nt->disturbed_b && !nt->not_steady_a &&
+		    !nt->not_steady_b && !nt->env_diff_a[0] && !nt->env_diff_b[0])
 			continue;
-		report_config_desc(d, cmp->config, desc, sizeof(desc));
 		fputs("<p class=\"note\"><code>", out);
-		esc(out, desc);
+		esc(out, descs[cmp->config]);
 		fputs("</code>:", out);
 		if (nt->too_few)
 			fputs(" fewer than 4 samples a side: no test is possible, measure more (--reps).", out);
@@ -780,6 +774,12 @@ static void html_pair(FILE *out, const struct report_doc *d, size_t b)
 				nt->outliers_a, nt->outliers_b);
 		if (nt->drift_p_a < 0.05 || nt->drift_p_b < 0.05)
 			fputs(" the headline drifts with run order: the machine changed during the runs.", out);
+		if (nt->disturbed_a || nt->disturbed_b)
+			fprintf(out, " left out as disturbed by foreign CPU load: %zu and %zu (--keep-disturbed pools them).",
+				nt->disturbed_a, nt->disturbed_b);
+		if (nt->not_steady_a || nt->not_steady_b)
+			fprintf(out, " samples whose rate trended within the window (not steady): %zu and %zu.",
+				nt->not_steady_a, nt->not_steady_b);
 		if (nt->env_diff_a[0] || nt->env_diff_b[0]) {
 			fputs(" samples of one label ran in different environments: ", out);
 			esc(out, nt->env_diff_a[0] ? nt->env_diff_a : nt->env_diff_b);
@@ -789,7 +789,8 @@ static void html_pair(FILE *out, const struct report_doc *d, size_t b)
 	}
 }
 
-static void html_compare(FILE *out, const struct report_doc *d)
+static void html_compare(FILE *out, const struct report_doc *d,
+		const char *const *descs)
 {
 	if (d->nlabels < 2)
 		return;
@@ -798,11 +799,12 @@ static void html_compare(FILE *out, const struct report_doc *d)
 	      "then the metrics that changed with it. Click a column's title to sort.</p>\n", out);
 	for (size_t b = 0; b < d->nlabels; b++)
 		if (b != d->baseline)
-			html_pair(out, d, b);
+			html_pair(out, d, descs, b);
 	fputs("</section>\n", out);
 }
 
-static void html_latency(FILE *out, const struct report_doc *d, size_t *id)
+static void html_latency(FILE *out, const struct report_doc *d,
+		const char *const *descs, size_t *id)
 {
 	bool any = false;
 
@@ -812,15 +814,14 @@ static void html_latency(FILE *out, const struct report_doc *d, size_t *id)
 		return;
 	fputs("<section id=\"latency\">\n<h2>Latency of request/response tests</h2>\n", out);
 	for (size_t c = 0; c < d->nconfigs; c++) {
-		char desc[1024], v[32];
+		char v[32];
 
 		if (!d->configs[c].rr)
 			continue;
-		report_config_desc(d, c, desc, sizeof(desc));
 		fputs("<figure><figcaption>Latency percentiles: <code>", out);
-		esc(out, desc);
+		esc(out, descs[c]);
 		fputs("</code></figcaption>\n", out);
-		report_svg_latency(out, d, c, (*id)++);
+		report_svg_latency(out, d, c, descs[c], (*id)++);
 		fputs("</figure>\n<table class=\"latency\"><thead><tr><th>label</th>", out);
 		for (size_t k = 0; k < REPORT_NLAT; k++)
 			fprintf(out, "<th>%s (us)</th>", report_lat_name[k]);
@@ -876,9 +877,10 @@ int report_html(FILE *out, const struct report_doc *d, size_t *ncharts)
 {
 	struct report_chart *charts = NULL;
 	size_t ncharts_axis = 0, id = 0;
-	int ret;
+	char **descs = report_config_descs(d);
+	int ret = -ENOMEM;
 
-	if ((ret = report_charts_find(d, &charts, &ncharts_axis)))
+	if (!descs || (ret = report_charts_find(d, &charts, &ncharts_axis)))
 		goto out;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -911,7 +913,7 @@ int report_html(FILE *out, const struct report_doc *d, size_t *ncharts)
 	}
 	fputs("</nav>\n", out);
 	html_environment(out, d);
-	html_summary(out, d);
+	html_summary(out, d, (const char *const *)descs);
 	fputs("<section id=\"axes\">\n<h2>The headline metric against each axis</h2>\n", out);
 	if (!ncharts_axis)
 		fputs("<p class=\"note\">No parameter varies between configurations of one test: there is no axis to draw.</p>\n", out);
@@ -938,8 +940,8 @@ int report_html(FILE *out, const struct report_doc *d, size_t *ncharts)
 		fputs("</figure>\n", out);
 	}
 	fputs("</section>\n", out);
-	html_compare(out, d);
-	html_latency(out, d, &id);
+	html_compare(out, d, (const char *const *)descs);
+	html_latency(out, d, (const char *const *)descs, &id);
 	/*
 	 * Extension point (#8): the bisect commit strip goes here once
 	 * bisect/ exists: one column per step, in commit order, each step's
@@ -952,6 +954,7 @@ int report_html(FILE *out, const struct report_doc *d, size_t *ncharts)
 		*ncharts = id;
 out:
 	report_charts_free(charts, ncharts_axis);
+	report_config_descs_free(descs, d->nconfigs);
 	if (ret)
 		return ret;
 	return ferror(out) ? -EIO : 0;

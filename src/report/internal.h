@@ -70,10 +70,12 @@ const char *report_param(const struct report_doc *d, size_t c,
  * Returns 0 or -ENOMEM. */
 int report_params_split(const struct report_doc *d, const char *test,
 			const char ***varying, const char ***common);
-/* "test=tcp_stream msg=64K rcvbuf=auto": the test, then the values of the
- * parameters that vary among that test's configurations. */
-void report_config_desc(const struct report_doc *d, size_t c, char *buf,
-			size_t len);
+/* For each configuration, "test=tcp_stream msg=64K rcvbuf=auto": the test,
+ * then the values of the parameters that vary among that test's
+ * configurations. An array of d->nconfigs strings, or NULL when out of
+ * memory; free with report_config_descs_free(). */
+char **report_config_descs(const struct report_doc *d);
+void report_config_descs_free(char **desc, size_t n);
 /* The distinct tests of the configurations, in key order of their first
  * configuration; NULL-terminated, borrowed: free() the array. */
 const char **report_tests(const struct report_doc *d);
@@ -111,9 +113,10 @@ void report_charts_free(struct report_chart *c, size_t n);
 /* The SVG of one chart: <svg class="chart" data-series data-points ...>. */
 void report_svg_axis(FILE *out, const struct report_doc *d,
 		     const struct report_chart *c, size_t id);
-/* The latency percentiles of configuration c, one series per label, log y. */
+/* The latency percentiles of configuration c (described as desc), one
+ * series per label, log y. */
 void report_svg_latency(FILE *out, const struct report_doc *d, size_t c,
-			size_t id);
+			const char *desc, size_t id);
 /* The line value of a latency percentile of a cell: from the merged
  * histogram when there is one, else the median of the samples. */
 double report_lat_line(const struct report_cell *cell, size_t k);

@@ -178,7 +178,8 @@ static const struct report_cmp *find_cmp(const struct report_doc *d, size_t l,
 	return NULL;
 }
 
-static void md_summary(FILE *out, const struct report_doc *d)
+static void md_summary(FILE *out, const struct report_doc *d,
+		const char *const *descs)
 {
 	fputs("## Summary\n\nThe headline metric of each configuration: median, %stddev and (samples) per label; "
 	      "beside each other label, its change against the baseline and the verdict.\n\n", out);
@@ -194,11 +195,8 @@ static void md_summary(FILE *out, const struct report_doc *d)
 		fputs(" ---: |", out);
 	fputc('\n', out);
 	for (size_t c = 0; c < d->nconfigs; c++) {
-		char desc[1024];
-
-		report_config_desc(d, c, desc, sizeof(desc));
-		fputs("| ", out);
-		md_code(out, desc);
+				fputs("| ", out);
+		md_code(out, descs[c]);
 		fputs(" | ", out);
 		report_md_escape(out, d->configs[c].headline);
 		fprintf(out, " (%s) |", d->configs[c].unit);
@@ -286,6 +284,25 @@ static void md_notes(FILE *out, const struct report_doc *d,
 		report_md_escape(out, b);
 		fputc('\n', out);
 	}
+	if (nt->disturbed_a || nt->disturbed_b) {
+		fputs("- ", out);
+		md_code(out, desc);
+		fprintf(out, ": left out as disturbed by foreign CPU load: %zu in ", nt->disturbed_a);
+		report_md_escape(out, a);
+		fprintf(out, ", %zu in ", nt->disturbed_b);
+		report_md_escape(out, b);
+		fputs(" (--keep-disturbed pools them)\n", out);
+	}
+	if (nt->not_steady_a || nt->not_steady_b) {
+		fputs("- ", out);
+		md_code(out, desc);
+		fprintf(out, ": samples whose rate trended within the window (not steady): %zu in ",
+			nt->not_steady_a);
+		report_md_escape(out, a);
+		fprintf(out, ", %zu in ", nt->not_steady_b);
+		report_md_escape(out, b);
+		fputc('\n', out);
+	}
 	for (int side = 0; side < 2; side++) {
 		double p = side ? nt->drift_p_b : nt->drift_p_a;
 		const char *diff = side ? nt->env_diff_b : nt->env_diff_a;
@@ -314,15 +331,15 @@ static bool has_notes(const struct stats_notes *nt)
 {
 	return nt->too_few || nt->outliers_a || nt->outliers_b ||
 	       nt->drift_p_a < 0.05 || nt->drift_p_b < 0.05 ||
-	       nt->env_diff_a[0] || nt->env_diff_b[0];
+	       nt->disturbed_a || nt->disturbed_b || nt->not_steady_a ||
+	       nt->not_steady_b || nt->env_diff_a[0] || nt->env_diff_b[0];
 }
 
-static void md_pair(FILE *out, const struct report_doc *d, size_t b)
+static void md_pair(FILE *out, const struct report_doc *d,
+		const char *const *descs, size_t b)
 {
 	size_t a = d->baseline, nconf = 0, hidden = 0, regressed = 0, nnotes = 0;
-	char desc[1024];
-
-	fputs("## ", out);
+		fputs("## ", out);
 	report_md_escape(out, d->labels[b].name);
 	fputs(" against ", out);
 	report_md_escape(out, d->labels[a].name);
@@ -344,12 +361,11 @@ static void md_pair(FILE *out, const struct report_doc *d, size_t b)
 
 		if (cmp->a != a || cmp->b != b)
 			continue;
-		report_config_desc(d, cmp->config, desc, sizeof(desc));
 		regressed += cmp->t.regressed;
 		nnotes += has_notes(&cmp->t.notes);
 		for (size_t k = 0; k < cmp->t.nrows; k++) {
 			if (cmp->t.rows[k].shown)
-				md_row(out, desc, &cmp->t.rows[k]);
+				md_row(out, descs[cmp->config], &cmp->t.rows[k]);
 			else
 				hidden++;
 		}
@@ -369,13 +385,13 @@ static void md_pair(FILE *out, const struct report_doc *d, size_t b)
 
 		if (cmp->a != a || cmp->b != b || !has_notes(&cmp->t.notes))
 			continue;
-		report_config_desc(d, cmp->config, desc, sizeof(desc));
-		md_notes(out, d, cmp, desc);
+		md_notes(out, d, cmp, descs[cmp->config]);
 	}
 	fputc('\n', out);
 }
 
-static void md_latency(FILE *out, const struct report_doc *d)
+static void md_latency(FILE *out, const struct report_doc *d,
+		const char *const *descs)
 {
 	bool any = false;
 
@@ -387,13 +403,12 @@ static void md_latency(FILE *out, const struct report_doc *d)
 	      "Percentiles in microseconds: of all samples' merged histograms where every sample has one, "
 	      "else the median of the samples' own.\n\n", out);
 	for (size_t c = 0; c < d->nconfigs; c++) {
-		char desc[1024], v[32];
+		char v[32];
 
 		if (!d->configs[c].rr)
 			continue;
-		report_config_desc(d, c, desc, sizeof(desc));
 		fputs("### ", out);
-		md_code(out, desc);
+		md_code(out, descs[c]);
 		fputs("\n\n| label |", out);
 		for (size_t k = 0; k < REPORT_NLAT; k++)
 			fprintf(out, " %s (us) |", report_lat_name[k]);
@@ -448,6 +463,10 @@ static void md_params(FILE *out, const struct report_doc *d)
 
 int report_md(FILE *out, const struct report_doc *d)
 {
+	char **descs = report_config_descs(d);
+
+	if (!descs)
+		return -ENOMEM;
 	fputs("# netregress report: ", out);
 	for (size_t l = 0; l < d->nlabels; l++) {
 		if (l)
@@ -472,11 +491,12 @@ int report_md(FILE *out, const struct report_doc *d)
 	fputs("\n\n", out);
 	md_params(out, d);
 	md_environment(out, d);
-	md_summary(out, d);
+	md_summary(out, d, (const char *const *)descs);
 	for (size_t b = 0; b < d->nlabels; b++)
 		if (b != d->baseline)
-			md_pair(out, d, b);
-	md_latency(out, d);
+			md_pair(out, d, (const char *const *)descs, b);
+	md_latency(out, d, (const char *const *)descs);
 	/* Extension point (#8): the bisect steps table goes here once bisect/ exists. */
+	report_config_descs_free(descs, d->nconfigs);
 	return ferror(out) ? -EIO : 0;
 }

@@ -333,29 +333,52 @@ static void append_kv(char *buf, size_t len, size_t *off, const char *key,
 		*off = *off + (size_t)w < len ? *off + (size_t)w : len;
 }
 
-void report_config_desc(const struct report_doc *d, size_t c, char *buf,
-			size_t len)
+char **report_config_descs(const struct report_doc *d)
 {
-	const char **varying = NULL, **common = NULL;
-	size_t off = 0;
+	char **desc = calloc(d->nconfigs + 1, sizeof(*desc));
+	const char **tests = report_tests(d);
+	int ret = desc && tests ? 0 : -ENOMEM;
 
-	if (!len)
-		return;
-	buf[0] = '\0';
-	append_kv(buf, len, &off, "test", d->configs[c].test);
-	if (report_params_split(d, d->configs[c].test, &varying, &common)) {
-		/* out of memory: the whole key still says which one it is */
-		snprintf(buf, len, "%s", d->configs[c].key);
-		return;
-	}
-	for (size_t i = 0; varying[i]; i++) {
-		const char *v = report_param(d, c, varying[i]);
+	/* per test: what varies among its configurations names each of them */
+	for (size_t t = 0; !ret && tests[t]; t++) {
+		const char **varying = NULL, **common = NULL;
 
-		if (*v)
-			append_kv(buf, len, &off, varying[i], v);
+		if ((ret = report_params_split(d, tests[t], &varying, &common)))
+			break;
+		for (size_t c = 0; c < d->nconfigs && !ret; c++) {
+			char buf[1024];
+			size_t off = 0;
+
+			if (strcmp(d->configs[c].test, tests[t]))
+				continue;
+			buf[0] = '\0';
+			append_kv(buf, sizeof(buf), &off, "test", d->configs[c].test);
+			for (size_t i = 0; varying[i]; i++) {
+				const char *v = report_param(d, c, varying[i]);
+
+				if (*v)
+					append_kv(buf, sizeof(buf), &off, varying[i], v);
+			}
+			desc[c] = strdup(buf);
+			if (!desc[c])
+				ret = -ENOMEM;
+		}
+		free(varying);
+		free(common);
 	}
-	free(varying);
-	free(common);
+	free(tests);
+	if (ret) {
+		report_config_descs_free(desc, d->nconfigs);
+		return NULL;
+	}
+	return desc;
+}
+
+void report_config_descs_free(char **desc, size_t n)
+{
+	for (size_t i = 0; desc && i < n; i++)
+		free(desc[i]);
+	free(desc);
 }
 
 const char **report_tests(const struct report_doc *d)
@@ -412,15 +435,24 @@ out:
 	return ret;
 }
 
-/* Is the value of q a function of the value of p over configs idx? */
-static bool determines(const struct report_doc *d, const size_t *idx, size_t n,
-		       const char *p, const char *q)
+/*
+ * Is the value of vary[q] a function of the value of vary[p]? vid[i * nvary
+ * + k] numbers the value of vary[k] in the i-th configuration (by the index
+ * of its first occurrence, so below n): one pass over seen[n] answers.
+ */
+static bool determines(const size_t *vid, size_t n, size_t nvary, size_t p,
+		       size_t q, size_t *seen)
 {
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n; j++)
-			if (!strcmp(report_param(d, idx[i], p), report_param(d, idx[j], p)) &&
-			    strcmp(report_param(d, idx[i], q), report_param(d, idx[j], q)))
-				return false;
+		seen[i] = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		size_t a = vid[i * nvary + p], b = vid[i * nvary + q];
+
+		if (seen[a] == SIZE_MAX)
+			seen[a] = b;
+		else if (seen[a] != b)
+			return false;
+	}
 	return true;
 }
 
@@ -495,8 +527,8 @@ static int chart_push(struct report_chart **out, size_t *n, size_t *cap,
  * change with p. */
 static int charts_of_axis(const struct report_doc *d, const size_t *idx,
 			  size_t n, const char **vary, size_t nvary,
-			  size_t p, const bool *dep, struct report_chart **out,
-			  size_t *nout, size_t *cap)
+			  const size_t *vid, size_t p, const bool *dep,
+			  struct report_chart **out, size_t *nout, size_t *cap)
 {
 	bool *done = calloc(n ? n : 1, sizeof(*done));
 	int ret = 0;
@@ -526,8 +558,7 @@ static int charts_of_axis(const struct report_doc *d, const size_t *idx,
 
 			for (size_t k = 0; k < nvary && same; k++)
 				if (k != p && !dep[k])
-					same = !strcmp(report_param(d, idx[g], vary[k]),
-						       report_param(d, idx[i], vary[k]));
+					same = vid[g * nvary + k] == vid[i * nvary + k];
 			if (!same)
 				continue;
 			done[i] = true;
@@ -571,7 +602,7 @@ static int charts_of_test(const struct report_doc *d, const size_t *idx,
 			  size_t n, struct report_chart **out, size_t *nout,
 			  size_t *cap)
 {
-	size_t nkeys, nvary = 0;
+	size_t nkeys, nvary = 0, *vid = NULL, *seen = NULL;
 	const char **keys = param_union(d, idx, n, &nkeys);
 	const char **vary = NULL;
 	bool *dep = NULL;
@@ -581,29 +612,48 @@ static int charts_of_test(const struct report_doc *d, const size_t *idx,
 		return -ENOMEM;
 	vary = malloc((nkeys + 1) * sizeof(*vary));
 	dep = calloc(nkeys + 1, sizeof(*dep));
-	if (!vary || !dep)
+	vid = malloc((n * nkeys + 1) * sizeof(*vid));
+	seen = malloc((n + 1) * sizeof(*seen));
+	if (!vary || !dep || !vid || !seen)
 		goto out;
 	for (size_t i = 0; i < nkeys; i++)
 		if (varies(d, idx, n, keys[i]))
 			vary[nvary++] = keys[i];
+	/* number each value by its first occurrence */
+	for (size_t k = 0; k < nvary; k++) {
+		for (size_t i = 0; i < n; i++) {
+			const char *v = report_param(d, idx[i], vary[k]);
+
+			vid[i * nvary + k] = i;
+			for (size_t j = 0; j < i; j++) {
+				if (vid[j * nvary + k] == j &&
+				    !strcmp(v, report_param(d, idx[j], vary[k]))) {
+					vid[i * nvary + k] = j;
+					break;
+				}
+			}
+		}
+	}
 	ret = 0;
 	for (size_t p = 0; p < nvary && !ret; p++) {
 		bool twin = false;
 
 		for (size_t q = 0; q < nvary; q++) {
-			dep[q] = q != p && determines(d, idx, n, vary[p], vary[q]);
+			dep[q] = q != p && determines(vid, n, nvary, p, q, seen);
 			/* one-to-one with an earlier axis: drawn with it */
-			if (dep[q] && q < p && determines(d, idx, n, vary[q], vary[p]))
+			if (dep[q] && q < p && determines(vid, n, nvary, q, p, seen))
 				twin = true;
 		}
 		if (!twin)
-			ret = charts_of_axis(d, idx, n, vary, nvary, p, dep, out,
-					     nout, cap);
+			ret = charts_of_axis(d, idx, n, vary, nvary, vid, p, dep,
+					     out, nout, cap);
 	}
 out:
 	free(keys);
 	free(vary);
 	free(dep);
+	free(vid);
+	free(seen);
 	return ret;
 }
 
@@ -939,13 +989,13 @@ out:
 }
 
 void report_svg_latency(FILE *out, const struct report_doc *d, size_t c,
-			size_t id)
+			const char *desc, size_t id)
 {
 	const double *vals[REPORT_NLAT];
 	size_t nvals[REPORT_NLAT], nseries, npoints = 0, rank = 0;
 	double line[REPORT_NLAT], lo = INFINITY, hi = -INFINITY;
 	bool has[REPORT_MAX_LABELS], merged = true;
-	char title[1200], desc[1024];
+	char title[1200];
 	struct report_ticks t;
 
 	nseries = chart_labels(d, &c, 1, has);
@@ -976,7 +1026,6 @@ void report_svg_latency(FILE *out, const struct report_doc *d, size_t c,
 		hi = 10;
 	}
 	report_ticks_log(lo, hi, &t);
-	report_config_desc(d, c, desc, sizeof(desc));
 	snprintf(title, sizeof(title), "%s: latency percentiles", desc);
 	svg_open(out, "latency", id, nseries, npoints, REPORT_NLAT, title);
 	fputs("<desc>", out);

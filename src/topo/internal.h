@@ -96,7 +96,7 @@ int topo_netns_remove(const char *path);
 int topo_list_in(const struct topo_paths *p,
 		 int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,
 		 struct base_err *err);
-int topo_down_all_in(const struct topo_paths *p, bool only_dead,
+int topo_down_all_in(const struct topo_paths *p, bool only_dead, pid_t owner,
 		     int (*fn)(void *ctx, const struct topo_entry *e),
 		     void *ctx, unsigned int *removed, struct base_err *err);
 

@@ -657,7 +657,7 @@ int topo_list(int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,
 	return topo_list_in(&topo_default_paths, fn, ctx, err);
 }
 
-int topo_down_all_in(const struct topo_paths *p, bool only_dead,
+int topo_down_all_in(const struct topo_paths *p, bool only_dead, pid_t owner,
 		     int (*fn)(void *ctx, const struct topo_entry *e),
 		     void *ctx, unsigned int *removed, struct base_err *err)
 {
@@ -680,7 +680,7 @@ int topo_down_all_in(const struct topo_paths *p, bool only_dead,
 		else
 			entry_of("netns", p->netns_dir, f.ns.v[i - f.cg.n], path,
 				 sizeof(path), &e);
-		if (only_dead && e.live)
+		if ((only_dead && e.live) || (owner > 0 && e.owner != owner))
 			continue;
 		ret = cg ? topo_cg_remove(path) : topo_netns_remove(path);
 		if (ret) {
@@ -701,10 +701,10 @@ out:
 	return ret;
 }
 
-int topo_down_all(bool only_dead,
+int topo_down_all(bool only_dead, pid_t owner,
 		  int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,
 		  unsigned int *removed, struct base_err *err)
 {
-	return topo_down_all_in(&topo_default_paths, only_dead, fn, ctx, removed,
-				err);
+	return topo_down_all_in(&topo_default_paths, only_dead, owner, fn, ctx,
+				removed, err);
 }

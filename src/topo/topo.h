@@ -202,16 +202,17 @@ int topo_list(int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,
 	      struct base_err *err);
 
 /*
- * Remove what topo_list() finds (only those whose owner is gone when
- * only_dead, which includes every topology `netregress topo up` left),
- * cgroups first (their processes moved to the parent cgroup, see
- * topo_down()); fn (may be NULL; its return is ignored) is called for
- * each one removed. *removed (may be NULL) gets the count. A pid reused
- * by an unrelated process makes a dead owner look live: only_dead then
- * keeps its topology. Returns 0 or the first error (err filled), after
- * trying every entry.
+ * Remove what topo_list() finds: only those whose owner is gone when
+ * only_dead (which includes every topology `netregress topo up` left),
+ * only those of pid owner when owner > 0 (0: any owner). Cgroups go
+ * first (their processes moved to the parent cgroup, see topo_down()); fn
+ * (may be NULL; its return is ignored) is called for each one removed.
+ * *removed (may be NULL) gets the count. A pid reused by an unrelated
+ * process makes a dead owner look live: only_dead then keeps its
+ * topology. Returns 0 or the first error (err filled), after trying every
+ * entry.
  */
-int topo_down_all(bool only_dead,
+int topo_down_all(bool only_dead, pid_t owner,
 		  int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,
 		  unsigned int *removed, struct base_err *err);
 

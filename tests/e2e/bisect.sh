@@ -121,7 +121,7 @@ git -C "$REPO" bisect start "$BAD" "$GOOD" >/dev/null
 found=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$TMP/bisect1")
 checkx "git bisect run names the commit that lowered the rate" '[ "$found" = "$CULPRIT" ]'
 [ "$found" = "$CULPRIT" ] || { sed 's/^/# /' "$TMP/bisect1" | tail -20; tail -20 "$STEP_LOG" | sed 's/^/# /'; }
-git -C "$REPO" bisect reset -q 2>/dev/null
+git -C "$REPO" bisect reset >/dev/null 2>&1
 
 "$NR" bisect log --repo "$REPO" --db "$DB" >"$TMP/log1" 2>&1
 sed 's/^/# /' "$TMP/log1"
@@ -146,7 +146,7 @@ checkx "bisect run again for a decided commit prints the stored verdict and exit
 "$NR" bisect start --good "$GOOD" --bad "$BAD" "${RUN[@]}" --db "$DB" >/dev/null 2>&1
 git -C "$REPO" bisect start "$BAD" "$GOOD" >/dev/null
 (cd "$REPO" && STEP_RATE=150mbit timeout 120 git bisect run "$TMP/step.sh") >"$TMP/bisect2" 2>&1
-git -C "$REPO" bisect reset -q 2>/dev/null
+git -C "$REPO" bisect reset >/dev/null 2>&1
 "$NR" bisect log --db "$DB" --json >"$TMP/log2.json"
 checkx "steps far outside both endpoints abort the bisect run: no culprit" \
 	'! grep -q "is the first bad commit" "$TMP/bisect2" &&
@@ -167,7 +167,7 @@ checkx "start refuses endpoints without a real change (exit 128, nothing to bise
 sed 's/^/# /' "$TMP/start3" | tail -3
 git -C "$REPO0" bisect start "$BAD0" "$GOOD0" >/dev/null
 (cd "$REPO0" && timeout 120 git bisect run "$TMP/step.sh") >"$TMP/bisect3" 2>&1
-git -C "$REPO0" bisect reset -q 2>/dev/null
+git -C "$REPO0" bisect reset >/dev/null 2>&1
 checkx "git bisect run after the refusal aborts at once: no culprit" \
 	'! grep -q "is the first bad commit" "$TMP/bisect3" && [ "$(nsamples "$DB")" -eq 10 ]'
 

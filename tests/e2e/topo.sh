@@ -9,27 +9,53 @@ if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/n
 	exit 0
 fi
 
-# Whatever a case leaves (a detached `topo up`, a failed one) goes at exit;
-# `topo down` only removes topologies whose creating process has ended.
-trap '"$NR" topo down >/dev/null 2>&1; cleanup' EXIT
+# Other runs of this test (or of netregress) may share the machine: this
+# one only looks at and removes topologies whose names carry the pid of a
+# `netregress topo` it started (MINE), never all of them.
+MINE=()
+# nrtopo ARGS...: `netregress topo ARGS` (output as redirected), its pid
+# recorded in MINE and LAST, its exit status returned
+nrtopo() {
+	"$NR" topo "$@" &
+	LAST=$!
+	MINE+=("$LAST")
+	wait "$LAST"
+}
+# bg_topo ARGS...: the same in the background (a held topology)
+bg_topo() {
+	"$NR" topo "$@" &
+	LAST=$!
+	MINE+=("$LAST")
+	PIDS+=("$LAST")
+}
+# At exit: held topologies go with their processes (lib's cleanup ends
+# them), anything else of ours with `topo down --owner`.
+topo_cleanup() {
+	local p
+	cleanup
+	for p in "${MINE[@]}"; do
+		"$NR" topo down --owner "$p" >/dev/null 2>&1
+	done
+}
+trap topo_cleanup EXIT
 
-# Our state on the machine: namespaces and cgroups named nr-*, and the root
+# Our state: namespaces and cgroups named after our processes, and the root
 # namespace's links and qdiscs (a veth end or qdisc there would be a leak).
 ours() {
+	local re
+	[ ${#MINE[@]} -gt 0 ] || return 0
+	re="^nr-($(IFS='|'; echo "${MINE[*]}"))-[0-9]+-[cs]\$"
 	{
-		ls /run/netns 2>/dev/null | grep '^nr-'
-		find /sys/fs/cgroup -maxdepth 2 -name 'nr-*' -type d 2>/dev/null
-	} | sort
+		ls /run/netns 2>/dev/null
+		find /sys/fs/cgroup -maxdepth 2 -name 'nr-*' -type d -printf '%f\n' 2>/dev/null
+	} | grep -E "$re"
 }
 root_counts() { echo "links=$(ip -o link show | wc -l) qdiscs=$(tc qdisc show | wc -l)"; }
-BEFORE_OURS=$(ours)
 BEFORE_COUNTS=$(root_counts)
-# entries of ours that were not there when the test started
-new_entries() { comm -13 <(printf '%s\n' "$BEFORE_OURS" | sed '/^$/d') <(ours); }
 clean() {
 	local n
-	n=$(new_entries)
-	[ -z "$n" ] || { echo "# left behind: $n"; return 1; }
+	n=$(ours)
+	[ -z "$n" ] || { echo "# left behind:" $n; return 1; }
 	[ "$(root_counts)" = "$BEFORE_COUNTS" ] ||
 		{ echo "# root namespace changed: $(root_counts) vs $BEFORE_COUNTS"; return 1; }
 }
@@ -93,7 +119,7 @@ PY
 up() {
 	local f=$1
 	shift
-	timeout 20 "$NR" topo up "$@" >"$f" 2>"$f.err" || return 1
+	nrtopo up "$@" >"$f" 2>"$f.err" || return 1
 	C=$(awk '$1 == "client" { print $2 }' "$f")
 	S=$(awk '$1 == "server" { print $2 }' "$f")
 	CG=$(awk '$1 == "cgroup" { print $2 }' "$f")
@@ -156,15 +182,15 @@ measure() {
 rc=$?
 checkx "topo --help exits 0 and names up, down and show" \
 	'[ $rc -eq 0 ] && grep -q "topo up" "$TMP/help" && grep -q "topo down" "$TMP/help" && grep -q "topo show" "$TMP/help"'
-"$NR" topo up --mtu 70000 >/dev/null 2>"$TMP/e1"
+nrtopo up --mtu 70000 >/dev/null 2>"$TMP/e1"
 rc=$?
 checkx "topo up --mtu 70000 is a usage error naming the value, nothing made" \
 	'[ $rc -eq 2 ] && grep -q "invalid --mtu.*70000" "$TMP/e1" && clean'
-"$NR" topo up --tbf 200mbps >/dev/null 2>"$TMP/e2"
+nrtopo up --tbf 200mbps >/dev/null 2>"$TMP/e2"
 rc=$?
 checkx "topo up --tbf 200mbps is a usage error naming the value" \
 	'[ $rc -eq 2 ] && grep -q "invalid --tbf.*200mbps" "$TMP/e2"'
-"$NR" topo up --gro maybe >/dev/null 2>"$TMP/e3"
+nrtopo up --gro maybe >/dev/null 2>"$TMP/e3"
 rc=$?
 checkx "topo up --gro maybe is a usage error" '[ $rc -eq 2 ] && grep -q "invalid --gro .maybe." "$TMP/e3"'
 "$NR" topo frobnicate >/dev/null 2>&1
@@ -173,18 +199,21 @@ check "unknown topo command is a usage error" [ $? -eq 2 ]
 check "topo show takes no --all" [ $? -eq 2 ]
 "$NR" topo down --mtu 9000 >/dev/null 2>&1
 check "topo down takes no topology option" [ $? -eq 2 ]
+"$NR" topo down --owner 0 >/dev/null 2>&1
+check "topo down --owner 0 is a usage error" [ $? -eq 2 ]
 
 # --- up, inspect, down ---------------------------------------------------
 up "$TMP/up1" --mtu 9000 --tbf 200mbit
 rc=$?
-checkx "topo up --mtu 9000 --tbf 200mbit prints both sides" \
-	'[ $rc -eq 0 ] && grep -qE "^client nr-[0-9]+-[0-9]+-c nr-veth-c 198\.18\.0\.1 2001:2::1$" "$TMP/up1" && grep -qE "^server nr-[0-9]+-[0-9]+-s nr-veth-s 198\.18\.0\.2 2001:2::2$" "$TMP/up1" && ! grep -q "^cgroup" "$TMP/up1"'
+UP1=$LAST
+checkx "topo up --mtu 9000 --tbf 200mbit prints both sides, named after its pid" \
+	'[ $rc -eq 0 ] && [ "$C" = "nr-$UP1-0-c" ] && grep -qE "^client nr-[0-9]+-[0-9]+-c nr-veth-c 198\.18\.0\.1 2001:2::1$" "$TMP/up1" && grep -qE "^server nr-[0-9]+-[0-9]+-s nr-veth-s 198\.18\.0\.2 2001:2::2$" "$TMP/up1" && ! grep -q "^cgroup" "$TMP/up1"'
 checkx "both namespaces are in ip netns" 'ip netns list | grep -q "^$C\b" && ip netns list | grep -q "^$S\b"'
 "$NR" topo show >"$TMP/show1"
 checkx "topo show lists them, owner ended" \
-	'grep -qE "^netns $C [0-9]+ ended /run/netns/$C$" "$TMP/show1" && grep -qE "^netns $S [0-9]+ ended " "$TMP/show1"'
-checkx "nothing in the root namespace: same links and qdiscs, no nr- link" \
-	'[ "$(root_counts)" = "$BEFORE_COUNTS" ] && ! ip -o link show | grep -q " nr-"'
+	'grep -qE "^netns $C $UP1 ended /run/netns/$C$" "$TMP/show1" && grep -qE "^netns $S $UP1 ended " "$TMP/show1"'
+checkx "nothing in the root namespace: same links and qdiscs, no nr-veth link" \
+	'[ "$(root_counts)" = "$BEFORE_COUNTS" ] && ! ip -o link show | grep -q " nr-veth"'
 checkx "mtu 9000 on both ends" \
 	'ip -n "$C" -o link show dev nr-veth-c | grep -q " mtu 9000 " && ip -n "$S" -o link show dev nr-veth-s | grep -q " mtu 9000 "'
 checkx "tbf 200Mbit on both egresses, burst 100000 B, 50 ms" \
@@ -194,32 +223,35 @@ checkx "addresses from the benchmarking ranges, lo up" \
 check "client reaches the server over IPv4" nsping "$C" 198.18.0.2
 check "client reaches the server over IPv6" nsping "$C" 2001:2::2
 check "server reaches the client over IPv4" nsping "$S" 198.18.0.1
-"$NR" topo down >"$TMP/down1" 2>&1
+nrtopo down --owner "$UP1" >"$TMP/down1" 2>&1
 rc=$?
 checkx "topo down removes both namespaces and says so" \
 	'[ $rc -eq 0 ] && grep -q "^removed netns $C$" "$TMP/down1" && grep -q "^removed netns $S$" "$TMP/down1"'
 check "after topo down: namespaces, cgroups, root links and qdiscs as before" clean
-"$NR" topo down >"$TMP/down2" 2>&1
+nrtopo down --owner "$UP1" >"$TMP/down2" 2>&1
 rc=$?
-checkx "a second topo down finds nothing to remove" '[ $rc -eq 0 ] && [ ! -s "$TMP/down2" ]'
+checkx "a second topo down --owner finds nothing to remove" '[ $rc -eq 0 ] && [ ! -s "$TMP/down2" ]'
 
 # --- offloads and the cgroup ---------------------------------------------
 up "$TMP/up2" --gro on --gso off --tso off --cpu-quota 30
+UP2=$LAST
 checkx "offloads as set on both ends" \
 	'[ "$(offloads "$C" nr-veth-c)" = "gro=on gso=off tso=off" ] && [ "$(offloads "$S" nr-veth-s)" = "gro=on gso=off tso=off" ]'
 checkx "cgroup for the server with 30% of a 100 ms period" \
 	'[ -d "$CG" ] && case "$CG" in */nr-*-s) true ;; *) false ;; esac && { [ "$(cat "$CG/cpu.max" 2>/dev/null)" = "30000 100000" ] || [ "$(cat "$CG/cpu.cfs_quota_us" 2>/dev/null) $(cat "$CG/cpu.cfs_period_us" 2>/dev/null)" = "30000 100000" ]; }'
 "$NR" topo show >"$TMP/show2"
-checkx "topo show lists the cgroup" 'grep -qE "^cgroup $(basename "$CG") [0-9]+ ended $CG$" "$TMP/show2"'
+checkx "topo show lists the cgroup" 'grep -qE "^cgroup nr-$UP2-0-s $UP2 ended $CG$" "$TMP/show2"'
 up "$TMP/up3" --gro off --tso on
+UP3=$LAST
 checkx "the opposite offloads on a second topology at the same time" \
 	'[ "$(offloads "$C" nr-veth-c)" = "gro=off gso=on tso=on" ] && [ "$(wc -l <"$TMP/up3")" -eq 2 ]'
-"$NR" topo down >/dev/null 2>&1
+nrtopo down --owner "$UP2" >/dev/null 2>&1
+nrtopo down --owner "$UP3" >/dev/null 2>&1
 check "topo down removes both topologies and the cgroup" clean
 
 # --- a failing step leaves nothing ---------------------------------------
 for step in netns-client netns-server veth lo mtu offloads addr up tbf cgroup quota; do
-	NETREGRESS_TOPO_FAIL_AT=$step timeout 20 "$NR" topo up --mtu 9000 --gro off \
+	NETREGRESS_TOPO_FAIL_AT=$step nrtopo up --mtu 9000 --gro off \
 		--tbf 100mbit --cpu-quota 50 >"$TMP/f.out" 2>"$TMP/f.err"
 	rc=$?
 	checkx "failure at step $step: exit 3, named, nothing left behind" \
@@ -227,9 +259,8 @@ for step in netns-client netns-server veth lo mtu offloads addr up tbf cgroup qu
 done
 
 # --- signals -------------------------------------------------------------
-"$NR" topo up --hold --tbf 100mbit --cpu-quota 50 >"$TMP/hold" 2>"$TMP/hold.err" &
-HOLD=$!
-PIDS+=("$HOLD")
+bg_topo up --hold --tbf 100mbit --cpu-quota 50 >"$TMP/hold" 2>"$TMP/hold.err"
+HOLD=$LAST
 for _ in $(seq 100); do
 	grep -q "^cgroup" "$TMP/hold" 2>/dev/null && break
 	sleep 0.05
@@ -237,7 +268,7 @@ done
 "$NR" topo show >"$TMP/show3"
 checkx "topo up --hold: up, its owner shown running" \
 	'grep -q "^server" "$TMP/hold" && grep -qE "^netns nr-$HOLD-0-s $HOLD running" "$TMP/show3" && grep -qE "^cgroup nr-$HOLD-0-s $HOLD running" "$TMP/show3"'
-"$NR" topo down >/dev/null 2>&1
+nrtopo down --owner "$HOLD" >/dev/null 2>&1
 checkx "topo down leaves a running owner's topology alone" \
 	'[ -e "/run/netns/nr-$HOLD-0-c" ] && [ -e "/run/netns/nr-$HOLD-0-s" ]'
 signal_and_wait "$HOLD" INT
@@ -251,9 +282,8 @@ checkx "SIGINT: --hold exits 0 and removes everything" '[ $rc -eq 0 ] && clean'
 hung=0
 set -m
 for i in $(seq 12); do
-	"$NR" topo up --hold --mtu 9000 --gro off --tbf 100mbit --cpu-quota 50 >/dev/null 2>&1 &
-	p=$!
-	PIDS+=("$p")
+	bg_topo up --hold --mtu 9000 --gro off --tbf 100mbit --cpu-quota 50 >/dev/null 2>&1
+	p=$LAST
 	sleep "0.0$((i * 7 % 10))$((i % 10))"
 	if [ $((i % 2)) -eq 0 ]; then sig=INT; else sig=TERM; fi
 	signal_and_wait "$p" $sig
@@ -263,8 +293,8 @@ set +m
 checkx "SIGINT or SIGTERM at 12 moments of the set-up: all exit, nothing left behind" \
 	'[ $hung -eq 0 ] && clean'
 
-"$NR" topo up --hold --cpu-quota 50 >"$TMP/k" 2>/dev/null &
-p=$!
+bg_topo up --hold --cpu-quota 50 >"$TMP/k" 2>/dev/null
+p=$LAST
 for _ in $(seq 100); do
 	grep -q "^cgroup" "$TMP/k" 2>/dev/null && break
 	sleep 0.05
@@ -274,31 +304,69 @@ wait "$p" 2>/dev/null
 "$NR" topo show >"$TMP/show4"
 checkx "SIGKILL leaves the topology, shown as ended" \
 	'grep -qE "^netns nr-$p-0-c $p ended" "$TMP/show4" && grep -qE "^cgroup nr-$p-0-s $p ended" "$TMP/show4"'
-"$NR" topo down >"$TMP/down4" 2>&1
+nrtopo down --owner "$p" >"$TMP/down4" 2>&1
 checkx "topo down after a crash removes it" \
 	'grep -q "^removed cgroup nr-$p-0-s$" "$TMP/down4" && grep -q "^removed netns nr-$p-0-c$" "$TMP/down4" && clean'
+
+# Measurements run in a held topology: its owner is alive, so a
+# `netregress topo down` elsewhere on the machine leaves it alone.
+# hold_up OUTFILE [topo up options]: sets C S CG HOLD
+hold_up() {
+	local f=$1 want=server
+	shift
+	case " $* " in *" --cpu-quota "*) want=cgroup ;; esac
+	bg_topo up --hold "$@" >"$f" 2>"$f.err"
+	HOLD=$LAST
+	for _ in $(seq 200); do
+		grep -q "^$want " "$f" 2>/dev/null && break
+		alive "$HOLD" || break
+		sleep 0.05
+	done
+	C=$(awk '$1 == "client" { print $2 }' "$f")
+	S=$(awk '$1 == "server" { print $2 }' "$f")
+	CG=$(awk '$1 == "cgroup" { print $2 }' "$f")
+	[ -n "$S" ] && { [ "$want" = server ] || [ -n "$CG" ]; } || { sed 's/^/# /' "$f.err"; false; }
+}
+hold_down() { signal_and_wait "$HOLD" INT; }
+# measured OUT: the run's document is there, else its errors as comments
+measured() { [ -s "$1" ] || { sed 's/^/# /' "$1.err" "$TMP/server.log" 2>/dev/null | tail -5; false; }; }
 
 # --- TBF: the shaped rate is the rate set --------------------------------
 # TBF counts frame bytes (IP packet + 14 B Ethernet header), the receiver
 # counts TCP payload: MSS/(MTU+14) with timestamps, MSS = MTU - 52. At
 # MTU 9000: 8948/9014 = 0.9927; at 1500: 1448/1514 = 0.9564. Measured here
-# (2 s windows after 1 s warm-up, 3 runs each): 0.19837-0.19858 Gbps
-# against 0.19854 expected at 200mbit/9000, 0.19106-0.19156 against
-# 0.19128 at 200mbit/1500: within 0.2%. The band is 3%: wide enough for a
-# loaded machine, narrow enough to catch a wrong burst or limit.
+# (2 s windows after 1 s warm-up): 0.1983-0.1991 Gbps against 0.19854
+# expected at 200mbit/9000, 0.1908-0.1916 against 0.19128 at
+# 200mbit/1500, also with three busy loops on the two vCPUs: within 0.3%.
+# TBF never sends faster than its rate (beyond one burst, which the
+# warm-up spends), so above the expected goodput by more than 1% is a
+# failure on any run. Below it is what a stalled flow gives: with other
+# benchmarks loading this VM (load average 5), 2 of 24 runs read 10-12%
+# low, with burst 4 ms or 20 ms alike (the receiver was not scheduled and
+# the window closed; no retransmits). So: up to three runs, the first
+# within 4% below passes.
 tbf_case() {
-	local mtu=$1 rate=$2 want=$3 out="$TMP/tbf.$1.json"
-	up "$TMP/tbf$1" --mtu "$mtu" --tbf "$rate" || return 1
-	ns_server "$S" || return 1
-	measure "$C" "$out" tcp_stream -l 2s --warmup 1s
-	stop_server
-	"$NR" topo down >/dev/null 2>&1
-	echo "# tbf $rate mtu $mtu: $(jpy "$out" 'v("throughput.gbps")') Gbps, expected $want"
-	jtrue "$out" "abs(v('throughput.gbps') / $want - 1) < 0.03"
+	local mtu=$1 rate=$2 want=$3 out="$TMP/tbf.$1.json" ret=1 got
+	hold_up "$TMP/tbf$1" --mtu "$mtu" --tbf "$rate" || return 1
+	for attempt in 1 2 3; do
+		ns_server "$S" || break
+		measure "$C" "$out" tcp_stream -l 2s --warmup 1s
+		stop_server
+		measured "$out" || break
+		got=$(jpy "$out" 'v("throughput.gbps")')
+		echo "# tbf $rate mtu $mtu, run $attempt: $got Gbps, expected $want"
+		jtrue "$out" "v('throughput.gbps') <= $want * 1.01" || { ret=1; break; }
+		if jtrue "$out" "v('throughput.gbps') >= $want * 0.96"; then
+			ret=0
+			break
+		fi
+	done
+	hold_down || ret=1
+	return $ret
 }
-check "tbf 200mbit at mtu 9000: tcp goodput 0.2 * 8948/9014 Gbps within 3%" \
+check "tbf 200mbit at mtu 9000: tcp goodput 0.2 * 8948/9014 Gbps, -4% to +1%" \
 	tbf_case 9000 200mbit "(0.2 * 8948 / 9014)"
-check "tbf 100mbit at mtu 1500: tcp goodput 0.1 * 1448/1514 Gbps within 3%" \
+check "tbf 100mbit at mtu 1500: tcp goodput 0.1 * 1448/1514 Gbps, -4% to +1%" \
 	tbf_case 1500 100mbit "(0.1 * 1448 / 1514)"
 check "each end of the run recorded its veth end: mtu 9000, tbf qdisc" \
 	jtrue "$TMP/tbf.9000.json" 'all(d["sysenv"][s]["entries"].get("if.nr-veth-%s.%s" % (s[0], k)) == v for s in ("client", "server") for k, v in (("mtu", "9000"), ("qdisc", "tbf"), ("driver", "veth")))'
@@ -314,27 +382,35 @@ check "after the tbf runs nothing is left" clean
 # baseline server used over 35% (else the quota does not bind on this
 # machine: skipped). A udp_stream receiver (18-29% unthrottled here: on
 # veth the receive softirq runs on the sender's CPU) stays under the cap.
-up "$TMP/q" --cpu-quota 25
+hold_up "$TMP/q" --cpu-quota 25
 checkx "cpu quota topology up with its cgroup" '[ -n "$CG" ] && [ -d "$CG" ]'
-ns_server "$S"
-measure "$C" "$TMP/q0.json" tcp_stream -l 2s --warmup 1s
+ns_server "$S" && measure "$C" "$TMP/q0.json" tcp_stream -l 2s --warmup 1s
 stop_server
-ns_server "$S" "$CG"
-checkx "the server is in the cgroup" 'grep -qx "$SRV_PID" "$CG/cgroup.procs"'
-measure "$C" "$TMP/q25.json" tcp_stream -l 2s --warmup 1s
-throttled=$(awk '$1 == "nr_throttled" { print $2 }' "$CG/cpu.stat" 2>/dev/null)
+check "unthrottled tcp_stream in the namespaces" measured "$TMP/q0.json"
+# the quota caps every run; a server the machine starves below 20% is
+# measured again, up to three runs
+over=0
+for attempt in 1 2 3; do
+	ns_server "$S" "$CG"
+	[ $attempt -eq 1 ] &&
+		checkx "the server is in the cgroup" 'grep -qx "$SRV_PID" "$CG/cgroup.procs"'
+	measure "$C" "$TMP/q25.json" tcp_stream -l 2s --warmup 1s
+	throttled=$(awk '$1 == "nr_throttled" { print $2 }' "$CG/cpu.stat" 2>/dev/null)
+	stop_server
+	jtrue "$TMP/q25.json" 'v("cpu.server.process_pct") <= 27' || over=$((over + 1))
+	jtrue "$TMP/q25.json" 'v("cpu.server.process_pct") < 20' || break
+done
+ns_server "$S" "$CG" && measure "$C" "$TMP/qu.json" udp_stream -l 2s --warmup 1s
 stop_server
-ns_server "$S" "$CG"
-measure "$C" "$TMP/qu.json" udp_stream -l 2s --warmup 1s
-stop_server
-"$NR" topo down >/dev/null 2>&1
-p0=$(jpy "$TMP/q0.json" 'v("cpu.server.process_pct")')
-p25=$(jpy "$TMP/q25.json" 'v("cpu.server.process_pct")')
-pu=$(jpy "$TMP/qu.json" 'v("cpu.server.process_pct")')
-echo "# quota: server cpu $p0% unthrottled, $p25% at 25% (nr_throttled $throttled), udp receiver $pu%;" \
-	"tcp $(jpy "$TMP/q0.json" 'v("throughput.gbps")') -> $(jpy "$TMP/q25.json" 'v("throughput.gbps")') Gbps"
-check "25% quota: tcp server cpu in [20, 27]% of one CPU" \
-	jtrue "$TMP/q25.json" '20 <= v("cpu.server.process_pct") <= 27'
+hold_down
+rc=$?
+p0=$(jpy "$TMP/q0.json" 'v("cpu.server.process_pct")' 2>/dev/null)
+p25=$(jpy "$TMP/q25.json" 'v("cpu.server.process_pct")' 2>/dev/null)
+pu=$(jpy "$TMP/qu.json" 'v("cpu.server.process_pct")' 2>/dev/null)
+echo "# quota: server cpu $p0% unthrottled, $p25% at 25% (run $attempt, nr_throttled $throttled), udp receiver $pu%;" \
+	"tcp $(jpy "$TMP/q0.json" 'v("throughput.gbps")' 2>/dev/null) -> $(jpy "$TMP/q25.json" 'v("throughput.gbps")' 2>/dev/null) Gbps"
+checkx "25% quota: tcp server cpu in [20, 27]% of one CPU, never above" \
+	'[ $over -eq 0 ] && jtrue "$TMP/q25.json" "20 <= v(\"cpu.server.process_pct\") <= 27"'
 checkx "the cgroup throttled the server" '[ "${throttled:-0}" -gt 0 ]'
 check "25% quota caps a udp_stream receiver at 27%" \
 	jtrue "$TMP/qu.json" 'v("cpu.server.process_pct") <= 27 and v("throughput.gbps") > 0'
@@ -344,10 +420,12 @@ if jtrue "$TMP/q0.json" 'v("cpu.server.process_pct") > 35'; then
 a = json.load(open('$TMP/q0.json'))['metrics']['throughput.gbps']['value']
 b = json.load(open('$TMP/q25.json'))['metrics']['throughput.gbps']['value']
 sys.exit(0 if b < 0.8 * a else 1)"
-else
+elif [ -s "$TMP/q0.json" ]; then
 	ok "# SKIP unthrottled server used only $p0% of a CPU: a 25% quota does not bind here"
+else
+	not_ok "25% quota: no unthrottled run to compare with"
 fi
-check "after the quota runs nothing is left" clean
+checkx "after the quota runs (held topology, SIGINT) nothing is left" '[ $rc -eq 0 ] && clean'
 
 # SIGINT during a job run (matrix) is covered where the job runner lives.
 exit 0

@@ -321,7 +321,7 @@ static void test_charts_find_axes_and_their_followers(void **state)
 	struct report_chart *c = NULL;
 	struct report_doc d;
 	size_t n = 0;
-	char desc[256];
+	char **descs;
 
 	(void)state;
 	report_doc_init(&d);
@@ -346,8 +346,11 @@ static void test_charts_find_axes_and_their_followers(void **state)
 	assert_string_equal(c[2].with, "threads");
 	assert_string_equal(c[2].fixed, "msg=1K");
 	assert_string_equal(c[3].fixed, "msg=64K");
-	report_config_desc(&d, 3, desc, sizeof(desc));
-	assert_string_equal(desc, "test=tcp_stream msg=64K streams=4 threads=2");
+	descs = report_config_descs(&d);
+	assert_non_null(descs);
+	assert_string_equal(descs[0], "test=tcp_stream msg=1K streams=1 threads=1");
+	assert_string_equal(descs[3], "test=tcp_stream msg=64K streams=4 threads=2");
+	report_config_descs_free(descs, d.nconfigs);
 	report_charts_free(c, n);
 	report_doc_release(&d);
 }
@@ -470,8 +473,8 @@ static void test_md_of_a_hand_built_table(void **state)
 	assert_non_null(strstr(md, "| **client.kernel** | 6.1 | 6.2\\|rc |\n"));
 	assert_non_null(strstr(md, "| configuration | metric | 6.1 (baseline) | 6.2\\|rc |\n"
 				   "| --- | --- | ---: | ---: |\n"
-				   "| `test=tcp_stream` | throughput.gbps (Gbps) | 8.4 ±1.2% (5) | "
-				   "5.9 ±1.7% (5) -29.8% REGRESSION |\n"));
+				   "| `test=tcp_stream` | throughput.gbps (Gbps) | 8.4 ±0.9% (5) | "
+				   "5.9 ±1.3% (5) -29.8% REGRESSION |\n"));
 	assert_non_null(strstr(md, "## 6.2\\|rc against 6.1\n\n"
 				   "| configuration | metric (better) | 6.1 median | ±%sd | n | %change | "
 				   "shift [95% CI] | 6.2\\|rc median | ±%sd | n | p / q | verdict |\n"

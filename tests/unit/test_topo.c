@@ -625,7 +625,7 @@ static void test_down_all_removes_dead_then_all_and_nothing_foreign(void **state
 	p.netns_dir = nsdir;
 	p.cgroup_root = cgroot;
 
-	assert_int_equal(topo_down_all_in(&p, true, record, &s, &removed, &err), 0);
+	assert_int_equal(topo_down_all_in(&p, true, 0, record, &s, &removed, &err), 0);
 	assert_int_equal(removed, 3);
 	assert_int_equal(s.n, 3);
 	/* cgroups go first */
@@ -637,7 +637,10 @@ static void test_down_all_removes_dead_then_all_and_nothing_foreign(void **state
 	assert_true(exists("netns/nr-%d-0-s", (int)live));
 	assert_true(exists("cg/cpu/nr-%d-0-s", (int)live));
 
-	assert_int_equal(topo_down_all_in(&p, false, NULL, NULL, &removed, &err), 0);
+	/* another owner's only */
+	assert_int_equal(topo_down_all_in(&p, false, dead, NULL, NULL, &removed, &err), 0);
+	assert_int_equal(removed, 0);
+	assert_int_equal(topo_down_all_in(&p, false, live, NULL, NULL, &removed, &err), 0);
 	assert_int_equal(removed, 3);
 	assert_false(exists("netns/nr-%d-0-c", (int)live));
 	assert_false(exists("cg/cpu/nr-%d-0-s", (int)live));
@@ -650,7 +653,7 @@ static void test_down_all_removes_dead_then_all_and_nothing_foreign(void **state
 	assert_true(exists("cg/cpu/system.slice"));
 	assert_true(exists("cg/cpu/cpu.cfs_quota_us"));
 
-	assert_int_equal(topo_down_all_in(&p, false, NULL, NULL, &removed, &err), 0);
+	assert_int_equal(topo_down_all_in(&p, false, 0, NULL, NULL, &removed, &err), 0);
 	assert_int_equal(removed, 0);
 }
 
@@ -675,7 +678,7 @@ static void test_down_all_tries_everything_and_reports_the_first_error(void **st
 	snprintf(cgroot, sizeof(cgroot), "%s/cg", tmp);
 	p.netns_dir = nsdir;
 	p.cgroup_root = cgroot;
-	assert_int_equal(topo_down_all_in(&p, true, NULL, NULL, &removed, &err),
+	assert_int_equal(topo_down_all_in(&p, true, 0, NULL, NULL, &removed, &err),
 			 -ENOTEMPTY);
 	assert_int_equal(removed, 1);
 	assert_non_null(strstr(err.msg, "cannot remove cgroup '"));
