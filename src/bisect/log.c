@@ -55,6 +55,8 @@ int bisect_log_finish(struct bisect_log *l)
 	l->median_good = l->median_bad = l->gap_pct = l->noise_pct = NAN;
 	l->shift_pct = l->shift_lo_pct = l->shift_hi_pct = NAN;
 	l->culprit = NULL;
+	l->culprit_source = NULL;
+	memset(&l->bad_step, 0, sizeof(l->bad_step));
 	l->ncandidates = 0;
 	l->parent_source = NULL;
 	l->parent_values = NULL;
@@ -91,6 +93,29 @@ int bisect_log_finish(struct bisect_log *l)
 			l->culprit = s;
 		}
 	}
+	if (l->bad_commit && l->bad_parent) {
+		bool is_step = false;
+
+		parents_known = true;
+		for (size_t i = 0; i < l->nsteps; i++)
+			is_step |= !strcmp(l->steps[i].commit, l->bad_commit);
+		if (!is_step && l->nbad &&
+		    (good_step(l, l->bad_parent) ||
+		     (l->good_commit && !strcmp(l->good_commit, l->bad_parent)))) {
+			struct bisect_log_step *b = &l->bad_step;
+
+			b->commit = l->bad_commit;
+			b->verdict = BISECT_BAD;
+			b->n = b->nvalues = l->nbad;
+			b->values = l->bad;
+			b->parent = l->bad_parent;
+			b->median = l->median_bad;
+			b->candidate = true;
+			b->pos = (struct bisect_position){ 1, 1, 1 };
+			l->ncandidates++;
+			l->culprit = b;
+		}
+	}
 	if (l->ncandidates != 1) {
 		if (!parents_known)
 			snprintf(l->note, sizeof(l->note),
@@ -105,6 +130,7 @@ int bisect_log_finish(struct bisect_log *l)
 		l->culprit = NULL;
 		return 0;
 	}
+	l->culprit_source = l->culprit == &l->bad_step ? "bad endpoint" : "step";
 	parent = good_step(l, l->culprit->parent);
 	if (parent) {
 		l->parent_source = "step";
@@ -147,8 +173,11 @@ static void fmt_runs(const struct bisect_log_step *s, char *buf, size_t len)
 	size_t off = 0;
 
 	buf[0] = '\0';
-	for (size_t j = 0; j < s->nvalues; j++) {
-		int n = snprintf(buf + off, len - off, "%s%.5g", j ? " " : "", s->values[j]);
+	for (size_t j = 0; j <= s->nvalues; j++) {
+		int n = j < s->nvalues ?
+			snprintf(buf + off, len - off, "%s%.5g", j ? " " : "", s->values[j]) :
+		s->ndisturbed ?
+			snprintf(buf + off, len - off, " (+%zu disturbed)", s->ndisturbed) : 0;
 
 		if (n < 0 || (size_t)n >= len - off) {
 			snprintf(buf + (len > 4 ? len - 4 : 0), 4, "...");
@@ -182,15 +211,19 @@ void bisect_log_text(FILE *f, const struct bisect_log *l)
 		"n", "median", rwidth, "runs", "position");
 	for (size_t i = 0; i < l->nsteps; i++) {
 		const struct bisect_log_step *s = &l->steps[i];
-		char pos[24], lo[24], hi[24];
+		char pos[24], lo[24], hi[24], med[24];
 
 		bisect_commit_short(s->commit, c, sizeof(c));
+		if (isnan(s->median))
+			snprintf(med, sizeof(med), "-");
+		else
+			snprintf(med, sizeof(med), "%.5g", s->median);
 		fmt_pos(s->pos.pos, pos, sizeof(pos));
 		fmt_pos(s->pos.lo, lo, sizeof(lo));
 		fmt_pos(s->pos.hi, hi, sizeof(hi));
 		fmt_runs(s, runs, sizeof(runs));
-		fprintf(f, "%-*s  %-9s  %3zu  %-10.5g  %-*s  %s [%s, %s]%s\n", width, c,
-			bisect_verdict_name(s->verdict), s->n, s->median, rwidth, runs,
+		fprintf(f, "%-*s  %-9s  %3zu  %-10s  %-*s  %s [%s, %s]%s\n", width, c,
+			bisect_verdict_name(s->verdict), s->n, med, rwidth, runs,
 			pos, lo, hi, s == l->culprit ? "  <- first bad commit" : "");
 	}
 	if (!l->nsteps)
@@ -198,8 +231,10 @@ void bisect_log_text(FILE *f, const struct bisect_log *l)
 	fputc('\n', f);
 	if (l->culprit) {
 		bisect_commit_short(l->culprit->parent, p, sizeof(p));
-		fprintf(f, "first bad commit: %s, confirmed: its parent %s was decided good with data (%s)",
-			l->culprit->commit, p, l->parent_source);
+		fprintf(f, "first bad commit: %s%s, confirmed: its parent %s was decided good with data (%s)",
+			l->culprit->commit,
+			l->culprit == &l->bad_step ? " (the bad endpoint)" : "", p,
+			l->parent_source);
 		if (!isnan(l->shift_pct))
 			fprintf(f, "; %+.1f%% [%+.1f%%, %+.1f%%] against it",
 				l->shift_pct, l->shift_lo_pct, l->shift_hi_pct);
@@ -235,7 +270,7 @@ json_t *bisect_log_json(const struct bisect_log *l)
 	steps = json_array();
 	for (size_t i = 0; steps && i < l->nsteps; i++) {
 		const struct bisect_log_step *s = &l->steps[i];
-		json_t *o = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b}",
+		json_t *o = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:I}",
 				      "commit", s->commit,
 				      "verdict", bisect_verdict_name(s->verdict),
 				      "n", (json_int_t)s->n,
@@ -245,13 +280,15 @@ json_t *bisect_log_json(const struct bisect_log *l)
 				      "position_lo", num(s->pos.lo),
 				      "position_hi", num(s->pos.hi),
 				      "parent", s->parent ? json_string(s->parent) : json_null(),
-				      "candidate", s->candidate);
+				      "candidate", s->candidate,
+				      "disturbed", (json_int_t)s->ndisturbed);
 
 		fail |= !o || json_array_append_new(steps, o);
 	}
 	if (l->culprit)
-		culprit = json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o}",
+		culprit = json_pack("{s:s, s:s, s:s, s:s, s:b, s:o, s:o, s:o}",
 				    "commit", l->culprit->commit,
+				    "source", l->culprit_source,
 				    "parent", l->culprit->parent,
 				    "parent_source", l->parent_source,
 				    "confirmed", true,

@@ -13,7 +13,8 @@
 /*
  * The caller (cli/) fills these from the store; the module computes the
  * medians, the culprit and the direct comparison with the parent, and
- * formats. Pointers are borrowed for the life of the struct.
+ * formats. Pointers are borrowed for the life of the struct. No global
+ * state: any thread, one struct per thread.
  */
 struct bisect_log_step {
 	const char *commit;
@@ -22,6 +23,7 @@ struct bisect_log_step {
 	const double *values;     /* every run stored, in run order (>= n
 				   * when runs came after, e.g. interrupted) */
 	size_t nvalues;
+	size_t ndisturbed;        /* runs left out: foreign CPU load */
 	struct bisect_position pos; /* as decided */
 	const char *parent;       /* its first parent's id, NULL: unknown */
 	/* filled by bisect_log_finish() */
@@ -35,6 +37,8 @@ struct bisect_log {
 	const double *good, *bad; /* the endpoints' values */
 	size_t ngood, nbad;
 	const char *good_commit;  /* what good_label names in git, or NULL */
+	const char *bad_commit;   /* what bad_label names in git, or NULL */
+	const char *bad_parent;   /* its first parent, or NULL */
 	double conf;              /* of the positions' intervals */
 	struct bisect_log_step *steps; /* in step order */
 	size_t nsteps;
@@ -43,7 +47,10 @@ struct bisect_log {
 	double median_good, median_bad;
 	double gap_pct;           /* bad against good, Hodges-Lehmann, % */
 	double noise_pct;         /* pooled CV of the endpoints, % */
-	const struct bisect_log_step *culprit; /* the one candidate, or NULL */
+	/* the one candidate, or NULL: a step, or bad_step */
+	const struct bisect_log_step *culprit;
+	const char *culprit_source; /* "step" or "bad endpoint" */
+	struct bisect_log_step bad_step; /* the bad endpoint as a commit */
 	size_t ncandidates;
 	const char *parent_source; /* "step" or "good endpoint" */
 	const double *parent_values; /* the parent's runs */
@@ -57,7 +64,9 @@ struct bisect_log {
  * Compute what the log shows besides the rows: medians, gap and noise of
  * the endpoints, and the culprit. A bad step is a candidate when its
  * parent (step->parent, from git) is a step decided good, or is
- * good_commit (the good endpoint, measured under good_label). With
+ * good_commit (the good endpoint, measured under good_label); so is the
+ * bad endpoint itself (bad_commit, with bad_parent; git never tests it as
+ * a step) unless it is a step too. With
  * exactly one candidate it is the culprit, confirmed against its parent;
  * its runs are compared with the parent's (Hodges-Lehmann shift with its
  * interval). Otherwise note says why none is named: no parents known, no
@@ -78,8 +87,8 @@ void bisect_log_text(FILE *f, const struct bisect_log *l);
 /*
  * The log as one JSON object: "bisect" (the header), "steps" (each with
  * commit, verdict, n, median, values, position, position_lo, position_hi,
- * parent, candidate), "culprit" (null, or commit, parent, parent_source,
- * confirmed, shift_pct, shift_lo_pct, shift_hi_pct) and "note". Values
+ * parent, candidate, disturbed), "culprit" (null, or commit, source, parent,
+ * parent_source, confirmed, shift_pct, shift_lo_pct, shift_hi_pct) and "note". Values
  * that are not finite (an unbounded interval) are null. New reference,
  * NULL on ENOMEM.
  */

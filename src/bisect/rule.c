@@ -146,11 +146,12 @@ static void moments(const double *y, const bool *keep, size_t n, size_t *kept,
  * with the MAD of the endpoints' distances from their medians pooled, so
  * that a step of a few runs is judged on the endpoints' scale; when that
  * MAD is 0, 1.253314 times their mean; when that is 0 too, nothing is set
- * aside). The step's runs are all kept: setting its extreme runs aside
- * shrinks its noise and, looked at after every run, pushes a halfway
- * commit to a side more often (2.8% instead of 2.1% a side at gap /
- * noise 3.5 in tests/unit/test_bisect.c's setting); a wild step run only
- * widens its interval, so it costs runs, not a wrong verdict.
+ * aside). The step's runs are judged on the endpoints' scale with the
+ * wider cut BISECT_STEP_OUTLIER_Z: at 3.5, trimming the step's extreme
+ * runs after every run pushed a halfway commit to a side more often (2.8%
+ * instead of 2.1% a side at gap / noise 3.5, tests/unit/test_bisect.c's
+ * setting; 2.2% at 5), while a wild run (a 12% dip among runs 0.3% apart,
+ * seen here) inflated the step's noise until it was skipped.
  * Release g with groups_release() after a success.
  */
 static int summarize(const double *good, size_t ng, const double *bad,
@@ -231,8 +232,10 @@ static int summarize(const double *good, size_t ng, const double *bad,
 	off = 0;
 	for (int j = 0; j < 3; j++) {
 		if (len[j]) {
-			/* the step keeps every run: see the comment above */
-			g->out[j] = reject(dev + off, len[j], j < 2 ? cut : INFINITY, keep + off);
+			/* the step's cut is wider: see the comment above */
+			g->out[j] = reject(dev + off, len[j],
+					   j < 2 ? cut : cut * BISECT_STEP_OUTLIER_Z / BISECT_OUTLIER_Z,
+					   keep + off);
 			moments(y + off, keep + off, len[j], kept[j], mean[j], ss[j]);
 		}
 		off += len[j];
@@ -349,6 +352,7 @@ int bisect_decide(const double *good, size_t ng, const double *bad, size_t nb,
 	d.gap = g.mb - g.mg;
 	d.out_good = g.out[0];
 	d.out_bad = g.out[1];
+	d.out_step = g.out[2];
 	d.llr_bad = log((1 - r->beta) / r->alpha);
 	d.llr_good = log(r->beta / (1 - r->alpha));
 	d.pos.pos = d.pos.lo = d.pos.hi = NAN;

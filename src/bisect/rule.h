@@ -23,8 +23,10 @@
  * endpoint's median, the scale being the MAD of both endpoints' distances
  * from their medians pooled (the modified z-score of Iglewicz and Hoaglin,
  * as stats_outliers()); at most one run in four of an endpoint, the
- * farthest first. The step's runs are all kept. Then, with the m good and
- * k bad values kept and the n step values, their
+ * farthest first. A step's run is set aside likewise beyond
+ * BISECT_STEP_OUTLIER_Z of that scale from the step's median (at most one
+ * in four: none of 3, one of 4). Then, with the m good, k bad and n step
+ * values kept, their
  * means g, b and x, and the pooled standard deviation s of all three
  * groups (each about its own mean, m + k + n - 3 degrees of freedom):
  *
@@ -85,6 +87,8 @@ enum bisect_verdict {
 
 /* Modified z-score beyond which a run is set aside (Iglewicz-Hoaglin). */
 #define BISECT_OUTLIER_Z 3.5
+/* The same for a step's own runs, judged on the endpoints' scale. */
+#define BISECT_STEP_OUTLIER_Z 5.0
 /* An endpoint needs this many samples: the rule cannot re-measure a label. */
 #define BISECT_ENDPOINT_MIN 5
 /* Upper bound of the runs any estimate here considers. */
@@ -131,6 +135,7 @@ struct bisect_decision {
 	double noise;           /* pooled sd of the log values */
 	double gap;             /* mean ln(bad) - mean ln(good) */
 	size_t out_good, out_bad; /* endpoint runs set aside as outliers */
+	size_t out_step;        /* the step's runs set aside */
 	const char *why;        /* static text: what decided, for the log */
 };
 

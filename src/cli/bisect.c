@@ -131,6 +131,71 @@ static int first_runctl(void *ctx, const struct base_sample *s, int64_t order)
 	return 1;
 }
 
+/* Whether a sample was disturbed by foreign CPU load (engine/result.h). */
+static bool disturbed(const struct base_sample *s)
+{
+	const struct sample_metric *m = base_sample_get(s, "window.disturbed");
+
+	return m && m->value != 0;
+}
+
+struct values_ctx {
+	const char *metric;
+	double *v;
+	size_t n, cap, disturbed;
+};
+
+static int collect_value(void *ctx, const struct base_sample *s, int64_t order)
+{
+	struct values_ctx *c = ctx;
+	const struct sample_metric *m = base_sample_get(s, c->metric);
+
+	(void)order;
+	if (!m)
+		return 0;
+	if (disturbed(s)) {
+		c->disturbed++;
+		return 0;
+	}
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? 2 * c->cap : 16;
+		double *p = realloc(c->v, ncap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		c->v = p;
+		c->cap = ncap;
+	}
+	c->v[c->n++] = m->value;
+	return 0;
+}
+
+/*
+ * The metric's values of label + key in run order, without the samples
+ * disturbed by foreign CPU load (as compare leaves them out); *v is
+ * malloc'd (may be NULL when *n is 0), *ndisturbed (may be NULL) counts
+ * those left out.
+ */
+static int load_values(struct store *st, const char *label, const char *key,
+		       const char *metric, double **v, size_t *n, size_t *ndisturbed,
+		       struct base_err *err)
+{
+	struct values_ctx c = { metric, NULL, 0, 0, 0 };
+	int ret = store_load_samples(st, label, key, collect_value, &c, err);
+
+	if (ret == -ENOMEM)
+		base_err_set(err, ret, "out of memory");
+	if (ret) {
+		free(c.v);
+		return ret;
+	}
+	*v = c.v;
+	*n = c.n;
+	if (ndisturbed)
+		*ndisturbed = c.disturbed;
+	return 0;
+}
+
 static void rule_from(const struct store_bisect *b, struct bisect_rule *r)
 {
 	bisect_rule_init(r);
@@ -365,7 +430,7 @@ static int bisect_start(int argc, char **argv)
 	bool flags = false, have_dur = false, have_warm = false;
 	double min_change = 2.0, *gv = NULL, *bv = NULL;
 	int64_t dur = 0, warm = 0;
-	size_t ng = 0, nb = 0;
+	size_t ng = 0, nb = 0, dg = 0, db_ = 0;
 	char key[1024], unit[16], d1[32];
 	struct store *st = NULL;
 	uint64_t v;
@@ -487,13 +552,16 @@ static int bisect_start(int argc, char **argv)
 		cfg.duration_ns = have_dur ? dur : rc.found ? rc.duration_ns : cfg.duration_ns;
 		cfg.warmup_ns = have_warm ? warm : rc.found ? rc.warmup_ns : cfg.warmup_ns;
 	}
-	if (store_metric_values(st, good, key, metric, &gv, &ng, &err) ||
-	    store_metric_values(st, bad, key, metric, &bv, &nb, &err)) {
+	if (load_values(st, good, key, metric, &gv, &ng, &dg, &err) ||
+	    load_values(st, bad, key, metric, &bv, &nb, &db_, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
 	metric_unit(st, ng ? good : bad, key, metric, unit, sizeof(unit));
 	printf("bisect of %s, configuration %s\n", metric, key);
+	if (dg || db_)
+		printf("  left out as disturbed by foreign CPU load: %zu sample%s of good, %zu of bad\n",
+		       dg, dg == 1 ? "" : "s", db_);
 	if (ng < 2 || nb < 2) {
 		cli_error("refused: a bisect needs at least %d samples of this configuration per endpoint and cannot measure a label itself",
 			  BISECT_ENDPOINT_MIN);
@@ -520,13 +588,19 @@ static int bisect_start(int argc, char **argv)
 	if (chk.out_good || chk.out_bad)
 		printf("  set aside as outliers (over %.1f robust sd from their median): %zu run%s of good, %zu of bad\n",
 		       BISECT_OUTLIER_Z, chk.out_good, chk.out_good == 1 ? "" : "s", chk.out_bad);
-	printf("  expected runs per step: %.1f at a good commit, %.1f at a bad one (min %u, cap %u); %.0f%% and %.0f%% of them decided right\n",
-	       chk.sim.reps[0], chk.sim.reps[1], rule.min_reps, rule.max_reps,
-	       100 * chk.sim.right[0], 100 * chk.sim.right[1]);
-	fmt_minutes(job_plan_duration_ns((size_t)ceil(TYPICAL_STEPS * (chk.sim.reps[0] + chk.sim.reps[1]) / 2),
-					cfg.warmup_ns, cfg.duration_ns), d1, sizeof(d1));
-	printf("  in total: log2(commits) steps; a typical %d-step bisect (~16000 commits): ~%.0f runs, ~%s of measuring\n",
-	       TYPICAL_STEPS, TYPICAL_STEPS * (chk.sim.reps[0] + chk.sim.reps[1]) / 2, d1);
+	/* what steps would cost, where there is a change to bisect */
+	if (chk.status == BISECT_START_OK || chk.status == BISECT_START_TOO_NOISY ||
+	    chk.status == BISECT_START_TOO_FEW) {
+		double per_step = (chk.sim.reps[0] + chk.sim.reps[1]) / 2;
+
+		printf("  expected runs per step: %.1f at a good commit, %.1f at a bad one (min %u, cap %u); %.0f%% and %.0f%% of them decided right\n",
+		       chk.sim.reps[0], chk.sim.reps[1], rule.min_reps, rule.max_reps,
+		       100 * chk.sim.right[0], 100 * chk.sim.right[1]);
+		fmt_minutes(job_plan_duration_ns((size_t)ceil(TYPICAL_STEPS * per_step),
+						 cfg.warmup_ns, cfg.duration_ns), d1, sizeof(d1));
+		printf("  in total: log2(commits) steps of %.1f runs; a typical %d-step bisect (~16000 commits): ~%.0f runs, ~%s of measuring\n",
+		       per_step, TYPICAL_STEPS, TYPICAL_STEPS * per_step, d1);
+	}
 	if (rc.found && (rc.duration_ns != cfg.duration_ns || rc.warmup_ns != cfg.warmup_ns))
 		fprintf(stderr, "netregress: warning: steps run %.3g s after %.3g s of warm-up, the good endpoint's samples %.3g s after %.3g s: short runs read low\n",
 			(double)cfg.duration_ns / NS_PER_S, (double)cfg.warmup_ns / NS_PER_S,
@@ -627,9 +701,12 @@ struct step_run {
 	char unit[16];
 };
 
-/* Measure one run of the step and store it; its headline into *value. */
+/*
+ * Measure one run of the step and store it; its headline into *value and
+ * whether foreign CPU load disturbed it into *dist.
+ */
 static int measure(struct step_run *sr, struct cli_testbed *tb, double *value,
-		   struct base_err *err)
+		   bool *dist, struct base_err *err)
 {
 	struct engine_client_opts o = {
 		.cfg = sr->cfg,
@@ -665,6 +742,7 @@ static int measure(struct step_run *sr, struct cli_testbed *tb, double *value,
 					   sr->b->metric);
 		} else {
 			*value = m->value;
+			*dist = disturbed(&s);
 			snprintf(sr->unit, sizeof(sr->unit), "%s", m->unit);
 		}
 	}
@@ -698,6 +776,8 @@ static void print_decision(const char *commit, const struct bisect_decision *d,
 	printf("  runs (%s):", unit);
 	for (size_t i = 0; i < n; i++)
 		printf(" %.5g", x[i]);
+	if (d->out_step)
+		printf(" (%zu set aside as an outlier)", d->out_step);
 	putchar('\n');
 }
 
@@ -717,13 +797,15 @@ static int step_loop(struct step_run *sr, struct bisect_decision *d)
 {
 	struct base_err err = { "" };
 	struct cli_testbed tb;
+	unsigned ndisturbed = 0;
 	int code = -1;
 
 	cli_testbed_init(&tb);
 	cli_signals();
 	while (d->verdict == BISECT_UNDECIDED && sr->n < sr->rule.max_reps) {
 		double value = NAN;
-		int ret = measure(sr, &tb, &value, &err);
+		bool dist = false;
+		int ret = measure(sr, &tb, &value, &dist, &err);
 
 		if (cli_interrupted) {
 			cli_error("interrupted: %zu runs of this commit are stored; 'bisect run' again continues",
@@ -741,6 +823,18 @@ static int step_loop(struct step_run *sr, struct bisect_decision *d)
 				  err.msg);
 			code = BISECT_EXIT_SKIP;
 			break;
+		}
+		if (dist) {
+			/* stored, left out (as compare does), measured again */
+			if (++ndisturbed >= sr->rule.max_reps) {
+				cli_error("%u runs of this commit were disturbed by foreign CPU load: the machine is too busy; skipping it",
+					  ndisturbed);
+				code = BISECT_EXIT_SKIP;
+				break;
+			}
+			fprintf(stderr, "run disturbed by foreign CPU load (%.5g %s): stored, left out, running it again\n",
+				value, sr->unit);
+			continue;
 		}
 		sr->x[sr->n++] = value;
 		if (decide_and_store(sr, d, &err)) {
@@ -874,8 +968,8 @@ static int bisect_run(int argc, char **argv)
 			  b.id, err.msg[0] ? ": " : "", err.msg);
 		goto out;
 	}
-	if (store_metric_values(sr.st, b.good_label, b.config_key, b.metric, &gv, &sr.ng, &err) ||
-	    store_metric_values(sr.st, b.bad_label, b.config_key, b.metric, &bv, &sr.nb, &err)) {
+	if (load_values(sr.st, b.good_label, b.config_key, b.metric, &gv, &sr.ng, NULL, &err) ||
+	    load_values(sr.st, b.bad_label, b.config_key, b.metric, &bv, &sr.nb, NULL, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
@@ -900,7 +994,7 @@ static int bisect_run(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto out;
 	}
-	if (store_metric_values(sr.st, sr.row.label, b.config_key, b.metric, &xv, &nx, &err)) {
+	if (load_values(sr.st, sr.row.label, b.config_key, b.metric, &xv, &nx, NULL, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
@@ -994,10 +1088,10 @@ static int bisect_log_cmd(int argc, char **argv)
 	struct steps_acc acc = { NULL, 0, 0 };
 	struct bisect_log l;
 	struct bisect_log_step *steps = NULL;
-	char **parents = NULL, good_commit[72], unit[16];
+	char **parents = NULL, good_commit[72], bad_commit[72], bad_parent[72], unit[16];
 	double **values = NULL, *gv = NULL, *bv = NULL;
 	const char *repo = NULL, *db = NULL;
-	bool json = false, have_good_commit = false;
+	bool json = false, have_good_commit = false, have_bad = false;
 	struct store *st = NULL;
 	uint64_t id = 0;
 	int opt, ret, code = EXIT_RUNTIME;
@@ -1047,8 +1141,8 @@ static int bisect_log_cmd(int argc, char **argv)
 		cli_error("out of memory");
 		goto out;
 	}
-	if (store_metric_values(st, b.good_label, b.config_key, b.metric, &gv, &l.ngood, &err) ||
-	    store_metric_values(st, b.bad_label, b.config_key, b.metric, &bv, &l.nbad, &err)) {
+	if (load_values(st, b.good_label, b.config_key, b.metric, &gv, &l.ngood, NULL, &err) ||
+	    load_values(st, b.bad_label, b.config_key, b.metric, &bv, &l.nbad, NULL, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
@@ -1064,8 +1158,8 @@ static int bisect_log_cmd(int argc, char **argv)
 		s->pos.pos = acc.rows[i].position;
 		s->pos.lo = acc.rows[i].position_lo;
 		s->pos.hi = acc.rows[i].position_hi;
-		if (store_metric_values(st, acc.rows[i].label, b.config_key, b.metric,
-					&values[i], &s->nvalues, &err)) {
+		if (load_values(st, acc.rows[i].label, b.config_key, b.metric,
+				&values[i], &s->nvalues, &s->ndisturbed, &err)) {
 			cli_error("%s", err.msg);
 			goto out;
 		}
@@ -1083,6 +1177,12 @@ static int bisect_log_cmd(int argc, char **argv)
 	}
 	if (repo && !bisect_commit_git(repo, b.good_label, good_commit, sizeof(good_commit), &err))
 		have_good_commit = true;
+	if (repo && !bisect_commit_git(repo, b.bad_label, bad_commit, sizeof(bad_commit), &err)) {
+		char rev[80];
+
+		snprintf(rev, sizeof(rev), "%s^", bad_commit);
+		have_bad = !bisect_commit_git(repo, rev, bad_parent, sizeof(bad_parent), &err);
+	}
 	metric_unit(st, b.good_label, b.config_key, b.metric, unit, sizeof(unit));
 	l.id = b.id;
 	l.good_label = b.good_label;
@@ -1093,6 +1193,8 @@ static int bisect_log_cmd(int argc, char **argv)
 	l.good = gv;
 	l.bad = bv;
 	l.good_commit = have_good_commit ? good_commit : NULL;
+	l.bad_commit = have_bad ? bad_commit : NULL;
+	l.bad_parent = have_bad ? bad_parent : NULL;
 	l.conf = b.conf;
 	l.steps = steps;
 	l.nsteps = acc.n;

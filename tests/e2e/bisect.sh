@@ -126,12 +126,25 @@ git -C "$REPO" bisect reset >/dev/null 2>&1
 "$NR" bisect log --repo "$REPO" --db "$DB" >"$TMP/log1" 2>&1
 sed 's/^/# /' "$TMP/log1"
 checkx "bisect log confirms the culprit against its parent" \
-	'grep -q "^first bad commit: $CULPRIT, confirmed" "$TMP/log1"'
+	'grep -qE "^first bad commit: $CULPRIT( \(the bad endpoint\))?, confirmed" "$TMP/log1"'
 "$NR" bisect log --repo "$REPO" --db "$DB" --json >"$TMP/log1.json"
 checkx "bisect log --json: the culprit, confirmed; every step has n, median, values, position" \
 	'jtrue "$TMP/log1.json" "d[\"culprit\"][\"commit\"] == \"$CULPRIT\" and d[\"culprit\"][\"confirmed\"] and all(s[\"n\"] >= 3 and len(s[\"values\"]) == s[\"n\"] and s[\"median\"] > 0 and s[\"position\"] is not None for s in d[\"steps\"])"'
-checkx "every step decided good or bad within the cap" \
-	'jtrue "$TMP/log1.json" "len(d[\"steps\"]) >= 3 and all(s[\"verdict\"] in (\"good\", \"bad\") and s[\"n\"] <= 10 for s in d[\"steps\"])"'
+# each verdict is the truth (a disturbed run may cost a skip, never a side)
+git -C "$REPO" rev-list --reverse HEAD >"$TMP/order"
+checkx "every step's verdict is right: good before commit $CULPRIT_IDX, bad from it; at most one skip" \
+	'python3 - "$TMP/log1.json" "$TMP/order" "$CULPRIT_IDX" <<"PY"
+import json, sys
+d = json.load(open(sys.argv[1]))
+order = open(sys.argv[2]).read().split()
+culprit = int(sys.argv[3])
+skips = 0
+for s in d["steps"]:
+    want = "bad" if order.index(s["commit"]) + 1 >= culprit else "good"
+    skips += s["verdict"] == "skip"
+    assert s["verdict"] in (want, "skip") and s["n"] <= 10, s
+assert len(d["steps"]) >= 3 and skips <= 1
+PY'
 
 # a second call for a decided commit answers from the store, runs nothing
 step1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"][0]["commit"])' "$TMP/log1.json")
