@@ -247,7 +247,7 @@ run_sockperf() {
 run_ours() {
 	local out="$tmp/ours.json" err="$tmp/ours.err" res rc
 	RES=
-	run_wait "$out" "$err" timeout -k 5 "$TMO" "$NR" run "$@" -l "${DUR}s" --warmup "${WARM}s" --json
+	run_wait "$out" "$err" timeout -k 5 "$TMO" "$NR" run "$@" -l "${DUR}s" --warmup "${WARM}s" --json --no-store
 	rc=$?
 	res=$(jq -r '
 		.metrics as $m

@@ -46,6 +46,10 @@ static void tcp_recv(struct worker *w, struct flow *f, uint32_t events)
 
 		if (n > 0) {
 			bytes += (uint64_t)n;
+			/* a short read drained the queue: the next recv would
+			 * only say EAGAIN; epoll calls again when more comes */
+			if ((size_t)n < w->rx_len)
+				break;
 			continue;
 		}
 		if (n == 0) {
