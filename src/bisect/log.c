@@ -177,7 +177,7 @@ static void fmt_runs(const struct bisect_log_step *s, char *buf, size_t len)
 		int n = j < s->nvalues ?
 			snprintf(buf + off, len - off, "%s%.5g", j ? " " : "", s->values[j]) :
 		s->ndisturbed ?
-			snprintf(buf + off, len - off, " (+%zu disturbed)", s->ndisturbed) : 0;
+			snprintf(buf + off, len - off, " (%zu disturbed)", s->ndisturbed) : 0;
 
 		if (n < 0 || (size_t)n >= len - off) {
 			snprintf(buf + (len > 4 ? len - 4 : 0), 4, "...");

@@ -23,7 +23,7 @@ struct bisect_log_step {
 	const double *values;     /* every run stored, in run order (>= n
 				   * when runs came after, e.g. interrupted) */
 	size_t nvalues;
-	size_t ndisturbed;        /* runs left out: foreign CPU load */
+	size_t ndisturbed;        /* of them, flagged disturbed (foreign CPU) */
 	struct bisect_position pos; /* as decided */
 	const char *parent;       /* its first parent's id, NULL: unknown */
 	/* filled by bisect_log_finish() */

@@ -153,10 +153,7 @@ static int collect_value(void *ctx, const struct base_sample *s, int64_t order)
 	(void)order;
 	if (!m)
 		return 0;
-	if (disturbed(s)) {
-		c->disturbed++;
-		return 0;
-	}
+	c->disturbed += disturbed(s);
 	if (c->n == c->cap) {
 		size_t ncap = c->cap ? 2 * c->cap : 16;
 		double *p = realloc(c->v, ncap * sizeof(*p));
@@ -171,10 +168,13 @@ static int collect_value(void *ctx, const struct base_sample *s, int64_t order)
 }
 
 /*
- * The metric's values of label + key in run order, without the samples
- * disturbed by foreign CPU load (as compare leaves them out); *v is
- * malloc'd (may be NULL when *n is 0), *ndisturbed (may be NULL) counts
- * those left out.
+ * The metric's values of label + key in run order; *v is malloc'd (may be
+ * NULL when *n is 0), *ndisturbed (may be NULL) counts the samples flagged
+ * disturbed by foreign CPU load among them. They are kept, unlike compare
+ * does: a bisect compares systems measured alike, and on a machine that
+ * is always busy (this one, while its tests ran: every run flagged, the
+ * shaped throughput unchanged) leaving them out would leave nothing; the
+ * rule sets aside the runs whose value the load did change (rule.h).
  */
 static int load_values(struct store *st, const char *label, const char *key,
 		       const char *metric, double **v, size_t *n, size_t *ndisturbed,
@@ -560,7 +560,7 @@ static int bisect_start(int argc, char **argv)
 	metric_unit(st, ng ? good : bad, key, metric, unit, sizeof(unit));
 	printf("bisect of %s, configuration %s\n", metric, key);
 	if (dg || db_)
-		printf("  left out as disturbed by foreign CPU load: %zu sample%s of good, %zu of bad\n",
+		printf("  flagged disturbed by foreign CPU load (kept; outliers are set aside by value): %zu sample%s of good, %zu of bad\n",
 		       dg, dg == 1 ? "" : "s", db_);
 	if (ng < 2 || nb < 2) {
 		cli_error("refused: a bisect needs at least %d samples of this configuration per endpoint and cannot measure a label itself",
@@ -797,7 +797,6 @@ static int step_loop(struct step_run *sr, struct bisect_decision *d)
 {
 	struct base_err err = { "" };
 	struct cli_testbed tb;
-	unsigned ndisturbed = 0;
 	int code = -1;
 
 	cli_testbed_init(&tb);
@@ -824,27 +823,16 @@ static int step_loop(struct step_run *sr, struct bisect_decision *d)
 			code = BISECT_EXIT_SKIP;
 			break;
 		}
-		if (dist) {
-			/* stored, left out (as compare does), measured again */
-			if (++ndisturbed >= sr->rule.max_reps) {
-				cli_error("%u runs of this commit were disturbed by foreign CPU load: the machine is too busy; skipping it",
-					  ndisturbed);
-				code = BISECT_EXIT_SKIP;
-				break;
-			}
-			fprintf(stderr, "run disturbed by foreign CPU load (%.5g %s): stored, left out, running it again\n",
-				value, sr->unit);
-			continue;
-		}
 		sr->x[sr->n++] = value;
 		if (decide_and_store(sr, d, &err)) {
 			cli_error("%s", err.msg);
 			code = BISECT_EXIT_ABORT;
 			break;
 		}
-		fprintf(stderr, "run %zu/%u: %.5g %s; position %.2f [%.2f, %.2f], likelihood ratio %.1f: %s\n",
-			sr->n, sr->rule.max_reps, value, sr->unit, d->pos.pos, d->pos.lo, d->pos.hi,
-			d->llr, bisect_verdict_name(d->verdict));
+		fprintf(stderr, "run %zu/%u: %.5g %s%s; position %.2f [%.2f, %.2f], likelihood ratio %.1f: %s\n",
+			sr->n, sr->rule.max_reps, value, sr->unit,
+			dist ? " (flagged disturbed by foreign CPU load)" : "",
+			d->pos.pos, d->pos.lo, d->pos.hi, d->llr, bisect_verdict_name(d->verdict));
 	}
 	cli_testbed_release(&tb);
 	return code;

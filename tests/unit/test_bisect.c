@@ -663,9 +663,9 @@ static void test_log_names_and_confirms_the_culprit(void **state)
 	assert_non_null(strstr(t, "bisect 2: throughput.gbps, test=tcp_stream\n"));
 	assert_non_null(strstr(t, "good v6.7"));
 	assert_non_null(strstr(t, "commit        verdict      n  median      runs"));
-	assert_non_null(strstr(t, "888888888888  bad          3  0.18        0.18 0.181 0.179                1.00 [0.95, 1.05]\n"));
-	assert_non_null(strstr(t, "777777777777  bad          3  0.18        0.18 0.181 0.179                0.99 [0.94, 1.04]  <- first bad commit\n"));
-	assert_non_null(strstr(t, "444444444444  good         3  0.2         0.2 0.201 0.199 (+1 disturbed)  0.00 [-0.05, 0.05]\n"));
+	assert_non_null(strstr(t, "888888888888  bad          3  0.18        0.18 0.181 0.179               1.00 [0.95, 1.05]\n"));
+	assert_non_null(strstr(t, "777777777777  bad          3  0.18        0.18 0.181 0.179               0.99 [0.94, 1.04]  <- first bad commit\n"));
+	assert_non_null(strstr(t, "444444444444  good         3  0.2         0.2 0.201 0.199 (1 disturbed)  0.00 [-0.05, 0.05]\n"));
 	assert_non_null(strstr(t, "first bad commit: " C7 ", confirmed: its parent 666666666666 was decided good with data (step); -10."));
 	free(t);
 	doc = bisect_log_json(&l);
