@@ -14,6 +14,7 @@
 #include "bisect/log.h"
 #include "bisect/rule.h"
 #include "cli/cli.h"
+#include "cli/confopts.h"
 #include "cli/testbed.h"
 #include "engine/result.h"
 #include "engine/session.h"
@@ -65,13 +66,9 @@ static const char bisect_help[] =
 enum {
 	OPT_GOOD = 256, OPT_BAD, OPT_JOB, OPT_DB, OPT_MINCH, OPT_MINREPS,
 	OPT_MAXREPS, OPT_COMMIT, OPT_REPO, OPT_ID, OPT_JSON, OPT_NO_COLLECT,
-	OPT_WARMUP, OPT_THREADS, OPT_RMSG, OPT_DIR, OPT_SNDBUF, OPT_RCVBUF,
-	OPT_RSNDBUF, OPT_RRCVBUF, OPT_CC, OPT_BATCH, OPT_CPUS, OPT_RCPUS,
-	OPT_BURST, OPT_RATE, OPT_RR_TIMEOUT,
+	OPT_WARMUP,
 };
 
-/* Linux caps a socket buffer request at INT_MAX / 2 (as run). */
-#define BUF_MAX (1ULL << 30)
 /* A typical kernel bisect: log2 of ~16000 commits. */
 #define TYPICAL_STEPS 14
 
@@ -222,127 +219,6 @@ static void fmt_minutes(int64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%" PRId64 "s", sec);
 }
 
-/*
- * The configuration flags of `run`; returns 1 when opt was one of them
- * (0 when not, -1 on a bad value, already reported).
- */
-static int config_opt(int opt, const char *arg, struct job_config *c)
-{
-	struct base_err err = { "" };
-	uint64_t v;
-
-	switch (opt) {
-	case 'n':
-		if (!cli_u64("--streams", arg, 1, JOB_MAX_STREAMS, &v))
-			return -1;
-		c->streams = (uint32_t)v;
-		return 1;
-	case OPT_THREADS:
-		if (!cli_u64("--threads", arg, 1, JOB_MAX_THREADS, &v))
-			return -1;
-		c->threads = (uint32_t)v;
-		return 1;
-	case 'm':
-		if (!cli_size("--msg", arg, JOB_MAX_MSG, &c->msg_bytes))
-			return -1;
-		if (!c->msg_bytes) {
-			cli_error("invalid --msg '%s': expected at least 1 byte", arg);
-			return -1;
-		}
-		return 1;
-	case OPT_RMSG:
-		if (!cli_size("--rmsg", arg, JOB_MAX_MSG, &c->rmsg_bytes))
-			return -1;
-		if (!c->rmsg_bytes) {
-			cli_error("invalid --rmsg '%s': expected at least 1 byte", arg);
-			return -1;
-		}
-		return 1;
-	case OPT_DIR:
-		if (job_dir_parse(arg, &c->dir, &err)) {
-			cli_error("invalid --dir: %s", err.msg);
-			return -1;
-		}
-		return 1;
-	case OPT_SNDBUF:
-		return cli_size("--sndbuf", arg, BUF_MAX, &c->sndbuf) ? 1 : -1;
-	case OPT_RCVBUF:
-		return cli_size("--rcvbuf", arg, BUF_MAX, &c->rcvbuf) ? 1 : -1;
-	case 's':
-		if (!cli_size("-s", arg, BUF_MAX, &c->sndbuf))
-			return -1;
-		c->rcvbuf = c->sndbuf;
-		return 1;
-	case OPT_RSNDBUF:
-		return cli_size("--remote-sndbuf", arg, BUF_MAX, &c->remote_sndbuf) ? 1 : -1;
-	case OPT_RRCVBUF:
-		return cli_size("--remote-rcvbuf", arg, BUF_MAX, &c->remote_rcvbuf) ? 1 : -1;
-	case 'S':
-		if (!cli_size("-S", arg, BUF_MAX, &c->remote_sndbuf))
-			return -1;
-		c->remote_rcvbuf = c->remote_sndbuf;
-		return 1;
-	case 'D':
-		c->nodelay = true;
-		return 1;
-	case OPT_CC:
-		if (strlen(arg) >= sizeof(c->cc)) {
-			cli_error("invalid --cc '%s': expected a name like cubic or bbr", arg);
-			return -1;
-		}
-		snprintf(c->cc, sizeof(c->cc), "%s", arg);
-		return 1;
-	case OPT_BATCH:
-		if (!cli_u64("--batch", arg, 1, JOB_MAX_BATCH, &v))
-			return -1;
-		c->batch = (uint32_t)v;
-		return 1;
-	case OPT_CPUS:
-		return cli_cpulist("--cpus", arg, &c->cpus) ? 1 : -1;
-	case OPT_RCPUS:
-		return cli_cpulist("--remote-cpus", arg, &c->remote_cpus) ? 1 : -1;
-	case 'r': {
-		const char *comma = strchr(arg, ',');
-		char req[32];
-
-		if (!comma || (size_t)(comma - arg) >= sizeof(req)) {
-			cli_error("invalid -r '%s': expected REQ,RESP sizes like 1,1 or 64,1K", arg);
-			return -1;
-		}
-		snprintf(req, sizeof(req), "%.*s", (int)(comma - arg), arg);
-		if (!cli_size("-r (request)", req, JOB_MAX_MSG, &c->req_bytes) ||
-		    !cli_size("-r (response)", comma + 1, JOB_MAX_MSG, &c->resp_bytes))
-			return -1;
-		if (!c->req_bytes || !c->resp_bytes) {
-			cli_error("invalid -r '%s': sizes must be at least 1 byte", arg);
-			return -1;
-		}
-		return 1;
-	}
-	case OPT_BURST:
-		if (!cli_u64("--burst", arg, 1, JOB_MAX_BURST, &v))
-			return -1;
-		c->burst = (uint32_t)v;
-		return 1;
-	case OPT_RATE:
-		if (base_parse_double(arg, 1, JOB_MAX_RATE, &c->rate, &err)) {
-			cli_error("invalid --rate: %s", err.msg);
-			return -1;
-		}
-		return 1;
-	case OPT_RR_TIMEOUT:
-		return cli_duration("--timeout", arg, &c->rr_timeout_ns) ? 1 : -1;
-	case '4':
-		c->ipv = 4;
-		return 1;
-	case '6':
-		c->ipv = 6;
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /* The configuration of a job file of exactly one cell. */
 static int job_config_of(const char *path, struct job_config *c)
 {
@@ -398,24 +274,7 @@ static int bisect_start(int argc, char **argv)
 		{ "max-reps", required_argument, NULL, OPT_MAXREPS },
 		{ "duration", required_argument, NULL, 'l' },
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
-		{ "streams", required_argument, NULL, 'n' },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "msg", required_argument, NULL, 'm' },
-		{ "rmsg", required_argument, NULL, OPT_RMSG },
-		{ "dir", required_argument, NULL, OPT_DIR },
-		{ "sndbuf", required_argument, NULL, OPT_SNDBUF },
-		{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
-		{ "remote-sndbuf", required_argument, NULL, OPT_RSNDBUF },
-		{ "remote-rcvbuf", required_argument, NULL, OPT_RRCVBUF },
-		{ "nodelay", no_argument, NULL, 'D' },
-		{ "cc", required_argument, NULL, OPT_CC },
-		{ "batch", required_argument, NULL, OPT_BATCH },
-		{ "cpus", required_argument, NULL, OPT_CPUS },
-		{ "remote-cpus", required_argument, NULL, OPT_RCPUS },
-		{ "rr", required_argument, NULL, 'r' },
-		{ "burst", required_argument, NULL, OPT_BURST },
-		{ "rate", required_argument, NULL, OPT_RATE },
-		{ "timeout", required_argument, NULL, OPT_RR_TIMEOUT },
+		CLI_CONFIG_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -442,7 +301,7 @@ static int bisect_start(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "l:n:m:s:S:r:D46h", opts, NULL)) != -1) {
-		if ((r = config_opt(opt, optarg, &cfg)) < 0)
+		if ((r = cli_config_opt(opt, optarg, &cfg)) < 0)
 			return EXIT_USAGE;
 		if (r) {
 			flags = true;

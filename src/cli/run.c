@@ -8,6 +8,7 @@
 
 #include "base/time.h"
 #include "cli/cli.h"
+#include "cli/confopts.h"
 #include "engine/result.h"
 #include "engine/session.h"
 #include "job/config.h"
@@ -63,11 +64,10 @@ static const char run_help[] =
 	"      --control-timeout TIME   longest silence from the server (10s)\n";
 
 enum {
-	OPT_WARMUP = 256, OPT_THREADS, OPT_DIR, OPT_SNDBUF, OPT_RCVBUF,
-	OPT_RSNDBUF, OPT_RRCVBUF, OPT_CC, OPT_BATCH, OPT_CPUS, OPT_RCPUS,
-	OPT_LABEL, OPT_JSON, OPT_CTIMEOUT, OPT_CONTROL_TIMEOUT, OPT_BURST,
-	OPT_RATE, OPT_RR_TIMEOUT, OPT_DB, OPT_NO_STORE, OPT_REPS, OPT_PROFILE,
-	OPT_NO_COLLECT, OPT_RMSG,
+	OPT_WARMUP = 256,
+	OPT_LABEL, OPT_JSON, OPT_CTIMEOUT, OPT_CONTROL_TIMEOUT,
+	OPT_DB, OPT_NO_STORE, OPT_REPS, OPT_PROFILE,
+	OPT_NO_COLLECT,
 };
 
 static const struct option run_opts[] = {
@@ -76,28 +76,11 @@ static const struct option run_opts[] = {
 	{ "duration", required_argument, NULL, 'l' },
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
 	{ "interval", required_argument, NULL, 'i' },
-	{ "streams", required_argument, NULL, 'n' },
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	{ "msg", required_argument, NULL, 'm' },
-	{ "rmsg", required_argument, NULL, OPT_RMSG },
-	{ "dir", required_argument, NULL, OPT_DIR },
-	{ "sndbuf", required_argument, NULL, OPT_SNDBUF },
-	{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
-	{ "remote-sndbuf", required_argument, NULL, OPT_RSNDBUF },
-	{ "remote-rcvbuf", required_argument, NULL, OPT_RRCVBUF },
-	{ "nodelay", no_argument, NULL, 'D' },
-	{ "cc", required_argument, NULL, OPT_CC },
-	{ "batch", required_argument, NULL, OPT_BATCH },
-	{ "cpus", required_argument, NULL, OPT_CPUS },
-	{ "remote-cpus", required_argument, NULL, OPT_RCPUS },
+	CLI_CONFIG_OPTIONS,
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "connect-timeout", required_argument, NULL, OPT_CTIMEOUT },
 	{ "control-timeout", required_argument, NULL, OPT_CONTROL_TIMEOUT },
-	{ "rr", required_argument, NULL, 'r' },
-	{ "burst", required_argument, NULL, OPT_BURST },
-	{ "rate", required_argument, NULL, OPT_RATE },
-	{ "timeout", required_argument, NULL, OPT_RR_TIMEOUT },
 	{ "db", required_argument, NULL, OPT_DB },
 	{ "no-store", no_argument, NULL, OPT_NO_STORE },
 	{ "reps", required_argument, NULL, OPT_REPS },
@@ -106,30 +89,6 @@ static const struct option run_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
-
-/* Linux caps a socket buffer request at INT_MAX / 2. */
-#define BUF_MAX (1ULL << 30)
-
-/* "-r 64,1K": request and response sizes. */
-static bool parse_rr(const char *arg, struct job_config *c)
-{
-	const char *comma = strchr(arg, ',');
-	char req[32];
-
-	if (!comma || (size_t)(comma - arg) >= sizeof(req)) {
-		cli_error("invalid -r '%s': expected REQ,RESP sizes like 1,1 or 64,1K", arg);
-		return false;
-	}
-	snprintf(req, sizeof(req), "%.*s", (int)(comma - arg), arg);
-	if (!cli_size("-r (request)", req, JOB_MAX_MSG, &c->req_bytes) ||
-	    !cli_size("-r (response)", comma + 1, JOB_MAX_MSG, &c->resp_bytes))
-		return false;
-	if (!c->req_bytes || !c->resp_bytes) {
-		cli_error("invalid -r '%s': sizes must be at least 1 byte", arg);
-		return false;
-	}
-	return true;
-}
 
 static void print_interval(void *ctx, const struct engine_interval *iv)
 {
@@ -257,7 +216,7 @@ int cmd_run(int argc, char **argv)
 	struct store *st = NULL;
 	uint64_t v, reps = 1;
 	pid_t server = 0;
-	int opt, code;
+	int opt, code, r;
 
 	job_config_init(c);
 	opterr = 0;
@@ -284,87 +243,6 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'i':
 			if (!cli_duration("--interval", optarg, &c->interval_ns))
-				return EXIT_USAGE;
-			break;
-		case 'n':
-			if (!cli_u64("--streams", optarg, 1, JOB_MAX_STREAMS, &v))
-				return EXIT_USAGE;
-			c->streams = (uint32_t)v;
-			break;
-		case OPT_THREADS:
-			if (!cli_u64("--threads", optarg, 1, JOB_MAX_THREADS, &v))
-				return EXIT_USAGE;
-			c->threads = (uint32_t)v;
-			break;
-		case 'm':
-			if (!cli_size("--msg", optarg, JOB_MAX_MSG, &c->msg_bytes))
-				return EXIT_USAGE;
-			if (!c->msg_bytes) {
-				cli_error("invalid --msg '%s': expected at least 1 byte", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_RMSG:
-			if (!cli_size("--rmsg", optarg, JOB_MAX_MSG, &c->rmsg_bytes))
-				return EXIT_USAGE;
-			if (!c->rmsg_bytes) {
-				cli_error("invalid --rmsg '%s': expected at least 1 byte", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_DIR:
-			if (job_dir_parse(optarg, &c->dir, &err)) {
-				cli_error("invalid --dir: %s", err.msg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_SNDBUF:
-			if (!cli_size("--sndbuf", optarg, BUF_MAX, &c->sndbuf))
-				return EXIT_USAGE;
-			break;
-		case OPT_RCVBUF:
-			if (!cli_size("--rcvbuf", optarg, BUF_MAX, &c->rcvbuf))
-				return EXIT_USAGE;
-			break;
-		case 's':
-			if (!cli_size("-s", optarg, BUF_MAX, &c->sndbuf))
-				return EXIT_USAGE;
-			c->rcvbuf = c->sndbuf;
-			break;
-		case OPT_RSNDBUF:
-			if (!cli_size("--remote-sndbuf", optarg, BUF_MAX, &c->remote_sndbuf))
-				return EXIT_USAGE;
-			break;
-		case OPT_RRCVBUF:
-			if (!cli_size("--remote-rcvbuf", optarg, BUF_MAX, &c->remote_rcvbuf))
-				return EXIT_USAGE;
-			break;
-		case 'S':
-			if (!cli_size("-S", optarg, BUF_MAX, &c->remote_sndbuf))
-				return EXIT_USAGE;
-			c->remote_rcvbuf = c->remote_sndbuf;
-			break;
-		case 'D':
-			c->nodelay = true;
-			break;
-		case OPT_CC:
-			if (strlen(optarg) >= sizeof(c->cc)) {
-				cli_error("invalid --cc '%s': expected a name like cubic or bbr", optarg);
-				return EXIT_USAGE;
-			}
-			snprintf(c->cc, sizeof(c->cc), "%s", optarg);
-			break;
-		case OPT_BATCH:
-			if (!cli_u64("--batch", optarg, 1, JOB_MAX_BATCH, &v))
-				return EXIT_USAGE;
-			c->batch = (uint32_t)v;
-			break;
-		case OPT_CPUS:
-			if (!cli_cpulist("--cpus", optarg, &c->cpus))
-				return EXIT_USAGE;
-			break;
-		case OPT_RCPUS:
-			if (!cli_cpulist("--remote-cpus", optarg, &c->remote_cpus))
 				return EXIT_USAGE;
 			break;
 		case OPT_LABEL:
@@ -402,38 +280,15 @@ int cmd_run(int argc, char **argv)
 			if (!cli_duration("--control-timeout", optarg, &o.control_timeout_ns))
 				return EXIT_USAGE;
 			break;
-		case 'r':
-			if (!parse_rr(optarg, c))
-				return EXIT_USAGE;
-			break;
-		case OPT_BURST:
-			if (!cli_u64("--burst", optarg, 1, JOB_MAX_BURST, &v))
-				return EXIT_USAGE;
-			c->burst = (uint32_t)v;
-			break;
-		case OPT_RATE: {
-			struct base_err perr;
-
-			if (base_parse_double(optarg, 1, JOB_MAX_RATE, &c->rate, &perr)) {
-				cli_error("invalid --rate: %s", perr.msg);
-				return EXIT_USAGE;
-			}
-			break;
-		}
-		case OPT_RR_TIMEOUT:
-			if (!cli_duration("--timeout", optarg, &c->rr_timeout_ns))
-				return EXIT_USAGE;
-			break;
-		case '4':
-			c->ipv = 4;
-			break;
-		case '6':
-			c->ipv = 6;
-			break;
 		case 'h':
 			fputs(run_help, stdout);
 			return EXIT_OK;
 		default:
+			r = cli_config_opt(opt, optarg, c);
+			if (r > 0)
+				break;
+			if (r < 0)
+				return EXIT_USAGE;
 			if (optopt && strchr("HplinmsSr", optopt))
 				cli_error("option -%c needs a value", optopt);
 			else if (optopt)

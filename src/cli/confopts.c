@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The workload flags every measuring command shares; see confopts.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/confopts.h"
+
+int cli_config_opt(int opt, const char *arg, struct job_config *c)
+{
+	struct base_err err = { "" };
+	uint64_t v;
+
+	switch (opt) {
+	case 'n':
+		if (!cli_u64("--streams", arg, 1, JOB_MAX_STREAMS, &v))
+			return -1;
+		c->streams = (uint32_t)v;
+		return 1;
+	case CLI_OPT_THREADS:
+		if (!cli_u64("--threads", arg, 1, JOB_MAX_THREADS, &v))
+			return -1;
+		c->threads = (uint32_t)v;
+		return 1;
+	case 'm':
+		if (!cli_size("--msg", arg, JOB_MAX_MSG, &c->msg_bytes))
+			return -1;
+		if (!c->msg_bytes) {
+			cli_error("invalid --msg '%s': expected at least 1 byte", arg);
+			return -1;
+		}
+		return 1;
+	case CLI_OPT_RMSG:
+		if (!cli_size("--rmsg", arg, JOB_MAX_MSG, &c->rmsg_bytes))
+			return -1;
+		if (!c->rmsg_bytes) {
+			cli_error("invalid --rmsg '%s': expected at least 1 byte", arg);
+			return -1;
+		}
+		return 1;
+	case CLI_OPT_DIR:
+		if (job_dir_parse(arg, &c->dir, &err)) {
+			cli_error("invalid --dir: %s", err.msg);
+			return -1;
+		}
+		return 1;
+	case CLI_OPT_SNDBUF:
+		return cli_size("--sndbuf", arg, CLI_BUF_MAX, &c->sndbuf) ? 1 : -1;
+	case CLI_OPT_RCVBUF:
+		return cli_size("--rcvbuf", arg, CLI_BUF_MAX, &c->rcvbuf) ? 1 : -1;
+	case 's':
+		if (!cli_size("-s", arg, CLI_BUF_MAX, &c->sndbuf))
+			return -1;
+		c->rcvbuf = c->sndbuf;
+		return 1;
+	case CLI_OPT_RSNDBUF:
+		return cli_size("--remote-sndbuf", arg, CLI_BUF_MAX, &c->remote_sndbuf) ? 1 : -1;
+	case CLI_OPT_RRCVBUF:
+		return cli_size("--remote-rcvbuf", arg, CLI_BUF_MAX, &c->remote_rcvbuf) ? 1 : -1;
+	case 'S':
+		if (!cli_size("-S", arg, CLI_BUF_MAX, &c->remote_sndbuf))
+			return -1;
+		c->remote_rcvbuf = c->remote_sndbuf;
+		return 1;
+	case 'D':
+		c->nodelay = true;
+		return 1;
+	case CLI_OPT_CC:
+		if (strlen(arg) >= sizeof(c->cc)) {
+			cli_error("invalid --cc '%s': expected a name like cubic or bbr", arg);
+			return -1;
+		}
+		snprintf(c->cc, sizeof(c->cc), "%s", arg);
+		return 1;
+	case CLI_OPT_BATCH:
+		if (!cli_u64("--batch", arg, 1, JOB_MAX_BATCH, &v))
+			return -1;
+		c->batch = (uint32_t)v;
+		return 1;
+	case CLI_OPT_CPUS:
+		return cli_cpulist("--cpus", arg, &c->cpus) ? 1 : -1;
+	case CLI_OPT_RCPUS:
+		return cli_cpulist("--remote-cpus", arg, &c->remote_cpus) ? 1 : -1;
+	case 'r': {
+		const char *comma = strchr(arg, ',');
+		char req[32];
+
+		if (!comma || (size_t)(comma - arg) >= sizeof(req)) {
+			cli_error("invalid -r '%s': expected REQ,RESP sizes like 1,1 or 64,1K", arg);
+			return -1;
+		}
+		snprintf(req, sizeof(req), "%.*s", (int)(comma - arg), arg);
+		if (!cli_size("-r (request)", req, JOB_MAX_MSG, &c->req_bytes) ||
+		    !cli_size("-r (response)", comma + 1, JOB_MAX_MSG, &c->resp_bytes))
+			return -1;
+		if (!c->req_bytes || !c->resp_bytes) {
+			cli_error("invalid -r '%s': sizes must be at least 1 byte", arg);
+			return -1;
+		}
+		return 1;
+	}
+	case CLI_OPT_BURST:
+		if (!cli_u64("--burst", arg, 1, JOB_MAX_BURST, &v))
+			return -1;
+		c->burst = (uint32_t)v;
+		return 1;
+	case CLI_OPT_RATE:
+		if (base_parse_double(arg, 1, JOB_MAX_RATE, &c->rate, &err)) {
+			cli_error("invalid --rate: %s", err.msg);
+			return -1;
+		}
+		return 1;
+	case CLI_OPT_RR_TIMEOUT:
+		return cli_duration("--timeout", arg, &c->rr_timeout_ns) ? 1 : -1;
+	case '4':
+		c->ipv = 4;
+		return 1;
+	case '6':
+		c->ipv = 6;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
