@@ -43,6 +43,8 @@
 set -u -o pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$repo/bench/lib.sh"
 REPS=${REPS:-5}
 DUR=${DUR:-10}
 WARM=2
@@ -52,25 +54,11 @@ EXTRA=${EXTRA:-}
 case $REPS in '' | *[!0-9]* | 0) echo "collectors.sh: REPS must be a positive integer" >&2; exit 2 ;; esac
 case $DUR in '' | *[!0-9]* | 0) echo "collectors.sh: DUR must be a positive integer (seconds)" >&2; exit 2 ;; esac
 
-log() { printf '%s\n' "$*" >&2; }
 
 # ---------------------------------------------------------------- cleanup
 tmp=
 CUR_PID=
 
-stop_pid() { # PID: TERM, then KILL after ~3 s; only PIDs we started
-	local pid=$1 i
-	[ -n "$pid" ] || return 0
-	kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
-	kill -TERM "$pid" 2>/dev/null
-	for i in $(seq 30); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	return 0
-}
 
 cleanup() {
 	trap - EXIT INT TERM HUP
@@ -104,33 +92,7 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/collectors.XXXXXX")
 TMO=$((DUR + WARM + 60))
 
-# Run a command in the background and wait for it, so that INT/TERM are
-# handled at once (the EXIT trap then ends it by its PID).
-run_wait() { # OUT ERR CMD...
-	local o=$1 e=$2
-	shift 2
-	"$@" >"$o" 2>"$e" &
-	CUR_PID=$!
-	wait "$CUR_PID"
-	local rc=$?
-	CUR_PID=
-	return $rc
-}
 
-# Busy share of all cpus (from /proc/stat) over SECS seconds, nothing of ours
-# running: how much the other tenants of the machine use.
-busy_probe() { # SECS
-	local a b
-	a=$(head -n 1 /proc/stat)
-	sleep "$1"
-	b=$(head -n 1 /proc/stat)
-	awk -v a="$a" -v b="$b" 'BEGIN {
-		n = split(a, x); split(b, y); t = 0
-		for (i = 2; i <= 9 && i <= n; i++) t += y[i] - x[i]   # user..steal
-		idle = (y[5] - x[5]) + (y[6] - x[6])                 # idle + iowait
-		v = (t > 0) ? 100 * (t - idle) / t : 0
-		printf "%.0f%%", v }'
-}
 
 # netregress run ARGS... -> RES="gbps foreign_pct secs" (runs in the main
 # shell, never in $(...), so that the traps and CUR_PID stay right)

@@ -26,6 +26,8 @@
 set -u -o pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$repo/bench/lib.sh"
 REPS=${REPS:-5}
 DUR=${DUR:-10}
 WARM=2
@@ -35,7 +37,6 @@ NR=${NETREGRESS:-$repo/build/netregress}
 case $REPS in '' | *[!0-9]* | 0) echo "peers.sh: REPS must be a positive integer" >&2; exit 2 ;; esac
 case $DUR in '' | *[!0-9]* | 0) echo "peers.sh: DUR must be a positive integer (seconds)" >&2; exit 2 ;; esac
 
-log() { printf '%s\n' "$*" >&2; }
 
 # ---------------------------------------------------------------- cleanup
 tmp=
@@ -43,19 +44,6 @@ IPERF_PID=
 SOCKPERF_PID=
 CUR_PID=
 
-stop_pid() { # PID: TERM, then KILL after ~3 s; only PIDs we started
-	local pid=$1 i
-	[ -n "$pid" ] || return 0
-	kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
-	kill -TERM "$pid" 2>/dev/null
-	for i in $(seq 30); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	return 0
-}
 
 cleanup() {
 	trap - EXIT INT TERM HUP
@@ -94,48 +82,7 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/peers.XXXXXX")
 CLK_TCK=$(getconf CLK_TCK)
 
-# A port that no TCP or UDP socket (v4 or v6) is bound to right now.
-port_in_use() {
-	local hex
-	hex=$(printf ':%04X' "$1")
-	awk -v h="$hex" 'NR > 1 && substr($2, length($2) - 4) == h { f = 1 } END { exit !f }' \
-		/proc/net/tcp /proc/net/tcp6 /proc/net/udp /proc/net/udp6 2>/dev/null
-}
-free_port() {
-	local p i
-	for i in $(seq 200); do
-		p=$((20000 + RANDOM % 40000))
-		port_in_use "$p" || { echo "$p"; return 0; }
-	done
-	return 1
-}
-wait_bound() { # PORT PROTO(tcp|udp) PID: wait until PORT is bound (5 s)
-	local i
-	for i in $(seq 50); do
-		kill -0 "$3" 2>/dev/null || return 1
-		awk -v h="$(printf ':%04X' "$1")" 'NR > 1 && substr($2, length($2) - 4) == h { f = 1 } END { exit !f }' \
-			"/proc/net/$2" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
-# Run a command in the background and wait for it, so that INT/TERM are
-# handled at once (the EXIT trap then ends it by its PID).
-run_wait() { # OUT ERR CMD...
-	local o=$1 e=$2
-	shift 2
-	if [ "$o" = "$e" ]; then
-		"$@" >"$o" 2>&1 &
-	else
-		"$@" >"$o" 2>"$e" &
-	fi
-	CUR_PID=$!
-	wait "$CUR_PID"
-	local rc=$?
-	CUR_PID=
-	return $rc
-}
 
 TMO=$((DUR + WARM + 40))
 

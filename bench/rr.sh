@@ -44,6 +44,8 @@
 set -u -o pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$repo/bench/lib.sh"
 REPS=${REPS:-5}
 DUR=${DUR:-10}
 WARM=2
@@ -55,26 +57,12 @@ OURS_EXTRA=${OURS_EXTRA:-}
 case $REPS in '' | *[!0-9]* | 0) echo "rr.sh: REPS must be a positive integer" >&2; exit 2 ;; esac
 case $DUR in '' | *[!0-9]* | 0) echo "rr.sh: DUR must be a positive integer (seconds)" >&2; exit 2 ;; esac
 
-log() { printf '%s\n' "$*" >&2; }
 
 # ---------------------------------------------------------------- cleanup
 tmp=
 SOCKPERF_PID=
 CUR_PID=
 
-stop_pid() { # PID: TERM, then KILL after ~3 s; only PIDs we started
-	local pid=$1 i
-	[ -n "$pid" ] || return 0
-	kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
-	kill -TERM "$pid" 2>/dev/null
-	for i in $(seq 30); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	return 0
-}
 
 cleanup() {
 	trap - EXIT INT TERM HUP
@@ -111,65 +99,10 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rr.XXXXXX")
 
-# A port that no TCP or UDP socket (v4 or v6) is bound to right now.
-port_in_use() {
-	local hex
-	hex=$(printf ':%04X' "$1")
-	awk -v h="$hex" 'NR > 1 && substr($2, length($2) - 4) == h { f = 1 } END { exit !f }' \
-		/proc/net/tcp /proc/net/tcp6 /proc/net/udp /proc/net/udp6 2>/dev/null
-}
-free_port() {
-	local p i
-	for i in $(seq 200); do
-		p=$((20000 + RANDOM % 40000))
-		port_in_use "$p" || { echo "$p"; return 0; }
-	done
-	return 1
-}
-wait_bound() { # PORT PROTO(tcp|udp) PID: wait until PORT is bound (5 s)
-	local i
-	for i in $(seq 50); do
-		kill -0 "$3" 2>/dev/null || return 1
-		awk -v h="$(printf ':%04X' "$1")" 'NR > 1 && substr($2, length($2) - 4) == h { f = 1 } END { exit !f }' \
-			"/proc/net/$2" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
-# Run a command in the background and wait for it, so that INT/TERM are
-# handled at once (the EXIT trap then ends it by its PID).
-run_wait() { # OUT ERR CMD...
-	local o=$1 e=$2
-	shift 2
-	if [ "$o" = "$e" ]; then
-		"$@" >"$o" 2>&1 &
-	else
-		"$@" >"$o" 2>"$e" &
-	fi
-	CUR_PID=$!
-	wait "$CUR_PID"
-	local rc=$?
-	CUR_PID=
-	return $rc
-}
 
 TMO=$((DUR + WARM + 40))
 
-# Busy share of all cpus (from /proc/stat) over SECS seconds, nothing of ours
-# running: how much the other tenants of the machine use.
-busy_probe() { # SECS
-	local a b
-	a=$(head -n 1 /proc/stat)
-	sleep "$1"
-	b=$(head -n 1 /proc/stat)
-	awk -v a="$a" -v b="$b" 'BEGIN {
-		n = split(a, x); split(b, y); t = 0
-		for (i = 2; i <= 9 && i <= n; i++) t += y[i] - x[i]   # user..steal
-		idle = (y[5] - x[5]) + (y[6] - x[6])                 # idle + iowait
-		v = (t > 0) ? 100 * (t - idle) / t : 0
-		printf "%.0f%%", v }'
-}
 
 # The runners below run in the main shell (never in $(...)), so that the
 # traps and the PIDs they keep stay right; each leaves its result in RES as

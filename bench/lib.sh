@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Helpers the benchmark scripts share: logging, ending our own PIDs, free
+# ports, running a tool so that INT/TERM are handled at once, and how busy
+# the other tenants keep the machine. Sourced, not run.
+
+log() { printf '%s\n' "$*" >&2; }
+
+stop_pid() { # PID: TERM, then KILL after ~3 s; only PIDs we started
+	local pid=$1 i
+	[ -n "$pid" ] || return 0
+	kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+	kill -TERM "$pid" 2>/dev/null
+	for i in $(seq 30); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+# A port that no TCP or UDP socket (v4 or v6) is bound to right now.
+port_in_use() {
+	local hex
+	hex=$(printf ':%04X' "$1")
+	awk -v h="$hex" 'NR > 1 && substr($2, length($2) - 4) == h { f = 1 } END { exit !f }' \
+		/proc/net/tcp /proc/net/tcp6 /proc/net/udp /proc/net/udp6 2>/dev/null
+}
+
+free_port() {
+	local p i
+	for i in $(seq 200); do
+		p=$((20000 + RANDOM % 40000))
+		port_in_use "$p" || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+wait_bound() { # PORT PROTO(tcp|udp) PID: wait until PORT is bound (5 s)
+	local i
+	for _ in $(seq 50); do
+		kill -0 "$3" 2>/dev/null || return 1
+		awk -v h="$(printf ':%04X' "$1")" 'NR > 1 && substr($2, length($2) - 4) == h { f = 1 } END { exit !f }' \
+			"/proc/net/$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Run a command in the background and wait for it, so that INT/TERM are
+# handled at once (the EXIT trap then ends it by its PID).
+run_wait() { # OUT ERR CMD...
+	local o=$1 e=$2
+	shift 2
+	if [ "$o" = "$e" ]; then
+		"$@" >"$o" 2>&1 &
+	else
+		"$@" >"$o" 2>"$e" &
+	fi
+	CUR_PID=$!
+	wait "$CUR_PID"
+	local rc=$?
+	CUR_PID=
+	return $rc
+}
+
+# Busy share of all cpus (from /proc/stat) over SECS seconds, nothing of ours
+# running: how much the other tenants of the machine use.
+busy_probe() { # SECS
+	local a b
+	a=$(head -n 1 /proc/stat)
+	sleep "$1"
+	b=$(head -n 1 /proc/stat)
+	awk -v a="$a" -v b="$b" 'BEGIN {
+		n = split(a, x); split(b, y); t = 0
+		for (i = 2; i <= 9 && i <= n; i++) t += y[i] - x[i]   # user..steal
+		idle = (y[5] - x[5]) + (y[6] - x[6])                 # idle + iowait
+		v = (t > 0) ? 100 * (t - idle) / t : 0
+		printf "%.0f%%", v }'
+}
