@@ -29,8 +29,8 @@ port_in_use() {
 }
 
 free_port() {
-	local p i
-	for i in $(seq 200); do
+	local p _
+	for _ in $(seq 200); do
 		p=$((20000 + RANDOM % 40000))
 		port_in_use "$p" || { echo "$p"; return 0; }
 	done
@@ -38,7 +38,7 @@ free_port() {
 }
 
 wait_bound() { # PORT PROTO(tcp|udp) PID: wait until PORT is bound (5 s)
-	local i
+	local _
 	for _ in $(seq 50); do
 		kill -0 "$3" 2>/dev/null || return 1
 		awk -v h="$(printf ':%04X' "$1")" 'NR > 1 && substr($2, length($2) - 4) == h { f = 1 } END { exit !f }' \
