@@ -7,11 +7,11 @@
 log() { printf '%s\n' "$*" >&2; }
 
 stop_pid() { # PID: TERM, then KILL after ~3 s; only PIDs we started
-	local pid=$1 i
+	local pid=$1 _
 	[ -n "$pid" ] || return 0
 	kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
 	kill -TERM "$pid" 2>/dev/null
-	for i in $(seq 30); do
+	for _ in $(seq 30); do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
