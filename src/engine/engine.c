@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Worker threads and their epoll loops; workloads plug in through flow_ops. */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #define UDP_QUIET_NS (200 * NS_PER_MS)
 #define OPEN_LOOP_RING 1024    /* requests in flight per open-loop flow */
 #define CRR_CONNS 16           /* connections a crr listener serves at once */
+#define BLOCK_TICK_NS (10 * NS_PER_MS) /* a blocked worker looks at stop this often */
 
 enum { MARK_START, MARK_END };
 
@@ -135,6 +138,93 @@ static void run_timers(struct worker *w, int64_t now)
 	}
 }
 
+/*
+ * The loop of a worker that owns one closed-loop request/response flow:
+ * the flow's own recv waits (SO_RCVTIMEO bounds it to BLOCK_TICK_NS), so
+ * a transaction costs no epoll_wait. Stop arrives as a flag, looked at
+ * after every wake-up; writes that would block still wait in poll().
+ */
+static void worker_block_loop(struct worker *w)
+{
+	struct engine *e = w->e;
+	struct flow *f = w->flows[0];
+	int64_t drain_end = 0, quiet_since = 0;
+	uint64_t seen = 0;
+
+	while (!atomic_load_explicit(&e->abort, memory_order_relaxed) && !f->done) {
+		int64_t now = base_now_ns();
+
+		if (!w->stopping &&
+		    atomic_load_explicit(&e->stop_req, memory_order_relaxed)) {
+			drain_end = now + e->o.drain_ns;
+			quiet_since = now;
+			seen = ctr_get(&f->bytes) + ctr_get(&f->msgs);
+			worker_stop(w);
+			continue;
+		}
+		if (w->stopping) {
+			uint64_t s = ctr_get(&f->bytes) + ctr_get(&f->msgs);
+
+			if (!w->ndrain)
+				break;
+			if (now >= drain_end) {
+				w->drain_timeout = true;
+				break;
+			}
+			if (s != seen) {
+				seen = s;
+				quiet_since = now;
+			} else if (e->o.udp && now - quiet_since >= UDP_QUIET_NS) {
+				break; /* quiet: every datagram in flight has landed */
+			}
+		}
+		if (f->interest & EPOLLOUT) {
+			struct pollfd p = { .fd = f->fd, .events = POLLOUT };
+			uint32_t ev = 0;
+
+			if (f->interest & EPOLLIN)
+				p.events |= POLLIN;
+			if (poll(&p, 1, (int)(BLOCK_TICK_NS / NS_PER_MS)) > 0) {
+				ev = (p.revents & POLLIN ? EPOLLIN : 0) |
+				     (p.revents & POLLOUT ? EPOLLOUT : 0) |
+				     (p.revents & (POLLERR | POLLHUP) ?
+					      EPOLLIN | EPOLLOUT : 0);
+				f->ops->io(w, f, ev);
+			}
+		} else if (f->interest & EPOLLIN) {
+			f->ops->io(w, f, EPOLLIN);
+		}
+		if (w->timed && !f->done)
+			run_timers(w, base_now_ns());
+	}
+}
+
+/* Block in recv for a worker with one closed-loop request/response flow. */
+static int worker_blocking(struct worker *w)
+{
+	const struct engine_opts *o = &w->e->o;
+	int64_t tick = BLOCK_TICK_NS;
+	struct timeval tv;
+	int fl;
+
+	if (o->kind != ENGINE_RR || o->burst != 1 || o->rate > 0 ||
+	    w->nflows != 1 || w->flows[0]->fd < 0)
+		return 0;
+	if (o->udp && w->flows[0]->tx && o->rr_timeout_ns < tick)
+		tick = o->rr_timeout_ns;
+	tv.tv_sec = (time_t)(tick / NS_PER_S);
+	tv.tv_usec = (suseconds_t)(tick % NS_PER_S / 1000);
+	if (!tv.tv_sec && !tv.tv_usec)
+		tv.tv_usec = 1;
+	fl = fcntl(w->flows[0]->fd, F_GETFL);
+	if (fl < 0 ||
+	    setsockopt(w->flows[0]->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    fcntl(w->flows[0]->fd, F_SETFL, fl & ~O_NONBLOCK))
+		return -errno;
+	w->block = true;
+	return 0;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -153,6 +243,11 @@ static void *worker_main(void *arg)
 		if (w->flows[i]->ops->start)
 			w->flows[i]->ops->start(w, w->flows[i], now);
 
+	if (w->block) {
+		worker_block_loop(w);
+		notify(e);
+		return NULL;
+	}
 	while (!atomic_load_explicit(&e->abort, memory_order_relaxed)) {
 		int64_t wake = w->timed ? next_deadline(w) : INT64_MAX;
 		struct timespec ts, *tsp = NULL;
@@ -469,6 +564,10 @@ int engine_launch(struct engine *e, struct base_err *err)
 			return base_err_set(err, -errno, "epoll_ctl: %s",
 					    strerror(errno));
 	}
+	for (uint32_t i = 0; i < e->nworkers; i++)
+		if ((ret = worker_blocking(&e->workers[i])))
+			return base_err_set(err, ret, "cannot make a flow's socket blocking: %s",
+					    strerror(-ret));
 	for (uint32_t i = 0; i < e->nworkers; i++) {
 		struct worker *w = &e->workers[i];
 		pthread_attr_t attr;
@@ -536,6 +635,7 @@ void engine_stop(struct engine *e)
 	if (e->stopped || !e->launched)
 		return;
 	e->stopped = true;
+	atomic_store(&e->stop_req, true);
 	for (uint32_t i = 0; i < e->nworkers; i++)
 		if (e->workers[i].stopfd >= 0 &&
 		    write(e->workers[i].stopfd, &one, sizeof(one)) < 0) {

@@ -110,6 +110,10 @@ struct worker {
 	struct iovec *iov;
 	struct base_hist *hist; /* request/response latency, ns */
 	bool drain_timeout;
+	/* the worker owns one closed-loop request/response flow and waits in
+	 * a blocking recv instead of epoll: a transaction then costs one send
+	 * and one recv per side, as in sockperf and netperf */
+	bool block;
 } __attribute__((aligned(CACHELINE)));
 
 struct engine {
@@ -124,6 +128,7 @@ struct engine {
 	_Atomic bool abort;
 	_Atomic int failed;    /* index + 1 of the first failed flow */
 	_Atomic int measuring; /* 1 between the marks: latencies count */
+	_Atomic bool stop_req; /* engine_stop() was called */
 	int evfd;
 };
 
@@ -136,6 +141,12 @@ static inline void ctr_add(_Atomic uint64_t *c, uint64_t n)
 static inline uint64_t ctr_get(const _Atomic uint64_t *c)
 {
 	return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+/* Flags for the first recv of a wake-up: it waits when the worker blocks. */
+static inline int flow_recv_flags(const struct worker *w, int i)
+{
+	return w->block && i == 0 ? 0 : MSG_DONTWAIT;
 }
 
 /* Record a latency when inside the measured window. */

@@ -127,7 +127,8 @@ static void tcp_client_io(struct worker *w, struct flow *f, uint32_t events)
 
 	if (events & EPOLLIN) {
 		for (int i = 0; i < IO_BUDGET; i++) {
-			ssize_t n = recv(f->fd, w->buf, w->rx_len, MSG_DONTWAIT);
+			ssize_t n = recv(f->fd, w->buf, w->rx_len,
+					 flow_recv_flags(w, i));
 
 			if (n > 0) {
 				f->rx_acc += (uint64_t)n;
@@ -244,7 +245,8 @@ static void tcp_server_io(struct worker *w, struct flow *f, uint32_t events)
 
 	if ((events & EPOLLIN) && !f->eof) {
 		for (int i = 0; i < IO_BUDGET; i++) {
-			ssize_t n = recv(f->fd, w->buf, w->rx_len, MSG_DONTWAIT);
+			ssize_t n = recv(f->fd, w->buf, w->rx_len,
+					 flow_recv_flags(w, i));
 
 			if (n > 0) {
 				bytes += (uint64_t)n;
@@ -343,7 +345,8 @@ static void udp_client_io(struct worker *w, struct flow *f, uint32_t events)
 	if (hdr > 8)
 		hdr = 8;
 	for (int i = 0; i < IO_BUDGET; i++) {
-		ssize_t n = recv(f->fd, w->buf, o->resp_bytes, MSG_DONTWAIT);
+		ssize_t n = recv(f->fd, w->buf, o->resp_bytes,
+				 flow_recv_flags(w, i));
 		uint64_t seq = 0;
 		bool found = false;
 
@@ -425,7 +428,7 @@ static void udp_server_io(struct worker *w, struct flow *f, uint32_t events)
 
 	(void)events;
 	for (int i = 0; i < IO_BUDGET; i++) {
-		ssize_t n = recv(f->fd, w->buf, w->buf_len, MSG_DONTWAIT);
+		ssize_t n = recv(f->fd, w->buf, w->buf_len, flow_recv_flags(w, i));
 
 		if (n < 0) {
 			if (errno == EINTR)
