@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/time.h"
 #include "bisect/commit.h"
 #include "bisect/log.h"
@@ -222,14 +223,16 @@ static void fmt_minutes(int64_t ns, char *buf, size_t len)
 /* The configuration of a job file of exactly one cell. */
 static int job_config_of(const char *path, struct job_config *c)
 {
+	struct base_cpulist allowed;
 	struct base_err err = { "" };
 	struct job_file *jf = NULL;
 	struct job_cell *cells = NULL;
 	size_t ncells = 0;
 	int code = EXIT_USAGE;
 
+	base_cpus_allowed(&allowed);
 	if (job_file_load(path, &jf, &err) ||
-	    job_file_expand(jf, (int)sysconf(_SC_NPROCESSORS_ONLN), &cells, &ncells, &err)) {
+	    job_file_expand(jf, &allowed, &cells, &ncells, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
@@ -286,7 +289,7 @@ static int bisect_start(int argc, char **argv)
 	struct runctl_ctx rc = { 0, 0, false };
 	const char *good = NULL, *bad = NULL, *job = NULL, *db = NULL, *test = NULL;
 	const char *metric;
-	bool flags = false, have_dur = false, have_warm = false;
+	bool flags = false, have_dur = false, have_warm = false, warm_auto = false;
 	double min_change = 2.0, *gv = NULL, *bv = NULL;
 	int64_t dur = 0, warm = 0;
 	size_t ng = 0, nb = 0, dg = 0, db_ = 0;
@@ -346,8 +349,10 @@ static int bisect_start(int argc, char **argv)
 			have_dur = true;
 			break;
 		case OPT_WARMUP:
-			if (!cli_duration("--warmup", optarg, &warm))
+			if (job_parse_warmup(optarg, &warm, &warm_auto, &err)) {
+				cli_error("--warmup: %s", err.msg);
 				return EXIT_USAGE;
+			}
 			have_warm = true;
 			break;
 		case 'h':
@@ -392,7 +397,10 @@ static int bisect_start(int argc, char **argv)
 			cli_error("%s", err.msg);
 			return EXIT_USAGE;
 		}
-		if (job_config_finalize(&cfg, (int)sysconf(_SC_NPROCESSORS_ONLN), &err)) {
+		struct base_cpulist allowed;
+
+		base_cpus_allowed(&allowed);
+		if (job_config_finalize(&cfg, &allowed, &err)) {
 			cli_error("%s", err.msg);
 			return EXIT_USAGE;
 		}
@@ -410,6 +418,7 @@ static int bisect_start(int argc, char **argv)
 	if (!job) {
 		cfg.duration_ns = have_dur ? dur : rc.found ? rc.duration_ns : cfg.duration_ns;
 		cfg.warmup_ns = have_warm ? warm : rc.found ? rc.warmup_ns : cfg.warmup_ns;
+		cfg.warmup_auto = have_warm && warm_auto;
 	}
 	if (load_values(st, good, key, metric, &gv, &ng, &dg, &err) ||
 	    load_values(st, bad, key, metric, &bv, &nb, &db_, &err)) {
@@ -572,6 +581,7 @@ static int measure(struct step_run *sr, struct cli_testbed *tb, double *value,
 		.connect_timeout_ns = 5 * NS_PER_S,
 		.control_timeout_ns = 10 * NS_PER_S,
 		.interrupted = &cli_interrupted,
+		.steady = cli_steady,
 		.counters = sr->collect,
 		.perf = sr->collect,
 	};

@@ -36,6 +36,10 @@ struct base_sample;
 struct base_err;
 /* A run's sample: engine_run_sample() plus the checks made from its
  * interval rates (window.not_steady and the trend). Returns 0 or -errno. */
+/* --warmup auto's test: n successive 100 ms rates show no trend
+ * (Mann-Kendall, p >= 0.05). */
+bool cli_steady(const double *rates, size_t n);
+
 int cli_sample(const struct job_config *cfg, const struct engine_run *run,
 	       const char *label, bool same_host, struct base_sample *s,
 	       struct base_err *err);

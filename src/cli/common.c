@@ -6,8 +6,11 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "base/time.h"
 #include "engine/result.h"
 #include "stats/guard.h"
+
+#define CLI_WARMUP_TREND_P 0.05 /* a trend this likely keeps warming up */
 
 volatile sig_atomic_t cli_interrupted;
 
@@ -97,6 +100,16 @@ int cli_usage_hint(const char *cmd)
 	return EXIT_USAGE;
 }
 
+bool cli_steady(const double *rates, size_t n)
+{
+	struct stats_trend tr;
+	bool trending;
+
+	if (stats_steady(rates, n, &tr, &trending) || !tr.tested)
+		return false;
+	return !(tr.p < CLI_WARMUP_TREND_P);
+}
+
 int cli_sample(const struct job_config *cfg, const struct engine_run *run,
 	       const char *label, bool same_host, struct base_sample *s,
 	       struct base_err *err)
@@ -114,5 +127,8 @@ int cli_sample(const struct job_config *cfg, const struct engine_run *run,
 		base_sample_set(s, "window.trend_p", "", tr.p);
 	}
 	base_sample_set(s, "window.not_steady", "", not_steady ? 1 : 0);
+	base_sample_set(s, "window.warmup_s", "s", (double)run->warmup_ns / NS_PER_S);
+	if (cfg->warmup_auto)
+		base_sample_set(s, "window.warmup_capped", "", run->warmup_capped ? 1 : 0);
 	return 0;
 }

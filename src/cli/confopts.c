@@ -81,6 +81,13 @@ int cli_config_opt(int opt, const char *arg, struct job_config *c)
 		return cli_cpulist("--cpus", arg, &c->cpus) ? 1 : -1;
 	case CLI_OPT_RCPUS:
 		return cli_cpulist("--remote-cpus", arg, &c->remote_cpus) ? 1 : -1;
+	case CLI_OPT_PLACEMENT:
+		if (job_placement_parse(arg, &c->placement)) {
+			cli_error("invalid --placement '%s': expected split (client and server workers on distinct cpus) or free (not pinned)",
+				  arg);
+			return -1;
+		}
+		return 1;
 	case 'r': {
 		const char *comma = strchr(arg, ',');
 		char req[32];

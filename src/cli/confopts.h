@@ -12,7 +12,7 @@ enum {
 	CLI_OPT_THREADS = 512, CLI_OPT_RMSG, CLI_OPT_DIR, CLI_OPT_SNDBUF,
 	CLI_OPT_RCVBUF, CLI_OPT_RSNDBUF, CLI_OPT_RRCVBUF, CLI_OPT_CC,
 	CLI_OPT_BATCH, CLI_OPT_CPUS, CLI_OPT_RCPUS, CLI_OPT_BURST,
-	CLI_OPT_RATE, CLI_OPT_RR_TIMEOUT,
+	CLI_OPT_RATE, CLI_OPT_RR_TIMEOUT, CLI_OPT_PLACEMENT,
 };
 
 /* Their short letters, for getopt_long's optstring. */
@@ -34,6 +34,7 @@ enum {
 	{ "batch", required_argument, NULL, CLI_OPT_BATCH },                  \
 	{ "cpus", required_argument, NULL, CLI_OPT_CPUS },                    \
 	{ "remote-cpus", required_argument, NULL, CLI_OPT_RCPUS },            \
+	{ "placement", required_argument, NULL, CLI_OPT_PLACEMENT },          \
 	{ "rr", required_argument, NULL, 'r' },                               \
 	{ "burst", required_argument, NULL, CLI_OPT_BURST },                  \
 	{ "rate", required_argument, NULL, CLI_OPT_RATE },                    \

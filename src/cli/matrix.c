@@ -10,6 +10,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/time.h"
 #include "cli/cli.h"
 #include "cli/testbed.h"
@@ -140,6 +141,7 @@ static int run_step(struct matrix *m, size_t ci)
 		.connect_timeout_ns = 5 * NS_PER_S,
 		.control_timeout_ns = 10 * NS_PER_S,
 		.interrupted = &cli_interrupted,
+		.steady = cli_steady,
 		.counters = m->jf->collect.counters,
 		.perf = m->jf->collect.perf,
 		.profile = m->jf->collect.profile,
@@ -273,6 +275,7 @@ int cmd_matrix(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct matrix m = { 0 };
+	struct base_cpulist allowed;
 	struct base_err err = { "" };
 	struct job_plan_step *steps = NULL;
 	const char *db = NULL, *label = NULL, *baseline = NULL;
@@ -333,7 +336,8 @@ int cmd_matrix(int argc, char **argv)
 		cli_error("%s", err.msg);
 		return EXIT_USAGE;
 	}
-	if (job_file_expand(m.jf, (int)sysconf(_SC_NPROCESSORS_ONLN), &m.cells,
+	base_cpus_allowed(&allowed);
+	if (job_file_expand(m.jf, &allowed, &m.cells,
 			    &m.ncells, &err)) {
 		cli_error("%s", err.msg);
 		code = EXIT_USAGE;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/time.h"
 #include "cli/cli.h"
 #include "cli/confopts.h"
@@ -28,7 +29,9 @@ static const char run_help[] =
 	"  -p, --port PORT         its control port (default 9127)\n"
 	"  -4, -6                  IP version (default 4)\n"
 	"  -l, --duration TIME     measured window (default 10s; 500ms, 1m...)\n"
-	"      --warmup TIME       run before the window, discarded (default 2s)\n"
+	"      --warmup TIME       run before the window, discarded (default 2s);\n"
+	"                          auto: until the 100 ms rates stop trending\n"
+	"                          (at least 1s, at most 10s; auto:MAX sets the cap)\n"
 	"  -i, --interval TIME     print receiver-side rates every TIME\n"
 	"  -n, --streams N         flows per direction (default 1)\n"
 	"      --threads N         workers per end (default min(flows, CPUs))\n"
@@ -51,6 +54,9 @@ static const char run_help[] =
 	"      --timeout TIME      udp_rr: a reply later than this is lost (200ms)\n"
 	"      --cpus LIST         pin local workers (worker i on the i-th cpu)\n"
 	"      --remote-cpus LIST  pin the server's workers\n"
+	"      --placement POLICY  for an end not pinned above: split (default:\n"
+	"                          client on the first half of the allowed cpus,\n"
+	"                          server on the rest) or free (not pinned)\n"
 	"      --label LABEL       what this sample belongs to (default: uname -r)\n"
 	"      --reps N            repeat the test N times, each a sample\n"
 	"      --db PATH           store samples here (default $NETREGRESS_DB or\n"
@@ -206,10 +212,12 @@ int cmd_run(int argc, char **argv)
 		.connect_timeout_ns = 5 * NS_PER_S,
 		.control_timeout_ns = 10 * NS_PER_S,
 		.interrupted = &cli_interrupted,
+		.steady = cli_steady,
 		.counters = true,
 		.perf = true,
 	};
 	struct job_config *c = &o.cfg;
+	struct base_cpulist allowed;
 	struct base_err err = { "" };
 	const char *label = NULL, *test = NULL, *db = NULL;
 	bool json = false, have_port = false, no_store = false;
@@ -238,8 +246,10 @@ int cmd_run(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case OPT_WARMUP:
-			if (!cli_duration("--warmup", optarg, &c->warmup_ns))
+			if (job_parse_warmup(optarg, &c->warmup_ns, &c->warmup_auto, &err)) {
+				cli_error("--warmup: %s", err.msg);
 				return EXIT_USAGE;
+			}
 			break;
 		case 'i':
 			if (!cli_duration("--interval", optarg, &c->interval_ns))
@@ -313,7 +323,8 @@ int cmd_run(int argc, char **argv)
 		cli_error("invalid timeout: expected --connect-timeout > 0 and --control-timeout >= 1s");
 		return EXIT_USAGE;
 	}
-	if (job_config_finalize(c, (int)sysconf(_SC_NPROCESSORS_ONLN), &err)) {
+	base_cpus_allowed(&allowed);
+	if (job_config_finalize(c, &allowed, &err)) {
 		cli_error("%s", err.msg);
 		return EXIT_USAGE;
 	}

@@ -21,6 +21,8 @@
 #define STEP_TIMEOUT_NS (10 * NS_PER_S)
 
 #define TICKS_MAX 36000 /* an hour of 100 ms ticks */
+#define WARMUP_AUTO_MIN (1 * NS_PER_S) /* --warmup auto runs at least this */
+#define WARMUP_AUTO_RATES 10 /* and then until this many rates are steady */
 
 struct tick {
 	int64_t t_ns;
@@ -43,6 +45,7 @@ struct client {
 	uint64_t iv_srv_rx, iv_cli_rx, iv_trans;
 	struct tick *ticks; /* every tick of the run, for the steady-state check */
 	size_t nticks;
+	int64_t warmup_ns; /* the warm-up that ran */
 };
 
 /* Receive the next message of `type`, skipping interval ticks, which the
@@ -290,7 +293,7 @@ static void on_tick(struct client *c, const json_t *tick)
 	iv.t1_s = (double)t / NS_PER_S;
 	iv.c2s_gbps = (double)((uint64_t)srv_rx - c->iv_srv_rx) * 8 / (double)(t - c->iv_t);
 	iv.s2c_gbps = (double)(rx - c->iv_cli_rx) * 8 / (double)(t - c->iv_t);
-	iv.warmup = t <= c->cfg->warmup_ns;
+	iv.warmup = t <= c->warmup_ns;
 	c->iv_t = t;
 	c->iv_srv_rx = (uint64_t)srv_rx;
 	c->iv_cli_rx = rx;
@@ -301,7 +304,7 @@ static void on_tick(struct client *c, const json_t *tick)
  * steady-state check. */
 static void window_rates(const struct client *c, struct engine_run *out)
 {
-	int64_t lo = c->cfg->warmup_ns, hi = lo + c->cfg->duration_ns;
+	int64_t lo = c->warmup_ns, hi = lo + c->cfg->duration_ns;
 
 	out->rates = malloc((c->nticks ? c->nticks : 1) * sizeof(*out->rates));
 	if (!out->rates)
@@ -378,6 +381,47 @@ static int watch(struct client *c, int64_t until, struct base_err *err)
 			json_decref(m);
 		}
 	}
+}
+
+/*
+ * --warmup auto: after WARMUP_AUTO_MIN, look at the last WARMUP_AUTO_RATES
+ * 100 ms rates every tick and end the warm-up once they stop trending, or
+ * at the bound (cfg->warmup_ns). Sets c->warmup_ns to what ran.
+ */
+static int auto_warmup(struct client *c, bool *capped, struct base_err *err)
+{
+	int64_t t = c->t_go + WARMUP_AUTO_MIN;
+	double rates[WARMUP_AUTO_RATES];
+	int ret;
+
+	*capped = false;
+	for (;;) {
+		int64_t now;
+		size_t n = 0;
+
+		if (t > c->t_go + c->cfg->warmup_ns)
+			t = c->t_go + c->cfg->warmup_ns;
+		if ((ret = watch(c, t, err)))
+			return ret;
+		now = base_now_ns();
+		for (size_t i = c->nticks > WARMUP_AUTO_RATES ? c->nticks - WARMUP_AUTO_RATES : 1;
+		     i < c->nticks; i++) {
+			const struct tick *a = &c->ticks[i - 1], *b = &c->ticks[i];
+
+			if (b->t_ns > a->t_ns)
+				rates[n++] = (b->work - a->work) /
+					     (double)(b->t_ns - a->t_ns) * NS_PER_S;
+		}
+		if (n == WARMUP_AUTO_RATES && c->o->steady(rates, n))
+			break;
+		if (now - c->t_go >= c->cfg->warmup_ns) {
+			*capped = true;
+			break;
+		}
+		t = now + ENGINE_TICK_NS;
+	}
+	c->warmup_ns = base_now_ns() - c->t_go;
+	return 0;
 }
 
 /*
@@ -480,12 +524,18 @@ static int run_test(struct client *c, struct engine_run *out,
 	out->wall_start_ns = base_wall_ns();
 	engine_go(c->eng);
 	c->last_heard = c->t_go;
-	if ((ret = watch(c, c->t_go + cfg->warmup_ns, err)))
+	c->warmup_ns = cfg->warmup_ns;
+	if (cfg->warmup_auto)
+		ret = auto_warmup(c, &out->warmup_capped, err);
+	else
+		ret = watch(c, c->t_go + cfg->warmup_ns, err);
+	if (ret)
 		goto out;
+	out->warmup_ns = c->warmup_ns;
 	engine_meter_mark(&c->meter, c->eng, 0);
 	if ((ret = send_msg(c, proto_msg("mark", NULL), err)))
 		goto out;
-	t_end = c->t_go + cfg->warmup_ns + cfg->duration_ns;
+	t_end = c->t_go + c->warmup_ns + cfg->duration_ns;
 	if ((ret = watch(c, t_end, err)))
 		goto out;
 	engine_meter_mark(&c->meter, c->eng, 1);
@@ -532,6 +582,8 @@ int engine_client_run(const struct engine_client_opts *o,
 	int ret, one = 1;
 
 	memset(out, 0, sizeof(*out));
+	if (o->cfg.warmup_auto && !o->steady)
+		return base_err_set(err, -EINVAL, "--warmup auto needs a steadiness test");
 	c.nflows = job_config_nflows(&o->cfg);
 	c.udp_fds = malloc(c.nflows * sizeof(*c.udp_fds));
 	c.ticks = malloc(TICKS_MAX * sizeof(*c.ticks));

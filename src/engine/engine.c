@@ -232,6 +232,7 @@ static void *worker_main(void *arg)
 	struct epoll_event ev[64];
 	int64_t drain_end = 0, now;
 
+	atomic_store(&w->tid, (int)gettid());
 	if (w->timed) /* open-loop schedules need wake-ups on time */
 		prctl(PR_SET_TIMERSLACK, 1UL);
 	pthread_mutex_lock(&e->lock);
@@ -701,6 +702,16 @@ int engine_failure(const struct engine *e, struct base_err *err)
 uint32_t engine_nflows(const struct engine *e)
 {
 	return e->nflows;
+}
+
+uint32_t engine_nworkers(const struct engine *e)
+{
+	return e->launched ? e->nworkers : 0;
+}
+
+int engine_worker_tid(const struct engine *e, uint32_t i)
+{
+	return i < engine_nworkers(e) ? atomic_load(&e->workers[i].tid) : 0;
 }
 
 struct base_hist *engine_latency(const struct engine *e)

@@ -81,6 +81,10 @@ void engine_totals(const struct engine *e, uint64_t *rx_bytes,
 /* The first data failure, if any: 0 or -errno with err naming the flow. */
 int engine_failure(const struct engine *e, struct base_err *err);
 uint32_t engine_nflows(const struct engine *e);
+/* Worker threads after launch (0 before), and the thread id of worker i
+ * (0 until it has started), for exact per-thread CPU accounting. */
+uint32_t engine_nworkers(const struct engine *e);
+int engine_worker_tid(const struct engine *e, uint32_t i);
 /* Cumulative transactions completed (rr and crr clients; any time). */
 uint64_t engine_transactions(const struct engine *e);
 /* The merged latency histogram (ns) of the window, after engine_join; a

@@ -114,6 +114,7 @@ struct worker {
 	 * a blocking recv instead of epoll: a transaction then costs one send
 	 * and one recv per side, as in sockperf and netperf */
 	bool block;
+	_Atomic int tid; /* the thread's id, for its /proc/self/task entry */
 } __attribute__((aligned(CACHELINE)));
 
 struct engine {

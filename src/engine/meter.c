@@ -108,11 +108,41 @@ void engine_meter_release(struct engine_meter *m)
 	collect_perf_free(m->perf);
 	collect_profile_free(m->prof);
 	collect_ksyms_free(m->ksyms);
+	free(m->task[0]);
+	free(m->task[1]);
+	m->task[0] = m->task[1] = NULL;
+	m->ntask = 0;
 	m->perf = NULL;
 	m->prof = NULL;
 	m->ksyms = NULL;
 	m->stat[0] = m->stat[1] = NULL;
 	m->ctr[0] = m->ctr[1] = NULL;
+}
+
+/* Exact accounting at a mark: the process CPU clock, then each worker's
+ * schedstat (a worker that cannot be read spoils the per-thread sums). */
+static void read_tasks(struct engine_meter *m, const struct engine *e, int which)
+{
+	m->proc_ns[which] = collect_process_cpu_ns();
+	m->task_ok[which] = false;
+	if (which == 0 && !m->task[0]) {
+		uint32_t n = engine_nworkers(e);
+
+		m->task[0] = calloc(n ? n : 1, sizeof(*m->task[0]));
+		m->task[1] = calloc(n ? n : 1, sizeof(*m->task[1]));
+		if (!m->task[0] || !m->task[1])
+			return;
+		m->ntask = n;
+	}
+	if (!m->task[which] || !m->ntask)
+		return;
+	m->task_ok[which] = true;
+	for (uint32_t i = 0; i < m->ntask; i++) {
+		int tid = engine_worker_tid(e, i);
+
+		if (!tid || collect_task_read(tid, &m->task[which][i], NULL))
+			m->task_ok[which] = false;
+	}
 }
 
 void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
@@ -123,6 +153,7 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 
 	if (which == 1) {
 		m->t_ns[1] = engine_mark(e, 1);
+		read_tasks(m, e, 1);
 		if (m->prof && m->prof_ok && collect_profile_stop(m->prof, &err)) {
 			m->prof_ok = false;
 			snprintf(m->prof_note, sizeof(m->prof_note), "%s", err.msg);
@@ -142,7 +173,39 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 			if (!m->prof_ok)
 				snprintf(m->prof_note, sizeof(m->prof_note), "%s", err.msg);
 		}
+		read_tasks(m, e, 0);
 		m->t_ns[0] = engine_mark(e, 0);
+	}
+}
+
+/* The exact figures of the window: process CPU, workers' run and wait
+ * time, and the CPU each worker last ran on ("0,1"). */
+static void report_tasks(const struct engine_meter *m, struct proto_end_report *r)
+{
+	size_t off = 0;
+
+	r->cpu_ns = m->proc_ns[0] >= 0 && m->proc_ns[1] >= m->proc_ns[0] ?
+			    m->proc_ns[1] - m->proc_ns[0] : -1;
+	r->workers_ns = r->runq_wait_ns = -1;
+	r->nworkers = m->ntask;
+	if (!m->task_ok[0] || !m->task_ok[1])
+		return;
+	r->workers_ns = r->runq_wait_ns = 0;
+	for (uint32_t i = 0; i < m->ntask; i++) {
+		struct collect_task d;
+		int n;
+
+		collect_task_delta(&m->task[0][i], &m->task[1][i], &d);
+		r->workers_ns += (int64_t)d.run_ns;
+		r->runq_wait_ns += (int64_t)d.wait_ns;
+		n = snprintf(r->worker_cpus + off, sizeof(r->worker_cpus) - off,
+			     "%s%d", i ? "," : "", d.cpu);
+		if (n < 0 || (size_t)n >= sizeof(r->worker_cpus) - off) {
+			/* too many workers to list: keep what fits, whole */
+			r->worker_cpus[off] = '\0';
+			break;
+		}
+		off += (size_t)n;
 	}
 }
 
@@ -284,6 +347,7 @@ int engine_meter_report(const struct engine_meter *m, const struct engine *e,
 	r->sys_ns = d.sys_ns;
 	r->nvcsw = d.nvcsw;
 	r->nivcsw = d.nivcsw;
+	report_tasks(m, r);
 	fill_cpu(m, NULL, &r->cpu_all);
 	if (m->have_sel)
 		fill_cpu(m, m->sel, &r->cpu_test);

@@ -11,6 +11,7 @@
 #include "collect/ksyms.h"
 #include "collect/perf.h"
 #include "collect/profile.h"
+#include "collect/task.h"
 #include "collect/usage.h"
 #include "engine/engine.h"
 #include "proto/msg.h"
@@ -39,6 +40,12 @@ struct engine_meter {
 	char perf_note[200], prof_note[200];
 	bool sel[COLLECT_CPU_MAX]; /* the CPUs the workers are pinned to */
 	bool have_sel;
+	/* exact accounting: the process's CPU clock and each worker thread's
+	 * schedstat at both marks (task_ok: every worker read at both) */
+	int64_t proc_ns[2];
+	struct collect_task *task[2];
+	uint32_t ntask;
+	bool task_ok[2];
 };
 
 /* cpus: where the workers are pinned (for the test CPUs' split); col: what

@@ -8,6 +8,8 @@
 #include "base/time.h"
 #include "engine/result.h"
 
+#define SOFTIRQ_CPUS_MAX 1024 /* softirq.NET_RX.cpuN looked up to here */
+
 struct param_ctx {
 	struct base_sample *s;
 	int ret;
@@ -78,6 +80,13 @@ static double gbps(uint64_t bytes, int64_t ns)
 	return ns > 0 ? (double)bytes * 8.0 / (double)ns : 0.0;
 }
 
+/* The end's own CPU time over its window: exact (the process CPU clock)
+ * where known, getrusage otherwise. */
+static int64_t own_ns(const struct proto_end_report *r)
+{
+	return r->cpu_ns >= 0 ? r->cpu_ns : r->user_ns + r->sys_ns;
+}
+
 static void add_cpu(struct base_sample *s, const char *side,
 		    const struct proto_end_report *r)
 {
@@ -91,9 +100,17 @@ static void add_cpu(struct base_sample *s, const char *side,
 	} while (0)
 	SET("user_s", "s", (double)r->user_ns / NS_PER_S);
 	SET("sys_s", "s", (double)r->sys_ns / NS_PER_S);
+	SET("cpu_s", "s", (double)own_ns(r) / NS_PER_S);
 	if (win_s > 0)
-		SET("process_pct", "%",
-		    100.0 * (double)(r->user_ns + r->sys_ns) / (double)r->window_ns);
+		SET("process_pct", "%", 100.0 * (double)own_ns(r) / (double)r->window_ns);
+	if (r->workers_ns >= 0 && r->nworkers && win_s > 0) {
+		SET("workers_s", "s", (double)r->workers_ns / NS_PER_S);
+		SET("runq_wait_s", "s", (double)r->runq_wait_ns / NS_PER_S);
+		/* share of the workers' time spent runnable but not running */
+		SET("runq_wait_pct", "%",
+		    100.0 * (double)r->runq_wait_ns /
+			    ((double)r->window_ns * r->nworkers));
+	}
 	if (r->cpu_all.valid) {
 		SET("user_pct", "%", r->cpu_all.user);
 		SET("sys_pct", "%", r->cpu_all.sys);
@@ -134,9 +151,9 @@ static double foreign_s(const struct proto_end_report *e, const json_t *env,
 	if (!e->cpu_all.valid || ncpu <= 0 || e->window_ns <= 0)
 		return -1;
 	busy_s = e->cpu_all.busy / 100.0 * (double)ncpu * (double)e->window_ns / NS_PER_S;
-	own_s = (double)(e->user_ns + e->sys_ns) / NS_PER_S;
+	own_s = (double)own_ns(e) / NS_PER_S;
 	if (same_host)
-		own_s += (double)(other->user_ns + other->sys_ns) / NS_PER_S;
+		own_s += (double)own_ns(other) / NS_PER_S;
 	return busy_s > own_s ? busy_s - own_s : 0;
 }
 
@@ -172,6 +189,75 @@ static void add_foreign(struct base_sample *s, const struct engine_run *r,
 		}
 	}
 	base_sample_set(s, "window.disturbed", "", share > ENGINE_DISTURBED_PCT ? 1 : 0);
+}
+
+/* "1:97%,0:3%": the CPUs that ran the network softirqs (NET_RX and
+ * NET_TX raised per CPU over the window), busiest first, those >= 1%. */
+static void softirq_cpus(const struct base_sample *s, const char *prefix,
+			 char *buf, size_t len)
+{
+	double n[SOFTIRQ_CPUS_MAX]; /* filled up to ncpu */
+	double total = 0;
+	size_t off = 0;
+	char name[96];
+	int ncpu = 0;
+
+	buf[0] = '\0';
+	for (int cpu = 0; cpu < SOFTIRQ_CPUS_MAX; cpu++) {
+		const struct sample_metric *rx, *tx;
+
+		snprintf(name, sizeof(name), "%ssoftirq.NET_RX.cpu%d", prefix, cpu);
+		rx = base_sample_get(s, name);
+		snprintf(name, sizeof(name), "%ssoftirq.NET_TX.cpu%d", prefix, cpu);
+		tx = base_sample_get(s, name);
+		if (!rx && !tx)
+			break;
+		n[cpu] = (rx ? rx->value : 0) + (tx ? tx->value : 0);
+		total += n[cpu];
+		ncpu = cpu + 1;
+	}
+	if (total <= 0)
+		return;
+	for (;;) {
+		int best = -1;
+		int w;
+
+		for (int cpu = 0; cpu < ncpu; cpu++)
+			if (n[cpu] >= 0 && (best < 0 || n[cpu] > n[best]))
+				best = cpu;
+		if (best < 0 || 100.0 * n[best] / total < 1.0)
+			break;
+		w = snprintf(buf + off, len - off, "%s%d:%.0f%%", off ? "," : "",
+			     best, 100.0 * n[best] / total);
+		if (w < 0 || (size_t)w >= len - off) {
+			buf[off] = '\0';
+			break;
+		}
+		off += (size_t)w;
+		n[best] = -1;
+	}
+}
+
+/* Where the work ran: the policy, each worker's CPU, the softirq CPUs. */
+static void add_placement(struct base_sample *s, const struct job_config *c,
+			  const struct engine_run *r, bool same_host)
+{
+	char buf[PROTO_STR_MAX];
+
+	base_sample_env(s, "placement.policy", "%s", job_config_placement_desc(c));
+	if (r->local.worker_cpus[0])
+		base_sample_env(s, "placement.client.workers", "%s", r->local.worker_cpus);
+	if (r->remote.worker_cpus[0])
+		base_sample_env(s, "placement.server.workers", "%s", r->remote.worker_cpus);
+	softirq_cpus(s, "", buf, sizeof(buf));
+	if (buf[0])
+		base_sample_env(s, same_host ? "placement.softirq_cpus" :
+					       "placement.client.softirq_cpus", "%s", buf);
+	if (!same_host) {
+		softirq_cpus(s, "server.", buf, sizeof(buf));
+		if (buf[0])
+			base_sample_env(s, "placement.server.softirq_cpus", "%s", buf);
+	}
 }
 
 static const struct proto_flow_report *find(const struct proto_end_report *r,
@@ -254,23 +340,28 @@ static void add_per_unit(const struct job_config *c, const struct engine_run *r,
 		if (m)
 			base_sample_set(s, "snmp.Tcp.OutSegs.per_write", "", m->value / writes);
 	}
-	/* service demand: us of busy CPU (all CPUs of the machine) per KB or
-	 * per transaction, each end */
+	/* service demand, each end: us of the end's own CPU (exact
+	 * accounting) per KB or per transaction; and netperf's, from the
+	 * busy CPU of the whole machine (which other tenants inflate) */
 	for (int side = 0; side < 2; side++) {
 		const struct proto_end_report *e = side ? &r->remote : &r->local;
 		const json_t *env = side ? r->env_remote : r->env_local;
 		const json_t *nc = json_object_get(env, "online_cpus");
 		double ncpu = json_is_integer(nc) ? (double)json_integer_value(nc) : 0;
-		double busy_us;
+		double per = stream ? kb : amount, scale, busy_us;
 
-		if (!e->cpu_all.valid || ncpu <= 0 || e->window_ns <= 0)
+		if (e->window_ns <= 0)
 			continue;
-		busy_us = e->cpu_all.busy / 100.0 * ncpu * (double)e->window_ns / 1e3;
+		scale = (double)r->local.window_ns / (double)e->window_ns;
 		snprintf(name, sizeof(name), "cpu.service_demand.%s_us_per_%s",
 			 side ? "server" : "client", stream ? "kb" : "trans");
-		base_sample_set(s, name, "us",
-				busy_us / (stream ? kb : amount) *
-				((double)r->local.window_ns / (double)e->window_ns));
+		base_sample_set(s, name, "us", (double)own_ns(e) / 1e3 / per * scale);
+		if (!e->cpu_all.valid || ncpu <= 0)
+			continue;
+		busy_us = e->cpu_all.busy / 100.0 * ncpu * (double)e->window_ns / 1e3;
+		snprintf(name, sizeof(name), "cpu.service_demand.%s_host_us_per_%s",
+			 side ? "server" : "client", stream ? "kb" : "trans");
+		base_sample_set(s, name, "us", busy_us / per * scale);
 	}
 }
 
@@ -352,7 +443,7 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 	s->wall_start_ns = r->wall_start_ns;
 	job_config_each_param(c, add_param, &pc);
 	s->duration_ns = c->duration_ns;
-	s->warmup_ns = c->warmup_ns;
+	s->warmup_ns = r->warmup_ns; /* what ran: --warmup auto decides */
 	snprintf(s->server, sizeof(s->server), "%s", r->server);
 	add_env(s, "client", r->env_local);
 	add_env(s, "server", r->env_remote);
@@ -462,6 +553,7 @@ common:
 	add_cpu(s, "client", &r->local);
 	add_cpu(s, "server", &r->remote);
 	add_foreign(s, r, same_host);
+	add_placement(s, c, r, same_host);
 	base_sample_set(s, "window.client_s", "s", (double)r->local.window_ns / NS_PER_S);
 	base_sample_set(s, "window.server_s", "s", (double)r->remote.window_ns / NS_PER_S);
 	if (r->local.drain_timeout || r->remote.drain_timeout)

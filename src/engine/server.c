@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/time.h"
 #include "engine/engine.h"
 #include "engine/meter.h"
@@ -128,11 +129,13 @@ static int accept_config(struct session *s, const json_t *m,
 			 struct base_err *err)
 {
 	struct job_config *c = &s->cfg;
+	struct base_cpulist allowed;
 	int ret;
 
+	base_cpus_allowed(&allowed);
 	ret = job_config_from_json(json_object_get(m, "config"), c, err);
 	if (!ret)
-		ret = job_config_finalize(c, (int)sysconf(_SC_NPROCESSORS_ONLN), err);
+		ret = job_config_finalize(c, &allowed, err);
 	if (ret)
 		return ret;
 	s->nflows = job_config_nflows(c);

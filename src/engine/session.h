@@ -42,6 +42,9 @@ struct engine_client_opts {
 	 * whole machine (both ends' CPUs) and the server collects nothing */
 	bool counters, perf, profile;
 	bool same_host;
+	/* --warmup auto: whether n successive 100 ms rates no longer trend
+	 * (the caller's statistics; required when cfg.warmup_auto) */
+	bool (*steady)(const double *rates, size_t n);
 };
 
 /* Everything one run measured, both ends. */
@@ -55,6 +58,10 @@ struct engine_run {
 	double *rates;
 	size_t nrates;
 	int64_t wall_start_ns;
+	/* the warm-up that ran: fixed, or as long as --warmup auto took;
+	 * capped when auto reached its bound still trending */
+	int64_t warmup_ns;
+	bool warmup_capped;
 	char server[80]; /* address of the server's control port */
 };
 

@@ -41,6 +41,51 @@ int job_test_parse(const char *s, enum job_test *t, struct base_err *err)
 			    s);
 }
 
+static const char *const placement_names[JOB_PLACE_COUNT] = {
+	[JOB_PLACE_SPLIT] = "split",
+	[JOB_PLACE_FREE] = "free",
+};
+
+const char *job_placement_name(enum job_placement p)
+{
+	return (unsigned)p < JOB_PLACE_COUNT ? placement_names[p] : "?";
+}
+
+int job_placement_parse(const char *s, enum job_placement *out)
+{
+	for (int i = 0; i < JOB_PLACE_COUNT; i++) {
+		if (!strcmp(s, placement_names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int job_parse_warmup(const char *s, int64_t *ns, bool *autow,
+		     struct base_err *err)
+{
+	int64_t v = JOB_WARMUP_AUTO_MAX;
+
+	if (!strncmp(s, "auto", 4) && (!s[4] || s[4] == ':')) {
+		if (s[4] && (base_parse_duration_ns(s + 5, &v, NULL) ||
+			     v < NS_PER_S || v > JOB_WARMUP_MAX))
+			return base_err_set(err, -EINVAL,
+					    "invalid warm-up '%.60s': expected auto or auto:MAX with MAX from 1s to 1h",
+					    s);
+		*ns = v;
+		*autow = true;
+		return 0;
+	}
+	if (base_parse_duration_ns(s, &v, NULL) || v < 0 || v > JOB_WARMUP_MAX)
+		return base_err_set(err, -EINVAL,
+				    "invalid warm-up '%.60s': expected a duration from 0 to 1h (like 2s), auto or auto:MAX",
+				    s);
+	*ns = v;
+	*autow = false;
+	return 0;
+}
+
 const char *job_dir_name(enum job_dir d)
 {
 	return (unsigned)d < JOB_DIR_COUNT ? dir_names[d] : "?";
@@ -187,7 +232,87 @@ static int finalize_rr(struct job_config *c, uint64_t udp_max,
 	return 0;
 }
 
-int job_config_finalize(struct job_config *c, int online_cpus,
+/* out = the allowed CPUs not in `not`, in order. */
+static void cpus_minus(const struct base_cpulist *allowed,
+		       const struct base_cpulist *not, struct base_cpulist *out)
+{
+	out->n = 0;
+	for (uint16_t i = 0; i < allowed->n; i++) {
+		bool used = false;
+
+		for (uint16_t k = 0; k < not->n && !used; k++)
+			used = not->cpu[k] == allowed->cpu[i];
+		if (!used)
+			out->cpu[out->n++] = allowed->cpu[i];
+	}
+}
+
+/*
+ * The split policy: an end the user did not pin gets the allowed CPUs the
+ * other end does not use (both unpinned: the first half and the second
+ * half); with nothing left, it shares the other end's CPUs and says so.
+ */
+static void place(struct job_config *c, const struct base_cpulist *allowed)
+{
+	struct base_cpulist *rest;
+
+	c->placed = 0;
+	c->placed_shared = false;
+	if (c->placement != JOB_PLACE_SPLIT || !allowed || !allowed->n ||
+	    (c->cpus.n && c->remote_cpus.n))
+		return;
+	rest = malloc(sizeof(*rest));
+	if (!rest)
+		return; /* unpinned: the placement is then recorded as free */
+	if (!c->cpus.n && !c->remote_cpus.n) {
+		uint16_t half = allowed->n / 2;
+
+		if (!half) {
+			c->cpus.n = c->remote_cpus.n = 1;
+			c->cpus.cpu[0] = c->remote_cpus.cpu[0] = allowed->cpu[0];
+			c->placed_shared = true;
+		} else {
+			c->cpus.n = half;
+			memcpy(c->cpus.cpu, allowed->cpu, half * sizeof(c->cpus.cpu[0]));
+			c->remote_cpus.n = allowed->n - half;
+			memcpy(c->remote_cpus.cpu, allowed->cpu + half,
+			       c->remote_cpus.n * sizeof(c->cpus.cpu[0]));
+		}
+		c->placed = 3;
+	} else {
+		struct base_cpulist *given = c->cpus.n ? &c->cpus : &c->remote_cpus;
+		struct base_cpulist *other = c->cpus.n ? &c->remote_cpus : &c->cpus;
+
+		cpus_minus(allowed, given, rest);
+		if (!rest->n) {
+			*rest = *given;
+			c->placed_shared = true;
+		}
+		*other = *rest;
+		c->placed = c->cpus.n && other == &c->cpus ? 1 : 2;
+	}
+	free(rest);
+}
+
+const char *job_config_placement_desc(const struct job_config *c)
+{
+	switch (c->placed) {
+	case 3:
+		return c->placed_shared ? "split, shared cpu" : "split";
+	case 2:
+		return c->placed_shared ? "explicit client, server shares its cpus" :
+					  "explicit client, split server";
+	case 1:
+		return c->placed_shared ? "explicit server, client shares its cpus" :
+					  "explicit server, split client";
+	default:
+		if (c->cpus.n || c->remote_cpus.n)
+			return "explicit";
+		return "free";
+	}
+}
+
+int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed,
 			struct base_err *err)
 {
 	bool udp = job_test_is_udp(c->test);
@@ -285,9 +410,16 @@ int job_config_finalize(struct job_config *c, int online_cpus,
 		return base_err_set(err, -EINVAL,
 				    "invalid threads %" PRIu32 ": expected 1 to %d",
 				    c->threads, JOB_MAX_THREADS);
+	if ((unsigned)c->placement >= JOB_PLACE_COUNT)
+		return base_err_set(err, -EINVAL, "invalid placement %d: expected split or free",
+				    c->placement);
+	place(c, allowed);
 	if (!c->threads) {
-		uint32_t cpus = online_cpus > 0 ? (uint32_t)online_cpus : 1;
+		/* one worker per CPU an end may use, at most one per flow */
+		uint32_t cpus = allowed && allowed->n ? allowed->n : 1;
 
+		if (c->cpus.n || c->remote_cpus.n)
+			cpus = c->cpus.n > c->remote_cpus.n ? c->cpus.n : c->remote_cpus.n;
 		c->threads = nflows < cpus ? nflows : cpus;
 		if (c->threads > JOB_MAX_THREADS)
 			c->threads = JOB_MAX_THREADS;
@@ -302,6 +434,10 @@ int job_config_finalize(struct job_config *c, int online_cpus,
 	if (c->warmup_ns < 0 || c->warmup_ns > 3600 * NS_PER_S)
 		return base_err_set(err, -EINVAL,
 				    "invalid warm-up %" PRId64 " ns: expected 0 to 1h",
+				    c->warmup_ns);
+	if (c->warmup_auto && c->warmup_ns < NS_PER_S)
+		return base_err_set(err, -EINVAL,
+				    "invalid warm-up bound %" PRId64 " ns: auto needs at least 1s",
 				    c->warmup_ns);
 	if (c->interval_ns && (c->interval_ns < 100 * NS_PER_MS ||
 			       c->interval_ns > c->duration_ns))
@@ -452,7 +588,7 @@ json_t *job_config_to_json(const struct job_config *c)
 		cpus[0] = '\0';
 	if (base_format_cpulist(&c->remote_cpus, rcpus, sizeof(rcpus)))
 		rcpus[0] = '\0';
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:s, s:I, s:i, s:i, s:i, s:I, s:I}",
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:s, s:I, s:i, s:i, s:i, s:I, s:I, s:s, s:b}",
 			 "test", job_test_name(c->test),
 			 "dir", job_dir_name(c->dir),
 			 "streams", (json_int_t)c->streams,
@@ -480,7 +616,9 @@ json_t *job_config_to_json(const struct job_config *c)
 			 "topology", c->topology, "mtu", (json_int_t)c->mtu,
 			 "gro", (int)c->gro, "gso", (int)c->gso, "tso", (int)c->tso,
 			 "tbf_rate", (json_int_t)c->tbf_rate_bps,
-			 "cpu_quota", (json_int_t)c->cpu_quota_pct);
+			 "cpu_quota", (json_int_t)c->cpu_quota_pct,
+			 "placement", job_placement_name(c->placement),
+			 "warmup_auto", c->warmup_auto);
 }
 
 static int get_int(const json_t *obj, const char *key, int64_t min,
@@ -525,7 +663,7 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		"cc", "batch", "cpus", "remote_cpus", "duration_ns",
 		"warmup_ns", "interval_ns", "req", "resp", "burst", "rate",
 		"rr_timeout_ns", "rmsg", "topology", "mtu", "gro", "gso", "tso",
-		"tbf_rate", "cpu_quota",
+		"tbf_rate", "cpu_quota", "placement", "warmup_auto",
 	};
 	const char *key, *s = NULL;
 	const json_t *v;
@@ -616,5 +754,18 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		return ret;
 	if (*s && (ret = base_parse_cpulist(s, &c->remote_cpus, err)))
 		return ret;
+	v = json_object_get(obj, "warmup_auto");
+	if (v && !json_is_boolean(v))
+		return base_err_set(err, -EINVAL,
+				    "configuration field 'warmup_auto': expected true or false");
+	c->warmup_auto = json_is_true(v);
+	/* absent in what older versions stored: those ran unpinned or as told */
+	c->placement = JOB_PLACE_FREE;
+	if (json_object_get(obj, "placement") &&
+	    ((ret = get_str(obj, "placement", &s, err)) ||
+	     job_placement_parse(s, &c->placement)))
+		return ret ? ret : base_err_set(err, -EINVAL,
+						"configuration field 'placement' = '%s': expected split or free",
+						s);
 	return 0;
 }

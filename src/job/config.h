@@ -42,6 +42,20 @@ enum job_dir {
 #define JOB_MAX_RATE 10000000.0 /* transactions/s per flow */
 
 /*
+ * Where the workers run when --cpus/--remote-cpus do not say: split puts
+ * the client's workers on the first half of the allowed CPUs and the
+ * server's on the second half (both on the first CPU when there is only
+ * one); free pins nothing and leaves it to the scheduler. The resolved
+ * CPU lists are part of the key, so samples of different placement never
+ * pool.
+ */
+enum job_placement {
+	JOB_PLACE_SPLIT,
+	JOB_PLACE_FREE,
+	JOB_PLACE_COUNT,
+};
+
+/*
  * Everything that defines the workload of one test; the run-control fields
  * at the end (duration, warm-up, interval) are recorded with each sample but
  * are not part of the canonical key.
@@ -63,6 +77,11 @@ struct job_config {
 	uint32_t burst;      /* transactions in flight per flow; 0 = 1 */
 	double rate;         /* open loop: transactions/s per flow; 0 = closed */
 	struct base_cpulist cpus, remote_cpus; /* n == 0: not pinned */
+	enum job_placement placement;
+	/* set by finalize: the ends whose CPUs the policy chose (1 client,
+	 * 2 server), and whether both ends had to share CPUs */
+	uint8_t placed;
+	bool placed_shared;
 
 	/* where the ends run: "loopback" (default), or "veth" (two network
 	 * namespaces joined by a veth pair: see topo/) with its knobs */
@@ -73,6 +92,8 @@ struct job_config {
 	uint32_t cpu_quota_pct; /* veth: the server's CPU quota, % of one CPU; 0 = none */
 
 	int64_t duration_ns, warmup_ns, interval_ns; /* interval 0 = none */
+	/* warm-up until the 100 ms rates stop trending, at most warmup_ns */
+	bool warmup_auto;
 	int64_t rr_timeout_ns; /* udp_rr: a reply later than this is lost */
 };
 
@@ -80,10 +101,29 @@ struct job_config {
 void job_config_init(struct job_config *c);
 
 /* Resolve the defaults that depend on the test or the machine (message
- * size, batch, threads given the online CPUs) and check every field.
- * Returns 0 or -EINVAL with err naming the bad value. */
-int job_config_finalize(struct job_config *c, int online_cpus,
+ * size, batch, placement and threads given the CPUs this process may use,
+ * `allowed`, ascending) and check every field. Returns 0 or -EINVAL with
+ * err naming the bad value. */
+int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed,
 			struct base_err *err);
+
+/* How the workers were placed, for a sample's environment: "split",
+ * "split, shared cpu" (one CPU for both ends), "free", "explicit",
+ * "explicit client, split server", ... Static storage. */
+const char *job_config_placement_desc(const struct job_config *c);
+
+#define JOB_WARMUP_AUTO_MAX (10 * NS_PER_S) /* "auto": the default bound */
+#define JOB_WARMUP_MAX (3600 * NS_PER_S)
+
+/* A warm-up: a duration from 0 to 1h, "auto" (until steady, at most 10 s)
+ * or "auto:MAX" (MAX from 1s to 1h). Returns 0, or -EINVAL with err
+ * naming the text and what was expected. */
+int job_parse_warmup(const char *s, int64_t *ns, bool *autow,
+		     struct base_err *err);
+
+const char *job_placement_name(enum job_placement p);
+/* "split" or "free"; -EINVAL otherwise. */
+int job_placement_parse(const char *s, enum job_placement *out);
 
 /* Flows on the wire: streams, twice that for bidir. */
 uint32_t job_config_nflows(const struct job_config *c);

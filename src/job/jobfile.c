@@ -41,6 +41,7 @@ enum pkind {
 	PK_TPS,
 	PK_TIMEOUT,
 	PK_TOPOLOGY,
+	PK_PLACEMENT,
 	PK_TOGGLE,
 	PK_BPS,
 	PK_PCT,
@@ -78,6 +79,7 @@ enum pid {
 	P_BUFFERS,
 	P_RBUFFERS,
 	P_ALLBUF,
+	P_PLACEMENT,
 	P_COUNT,
 };
 
@@ -123,6 +125,7 @@ static const struct pdef pdefs[P_COUNT] = {
 	[P_RBUFFERS] = { "remote_buffers", PK_BUF, 0, BUF_MAX, "auto" },
 	/* all four: one axis for "SO_RCVBUF and SO_SNDBUF 8K/16K/auto" */
 	[P_ALLBUF] = { "all_buffers", PK_BUF, 0, BUF_MAX, "auto" },
+	[P_PLACEMENT] = { "placement", PK_PLACEMENT, 0, 0, NULL },
 };
 
 /* A parsed parameter value: the field of its kind is set, the rest zero. */
@@ -308,6 +311,9 @@ static void expect_text(const struct pdef *d, char *buf, size_t len)
 	case PK_TOPOLOGY:
 		snprintf(buf, len, "expected loopback or veth");
 		break;
+	case PK_PLACEMENT:
+		snprintf(buf, len, "expected split or free");
+		break;
 	case PK_TOGGLE:
 		snprintf(buf, len, "expected on, off or default");
 		break;
@@ -401,6 +407,14 @@ static int parse_value(const struct pdef *d, const char *s, struct job_value *v)
 			return -EINVAL;
 		snprintf(v->s, sizeof(v->s), "%s", s);
 		return 0;
+	case PK_PLACEMENT: {
+		enum job_placement pl;
+
+		if (job_placement_parse(s, &pl))
+			return -EINVAL;
+		v->i = pl;
+		return 0;
+	}
 	case PK_TOGGLE:
 		if (base_parse_bool(s, &b, NULL))
 			return -EINVAL;
@@ -527,6 +541,9 @@ static void apply(struct job_config *c, enum pid p, const struct job_value *v)
 		break;
 	case P_TOPOLOGY:
 		snprintf(c->topology, sizeof(c->topology), "%s", v->s);
+		break;
+	case P_PLACEMENT:
+		c->placement = (enum job_placement)v->i;
 		break;
 	case P_MTU:
 		c->mtu = (uint32_t)v->u;
@@ -1006,8 +1023,12 @@ static int parse_top_scalar(struct pctx *x, enum top t, yaml_node_t *v)
 				      86400 * NS_PER_S, "100ms to 24h",
 				      &jf->duration_ns);
 	case T_WARMUP:
-		return parse_duration(x, v, key, 0, 3600 * NS_PER_S,
-				      "0 to 1h", &jf->warmup_ns);
+		if ((ret = scalar(x, v, key, &s)))
+			return ret;
+		if (job_parse_warmup(s, &jf->warmup_ns, &jf->warmup_auto, NULL))
+			return bad_value(x, v, key,
+					 "expected a duration from 0 to 1h (like 2s), auto or auto:MAX");
+		return 0;
 	case T_INTERVAL:
 		if (v->type == YAML_SCALAR_NODE && !strcmp(sval(v), "none")) {
 			jf->interval_ns = 0;
@@ -1427,7 +1448,7 @@ static char *describe(const struct job_file *jf, const size_t *idx)
 	return s;
 }
 
-int job_file_expand(const struct job_file *jf, int online_cpus,
+int job_file_expand(const struct job_file *jf, const struct base_cpulist *allowed,
 		    struct job_cell **cells, size_t *ncells,
 		    struct base_err *err)
 {
@@ -1451,6 +1472,7 @@ int job_file_expand(const struct job_file *jf, int online_cpus,
 		job_config_init(&c);
 		c.duration_ns = jf->duration_ns;
 		c.warmup_ns = jf->warmup_ns;
+		c.warmup_auto = jf->warmup_auto;
 		c.interval_ns = jf->interval_ns;
 		for (size_t p = 0; p < jf->nparams; p++)
 			apply(&c, (enum pid)find_param_def(jf->params[p].name),
@@ -1463,7 +1485,7 @@ int job_file_expand(const struct job_file *jf, int online_cpus,
 					   jf->path, JOB_MAX_CELLS);
 			goto out;
 		}
-		if (job_config_finalize(&c, online_cpus, &why)) {
+		if (job_config_finalize(&c, allowed, &why)) {
 			char *desc = describe(jf, idx);
 
 			if (!desc)

@@ -64,6 +64,7 @@ struct job_file {
 	char *label; /* `label`, or NULL: the caller uses the kernel release */
 	unsigned reps;  /* `repetitions`: 1 to JOB_MAX_REPS (default 5) */
 	int64_t duration_ns, warmup_ns, interval_ns; /* as job_config's */
+	bool warmup_auto;
 	uint64_t seed;    /* `seed`, or one drawn at load */
 	bool seed_chosen; /* the file had no seed: record the one drawn */
 	struct job_collect collect;
@@ -111,7 +112,7 @@ struct job_cell {
  * Expand jf into its cells: the cartesian product of params in file order
  * (the first parameter varies slowest), minus the cells that match an
  * exclude rule and, with no_fragmentation, minus the UDP cells whose
- * message does not fit the MTU. Each cell is finalized with online_cpus
+ * message does not fit the MTU. Each cell is finalized with the allowed CPUs
  * (see job_config_finalize()).
  *
  * Returns 0 with *cells (job_cells_free() them) and *ncells >= 1, or
@@ -121,7 +122,7 @@ struct job_cell {
  * combination excluded, or more than JOB_MAX_CELLS cells; or -ENOMEM.
  * On failure *cells is NULL and *ncells 0.
  */
-int job_file_expand(const struct job_file *jf, int online_cpus,
+int job_file_expand(const struct job_file *jf, const struct base_cpulist *allowed,
 		    struct job_cell **cells, size_t *ncells,
 		    struct base_err *err);
 

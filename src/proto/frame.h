@@ -14,7 +14,7 @@
  * length (4 bytes, big endian), then that many bytes of one JSON object in
  * UTF-8. A payload over PROTO_FRAME_MAX is an error, never a truncation.
  */
-#define PROTO_VERSION 1
+#define PROTO_VERSION 2
 #define PROTO_HDR_BYTES 8
 #define PROTO_FRAME_MAX (4u << 20)
 

@@ -308,6 +308,15 @@ json_t *proto_end_report_to_json(const struct proto_end_report *r)
 		      "cpu_all", cpu_to_json(&r->cpu_all),
 		      "cpu_test", cpu_to_json(&r->cpu_test),
 		      "drain_timeout", r->drain_timeout, "flows", flows);
+	if (j && json_object_update_new(j, json_pack("{s:I, s:I, s:I, s:I, s:s}",
+						     "cpu_ns", (json_int_t)r->cpu_ns,
+						     "workers_ns", (json_int_t)r->workers_ns,
+						     "runq_wait_ns", (json_int_t)r->runq_wait_ns,
+						     "nworkers", (json_int_t)r->nworkers,
+						     "worker_cpus", r->worker_cpus))) {
+		json_decref(j);
+		return NULL;
+	}
 	if (j && r->metrics)
 		json_object_set(j, "metrics", r->metrics);
 	if (j && r->notes)
@@ -320,6 +329,8 @@ int proto_end_report_from_json(const json_t *j, uint32_t max_flows,
 			       struct base_err *err)
 {
 	const json_t *flows;
+	const char *wc = NULL;
+	int64_t nw = 0;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -330,10 +341,20 @@ int proto_end_report_from_json(const json_t *j, uint32_t max_flows,
 	    (ret = proto_get_i64(j, "sys_ns", 0, INT64_MAX, &r->sys_ns, err)) ||
 	    (ret = proto_get_i64(j, "nvcsw", 0, INT64_MAX, &r->nvcsw, err)) ||
 	    (ret = proto_get_i64(j, "nivcsw", 0, INT64_MAX, &r->nivcsw, err)) ||
+	    (ret = proto_get_i64(j, "cpu_ns", -1, INT64_MAX, &r->cpu_ns, err)) ||
+	    (ret = proto_get_i64(j, "workers_ns", -1, INT64_MAX, &r->workers_ns, err)) ||
+	    (ret = proto_get_i64(j, "runq_wait_ns", -1, INT64_MAX, &r->runq_wait_ns, err)) ||
+	    (ret = proto_get_i64(j, "nworkers", 0, UINT32_MAX, &nw, err)) ||
+	    (ret = proto_get_str(j, "worker_cpus", PROTO_STR_MAX - 1, &wc, err)) ||
 	    (ret = proto_get_bool(j, "drain_timeout", &r->drain_timeout, err)) ||
 	    (ret = cpu_from_json(json_object_get(j, "cpu_all"), &r->cpu_all, err)) ||
 	    (ret = cpu_from_json(json_object_get(j, "cpu_test"), &r->cpu_test, err)))
 		return ret;
+	if (strspn(wc, "0123456789,-") != strlen(wc))
+		return base_err_set(err, -EPROTO,
+				    "'result' message: field 'worker_cpus' must be a cpu list like 0,1");
+	r->nworkers = (uint32_t)nw;
+	snprintf(r->worker_cpus, sizeof(r->worker_cpus), "%s", wc);
 	if ((ret = metrics_from_json(json_object_get(j, "metrics"), &r->metrics, err)) ||
 	    (ret = notes_from_json(json_object_get(j, "notes"), &r->notes, err))) {
 		proto_end_report_release(r);

@@ -39,10 +39,18 @@ struct proto_cpu {
 };
 
 /* What one end measured over the window. */
+#define PROTO_STR_MAX 256
+
 struct proto_end_report {
 	int64_t window_ns;       /* its own CLOCK_MONOTONIC */
 	int64_t user_ns, sys_ns; /* the process's CPU (getrusage) */
 	int64_t nvcsw, nivcsw;
+	/* exact accounting (-1 unknown): the process's CPU clock, its worker
+	 * threads' run time and run-queue wait (schedstat), and the CPU each
+	 * worker last ran on, "0,1" */
+	int64_t cpu_ns, workers_ns, runq_wait_ns;
+	uint32_t nworkers;
+	char worker_cpus[PROTO_STR_MAX];
 	struct proto_cpu cpu_all;  /* machine-wide, /proc/stat */
 	struct proto_cpu cpu_test; /* the CPUs the workers were pinned to */
 	bool drain_timeout;
@@ -59,7 +67,6 @@ struct proto_end_report {
 #define PROTO_METRIC_NAME_MAX 111
 
 #define PROTO_ENV_MAX_KEYS 64
-#define PROTO_STR_MAX 256
 
 void proto_end_report_release(struct proto_end_report *r);
 /* New JSON object for r; NULL when out of memory. */

@@ -4,7 +4,9 @@
 # 127.0.0.1 / ::1. Usage: fakepeer.py MODE PORT
 import json, socket, struct, sys, time
 
-def frame(obj, version=1, flags=0):
+PROTO = 2  # the protocol version netregress speaks (src/proto/frame.h)
+
+def frame(obj, version=PROTO, flags=0):
     body = json.dumps(obj).encode()
     return b"NR" + bytes([version, flags]) + struct.pack(">I", len(body)) + body
 
@@ -29,23 +31,23 @@ def client(mode, port):
     if mode == "garbage":
         s.sendall(b"GET / HTTP/1.0\r\n\r\n" * 10)
     elif mode == "huge":
-        s.sendall(b"NR\x01\x00\xff\xff\xff\xff")
+        s.sendall(b"NR\x02\x00\xff\xff\xff\xff")
     elif mode == "badjson":
-        s.sendall(b"NR\x01\x00\x00\x00\x00\x05{oops")
+        s.sendall(b"NR\x02\x00\x00\x00\x00\x05{oops")
     elif mode == "badversion":
-        s.sendall(frame({"type": "hello", "version": 1}, version=9))
+        s.sendall(frame({"type": "hello", "version": PROTO}, version=9))
     elif mode == "wrongorder":
         s.sendall(frame({"type": "stop"}))
     elif mode == "badsetup":
-        s.sendall(frame({"type": "hello", "version": 1, "tool": "x", "env": {}}))
+        s.sendall(frame({"type": "hello", "version": PROTO, "tool": "x", "env": {}}))
         recv_frame(s)
         s.sendall(frame({"type": "setup", "config": {"test": "tcp_stream", "streams": "many"}}))
     elif mode == "halfframe":
-        s.sendall(b"NR\x01\x00\x00\x00\x10\x00{")
+        s.sendall(b"NR\x02\x00\x00\x00\x10\x00{")
         time.sleep(0.2)
     elif mode == "foreign":
         # a valid setup, then a data connection from another source address
-        s.sendall(frame({"type": "hello", "version": 1, "tool": "x", "env": {}}))
+        s.sendall(frame({"type": "hello", "version": PROTO, "tool": "x", "env": {}}))
         recv_frame(s)
         cfg = {"test": "tcp_stream", "dir": "send", "streams": 1, "threads": 1,
                "msg": 1024, "sndbuf": 0, "rcvbuf": 0, "remote_sndbuf": 0,
@@ -79,7 +81,7 @@ def server(mode, port):
     c, _ = ls.accept()
     if mode == "srv-version":
         recv_frame(c)
-        c.sendall(frame({"type": "hello_ok", "version": 2}, version=2))
+        c.sendall(frame({"type": "hello_ok", "version": PROTO + 1}, version=PROTO + 1))
     time.sleep(30)
 
 if __name__ == "__main__":

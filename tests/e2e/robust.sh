@@ -51,7 +51,7 @@ PIDS+=($!)
 for _ in $(seq 50); do grep -q ready "$TMP/fake.out" 2>/dev/null && break; sleep 0.1; done
 timeout 20 "$NR" run tcp_stream -H 127.0.0.1 -p "$port" -l 1s 2>"$TMP/err"
 rc=$?
-checkx "version mismatch: exit 3 naming both versions" '[ $rc -eq 3 ] && grep -q "version 2, expected 1" "$TMP/err"'
+checkx "version mismatch: exit 3 naming both versions" '[ $rc -eq 3 ] && grep -q "version 3, expected 2" "$TMP/err"'
 
 # A server that accepts and never answers: the control timeout ends it.
 port=$(free_port)

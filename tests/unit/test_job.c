@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "base/cpus.h"
 #include "base/err.h"
 #include "base/parse.h"
 #include "base/time.h"
@@ -26,10 +27,15 @@ static void expect_msg_has(const struct base_err *err, const char *needle)
 		fail_msg("error text '%s' lacks '%s'", err->msg, needle);
 }
 
-static void finalize_ok(struct job_config *c, int online_cpus)
+/* Finalize c as on a machine whose process may use cpus 0..ncpus-1. */
+static void finalize_ok(struct job_config *c, int ncpus)
 {
 	struct base_err err = { .msg = "" };
-	int ret = job_config_finalize(c, online_cpus, &err);
+	struct base_cpulist allowed;
+	int ret;
+
+	base_cpus_first(&allowed, (unsigned)ncpus);
+	ret = job_config_finalize(c, &allowed, &err);
 
 	if (ret)
 		fail_msg("finalize failed with %d: %s", ret, err.msg);
@@ -40,7 +46,11 @@ static void expect_finalize_rejects(struct job_config *c, const char *needle,
 				    const char *needle2)
 {
 	struct base_err err = { .msg = "" };
-	int ret = job_config_finalize(c, 8, &err);
+	struct base_cpulist allowed;
+	int ret;
+
+	base_cpus_first(&allowed, 8);
+	ret = job_config_finalize(c, &allowed, &err);
 
 	if (ret != -EINVAL)
 		fail_msg("finalize returned %d, want -EINVAL (want text '%s')",
@@ -150,15 +160,23 @@ static void test_finalize_keeps_explicit_message_and_batch(void **state)
 
 static void test_finalize_threads_default_to_min_of_flows_and_cpus(void **state)
 {
+	/* free placement: one worker per allowed cpu, at most one per flow;
+	 * split: one per cpu of the larger half */
 	static const struct {
 		uint32_t streams;
 		int cpus;
+		enum job_placement pl;
 		uint32_t want;
 	} cases[] = {
-		{ 1, 8, 1 }, { 8, 4, 4 }, { 2, 4, 2 }, { 4, 4, 4 },
-		{ 32, 1, 1 }, { 1024, 64, 64 },
-		/* more cpus than JOB_MAX_THREADS, and sysconf failing (-1) */
-		{ 512, 512, JOB_MAX_THREADS }, { 300, -1, 1 }, { 3, 0, 1 },
+		{ 1, 8, JOB_PLACE_FREE, 1 }, { 8, 4, JOB_PLACE_FREE, 4 },
+		{ 2, 4, JOB_PLACE_FREE, 2 }, { 4, 4, JOB_PLACE_FREE, 4 },
+		{ 32, 1, JOB_PLACE_FREE, 1 }, { 1024, 64, JOB_PLACE_FREE, 64 },
+		/* more cpus than JOB_MAX_THREADS, and no cpu known */
+		{ 512, 512, JOB_PLACE_FREE, JOB_MAX_THREADS },
+		{ 300, 0, JOB_PLACE_FREE, 1 }, { 300, 0, JOB_PLACE_SPLIT, 1 },
+		{ 1, 8, JOB_PLACE_SPLIT, 1 }, { 8, 4, JOB_PLACE_SPLIT, 2 },
+		{ 8, 2, JOB_PLACE_SPLIT, 1 }, { 8, 1, JOB_PLACE_SPLIT, 1 },
+		{ 8, 3, JOB_PLACE_SPLIT, 2 }, { 1024, 64, JOB_PLACE_SPLIT, 32 },
 	};
 
 	(void)state;
@@ -167,13 +185,103 @@ static void test_finalize_threads_default_to_min_of_flows_and_cpus(void **state)
 
 		job_config_init(&c);
 		c.streams = cases[i].streams;
+		c.placement = cases[i].pl;
 		finalize_ok(&c, cases[i].cpus);
 		if (c.threads != cases[i].want)
-			fail_msg("%" PRIu32 " streams on %d cpus gave %" PRIu32
+			fail_msg("%" PRIu32 " streams on %d cpus (%s) gave %" PRIu32
 				 " threads, want %" PRIu32,
-				 cases[i].streams, cases[i].cpus, c.threads,
+				 cases[i].streams, cases[i].cpus,
+				 job_placement_name(cases[i].pl), c.threads,
 				 cases[i].want);
 	}
+}
+
+/* The default placement: client and server on distinct cpus, the flags
+ * override one end or both, and a lone cpu is shared and said so. */
+static void test_finalize_split_placement(void **state)
+{
+	static const struct {
+		int cpus;
+		const char *given, *rgiven; /* NULL: not pinned */
+		const char *want, *rwant;   /* "" : not pinned */
+		const char *desc;
+	} cases[] = {
+		{ 2, NULL, NULL, "0", "1", "split" },
+		{ 8, NULL, NULL, "0-3", "4-7", "split" },
+		{ 3, NULL, NULL, "0", "1-2", "split" },
+		{ 1, NULL, NULL, "0", "0", "split, shared cpu" },
+		{ 4, "1", NULL, "1", "0,2-3", "explicit client, split server" },
+		{ 4, NULL, "3", "0-2", "3", "explicit server, split client" },
+		{ 2, "0-1", NULL, "0-1", "0-1", "explicit client, server shares its cpus" },
+		{ 4, "2", "2", "2", "2", "explicit" },
+		{ 0, NULL, NULL, "", "", "free" },
+	};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct job_config c;
+
+		job_config_init(&c);
+		if (cases[i].given)
+			assert_int_equal(base_parse_cpulist(cases[i].given, &c.cpus, NULL), 0);
+		if (cases[i].rgiven)
+			assert_int_equal(base_parse_cpulist(cases[i].rgiven, &c.remote_cpus, NULL), 0);
+		finalize_ok(&c, cases[i].cpus);
+		assert_int_equal(base_format_cpulist(&c.cpus, buf, sizeof(buf)), 0);
+		if (strcmp(buf, cases[i].want))
+			fail_msg("case %zu: client cpus '%s', want '%s'", i, buf, cases[i].want);
+		assert_int_equal(base_format_cpulist(&c.remote_cpus, buf, sizeof(buf)), 0);
+		if (strcmp(buf, cases[i].rwant))
+			fail_msg("case %zu: server cpus '%s', want '%s'", i, buf, cases[i].rwant);
+		assert_string_equal(job_config_placement_desc(&c), cases[i].desc);
+	}
+}
+
+/* free pins nothing; the resolved lists survive a trip through JSON (the
+ * server's finalize places nothing again) and old JSON reads as free. */
+static void test_placement_free_and_json(void **state)
+{
+	struct base_cpulist allowed;
+	struct base_err err = { .msg = "" };
+	struct job_config c, d;
+	json_t *j;
+	char k1[KEY_LEN], k2[KEY_LEN];
+
+	(void)state;
+	job_config_init(&c);
+	c.placement = JOB_PLACE_FREE;
+	finalize_ok(&c, 4);
+	assert_int_equal(c.cpus.n, 0);
+	assert_int_equal(c.remote_cpus.n, 0);
+	assert_string_equal(job_config_placement_desc(&c), "free");
+	j = job_config_to_json(&c);
+	assert_int_equal(job_config_from_json(j, &d, &err), 0);
+	assert_int_equal(d.placement, JOB_PLACE_FREE);
+	base_cpus_first(&allowed, 4);
+	assert_int_equal(job_config_finalize(&d, &allowed, &err), 0);
+	assert_int_equal(d.cpus.n, 0);
+	json_decref(j);
+
+	job_config_init(&c);
+	finalize_ok(&c, 4);
+	j = job_config_to_json(&c);
+	assert_int_equal(job_config_from_json(j, &d, &err), 0);
+	base_cpus_first(&allowed, 16); /* the server has more cpus */
+	assert_int_equal(job_config_finalize(&d, &allowed, &err), 0);
+	key_of(&c, k1);
+	key_of(&d, k2);
+	assert_string_equal(k1, k2);
+	assert_true(strstr(k1, "cpus=0-1 ") != NULL);
+	assert_true(strstr(k1, "remote_cpus=2-3 ") != NULL);
+	/* a configuration stored before placement existed */
+	json_object_del(j, "placement");
+	assert_int_equal(job_config_from_json(j, &d, &err), 0);
+	assert_int_equal(d.placement, JOB_PLACE_FREE);
+	json_object_set_new(j, "placement", json_string("pinned"));
+	assert_int_equal(job_config_from_json(j, &d, &err), -EINVAL);
+	expect_msg_has(&err, "'placement' = 'pinned'");
+	json_decref(j);
 }
 
 static void test_finalize_caps_explicit_threads_at_flows(void **state)
@@ -210,6 +318,7 @@ static void test_finalize_bidir_doubles_flows_for_threads(void **state)
 	job_config_init(&c);
 	c.dir = JOB_DIR_BIDIR;
 	c.streams = 3;
+	c.placement = JOB_PLACE_FREE;
 	finalize_ok(&c, 4);
 	assert_int_equal(c.threads, 4);
 }
@@ -233,10 +342,10 @@ static void test_key_is_exact_for_known_config(void **state)
 	finalize_ok(&c, 4);
 	key_of(&c, key);
 	assert_string_equal(key,
-			    "cc=default cpus=none dir=recv ipv=4 msg=256 "
-			    "nodelay=1 rcvbuf=8192 remote_cpus=none "
+			    "cc=default cpus=0-1 dir=recv ipv=4 msg=256 "
+			    "nodelay=1 rcvbuf=8192 remote_cpus=2-3 "
 			    "remote_rcvbuf=auto remote_sndbuf=auto rmsg=131072 "
-			    "sndbuf=8192 streams=32 test=tcp_stream threads=4 "
+			    "sndbuf=8192 streams=32 test=tcp_stream threads=2 "
 			    "topology=loopback");
 }
 
@@ -924,6 +1033,7 @@ static void test_from_json_rejects_non_object(void **state)
  * catches what only the combination or finer ranges rule out. */
 static void test_from_json_then_finalize_rejects_what_fields_alone_allow(void **state)
 {
+	struct base_cpulist allowed8;
 	struct base_err err = { .msg = "" };
 	struct job_config c;
 	json_t *j = good_json();
@@ -939,7 +1049,8 @@ static void test_from_json_then_finalize_rejects_what_fields_alone_allow(void **
 	json_object_set_new(j, "msg", json_integer(1472));
 	json_object_set_new(j, "nodelay", json_true());
 	assert_int_equal(job_config_from_json(j, &c, &err), 0);
-	assert_int_equal(job_config_finalize(&c, 8, &err), -EINVAL);
+	base_cpus_first(&allowed8, 8);
+	assert_int_equal(job_config_finalize(&c, &allowed8, &err), -EINVAL);
 	expect_msg_has(&err, "nodelay");
 	json_decref(j);
 }
@@ -1029,14 +1140,14 @@ static void test_rr_defaults_and_exact_key(void **state)
 	assert_int_equal(c.resp_bytes, 1);
 	assert_int_equal(c.burst, 1);
 	assert_int_equal(c.batch, 1);
-	assert_int_equal(c.threads, 2);
+	assert_int_equal(c.threads, 1);
 	assert_true(job_config_flow_c2s(&c, 3));
 	assert_int_equal(job_config_key(&c, key, sizeof(key)), 0);
 	assert_string_equal(key,
-			    "burst=1 cc=default cpus=none ipv=4 nodelay=1 rate=0 "
-			    "rcvbuf=auto remote_cpus=none remote_rcvbuf=auto "
+			    "burst=1 cc=default cpus=0 ipv=4 nodelay=1 rate=0 "
+			    "rcvbuf=auto remote_cpus=1 remote_rcvbuf=auto "
 			    "remote_sndbuf=auto req=1 resp=1 sndbuf=auto streams=4 "
-			    "test=tcp_rr threads=2 topology=loopback");
+			    "test=tcp_rr threads=1 topology=loopback");
 }
 
 /* The server finalizes what the client finalized: a second pass is a no-op. */
@@ -1117,6 +1228,8 @@ int main(void)
 		cmocka_unit_test(test_finalize_udp_default_message_fits_ipv4_and_ipv6_mtu),
 		cmocka_unit_test(test_finalize_keeps_explicit_message_and_batch),
 		cmocka_unit_test(test_finalize_threads_default_to_min_of_flows_and_cpus),
+		cmocka_unit_test(test_finalize_split_placement),
+		cmocka_unit_test(test_placement_free_and_json),
 		cmocka_unit_test(test_finalize_caps_explicit_threads_at_flows),
 		cmocka_unit_test(test_finalize_bidir_doubles_flows_for_threads),
 		cmocka_unit_test(test_key_is_exact_for_known_config),

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "base/cpus.h"
 #include "base/err.h"
 #include "base/time.h"
 #include "job/config.h"
@@ -87,11 +88,20 @@ static void expect_parse_error(const char *text, const char *msg)
 	assert_string_equal(err.msg, msg);
 }
 
+/* The cpus 0-3, as a 4-cpu machine allows them. */
+static const struct base_cpulist *cpus4(void)
+{
+	static struct base_cpulist l;
+
+	base_cpus_first(&l, 4);
+	return &l;
+}
+
 static size_t expand_ok(const struct job_file *jf, struct job_cell **cells)
 {
 	struct base_err err = { .msg = "" };
 	size_t n = 0;
-	int ret = job_file_expand(jf, 4, cells, &n, &err);
+	int ret = job_file_expand(jf, cpus4(), cells, &n, &err);
 
 	if (ret)
 		fail_msg("expand failed with %d: %s", ret, err.msg);
@@ -116,7 +126,7 @@ static void expect_expand_error(const char *text, const char *msg)
 	struct job_file *jf = parse_ok(text);
 	struct job_cell *cells = (struct job_cell *)&err;
 	size_t n = 99;
-	int ret = job_file_expand(jf, 4, &cells, &n, &err);
+	int ret = job_file_expand(jf, cpus4(), &cells, &n, &err);
 
 	if (ret != -EINVAL)
 		fail_msg("expand returned %d, want -EINVAL with '%s'", ret, msg);
@@ -196,7 +206,7 @@ static void test_udp_matrix_expands_96_minus_16_with_first_axis_slowest(void **s
 	assert_int_equal(c->msg_bytes, 8952);
 	assert_int_equal(c->streams, 24);
 	assert_int_equal(c->dir, JOB_DIR_BIDIR);
-	assert_int_equal(c->threads, 4); /* min(48 flows, 4 cpus) */
+	assert_int_equal(c->threads, 2); /* split: min(48 flows, 2 cpus an end) */
 	/* the value indexes point back at the params */
 	assert_int_equal(cells[79].value[1], 1);
 	assert_int_equal(cells[79].value[4], 2);
@@ -404,7 +414,9 @@ static void test_other_fixtures_expand(void **state)
 	assert_string_equal(cells[1].desc, "test=tcp_rr resp=64 cpus=none remote_cpus=none");
 	assert_int_equal(cells[0].cfg.cpus.n, 1);
 	assert_int_equal(cells[0].cfg.remote_cpus.cpu[0], 1);
-	assert_int_equal(cells[1].cfg.cpus.n, 0);
+	/* "none": not pinned by the file, so the split placement decides */
+	assert_int_equal(cells[1].cfg.cpus.n, 2);
+	assert_int_equal(cells[1].cfg.remote_cpus.cpu[0], 2);
 	assert_int_equal(cells[11].cfg.test, JOB_TEST_UDP_RR);
 	assert_int_equal(cells[11].cfg.resp_bytes, 16384);
 	assert_int_equal(cells[11].cfg.rr_timeout_ns, 500 * NS_PER_MS);
@@ -460,10 +472,12 @@ static void test_every_parameter_reaches_the_configuration(void **state)
 		      "  gso: on\n"
 		      "  tso: default\n"
 		      "  tbf_rate: 1.5gbit\n"
-		      "  cpu_quota: 250%\n");
+		      "  cpu_quota: 250%\n"
+		      "  placement: free\n");
 	n = expand_ok(jf, &cells);
 	assert_int_equal(n, 1);
 	c = &cells[0].cfg;
+	assert_int_equal(c->placement, JOB_PLACE_FREE);
 	assert_int_equal(c->test, JOB_TEST_TCP_STREAM);
 	assert_int_equal(c->dir, JOB_DIR_BIDIR);
 	assert_int_equal(c->streams, 3);
@@ -509,7 +523,7 @@ static void test_every_parameter_reaches_the_configuration(void **state)
 	assert_int_equal(c->resp_bytes, 2048);
 	assert_true(c->rate == 2500.5);
 	assert_int_equal(c->rr_timeout_ns, 50 * NS_PER_MS);
-	assert_int_equal(c->threads, 4); /* auto: min(4 flows, 4 cpus) */
+	assert_int_equal(c->threads, 2); /* auto: min(4 flows, 2 cpus an end) */
 	assert_int_equal(c->duration_ns, 1500 * NS_PER_MS);
 	assert_int_equal(c->warmup_ns, 0);
 	assert_int_equal(c->interval_ns, 500 * NS_PER_MS);
@@ -711,6 +725,8 @@ static void test_params_errors(void **state)
 			   "x.yaml:2:12: invalid value '2m' for 'timeout': expected a duration from 1ms to 60s");
 	expect_parse_error("params:\n  topology: netns\n",
 			   "x.yaml:2:13: invalid value 'netns' for 'topology': expected loopback or veth");
+	expect_parse_error("params:\n  placement: pinned\n",
+			   "x.yaml:2:14: invalid value 'pinned' for 'placement': expected split or free");
 	expect_parse_error("params:\n  mtu: 576\n",
 			   "x.yaml:2:8: invalid value '576' for 'mtu': expected an integer from 1280 to 65535");
 	expect_parse_error("params:\n  gro: auto\n",
@@ -781,7 +797,7 @@ static void test_expand_names_the_combination_finalize_rejects(void **state)
 
 	(void)state;
 	fixture_path("err-combination.yaml", path, sizeof(path));
-	assert_int_equal(job_file_expand(jf, 4, &cells, &n, &err), -EINVAL);
+	assert_int_equal(job_file_expand(jf, cpus4(), &cells, &n, &err), -EINVAL);
 	snprintf(want, sizeof(want),
 		 "%s: combination test=udp_rr dir=bidir: direction bidir applies to stream tests only: request/response flows are driven by the client",
 		 path);

@@ -239,8 +239,8 @@ static void test_frame_header_rejects_other_version_naming_both(void **state)
 	(void)state;
 	make_hdr(hdr, 'N', 'R', PROTO_VERSION + 6, 0, 10);
 	assert_int_equal(proto_frame_header_parse(hdr, &n, &err), -EPROTO);
-	expect_msg_has(&err, "version 7");
-	expect_msg_has(&err, "expected 1");
+	expect_msg_has(&err, "version 8");
+	expect_msg_has(&err, "expected 2");
 }
 
 static void test_frame_header_rejects_nonzero_flags(void **state)
@@ -780,6 +780,11 @@ static void make_report(struct proto_end_report *r)
 	r->sys_ns = 1200 * NS_PER_MS;
 	r->nvcsw = 17;
 	r->nivcsw = 3;
+	r->cpu_ns = 1650 * NS_PER_MS;
+	r->workers_ns = 1500 * NS_PER_MS;
+	r->runq_wait_ns = 25 * NS_PER_MS;
+	r->nworkers = 2;
+	snprintf(r->worker_cpus, sizeof(r->worker_cpus), "0,1");
 	r->cpu_all = (struct proto_cpu){ .valid = true, .user = 1.5,
 					 .sys = 12.25, .softirq = 3.125,
 					 .irq = 0.5, .idle = 80.5,
@@ -871,6 +876,11 @@ static void test_end_report_json_round_trip_with_two_flows(void **state)
 	assert_int_equal(out.sys_ns, in.sys_ns);
 	assert_int_equal(out.nvcsw, in.nvcsw);
 	assert_int_equal(out.nivcsw, in.nivcsw);
+	assert_int_equal(out.cpu_ns, in.cpu_ns);
+	assert_int_equal(out.workers_ns, in.workers_ns);
+	assert_int_equal(out.runq_wait_ns, in.runq_wait_ns);
+	assert_int_equal(out.nworkers, 2);
+	assert_string_equal(out.worker_cpus, "0,1");
 	assert_int_equal(out.drain_timeout, in.drain_timeout);
 	expect_cpu_equal(&out.cpu_all, &in.cpu_all);
 	expect_cpu_equal(&out.cpu_test, &in.cpu_test);
@@ -881,6 +891,43 @@ static void test_end_report_json_round_trip_with_two_flows(void **state)
 	assert_null(out.flows);
 	assert_int_equal(out.nflows, 0);
 	json_decref(j);
+}
+
+/* The exact-accounting fields are checked like the rest: a report from
+ * an older peer, a negative time or a bad cpu list is refused. */
+static void test_end_report_rejects_bad_accounting(void **state)
+{
+	static const struct {
+		const char *key;
+		const char *json; /* the new value, as JSON */
+		const char *needle;
+	} cases[] = {
+		{ "cpu_ns", NULL, "cpu_ns" },
+		{ "workers_ns", "-2", "workers_ns" },
+		{ "runq_wait_ns", "\"1\"", "runq_wait_ns" },
+		{ "nworkers", "-1", "nworkers" },
+		{ "worker_cpus", "\"0;rm\"", "cpu list" },
+		{ "worker_cpus", "7", "worker_cpus" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct base_err err = { .msg = "" };
+		struct proto_end_report in, out;
+		json_t *j;
+
+		make_report(&in);
+		j = proto_end_report_to_json(&in);
+		assert_non_null(j);
+		if (cases[i].json)
+			json_object_set_new(j, cases[i].key,
+					    json_loads(cases[i].json, JSON_DECODE_ANY, NULL));
+		else
+			json_object_del(j, cases[i].key);
+		assert_int_equal(proto_end_report_from_json(j, 2, &out, &err), -EPROTO);
+		expect_msg_has(&err, cases[i].needle);
+		json_decref(j);
+	}
 }
 
 static void test_end_report_round_trip_with_no_flows(void **state)
@@ -1279,6 +1326,7 @@ int main(void)
 		cmocka_unit_test(test_msg_sets_type_over_extra_fields),
 		cmocka_unit_test(test_end_report_json_round_trip_with_two_flows),
 		cmocka_unit_test(test_end_report_round_trip_with_no_flows),
+		cmocka_unit_test(test_end_report_rejects_bad_accounting),
 		cmocka_unit_test(test_end_report_rejects_wrong_types),
 		cmocka_unit_test(test_end_report_rejects_negative_counts),
 		cmocka_unit_test(test_end_report_rejects_tcp_info_over_32_bits),

@@ -1,0 +1,343 @@
+#!/usr/bin/env bash
+# bench/noise.sh - run-to-run noise of netregress against the peer tools
+# (iperf3, sockperf) on loopback (127.0.0.1) only: the coefficient of
+# variation of each tool's figure over repeated runs.
+#
+# Usage: bench/noise.sh            (REPS=7, DUR=10 by default)
+#        REPS=2 DUR=2 bench/noise.sh
+#
+# Rows (1 flow each; every tool with its own defaults, nothing pinned: ours
+# applies its own placement policy):
+#   tcp_stream, default msg   ours tcp_stream            vs iperf3 (defaults)
+#   udp_stream 1452 B         ours udp_stream -m 1452    vs iperf3 -u -b 0 -l 1452
+#   tcp_rr 64 B               ours tcp_rr -r 64,64       vs sockperf ping-pong --tcp -m 64
+# Figures: receiver-side Gbps (ours throughput.gbps; iperf3 -J
+# end.sum_received.bits_per_second, or for UDP when that is absent end.sum
+# scaled by 1 - lost_percent/100) and transactions/s (ours
+# transactions.per_s; sockperf ReceivedMessages / RunTime of its "[Valid
+# Duration]" line, as bench/rr.sh reads it, with --full-rtt).
+#
+# Each repetition runs every row once, and within a row ours first and then
+# the peer (A B A B ... across repetitions).  The table (stdout) gives for
+# every row and tool the median and the coefficient of variation (sample
+# standard deviation / mean) over all runs; for ours also over the runs not
+# flagged window.disturbed (foreign CPU load over 10% of the machine), with
+# the count kept.  Then ours' CoV / the best peer's CoV and the target:
+# ours' CoV at most half the peer's.  Ours' CoV there is the one over the
+# runs kept when at most one run was left out, else the one over all runs.
+# Progress and per-run figures go to stderr.
+#
+# Environment:
+#   REPS   repetitions of each row (default 7)
+#   DUR    seconds of each run (default 10): ours -l DUR (after its default
+#          2 s warm-up), iperf3 -t DUR, sockperf -t DUR
+#   NETREGRESS  a netregress binary to measure instead of building
+#          $repo/build/netregress with make (e.g. a copy kept apart from a
+#          tree that is being rebuilt)
+#
+# The script talks to 127.0.0.1 only, starts one `netregress serve` and one
+# iperf3 server on free ports (a fresh sockperf server per run), and on every
+# exit path ends the processes it started, by PID.
+# shellcheck disable=SC2059,SC2086  # printf formats in variables, option lists that split
+set -u -o pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib.sh disable=SC1091  # followed with shellcheck -x
+. "$repo/bench/lib.sh"
+REPS=${REPS:-7}
+DUR=${DUR:-10}
+HOST=127.0.0.1
+NR=${NETREGRESS:-$repo/build/netregress}
+
+case $REPS in '' | *[!0-9]* | 0) echo "noise.sh: REPS must be a positive integer" >&2; exit 2 ;; esac
+case $DUR in '' | *[!0-9]* | 0) echo "noise.sh: DUR must be a positive integer (seconds)" >&2; exit 2 ;; esac
+
+# ---------------------------------------------------------------- cleanup
+tmp=
+SERVE_PID=
+IPERF_PID=
+SOCKPERF_PID=
+CUR_PID=
+
+cleanup() {
+	trap - EXIT INT TERM HUP
+	stop_pid "$CUR_PID"
+	stop_pid "$SOCKPERF_PID"
+	stop_pid "$IPERF_PID"
+	stop_pid "$SERVE_PID"
+	[ -n "$tmp" ] && rm -rf -- "$tmp"
+}
+trap cleanup EXIT
+trap 'log "noise.sh: interrupted"; exit 130' INT
+trap 'log "noise.sh: terminated"; exit 143' TERM HUP
+
+# ---------------------------------------------------------------- setup
+need=()
+command -v iperf3 >/dev/null || need+=(iperf3)
+command -v sockperf >/dev/null || need+=(sockperf)
+command -v jq >/dev/null || need+=(jq)
+command -v timeout >/dev/null || need+=(coreutils)
+if [ ${#need[@]} -gt 0 ]; then
+	log "noise.sh: installing ${need[*]}"
+	SUDO=
+	[ "$(id -u)" -eq 0 ] || SUDO=sudo
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get install -y "${need[@]}" >&2 ||
+		{ $SUDO apt-get update >&2 && $SUDO apt-get install -y "${need[@]}" >&2; } ||
+		{ log "noise.sh: cannot install ${need[*]}"; exit 1; }
+fi
+if [ -n "${NETREGRESS:-}" ]; then
+	[ -x "$NR" ] || { log "noise.sh: NETREGRESS=$NR is not executable"; exit 1; }
+elif ! make -C "$repo" >&2; then
+	[ -x "$NR" ] || { log "noise.sh: building netregress failed"; exit 1; }
+	log "noise.sh: make failed; going on with the existing $NR"
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/noise.XXXXXX")
+TMO=$((DUR + 2 + 40)) # ours' default warm-up is 2 s
+
+# ---------------------------------------------------------------- servers
+# start_server NAME PIDVAR PORTVAR CMD... : CMD gets the port appended; waits
+# until it is bound (3 tries on fresh ports).
+SERVE_PORT=
+IPERF_PORT=
+start_server() {
+	local name=$1 pidvar=$2 portvar=$3 port _
+	shift 3
+	stop_pid "${!pidvar}"
+	printf -v "$pidvar" '%s' ""
+	for _ in 1 2 3; do
+		port=$(free_port) || break
+		"$@" "$port" >"$tmp/$name.log" 2>&1 &
+		printf -v "$pidvar" '%s' "$!"
+		printf -v "$portvar" '%s' "$port"
+		wait_bound "$port" tcp "${!pidvar}" && return 0
+		stop_pid "${!pidvar}"
+		printf -v "$pidvar" '%s' ""
+	done
+	log "noise.sh: cannot start the $name server: $(tail -n 3 "$tmp/$name.log" | tr '\n' ' ')"
+	return 1
+}
+start_serve() { start_server serve SERVE_PID SERVE_PORT "$NR" serve --bind "$HOST" --port; }
+start_iperf3() { start_server iperf3 IPERF_PID IPERF_PORT iperf3 -s -B "$HOST" -p; }
+alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
+
+# The runners below run in the main shell (never in $(...)), so that the
+# traps and the PIDs they keep stay right; each leaves its result in RES as
+# "value disturbed note" (disturbed: 0/1 for ours, 0 for the peers) and
+# returns 0, or returns 1.
+RES=
+
+# ---------------------------------------------------------------- ours
+# run_ours METRIC TEST ARGS... (against the one `netregress serve`)
+run_ours() {
+	local metric=$1 out="$tmp/ours.json" err="$tmp/ours.err" res rc
+	shift
+	RES=
+	alive "$SERVE_PID" || start_serve || return 1
+	run_wait "$out" "$err" timeout -k 5 "$TMO" "$NR" run "$@" \
+		-H "$HOST" -p "$SERVE_PORT" -l "${DUR}s" --json --no-store
+	rc=$?
+	res=$(jq -r --arg k "$metric" '
+		.metrics as $m
+		| [ $m[$k].value, ($m["window.disturbed"].value // "?"),
+		    ("foreign=" + (if $m["cpu.foreign_busy_pct"] then ($m["cpu.foreign_busy_pct"].value * 10
+		                   | round / 10 | tostring) + "%" else "n/a" end)) ]
+		| if .[0] == null then empty else map(tostring) | join(" ") end' "$out" 2>/dev/null)
+	if [ $rc -ne 0 ] || [ -z "$res" ]; then
+		log "    netregress run $* failed (rc=$rc): $(tail -n 3 "$err" | tr '\n' ' ')"
+		return 1
+	fi
+	[ -s "$err" ] && log "    netregress stderr: $(tail -n 3 "$err" | tr '\n' ' ')"
+	RES=$res
+}
+
+# ---------------------------------------------------------------- iperf3
+# run_iperf3 ARGS... -> receiver-side Gbps
+run_iperf3() {
+	local out="$tmp/iperf3.json" err="$tmp/iperf3.err" res rc
+	RES=
+	alive "$IPERF_PID" || start_iperf3 || return 1
+	run_wait "$out" "$err" timeout -k 5 "$TMO" iperf3 -c "$HOST" -p "$IPERF_PORT" -t "$DUR" -J "$@"
+	rc=$?
+	res=$(jq -r '
+		if .error then "ERR " + .error
+		else .end as $e
+		  | (if $e.sum_received then [ $e.sum_received.bits_per_second / 1e9, 0, "sum_received" ]
+		     else [ $e.sum.bits_per_second * (1 - $e.sum.lost_percent / 100) / 1e9, 0, "sum*(1-lost)" ] end)
+		    + (if $e.sum.lost_percent then [ "lost=" + ($e.sum.lost_percent * 100 | round / 100 | tostring) + "%" ] else [] end)
+		  | map(tostring) | join(" ")
+		end' "$out" 2>/dev/null)
+	if [ $rc -ne 0 ] || [ -z "$res" ] || [ "${res#ERR}" != "$res" ]; then
+		log "    iperf3 $* failed (rc=$rc): ${res:-$(tail -n 3 "$err" | tr '\n' ' ')}"
+		# a failed test can leave the server in a bad state: start anew
+		start_iperf3 >/dev/null 2>&1
+		return 1
+	fi
+	RES=$res
+}
+
+# ---------------------------------------------------------------- sockperf
+# run_sockperf MSG -> transactions/s of ping-pong over TCP; a fresh server
+# for every run, ended with SIGINT (as bench/rr.sh does)
+run_sockperf() {
+	local msg=$1 port log="$tmp/sockperf-server.log" out="$tmp/sockperf.out"
+	local rc _ clean valid secs recv avg
+	RES=
+	port=$(free_port) || return 1
+	sockperf server --tcp -i "$HOST" -p "$port" >"$log" 2>&1 &
+	SOCKPERF_PID=$!
+	if ! wait_bound "$port" tcp "$SOCKPERF_PID"; then
+		log "    sockperf server did not start: $(tail -n 3 "$log" | tr '\n' ' ')"
+		stop_pid "$SOCKPERF_PID"; SOCKPERF_PID=
+		return 1
+	fi
+	run_wait "$out" "$out" timeout -k 5 "$TMO" \
+		sockperf ping-pong --tcp -i "$HOST" -p "$port" -m "$msg" -t "$DUR" --full-rtt
+	rc=$?
+	kill -INT "$SOCKPERF_PID" 2>/dev/null
+	for _ in $(seq 30); do
+		kill -0 "$SOCKPERF_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	stop_pid "$SOCKPERF_PID"
+	SOCKPERF_PID=
+	clean=$(sed 's/\x1b\[[0-9;]*m//g' "$out")
+	valid=$(sed -n 's/.*\[Valid Duration\] RunTime=\([0-9.]*\) sec;.*ReceivedMessages=\([0-9]*\).*/\1 \2/p' <<<"$clean" | tail -n 1)
+	read -r secs recv <<<"$valid"
+	avg=$(sed -n 's/.*avg-rtt=\([0-9.]*\).*/\1/p' <<<"$clean" | tail -n 1)
+	if [ $rc -ne 0 ] || [ -z "${secs:-}" ] || [ -z "${recv:-}" ]; then
+		log "    sockperf ping-pong --tcp failed (rc=$rc): $(grep -iE 'error|fail' <<<"$clean" | head -n 3 | tr '\n' ' ')"
+		return 1
+	fi
+	RES=$(awk -v r="$recv" -v s="$secs" -v avg="${avg:-?}" 'BEGIN {
+		printf "%.9g 0 avg_rtt=%sus\n", r / s, avg }')
+}
+
+# ---------------------------------------------------------------- rows
+ROWS=(tcp_stream udp_1452 tcp_rr)
+declare -A DESC OURS METRIC UNIT PEER PARGS
+DESC[tcp_stream]="tcp_stream 1 flow, default msg"
+OURS[tcp_stream]="tcp_stream"
+METRIC[tcp_stream]="throughput.gbps"; UNIT[tcp_stream]="Gbps"
+PEER[tcp_stream]="iperf3"; PARGS[tcp_stream]=""
+
+DESC[udp_1452]="udp_stream 1452B, unlimited"
+OURS[udp_1452]="udp_stream -m 1452"
+METRIC[udp_1452]="throughput.gbps"; UNIT[udp_1452]="Gbps"
+PEER[udp_1452]="iperf3"; PARGS[udp_1452]="-u -b 0 -l 1452"
+
+DESC[tcp_rr]="tcp_rr 64B"
+OURS[tcp_rr]="tcp_rr -r 64,64"
+METRIC[tcp_rr]="transactions.per_s"; UNIT[tcp_rr]="trans/s"
+PEER[tcp_rr]="sockperf"; PARGS[tcp_rr]="64"
+
+# one line per successful run in $tmp/ROW.TOOL: "rep value disturbed"
+record() { # ROW TOOL REP RESULT
+	local v d note
+	read -r v d note <<<"$4"
+	echo "$3 $v $d" >>"$tmp/$1.$2"
+	log "$(awk -v t="$2" -v v="$v" -v u="${UNIT[$1]}" -v d="$d" -v n="$note" 'BEGIN {
+		printf "    %-9s %14.4f %-8s %s%s", t, v, u, (d + 0 == 1 ? "disturbed " : ""), n }')"
+}
+
+# ---------------------------------------------------------------- run
+START_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+START_S=$(date +%s)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+BUSY0=$(busy_probe 2)
+start_serve || exit 1
+start_iperf3 || exit 1
+log "noise.sh: REPS=$REPS DUR=${DUR}s, netregress serve pid $SERVE_PID port $SERVE_PORT," \
+	"iperf3 server pid $IPERF_PID port $IPERF_PORT, started $START_DATE," \
+	"loadavg $LOAD0, others' busy share $BUSY0"
+
+for rep in $(seq "$REPS"); do
+	for row in "${ROWS[@]}"; do
+		log "[rep $rep/$REPS] $row: ${DESC[$row]}"
+		run_ours "${METRIC[$row]}" ${OURS[$row]} && record "$row" ours "$rep" "$RES"
+		case ${PEER[$row]} in
+		iperf3) run_iperf3 ${PARGS[$row]} ;;
+		sockperf) run_sockperf ${PARGS[$row]} ;;
+		esac && record "$row" "${PEER[$row]}" "$rep" "$RES"
+	done
+done
+# nothing of ours may run during the closing probe
+stop_pid "$IPERF_PID"; IPERF_PID=
+stop_pid "$SERVE_PID"; SERVE_PID=
+END_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+END_S=$(date +%s)
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+BUSY1=$(busy_probe 2)
+
+# ---------------------------------------------------------------- table
+# stats FILE KEEP(all|kept) -> "n median cov_pct"; kept: runs not flagged
+# disturbed.  cov_pct is -1 with fewer than 2 runs or a mean of 0.
+stats() {
+	[ -s "$1" ] || { echo "0 0 -1"; return; }
+	awk -v keep="$2" '
+	keep == "kept" && $3 + 0 == 1 { next }
+	{ n++; v[n] = $2; s += $2 }
+	END {
+		if (!n) { print "0 0 -1"; exit }
+		for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+		med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		mean = s / n; cov = -1
+		if (n >= 2 && mean > 0) {
+			for (i = 1; i <= n; i++) ss += (v[i] - mean) ^ 2
+			cov = 100 * sqrt(ss / (n - 1)) / mean   # sample standard deviation
+		}
+		printf "%d %.9g %.6g\n", n, med, cov }' "$1"
+}
+
+ver_nr=$("$NR" --version 2>/dev/null | head -n 1)
+rev=
+[ -z "${NETREGRESS:-}" ] && rev=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null)
+[ -n "$rev" ] && [ -n "$(git -C "$repo" status --porcelain -- src Makefile 2>/dev/null)" ] && rev="$rev+dirty"
+[ -n "$rev" ] && ver_nr="${ver_nr:-netregress} (git $rev)"
+ver_ip=$(iperf3 --version 2>/dev/null | head -n 1)
+ver_sp=$(sockperf --version 2>/dev/null | head -n 1)
+
+echo "netregress run-to-run noise vs iperf3 and sockperf on loopback (127.0.0.1)"
+echo "machine : $(nproc) cpus, $(uname -r) ($(uname -m)), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD0 at start, $LOAD1 at end;"
+echo "          others' busy share of all cpus (2 s idle probe) $BUSY0 before, $BUSY1 after"
+echo "tools   : ${ver_nr:-netregress} at $NR; $ver_ip; $ver_sp"
+echo "runs    : REPS=$REPS, DUR=${DUR}s (ours -l ${DUR}s after its default 2 s warm-up, iperf3 -t $DUR,"
+echo "          sockperf -t $DUR --full-rtt); each tool with its own defaults, nothing pinned;"
+echo "          interleaved ours/peer per repetition"
+echo
+fmt='%-31s %-7s %12s %8s %8s %5s  %-8s %12s %8s %5s %8s %s\n'
+printf "$fmt" "row" "unit" "ours" "ours" "ours" "kept" "peer" "peer" "peer" "runs" "cov" "target"
+printf "$fmt" "" "" "median" "cov %" "kept %" "" "" "median" "cov %" "o/p" "o/p" "(<= 0.50)"
+printf '%s\n' "$(printf '%.0s-' $(seq 124))"
+for row in "${ROWS[@]}"; do
+	peer=${PEER[$row]}
+	read -r on om oc < <(stats "$tmp/$row.ours" all)
+	read -r kn _ kc < <(stats "$tmp/$row.ours" kept)
+	read -r pn pm pc < <(stats "$tmp/$row.$peer" all)
+	awk -v d="${DESC[$row]}" -v u="${UNIT[$row]}" -v p="$peer" -v fmt="$fmt" \
+		-v on="$on" -v om="$om" -v oc="$oc" -v kn="$kn" -v kc="$kc" \
+		-v pn="$pn" -v pm="$pm" -v pc="$pc" 'BEGIN {
+		# ours: the cov over the runs kept when at most one was left out
+		basis = (on - kn <= 1 && kc >= 0) ? "kept" : "all"
+		use = (basis == "kept") ? kc : oc
+		f = (u == "Gbps") ? "%.3f" : "%.0f"
+		s1 = on ? sprintf(f, om) : "-"; s2 = (oc >= 0) ? sprintf("%.2f", oc) : "-"
+		s3 = (kc >= 0) ? sprintf("%.2f", kc) : "-"; s4 = kn "/" on
+		s5 = pn ? sprintf(f, pm) : "-"; s6 = (pc >= 0) ? sprintf("%.2f", pc) : "-"
+		ok = (use >= 0 && pc >= 0)
+		s7 = (ok && pc > 0) ? sprintf("%.2f", use / pc) : "-"
+		tg = ok ? ((use <= 0.5 * pc) ? "met" : "missed") " (" basis ")" : "-"
+		printf fmt, d, u, s1, s2, s3, s4, p, s5, s6, on "/" pn, s7, tg }'
+done
+echo
+echo "Medians over the runs; cov = sample standard deviation / mean of the runs, in %."
+echo "Gbps is the receiver side: ours throughput.gbps; iperf3 end.sum_received.bits_per_second"
+echo "(-J; for UDP without it, end.sum.bits_per_second x (1 - lost_percent/100)).  trans/s:"
+echo "ours transactions.per_s; sockperf ping-pong ReceivedMessages / RunTime of its"
+echo "[Valid Duration] line.  ours kept: the runs not flagged window.disturbed (foreign CPU"
+echo "load over 10% of the machine during the window), kept/successful; runs o/p: successful"
+echo "runs of ours / of the peer (out of REPS=$REPS).  cov o/p: ours' cov / the peer's, ours'"
+echo "over the runs kept when at most one run was left out as disturbed (kept), else over"
+echo "all runs (all).  target: met when that cov is at most half the peer's."

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Per-thread exact CPU accounting from /proc; see task.h. */
+#include "collect/task.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/time.h"
+#include "collect/text.h"
+
+#define STAT_PROCESSOR_FIELD 39 /* proc(5): "processor", 1-based */
+
+int collect_schedstat_parse(const char *text, struct collect_task *out,
+			    struct base_err *err)
+{
+	const char *pos = text, *end = text + strlen(text), *f;
+	uint64_t v[3];
+	size_t n;
+	char show[COLLECT_SHOW_MAX + 4];
+
+	if (end > text && end[-1] == '\n')
+		end--;
+	for (int i = 0; i < 3; i++) {
+		if (!collect_next_field(&pos, end, &f, &n) ||
+		    collect_parse_u64(f, n, &v[i]))
+			goto bad;
+	}
+	if (collect_next_field(&pos, end, &f, &n))
+		goto bad;
+	out->run_ns = v[0];
+	out->wait_ns = v[1];
+	out->slices = v[2];
+	return 0;
+bad:
+	return base_err_set(err, -EINVAL,
+			    "schedstat '%s': expected three numbers (run ns, wait ns, timeslices)",
+			    collect_show(text, strlen(text), show));
+}
+
+int collect_stat_cpu_parse(const char *text, int *cpu, struct base_err *err)
+{
+	const char *p = strrchr(text, ')'), *end = text + strlen(text), *f = NULL;
+	char show[COLLECT_SHOW_MAX + 4];
+	uint64_t v;
+	size_t n = 0;
+	int field = 2; /* the command name is field 2 */
+
+	if (!p)
+		goto bad;
+	p++;
+	while (field < STAT_PROCESSOR_FIELD) {
+		if (!collect_next_field(&p, end, &f, &n))
+			goto bad;
+		field++;
+	}
+	if (n && f[n - 1] == '\n')
+		n--;
+	if (collect_parse_u64(f, n, &v) || v > INT32_MAX)
+		goto bad;
+	*cpu = (int)v;
+	return 0;
+bad:
+	return base_err_set(err, -EINVAL,
+			    "task stat '%s': expected a processor field (the 39th)",
+			    collect_show(text, strlen(text), show));
+}
+
+/* Read a small /proc file into buf (NUL-terminated). */
+static int slurp(const char *path, char *buf, size_t len, struct base_err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return base_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		int e = errno;
+
+		close(fd);
+		return base_err_set(err, -e, "%s: %s", path, strerror(e));
+	}
+	close(fd);
+	buf[n] = '\0';
+	return 0;
+}
+
+int collect_task_read(pid_t tid, struct collect_task *out, struct base_err *err)
+{
+	char path[64], buf[1024];
+	int ret;
+
+	out->cpu = -1;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
+	if ((ret = slurp(path, buf, sizeof(buf), err)) ||
+	    (ret = collect_schedstat_parse(buf, out, err)))
+		return ret;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	if ((ret = slurp(path, buf, sizeof(buf), err)) ||
+	    (ret = collect_stat_cpu_parse(buf, &out->cpu, err)))
+		return ret;
+	return 0;
+}
+
+static uint64_t sub(uint64_t a, uint64_t b)
+{
+	return b > a ? b - a : 0;
+}
+
+void collect_task_delta(const struct collect_task *a,
+			const struct collect_task *b, struct collect_task *out)
+{
+	struct collect_task d = {
+		.run_ns = sub(a->run_ns, b->run_ns),
+		.wait_ns = sub(a->wait_ns, b->wait_ns),
+		.slices = sub(a->slices, b->slices),
+		.cpu = b->cpu,
+	};
+
+	*out = d;
+}
+
+int64_t collect_process_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return -1;
+	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+}
