@@ -624,6 +624,7 @@ int64_t engine_mark(struct engine *e, int which)
 		f->mark_reord[which] = ctr_get(&f->reord);
 		f->mark_dup[which] = ctr_get(&f->dup);
 		f->mark_fails[which] = ctr_get(&f->fails);
+		f->mark_calls[which] = ctr_get(&f->calls);
 	}
 	atomic_store(&e->measuring, which == MARK_START ? 1 : 2);
 	return t;
@@ -751,6 +752,7 @@ void engine_flow_result(const struct engine *e, uint32_t i,
 	out->udp_reordered = delta(f->mark_reord[0], f->mark_reord[1]);
 	out->udp_dup = delta(f->mark_dup[0], f->mark_dup[1]);
 	out->fails = delta(f->mark_fails[0], f->mark_fails[1]);
+	out->win_calls = delta(f->mark_calls[0], f->mark_calls[1]);
 	out->sndbuf = f->sndbuf;
 	out->rcvbuf = f->rcvbuf;
 	out->sndbuf_end = f->sndbuf_end;

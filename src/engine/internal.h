@@ -61,6 +61,7 @@ struct flow {
 	const struct flow_ops *ops;
 	/* written only by the owning worker; read by the control thread */
 	_Atomic uint64_t bytes, msgs, lost, reord, dup, fails;
+	_Atomic uint64_t calls; /* streams: send/recv calls that moved data */
 	struct worker *w;
 	int fd;
 	uint32_t id;
@@ -92,7 +93,7 @@ struct flow {
 	struct proto_tcpi tcpi;
 	/* control thread only */
 	uint64_t mark_bytes[2], mark_msgs[2], mark_lost[2], mark_reord[2],
-		mark_dup[2], mark_fails[2];
+		mark_dup[2], mark_fails[2], mark_calls[2];
 	uint64_t sndbuf, rcvbuf;
 } __attribute__((aligned(CACHELINE)));
 

@@ -297,6 +297,61 @@ static const char *const per_unit_counters[] = {
 	"perf.instructions", "perf.cycles", "perf.cache_misses",
 };
 
+/* Set name to a / b when both are known and b > 0. */
+static void set_ratio(struct base_sample *s, const char *name, double a, double b)
+{
+	if (b > 0)
+		base_sample_set(s, name, "", a / b);
+}
+
+/*
+ * Segmentation against the application's calls (streams): bytes or
+ * datagrams per send and per receive call, and the segments or datagrams
+ * the kernel counted per call or per message, so that a change in how the
+ * stream is cut shows as such. On a shared machine the counters hold both
+ * ends (TCP OutSegs: data and ACKs).
+ */
+static void add_per_call(const struct job_config *c, const struct engine_run *r,
+			 struct base_sample *s)
+{
+	double tx_calls = 0, rx_calls = 0, tx_bytes = 0, rx_bytes = 0;
+	double tx_msgs = 0, rx_msgs = 0;
+	const struct sample_metric *m;
+
+	for (int side = 0; side < 2; side++) {
+		const struct proto_end_report *e = side ? &r->remote : &r->local;
+
+		for (uint32_t i = 0; i < e->nflows; i++) {
+			const struct proto_flow_report *f = &e->flows[i];
+
+			if (f->tx) {
+				tx_calls += (double)f->win_calls;
+				tx_bytes += (double)f->win_bytes;
+				tx_msgs += (double)f->win_msgs;
+			} else {
+				rx_calls += (double)f->win_calls;
+				rx_bytes += (double)f->win_bytes;
+				rx_msgs += (double)f->win_msgs;
+			}
+		}
+	}
+	set_ratio(s, "io.bytes_per_send", tx_bytes, tx_calls);
+	set_ratio(s, "io.bytes_per_recv", rx_bytes, rx_calls);
+	if (job_test_is_udp(c->test)) {
+		set_ratio(s, "io.msgs_per_send", tx_msgs, tx_calls);
+		set_ratio(s, "io.msgs_per_recv", rx_msgs, rx_calls);
+		if ((m = base_sample_get(s, "snmp.Udp.OutDatagrams")))
+			set_ratio(s, "snmp.Udp.OutDatagrams.per_msg", m->value, tx_msgs);
+		if ((m = base_sample_get(s, "snmp.Udp.InDatagrams")))
+			set_ratio(s, "snmp.Udp.InDatagrams.per_msg", m->value, rx_msgs);
+		return;
+	}
+	if ((m = base_sample_get(s, "snmp.Tcp.OutSegs")))
+		set_ratio(s, "snmp.Tcp.OutSegs.per_write", m->value, tx_calls);
+	if ((m = base_sample_get(s, "snmp.Tcp.InSegs")))
+		set_ratio(s, "snmp.Tcp.InSegs.per_read", m->value, rx_calls);
+}
+
 /*
  * Per unit of work: per MB received for streams, per transaction for
  * request/response; TCP segments per write; and CPU service demand the way
@@ -308,7 +363,7 @@ static void add_per_unit(const struct job_config *c, const struct engine_run *r,
 	bool stream = job_test_kind(c->test) == JOB_KIND_STREAM;
 	const struct sample_metric *work;
 	const char *unit = stream ? "per_mb" : "per_trans";
-	double amount, kb = 0, writes = 0;
+	double amount, kb = 0;
 	char name[160];
 
 	if (stream) {
@@ -316,7 +371,6 @@ static void add_per_unit(const struct job_config *c, const struct engine_run *r,
 
 		for (size_t i = 0; i < s->nflows; i++) {
 			bytes += s->flows[i].rx_win_bytes;
-			writes += (double)s->flows[i].tx_win_msgs;
 		}
 		amount = (double)bytes / 1e6;
 		kb = (double)bytes / 1024.0;
@@ -334,12 +388,8 @@ static void add_per_unit(const struct job_config *c, const struct engine_run *r,
 		snprintf(name, sizeof(name), "%s.%s", per_unit_counters[i], unit);
 		base_sample_set(s, name, "", m->value / amount);
 	}
-	if (stream && writes > 0 && !job_test_is_udp(c->test)) {
-		const struct sample_metric *m = base_sample_get(s, "snmp.Tcp.OutSegs");
-
-		if (m)
-			base_sample_set(s, "snmp.Tcp.OutSegs.per_write", "", m->value / writes);
-	}
+	if (stream)
+		add_per_call(c, r, s);
 	/* service demand, each end: us of the end's own CPU (exact
 	 * accounting) per KB or per transaction; and netperf's, from the
 	 * busy CPU of the whole machine (which other tenants inflate) */

@@ -10,7 +10,7 @@
 static void tcp_send(struct worker *w, struct flow *f, uint32_t events)
 {
 	const uint64_t msg = w->e->o.msg_bytes;
-	uint64_t bytes = 0, msgs = 0;
+	uint64_t bytes = 0, msgs = 0, calls = 0;
 
 	(void)events;
 	for (int i = 0; i < IO_BUDGET; i++) {
@@ -19,6 +19,7 @@ static void tcp_send(struct worker *w, struct flow *f, uint32_t events)
 
 		if (n > 0) {
 			bytes += (uint64_t)n;
+			calls++;
 			f->tx_off += (uint64_t)n;
 			if (f->tx_off == msg) {
 				f->tx_off = 0;
@@ -34,11 +35,12 @@ static void tcp_send(struct worker *w, struct flow *f, uint32_t events)
 	}
 	ctr_add(&f->bytes, bytes);
 	ctr_add(&f->msgs, msgs);
+	ctr_add(&f->calls, calls);
 }
 
 static void tcp_recv(struct worker *w, struct flow *f, uint32_t events)
 {
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, calls = 0;
 
 	(void)events;
 	for (int i = 0; i < IO_BUDGET; i++) {
@@ -46,6 +48,7 @@ static void tcp_recv(struct worker *w, struct flow *f, uint32_t events)
 
 		if (n > 0) {
 			bytes += (uint64_t)n;
+			calls++;
 			/* a short read drained the queue: the next recv would
 			 * only say EAGAIN; epoll calls again when more comes */
 			if ((size_t)n < w->rx_len)
@@ -63,6 +66,7 @@ static void tcp_recv(struct worker *w, struct flow *f, uint32_t events)
 		break;
 	}
 	ctr_add(&f->bytes, bytes);
+	ctr_add(&f->calls, calls);
 	/* a tcp "message" on the receiving side is msg_bytes of the stream */
 	atomic_store_explicit(&f->msgs, ctr_get(&f->bytes) / w->e->o.msg_bytes,
 			      memory_order_relaxed);
@@ -72,7 +76,7 @@ static void udp_send(struct worker *w, struct flow *f, uint32_t events)
 {
 	const uint64_t msg = w->e->o.msg_bytes;
 	const uint32_t batch = w->e->o.batch;
-	uint64_t sent = 0;
+	uint64_t sent = 0, calls = 0;
 
 	(void)events;
 	for (int i = 0; i < IO_BUDGET; i++) {
@@ -90,6 +94,7 @@ static void udp_send(struct worker *w, struct flow *f, uint32_t events)
 		if (n > 0) {
 			f->seq_next += (uint64_t)n;
 			sent += (uint64_t)n;
+			calls++;
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -102,6 +107,7 @@ static void udp_send(struct worker *w, struct flow *f, uint32_t events)
 	}
 	ctr_add(&f->bytes, sent * msg);
 	ctr_add(&f->msgs, sent);
+	ctr_add(&f->calls, calls);
 }
 
 /* Account one datagram's sequence number: gaps are losses until the
@@ -144,7 +150,7 @@ static void udp_recv(struct worker *w, struct flow *f, uint32_t events)
 {
 	const uint64_t msg = w->e->o.msg_bytes;
 	const uint32_t batch = w->e->o.batch;
-	uint64_t bytes = 0, msgs = 0, lost = 0, reord = 0, dup = 0;
+	uint64_t bytes = 0, msgs = 0, lost = 0, reord = 0, dup = 0, calls = 0;
 
 	(void)events;
 	for (int i = 0; i < IO_BUDGET; i++) {
@@ -169,6 +175,7 @@ static void udp_recv(struct worker *w, struct flow *f, uint32_t events)
 				flow_close(w, f, errno);
 			break;
 		}
+		calls++;
 		for (int k = 0; k < n; k++) {
 			uint32_t len = w->mm[k].msg_len;
 			uint64_t seq;
@@ -186,6 +193,7 @@ static void udp_recv(struct worker *w, struct flow *f, uint32_t events)
 	ctr_add(&f->lost, lost);
 	ctr_add(&f->reord, reord);
 	ctr_add(&f->dup, dup);
+	ctr_add(&f->calls, calls);
 }
 
 /* Senders stop: out of the loop; a tcp sender lets the peer see EOF. */

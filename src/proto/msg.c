@@ -121,10 +121,11 @@ static int cpu_from_json(const json_t *j, struct proto_cpu *c,
 static json_t *flow_to_json(const struct proto_flow_report *f)
 {
 	json_t *j = json_pack(
-		"{s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i, s:I}",
+		"{s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i, s:I}",
 		"id", (json_int_t)f->id, "tx", f->tx,
 		"win_bytes", (json_int_t)f->win_bytes,
 		"win_msgs", (json_int_t)f->win_msgs,
+		"win_calls", (json_int_t)f->win_calls,
 		"total_bytes", (json_int_t)f->total_bytes,
 		"total_msgs", (json_int_t)f->total_msgs,
 		"udp_lost", (json_int_t)f->udp_lost,
@@ -183,6 +184,7 @@ static int flow_from_json(const json_t *j, struct proto_flow_report *f,
 		return ret;
 	U64_FIELD(j, "win_bytes", f->win_bytes);
 	U64_FIELD(j, "win_msgs", f->win_msgs);
+	U64_FIELD(j, "win_calls", f->win_calls);
 	U64_FIELD(j, "total_bytes", f->total_bytes);
 	U64_FIELD(j, "total_msgs", f->total_msgs);
 	U64_FIELD(j, "udp_lost", f->udp_lost);

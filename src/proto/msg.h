@@ -20,6 +20,7 @@ struct proto_flow_report {
 	uint32_t id;
 	bool tx; /* this end sent on the flow */
 	uint64_t win_bytes, win_msgs;
+	uint64_t win_calls; /* streams: send/recv(mmsg) calls that moved data */
 	uint64_t total_bytes, total_msgs; /* launch to drain */
 	uint64_t udp_lost, udp_reordered, udp_dup; /* receiver, window; udp_rr:
 						      * timed out, -, late */

@@ -42,7 +42,7 @@ checkx() {
 # jq-like queries with Python: jpy FILE 'expression over d' prints the result
 jpy() {
 	python3 - "$1" "$2" <<'PY'
-import json, sys
+import json, re, sys
 d = json.load(open(sys.argv[1]))
 m = d.get("metrics", {}) if isinstance(d, dict) else {}
 v = lambda name: m[name]["value"]

@@ -48,5 +48,54 @@ check "not steady is flagged exactly when the trend is significant and strong" \
 
 # Exact accounting: the processes' CPU against the machine's busy time.
 check "process CPU of both ends is within the machine's busy time" \
-	jtrue "$TMP/quiet.json" 'v("cpu.client.user_s") + v("cpu.client.sys_s") + v("cpu.server.user_s") + v("cpu.server.sys_s") <= v("cpu.client.busy_pct") / 100 * int(d["env"]["client"]["online_cpus"]) * v("window.client_s") * 1.1'
+	jtrue "$TMP/quiet.json" 'v("cpu.client.cpu_s") + v("cpu.server.cpu_s") <= v("cpu.client.busy_pct") / 100 * int(d["env"]["client"]["online_cpus"]) * v("window.client_s") * 1.1'
+# tcp_stream is CPU-bound on both ends: the process clock, the workers'
+# schedstat run time and getrusage must tell the same story
+check "exact CPU (process clock) agrees with getrusage within 5%, both ends" \
+	jtrue "$TMP/quiet.json" 'all(abs(v("cpu.%s.cpu_s" % e) - v("cpu.%s.user_s" % e) - v("cpu.%s.sys_s" % e)) <= 0.05 * v("cpu.%s.cpu_s" % e) for e in ("client", "server"))'
+check "the workers' schedstat run time is most of the process CPU, never more" \
+	jtrue "$TMP/quiet.json" 'all(0.5 * v("cpu.%s.cpu_s" % e) <= v("cpu.%s.workers_s" % e) <= v("cpu.%s.cpu_s" % e) * 1.01 for e in ("client", "server"))'
+check "service demand is the end's exact CPU per KB" \
+	jtrue "$TMP/quiet.json" 'abs(v("cpu.service_demand.client_us_per_kb") - v("cpu.client.cpu_s") * 1e6 / (v("throughput.gbps") * 1e9 / 8 * v("window.client_s") / 1024)) < 0.02 * v("cpu.service_demand.client_us_per_kb")'
+check "busy loops on the test's CPUs show as run-queue wait of the workers" \
+	jtrue "$TMP/busy.json" 'v("cpu.client.runq_wait_pct") + v("cpu.server.runq_wait_pct") > 10'
+
+# Placement: by default client and server workers on distinct CPUs, in the
+# key and in the environment with the CPUs the softirqs ran on.
+n=$(nproc)
+if [ "$n" -ge 2 ]; then
+	half=$((n / 2))
+	check "default placement: client on the first half of the cpus, server on the rest" \
+		jtrue "$TMP/quiet.json" "d['config']['params']['cpus'] == ('0' if $half == 1 else '0-$((half - 1))') and d['config']['params']['remote_cpus'] == ('$half' if $n - $half == 1 else '$half-$((n - 1))') and d['env']['placement']['policy'] == 'split'"
+	check "each worker's cpu and the softirq cpus are recorded" \
+		jtrue "$TMP/quiet.json" "int(d['env']['placement']['client.workers']) < $half <= int(d['env']['placement']['server.workers']) and re.match(r'^[0-9]+:[0-9]+%', d['env']['placement']['softirq_cpus'])"
+fi
+timeout 60 "$NR" run tcp_rr "${RUN_SHORT[@]}" --placement free --json --no-store >"$TMP/free.json"
+check "--placement free pins nothing and says so" \
+	jtrue "$TMP/free.json" "d['config']['params']['cpus'] == 'none' and d['config']['params']['remote_cpus'] == 'none' and d['env']['placement']['policy'] == 'free'"
+timeout 60 "$NR" run tcp_rr "${RUN_SHORT[@]}" --cpus 0 --json --no-store >"$TMP/c0.json"
+check "--cpus overrides the client's end; the server takes the other cpus" \
+	jtrue "$TMP/c0.json" "d['config']['params']['cpus'] == '0' and (d['config']['params']['remote_cpus'] != '0' or $n == 1) and d['env']['placement']['policy'].startswith('explicit client')"
+"$NR" run tcp_rr --placement pinned >/dev/null 2>"$TMP/perr"
+rc=$?
+checkx "--placement pinned: exit 2 naming the value and the choices" \
+	'[ $rc -eq 2 ] && grep -q "invalid --placement .pinned.: expected split" "$TMP/perr"'
+
+# Segmentation against the application's calls.
+check "tcp: segments per write and per read, bytes per call within the message size" \
+	jtrue "$TMP/quiet.json" 'v("snmp.Tcp.OutSegs.per_write") > 0 and v("snmp.Tcp.InSegs.per_read") > 0 and 0 < v("io.bytes_per_send") <= int(d["config"]["params"]["msg"]) and 0 < v("io.bytes_per_recv") <= int(d["config"]["params"]["rmsg"])'
+timeout 60 "$NR" run udp_stream -m 1000 --batch 8 "${RUN_SHORT[@]}" --json --no-store >"$TMP/udp.json"
+check "udp: datagrams per sendmmsg/recvmmsg within the batch, one datagram per message" \
+	jtrue "$TMP/udp.json" '1 <= v("io.msgs_per_send") <= 8 and 1 <= v("io.msgs_per_recv") <= 8 and abs(v("snmp.Udp.OutDatagrams.per_msg") - 1) < 0.02 and abs(v("io.bytes_per_send") - 1000 * v("io.msgs_per_send")) < 1e-6 * v("io.bytes_per_send")'
+
+# --warmup auto on a steady rate: at least 1 s, well below the bound.
+timeout 60 "$NR" run tcp_stream -l 1s --warmup auto --json --no-store >"$TMP/auto.json"
+check "--warmup auto on a steady run: between 1 s and the 10 s bound, recorded" \
+	jtrue "$TMP/auto.json" '1.0 <= v("window.warmup_s") < 10 and "window.warmup_capped" in d["metrics"]'
+for bad in auto:500ms auto:2h autox -1s; do
+	"$NR" run tcp_stream --warmup "$bad" >/dev/null 2>"$TMP/werr"
+	rc=$?
+	checkx "--warmup $bad: exit 2 naming the value" \
+		'[ $rc -eq 2 ] && grep -q "invalid warm-up .$bad." "$TMP/werr"'
+done
 exit 0

@@ -372,6 +372,40 @@ check "each end of the run recorded its veth end: mtu 9000, tbf qdisc" \
 	jtrue "$TMP/tbf.9000.json" 'all(d["sysenv"][s]["entries"].get("if.nr-veth-%s.%s" % (s[0], k)) == v for s in ("client", "server") for k, v in (("mtu", "9000"), ("qdisc", "tbf"), ("driver", "veth")))'
 check "after the tbf runs nothing is left" clean
 
+# --- --warmup auto: the warm-up lasts while the rate still climbs ----------
+# The client's egress TBF is raised from 40 to 600 mbit in 15 steps of
+# 200 ms (3 s) from the start of the run: the 100 ms rates trend upwards
+# that long, so the warm-up must outlast 2 s of it; with auto:1500ms it
+# stops at its bound and says so. Runs on a constant rate end after 1.1 s
+# here (ramp-free runs are checked in noise.sh).
+ramp() { # NS: the ramp, from now
+	local r
+	for r in $(seq 40 40 600); do
+		tc -n "$1" qdisc change dev nr-veth-c root tbf rate "${r}mbit" burst 100000 latency 50ms || return 1
+		sleep 0.2
+	done
+}
+ramp_case() { # OUT WARMUP
+	tc -n "$C" qdisc change dev nr-veth-c root tbf rate 40mbit burst 100000 latency 50ms || return 1
+	ns_server "$S" || return 1
+	measure "$C" "$1" tcp_stream -l 1s --warmup "$2" &
+	local m=$!
+	ramp "$C"
+	wait $m
+	stop_server
+	measured "$1"
+}
+hold_up "$TMP/ramp" --tbf 40mbit
+ramp_case "$TMP/ramp.json" auto:8s
+ramp_case "$TMP/rampcap.json" auto:1500ms
+hold_down
+echo "# ramp: warm-up $(jpy "$TMP/ramp.json" 'v("window.warmup_s")' 2>/dev/null) s; capped at $(jpy "$TMP/rampcap.json" 'v("window.warmup_s")' 2>/dev/null) s"
+check "--warmup auto outlasts a rate that climbs for 3 s, below its bound" \
+	jtrue "$TMP/ramp.json" 'v("window.warmup_s") >= 2.0 and v("window.warmup_s") < 8 and v("window.warmup_capped") == 0 and abs(d["run"]["warmup_ns"] / 1e9 - v("window.warmup_s")) < 1e-6'
+check "--warmup auto:1500ms stops at its bound during the climb, flagged capped" \
+	jtrue "$TMP/rampcap.json" '1.5 <= v("window.warmup_s") < 1.9 and v("window.warmup_capped") == 1'
+check "after the ramp runs nothing is left" clean
+
 # --- CPU quota: the server gets the share set ----------------------------
 # A tcp_stream receiver here wants 44-60% of a CPU (69-72% under ASan),
 # copying 20-28 Gbps. With a 25% quota (25 ms per 100 ms period) its CPU

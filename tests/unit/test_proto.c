@@ -794,7 +794,7 @@ static void make_report(struct proto_end_report *r)
 	r->drain_timeout = true;
 	sample_flows[0] = (struct proto_flow_report){
 		.id = 0, .tx = true, .win_bytes = 5000000000ULL,
-		.win_msgs = 38147, .total_bytes = 7000000001ULL,
+		.win_msgs = 38147, .win_calls = 40001, .total_bytes = 7000000001ULL,
 		.total_msgs = 53406, .sndbuf = 2626560, .rcvbuf = 131072,
 		.sndbuf_end = 4194304, .rcvbuf_end = 131073, .eof = false,
 		.err = 0, .has_tcpi = true,
@@ -834,6 +834,7 @@ static void expect_flow_equal(const struct proto_flow_report *a,
 	assert_int_equal(a->tx, b->tx);
 	assert_int_equal(a->win_bytes, b->win_bytes);
 	assert_int_equal(a->win_msgs, b->win_msgs);
+	assert_int_equal(a->win_calls, b->win_calls);
 	assert_int_equal(a->total_bytes, b->total_bytes);
 	assert_int_equal(a->total_msgs, b->total_msgs);
 	assert_int_equal(a->udp_lost, b->udp_lost);
