@@ -68,7 +68,7 @@ if [ "$n" -ge 2 ]; then
 	check "default placement: client on the first half of the cpus, server on the rest" \
 		jtrue "$TMP/quiet.json" "d['config']['params']['cpus'] == ('0' if $half == 1 else '0-$((half - 1))') and d['config']['params']['remote_cpus'] == ('$half' if $n - $half == 1 else '$half-$((n - 1))') and d['env']['placement']['policy'] == 'split'"
 	check "each worker's cpu and the softirq cpus are recorded" \
-		jtrue "$TMP/quiet.json" "int(d['env']['placement']['client.workers']) < $half <= int(d['env']['placement']['server.workers']) and re.match(r'^[0-9]+:[0-9]+%', d['env']['placement']['softirq_cpus'])"
+		jtrue "$TMP/quiet.json" "int(d['env']['placement']['client.workers']) < $half <= int(d['env']['placement']['server.workers']) and bool(re.match(r'^[0-9]+:[0-9]+%', d['env']['placement']['softirq_cpus']))"
 fi
 timeout 60 "$NR" run tcp_rr "${RUN_SHORT[@]}" --placement free --json --no-store >"$TMP/free.json"
 check "--placement free pins nothing and says so" \
