@@ -414,9 +414,9 @@ static void test_other_fixtures_expand(void **state)
 	assert_string_equal(cells[1].desc, "test=tcp_rr resp=64 cpus=none remote_cpus=none");
 	assert_int_equal(cells[0].cfg.cpus.n, 1);
 	assert_int_equal(cells[0].cfg.remote_cpus.cpu[0], 1);
-	/* "none": not pinned by the file, so the split placement decides */
-	assert_int_equal(cells[1].cfg.cpus.n, 2);
-	assert_int_equal(cells[1].cfg.remote_cpus.cpu[0], 2);
+	/* placement: free, so "none" stays unpinned */
+	assert_int_equal(cells[1].cfg.cpus.n, 0);
+	assert_int_equal(cells[1].cfg.remote_cpus.n, 0);
 	assert_int_equal(cells[11].cfg.test, JOB_TEST_UDP_RR);
 	assert_int_equal(cells[11].cfg.resp_bytes, 16384);
 	assert_int_equal(cells[11].cfg.rr_timeout_ns, 500 * NS_PER_MS);
