@@ -1216,6 +1216,47 @@ static void test_rr_finalize_rejects_stream_knobs_and_bad_mixes(void **state)
 	expect_finalize_rejects(&c, "apply to tcp_rr, udp_rr and tcp_crr only", NULL);
 }
 
+static void test_parse_warmup(void **state)
+{
+	static const struct {
+		const char *s;
+		int ret;
+		int64_t ns;
+		bool autow;
+	} cases[] = {
+		{ "2s", 0, 2 * NS_PER_S, false },
+		{ "0", 0, 0, false },
+		{ "1h", 0, 3600 * NS_PER_S, false },
+		{ "auto", 0, JOB_WARMUP_AUTO_MAX, true },
+		{ "auto:1s", 0, NS_PER_S, true },
+		{ "auto:30s", 0, 30 * NS_PER_S, true },
+		{ "auto:999ms", -EINVAL, 0, false },
+		{ "auto:2h", -EINVAL, 0, false },
+		{ "auto:", -EINVAL, 0, false },
+		{ "autox", -EINVAL, 0, false },
+		{ "61m", -EINVAL, 0, false },
+		{ "-1s", -EINVAL, 0, false },
+		{ "", -EINVAL, 0, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct base_err err = { .msg = "" };
+		int64_t ns = -7;
+		bool a = !cases[i].autow;
+		int ret = job_parse_warmup(cases[i].s, &ns, &a, &err);
+
+		if (ret != cases[i].ret)
+			fail_msg("'%s' gave %d, want %d", cases[i].s, ret, cases[i].ret);
+		if (ret) {
+			expect_msg_has(&err, "invalid warm-up");
+			continue;
+		}
+		assert_int_equal(ns, cases[i].ns);
+		assert_int_equal(a, cases[i].autow);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1230,6 +1271,7 @@ int main(void)
 		cmocka_unit_test(test_finalize_threads_default_to_min_of_flows_and_cpus),
 		cmocka_unit_test(test_finalize_split_placement),
 		cmocka_unit_test(test_placement_free_and_json),
+		cmocka_unit_test(test_parse_warmup),
 		cmocka_unit_test(test_finalize_caps_explicit_threads_at_flows),
 		cmocka_unit_test(test_finalize_bidir_doubles_flows_for_threads),
 		cmocka_unit_test(test_key_is_exact_for_known_config),

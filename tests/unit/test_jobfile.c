@@ -651,7 +651,9 @@ static void test_top_level_errors(void **state)
 	expect_parse_error("duration: 50ms\n",
 			   "x.yaml:1:11: invalid value '50ms' for 'duration': expected a duration like 10s or 500ms, from 100ms to 24h");
 	expect_parse_error("warmup: 2 s\n",
-			   "x.yaml:1:9: invalid value '2 s' for 'warmup': expected a duration like 10s or 500ms, from 0 to 1h");
+			   "x.yaml:1:9: invalid value '2 s' for 'warmup': expected a duration from 0 to 1h (like 2s), auto or auto:MAX");
+	expect_parse_error("warmup: auto:100ms\n",
+			   "x.yaml:1:9: invalid value 'auto:100ms' for 'warmup': expected a duration from 0 to 1h (like 2s), auto or auto:MAX");
 	expect_parse_error("duration: 1s\ninterval: 2s\n",
 			   "x.yaml:2:11: invalid value '2s' for 'interval': expected a duration from 100ms up to the duration, or none");
 	expect_parse_error("seed: -1\n",
@@ -895,6 +897,37 @@ static void test_rate_parser_accepts_tc_and_suffix_forms(void **state)
 	assert_true(v == UINT64_MAX);
 }
 
+/* warmup: auto reaches every cell, with its bound. */
+static void test_warmup_auto(void **state)
+{
+	struct job_file *jf;
+	struct job_cell *cells = NULL;
+	size_t n;
+
+	(void)state;
+	jf = parse_ok("warmup: auto:20s\nparams:\n  streams: [1, 2]\n");
+	n = expand_ok(jf, &cells);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(cells[i].cfg.warmup_auto);
+		assert_int_equal(cells[i].cfg.warmup_ns, 20 * NS_PER_S);
+	}
+	job_cells_free(cells, n);
+	job_file_free(jf);
+	jf = parse_ok("warmup: auto\nparams:\n  test: tcp_rr\n");
+	n = expand_ok(jf, &cells);
+	assert_true(cells[0].cfg.warmup_auto);
+	assert_int_equal(cells[0].cfg.warmup_ns, JOB_WARMUP_AUTO_MAX);
+	job_cells_free(cells, n);
+	job_file_free(jf);
+	jf = parse_ok("warmup: 3s\nparams:\n  test: tcp_rr\n");
+	n = expand_ok(jf, &cells);
+	assert_false(cells[0].cfg.warmup_auto);
+	assert_int_equal(cells[0].cfg.warmup_ns, 3 * NS_PER_S);
+	job_cells_free(cells, n);
+	job_file_free(jf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -920,6 +953,7 @@ int main(void)
 		cmocka_unit_test(test_top_level_errors),
 		cmocka_unit_test(test_params_errors),
 		cmocka_unit_test(test_exclude_errors),
+		cmocka_unit_test(test_warmup_auto),
 		cmocka_unit_test(test_expand_names_the_combination_finalize_rejects),
 		cmocka_unit_test(test_load_reports_missing_and_oversized_files),
 		cmocka_unit_test(test_rate_parser_accepts_tc_and_suffix_forms),
