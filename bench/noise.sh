@@ -6,8 +6,8 @@
 # Usage: bench/noise.sh            (REPS=7, DUR=10 by default)
 #        REPS=2 DUR=2 bench/noise.sh
 #
-# Rows (1 flow each; every tool with its own defaults, nothing pinned: ours
-# applies its own placement policy):
+# Rows (1 flow each; every tool with its own defaults and no pinning options:
+# ours applies its default placement policy, the peers are not pinned):
 #   tcp_stream, default msg   ours tcp_stream            vs iperf3 (defaults)
 #   udp_stream 1452 B         ours udp_stream -m 1452    vs iperf3 -u -b 0 -l 1452
 #   tcp_rr 64 B               ours tcp_rr -r 64,64       vs sockperf ping-pong --tcp -m 64
@@ -142,7 +142,8 @@ run_ours() {
 		.metrics as $m
 		| [ $m[$k].value, ($m["window.disturbed"].value // "?"),
 		    ("foreign=" + (if $m["cpu.foreign_busy_pct"] then ($m["cpu.foreign_busy_pct"].value * 10
-		                   | round / 10 | tostring) + "%" else "n/a" end)) ]
+		                   | round / 10 | tostring) + "%" else "n/a" end)),
+		    ("cpus=" + (.config.params.cpus // "?") + "/" + (.config.params.remote_cpus // "?")) ]
 		| if .[0] == null then empty else map(tostring) | join(" ") end' "$out" 2>/dev/null)
 	if [ $rc -ne 0 ] || [ -z "$res" ]; then
 		log "    netregress run $* failed (rc=$rc): $(tail -n 3 "$err" | tr '\n' ' ')"
@@ -304,8 +305,8 @@ echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD
 echo "          others' busy share of all cpus (2 s idle probe) $BUSY0 before, $BUSY1 after"
 echo "tools   : ${ver_nr:-netregress} at $NR; $ver_ip; $ver_sp"
 echo "runs    : REPS=$REPS, DUR=${DUR}s (ours -l ${DUR}s after its default 2 s warm-up, iperf3 -t $DUR,"
-echo "          sockperf -t $DUR --full-rtt); each tool with its own defaults, nothing pinned;"
-echo "          interleaved ours/peer per repetition"
+echo "          sockperf -t $DUR --full-rtt); each tool with its own defaults, no pinning options"
+echo "          (ours: its default placement); interleaved ours/peer per repetition"
 echo
 fmt='%-31s %-7s %12s %8s %8s %5s  %-8s %12s %8s %5s %8s %s\n'
 printf "$fmt" "row" "unit" "ours" "ours" "ours" "kept" "peer" "peer" "peer" "runs" "cov" "target"
