@@ -94,7 +94,7 @@ TMO=$((DUR + WARM + 60))
 
 
 
-# netregress run ARGS... -> RES="gbps foreign_pct secs" (runs in the main
+# netregress run ARGS... -> RES="gbps foreign_pct secs cpu_s_per_gb" (runs in the main
 # shell, never in $(...), so that the traps and CUR_PID stay right)
 RES=
 run_ours() {
@@ -106,7 +106,11 @@ run_ours() {
 	res=$(jq -r '
 		.metrics as $m
 		| [ $m["throughput.gbps"].value, ($m["cpu.foreign_busy_pct"].value // -1),
-		    $m["window.client_s"].value ]
+		    $m["window.client_s"].value,
+		    (if $m["cpu.client.cpu_s"] and $m["cpu.server.cpu_s"] and $m["throughput.gbps"].value > 0
+		     then ($m["cpu.client.cpu_s"].value + $m["cpu.server.cpu_s"].value)
+		          / ($m["throughput.gbps"].value * $m["window.client_s"].value / 8)
+		     else -1 end) ]
 		| if .[0] == null or .[2] == null then empty else map(tostring) | join(" ") end' "$out" 2>/dev/null)
 	if [ $rc -ne 0 ] || [ -z "$res" ]; then
 		log "    netregress run $* failed (rc=$rc): $(tail -n 3 "$err" | tr '\n' ' ')"
@@ -128,13 +132,14 @@ VOPT[off]="--no-collect"
 VOPT[on]=""
 VOPT[profile]="--profile"
 
-# one line per successful run in $tmp/TEST.VARIANT: "rep gbps foreign secs"
+# one line per successful run in $tmp/TEST.VARIANT: "rep gbps foreign secs cpu_s_per_gb"
+# (the last: both ends' exact CPU seconds per GB received, -1 unknown)
 record() { # TEST VARIANT REP RESULT
-	local g f s
-	read -r g f s <<<"$4"
-	echo "$3 $g $f $s" >>"$tmp/$1.$2"
-	log "$(awk -v v="$2" -v g="$g" -v f="$f" -v s="$s" 'BEGIN {
-		printf "    %-8s %9.3f Gbps  foreign %5.1f%%  (%.2f s)", v, g, f, s }')"
+	local g f s c
+	read -r g f s c <<<"$4"
+	echo "$3 $g $f $s $c" >>"$tmp/$1.$2"
+	log "$(awk -v v="$2" -v g="$g" -v f="$f" -v s="$s" -v c="$c" 'BEGIN {
+		printf "    %-8s %9.3f Gbps  foreign %5.1f%%  cpu %.4f s/GB  (%.2f s)", v, g, f, c, s }')"
 }
 
 # ---------------------------------------------------------------- run
@@ -160,18 +165,20 @@ LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 BUSY1=$(busy_probe 2)
 
 # ---------------------------------------------------------------- table
-# stats FILE -> "n median min max cv% median_foreign"
+# stats FILE -> "n median min max cv% median_foreign median_cpu_s_per_gb cpu_cv%"
 stats() {
-	[ -s "$1" ] || { echo "0 - - - - -"; return; }
-	awk '{ g[NR] = $2; f[NR] = $3; s += $2; ss += $2 * $2 }
+	[ -s "$1" ] || { echo "0 - - - - - - -"; return; }
+	awk '{ g[NR] = $2; f[NR] = $3; c[NR] = $5; s += $2; ss += $2 * $2; cs += $5; css += $5 * $5 }
 	function sort(v, n,   i, j, x) {
 		for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
 	}
 	function med(v, n) { sort(v, n); return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
 	END { n = NR; m = s / n; var = ss / n - m * m; if (var < 0) var = 0
 		cv = (m > 0) ? 100 * sqrt(var) / m : 0
-		mg = med(g, n); mf = med(f, n)
-		printf "%d %.6g %.6g %.6g %.3g %.3g\n", n, mg, g[1], g[n], cv, mf }' "$1"
+		cm = cs / n; cvar = css / n - cm * cm; if (cvar < 0) cvar = 0
+		ccv = (cm > 0) ? 100 * sqrt(cvar) / cm : 0
+		mg = med(g, n); mf = med(f, n); mc = med(c, n)
+		printf "%d %.6g %.6g %.6g %.3g %.3g %.6g %.3g\n", n, mg, g[1], g[n], cv, mf, mc, ccv }' "$1"
 }
 # pairs TEST VARIANT -> "n median min max" of gbps(VARIANT)/gbps(off), same repetition
 pairs() {
@@ -202,39 +209,43 @@ echo "          others' busy share of all cpus (2 s idle probe) $BUSY0 before, $
 echo "tools   : ${ver_nr:-netregress} at $NR${EXTRA:+ (extra: $EXTRA)}; perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo '?')"
 echo "runs    : REPS=$REPS, -l ${DUR}s --warmup ${WARM}s, variants interleaved, order rotating per repetition"
 echo
-fmt='%-30s %-8s %9s %17s %6s %8s %5s\n'
-printf "$fmt" "test" "variant" "median" "min..max" "cv" "foreign" "runs"
-printf "$fmt" "" "" "Gbps" "Gbps" "%" "busy %" ""
-printf '%s\n' "$(printf '%.0s-' $(seq 90))"
+fmt='%-30s %-8s %9s %17s %6s %8s %9s %6s %5s\n'
+printf "$fmt" "test" "variant" "median" "min..max" "cv" "foreign" "cpu" "cpu cv" "runs"
+printf "$fmt" "" "" "Gbps" "Gbps" "%" "busy %" "s/GB" "%" ""
+printf '%s\n' "$(printf '%.0s-' $(seq 106))"
 for t in "${TESTS[@]}"; do
 	for v in "${VARIANTS[@]}"; do
-		read -r n m mn mx cv mf < <(stats "$tmp/$t.$v")
+		read -r n m mn mx cv mf mc ccv < <(stats "$tmp/$t.$v")
 		awk -v d="${DESC[$t]}" -v v="$v" -v n="$n" -v m="$m" -v mn="$mn" -v mx="$mx" -v cv="$cv" -v mf="$mf" \
-			-v reps="$REPS" -v fmt="$fmt" 'BEGIN {
+			-v mc="$mc" -v ccv="$ccv" -v reps="$REPS" -v fmt="$fmt" 'BEGIN {
 			a = n ? sprintf("%.3f", m) : "-"; b = n ? sprintf("%.3f..%.3f", mn, mx) : "-"
 			c = n ? sprintf("%.1f", cv) : "-"; e = (n && mf >= 0) ? sprintf("%.1f", mf) : "-"
-			printf fmt, d, v, a, b, c, e, n "/" reps }'
+			g = (n && mc > 0) ? sprintf("%.4f", mc) : "-"; h = (n && mc > 0) ? sprintf("%.1f", ccv) : "-"
+			printf fmt, d, v, a, b, c, e, g, h, n "/" reps }'
 	done
 done
 echo
-fmt2='%-30s %-12s %9s %13s %17s %7s %s\n'
-printf "$fmt2" "test" "ratio" "of medians" "paired median" "paired min..max" "target" "verdict (ratio of medians)"
+fmt2='%-30s %-12s %10s %13s %17s %7s %-7s %9s\n'
+printf "$fmt2" "test" "ratio" "of medians" "paired median" "paired min..max" "target" "verdict" "cpu s/GB"
+printf "$fmt2" "" "" "Gbps" "Gbps" "Gbps" "" "" "off/var"
 printf '%s\n' "$(printf '%.0s-' $(seq 110))"
 for t in "${TESTS[@]}"; do
-	read -r _ moff _ _ _ _ < <(stats "$tmp/$t.off")
+	read -r _ moff _ _ _ _ coff _ < <(stats "$tmp/$t.off")
 	for v in on profile; do
-		read -r _ mv _ _ _ _ < <(stats "$tmp/$t.$v")
+		read -r _ mv _ _ _ _ cvr _ < <(stats "$tmp/$t.$v")
 		read -r pn pm pmin pmax < <(pairs "$t" "$v")
 		tgt=0.99
 		[ "$v" = profile ] && tgt=0.97
 		awk -v d="${DESC[$t]}" -v v="$v" -v moff="$moff" -v mv="$mv" -v pn="$pn" -v pm="$pm" \
-			-v pmin="$pmin" -v pmax="$pmax" -v tgt="$tgt" -v fmt="$fmt2" 'BEGIN {
+			-v pmin="$pmin" -v pmax="$pmax" -v tgt="$tgt" -v coff="$coff" -v cvr="$cvr" \
+			-v fmt="$fmt2" 'BEGIN {
 			ok = (moff != "-" && mv != "-" && moff > 0)
 			r = ok ? mv / moff : 0
 			a = ok ? sprintf("%.3f", r) : "-"
 			b = pn ? sprintf("%.3f", pm) : "-"; c = pn ? sprintf("%.3f..%.3f", pmin, pmax) : "-"
 			vd = ok ? ((r >= tgt) ? "met" : "missed") : "-"
-			printf fmt, d, v "/off", a, b, c, ">= " tgt, vd }'
+			e = (coff != "-" && cvr != "-" && coff > 0 && cvr > 0) ? sprintf("%.3f", coff / cvr) : "-"
+			printf fmt, d, v "/off", a, b, c, ">= " tgt, vd, e }'
 	done
 done
 echo
@@ -243,4 +254,7 @@ echo "standard deviation over the mean of the runs.  paired: the ratio of a vari
 echo "run of the same repetition (the three ran back to back), median and min..max over the"
 echo "repetitions.  foreign busy %: ours' cpu.foreign_busy_pct, machine busy time that is"
 echo "neither the client nor its server, share of all cpus, median over the runs: a high value"
-echo "means other tenants took cpu during the run.  runs: successful runs out of REPS=$REPS."
+echo "means other tenants took cpu during the run.  cpu s/GB: both ends' exact CPU time"
+echo "(cpu.client.cpu_s + cpu.server.cpu_s) per GB received, median, and its cv; off/var in"
+echo "the ratio table is the collectors' cost in CPU per byte (1.000: none, 0.990: 1% more),"
+echo "which the throughput's run-to-run noise hides.  runs: successful runs out of REPS=$REPS."
