@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,8 @@
 #define UDP_QUIET_NS (200 * NS_PER_MS)
 #define OPEN_LOOP_RING 1024    /* requests in flight per open-loop flow */
 #define CRR_CONNS 16           /* connections a crr listener serves at once */
-#define BLOCK_TICK_NS (10 * NS_PER_MS) /* a blocked worker looks at stop this often */
+#define BLOCK_TICK_NS (10 * NS_PER_MS) /* a worker waiting to write looks at stop */
+#define NUDGE_EVERY_NS (10 * NS_PER_MS) /* stopping: blocked workers woken this often */
 
 enum { MARK_START, MARK_END };
 
@@ -139,10 +141,41 @@ static void run_timers(struct worker *w, int64_t now)
 }
 
 /*
+ * Blocking workers wait in recv with no timeout: an armed timer would cost
+ * every transaction (in a VM, reprogramming the timer on each idle entry
+ * is a VM exit). They are woken instead by a signal whose handler does
+ * nothing, installed without SA_RESTART, so the recv returns EINTR.
+ */
+static int nudge_sig;
+static pthread_once_t nudge_once = PTHREAD_ONCE_INIT;
+
+static void nudge_handler(int sig)
+{
+	(void)sig;
+}
+
+static void nudge_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = nudge_handler;
+	sigemptyset(&sa.sa_mask);
+	nudge_sig = SIGRTMIN + 3;
+	sigaction(nudge_sig, &sa, NULL);
+}
+
+static void nudge(struct worker *w)
+{
+	if (w->running)
+		pthread_kill(w->th, nudge_sig);
+}
+
+/*
  * The loop of a worker that owns one closed-loop request/response flow:
- * the flow's own recv waits (SO_RCVTIMEO bounds it to BLOCK_TICK_NS), so
- * a transaction costs no epoll_wait. Stop arrives as a flag, looked at
- * after every wake-up; writes that would block still wait in poll().
+ * the flow's own recv waits, so a transaction costs no epoll_wait. Stop
+ * arrives as a flag, looked at after every wake-up (engine_join keeps
+ * nudging until the worker is out); writes that would block wait in poll().
  */
 static void worker_block_loop(struct worker *w)
 {
@@ -150,7 +183,11 @@ static void worker_block_loop(struct worker *w)
 	struct flow *f = w->flows[0];
 	int64_t drain_end = 0, quiet_since = 0;
 	uint64_t seen = 0;
+	sigset_t set;
 
+	sigemptyset(&set);
+	sigaddset(&set, nudge_sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	while (!atomic_load_explicit(&e->abort, memory_order_relaxed) && !f->done) {
 		int64_t now = base_now_ns();
 
@@ -203,26 +240,61 @@ static void worker_block_loop(struct worker *w)
 static int worker_blocking(struct worker *w)
 {
 	const struct engine_opts *o = &w->e->o;
-	int64_t tick = BLOCK_TICK_NS;
-	struct timeval tv;
 	int fl;
 
 	if (o->kind != ENGINE_RR || o->burst != 1 || o->rate > 0 ||
 	    w->nflows != 1 || w->flows[0]->fd < 0)
 		return 0;
-	if (o->udp && w->flows[0]->tx && o->rr_timeout_ns < tick)
-		tick = o->rr_timeout_ns;
-	tv.tv_sec = (time_t)(tick / NS_PER_S);
-	tv.tv_usec = (suseconds_t)(tick % NS_PER_S / 1000);
-	if (!tv.tv_sec && !tv.tv_usec)
-		tv.tv_usec = 1;
+	pthread_once(&nudge_once, nudge_install);
 	fl = fcntl(w->flows[0]->fd, F_GETFL);
-	if (fl < 0 ||
-	    setsockopt(w->flows[0]->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    fcntl(w->flows[0]->fd, F_SETFL, fl & ~O_NONBLOCK))
+	if (fl < 0 || fcntl(w->flows[0]->fd, F_SETFL, fl & ~O_NONBLOCK))
 		return -errno;
 	w->block = true;
 	return 0;
+}
+
+/*
+ * udp_rr clients that block: a lost request or reply leaves the worker in
+ * recv, so this thread wakes any whose flow made no progress for a
+ * quarter of the reply timeout; the worker's timers then count the loss.
+ */
+static void *watchdog_main(void *arg)
+{
+	struct engine *e = arg;
+	int64_t period = e->o.rr_timeout_ns / 4, next;
+	uint64_t *last = calloc(e->nworkers, sizeof(*last));
+
+	if (period < NS_PER_MS)
+		period = NS_PER_MS;
+	next = base_now_ns() + period;
+	/* short naps, so that stop is seen soon whatever the timeout */
+	while (last && !atomic_load(&e->stop_req) && !atomic_load(&e->abort)) {
+		int64_t nap = next - base_now_ns();
+		struct timespec ts;
+
+		if (nap > NUDGE_EVERY_NS)
+			nap = NUDGE_EVERY_NS;
+		if (nap > 0) {
+			ts.tv_sec = nap / NS_PER_S;
+			ts.tv_nsec = nap % NS_PER_S;
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		next += period;
+		for (uint32_t i = 0; i < e->nworkers; i++) {
+			struct worker *w = &e->workers[i];
+			uint64_t p;
+
+			if (!w->block || !w->flows[0]->tx)
+				continue;
+			p = ctr_get(&w->flows[0]->msgs) + ctr_get(&w->flows[0]->lost);
+			if (p == last[i])
+				nudge(w);
+			last[i] = p;
+		}
+	}
+	free(last);
+	return NULL;
 }
 
 static void *worker_main(void *arg)
@@ -594,6 +666,19 @@ int engine_launch(struct engine *e, struct base_err *err)
 		}
 		w->running = true;
 	}
+	if (e->o.udp && e->o.kind == ENGINE_RR) {
+		bool want = false;
+
+		for (uint32_t i = 0; i < e->nworkers; i++)
+			want |= e->workers[i].block && e->workers[i].flows[0]->tx;
+		if (want) {
+			ret = pthread_create(&e->watchdog, NULL, watchdog_main, e);
+			if (ret)
+				return base_err_set(err, -ret, "cannot start the udp_rr watchdog: %s",
+						    strerror(ret));
+			e->has_watchdog = true;
+		}
+	}
 	return 0;
 }
 
@@ -653,9 +738,28 @@ int engine_join(struct engine *e)
 		return 0;
 	engine_go(e); /* a run that never started still ends */
 	engine_stop(e);
+	if (e->has_watchdog) {
+		pthread_join(e->watchdog, NULL);
+		e->has_watchdog = false;
+	}
 	for (uint32_t i = 0; i < e->nworkers; i++) {
 		struct worker *w = &e->workers[i];
 
+		/* a blocked worker may have missed a nudge sent just before
+		 * its recv: nudge until it is out */
+		while (w->running && w->block) {
+			struct timespec ts;
+
+			nudge(w);
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += NUDGE_EVERY_NS;
+			if (ts.tv_nsec >= NS_PER_S) {
+				ts.tv_sec++;
+				ts.tv_nsec -= NS_PER_S;
+			}
+			if (!pthread_timedjoin_np(w->th, NULL, &ts))
+				w->running = false;
+		}
 		if (w->running)
 			pthread_join(w->th, NULL);
 		w->running = false;

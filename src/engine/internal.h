@@ -113,7 +113,8 @@ struct worker {
 	bool drain_timeout;
 	/* the worker owns one closed-loop request/response flow and waits in
 	 * a blocking recv instead of epoll: a transaction then costs one send
-	 * and one recv per side, as in sockperf and netperf */
+	 * and one recv per side, as in sockperf and netperf; a signal
+	 * (engine_nudge) breaks the wait for stop, abort and udp timeouts */
 	bool block;
 	_Atomic int tid; /* the thread's id, for its /proc/self/task entry */
 } __attribute__((aligned(CACHELINE)));
@@ -131,6 +132,9 @@ struct engine {
 	_Atomic int failed;    /* index + 1 of the first failed flow */
 	_Atomic int measuring; /* 1 between the marks: latencies count */
 	_Atomic bool stop_req; /* engine_stop() was called */
+	/* wakes blocked udp_rr clients whose reply is overdue */
+	pthread_t watchdog;
+	bool has_watchdog;
 	int evfd;
 };
 

@@ -338,7 +338,7 @@ static void udp_client_io(struct worker *w, struct flow *f, uint32_t events)
 	const struct engine_opts *o = &w->e->o;
 	const uint64_t mask = seq_mask(o);
 	size_t hdr = o->req_bytes < o->resp_bytes ? o->req_bytes : o->resp_bytes;
-	uint64_t done = 0, late = 0;
+	uint64_t done = 0, late = 0, expired = 0;
 	int64_t now = 0;
 
 	(void)events;
@@ -364,9 +364,16 @@ static void udp_client_io(struct worker *w, struct flow *f, uint32_t events)
 			struct rr_slot *s = &f->ring[(f->ring_head + k) % f->ring_cap];
 
 			if (s->live && (s->seq & mask) == (seq & mask)) {
-				flow_latency(w, now - s->t_ns);
+				/* past its timeout, though the timer has not
+				 * run yet: lost, and its reply late, as if it had */
+				if (now - s->t_ns >= o->rr_timeout_ns) {
+					expired++;
+					late++;
+				} else {
+					flow_latency(w, now - s->t_ns);
+					done++;
+				}
 				ring_kill(f, s);
-				done++;
 				found = true;
 				break;
 			}
@@ -377,10 +384,11 @@ static void udp_client_io(struct worker *w, struct flow *f, uint32_t events)
 			break; /* the one reply came: nothing else is queued */
 	}
 	ctr_add(&f->msgs, done);
+	ctr_add(&f->lost, expired);
 	ctr_add(&f->dup, late);
 	if (w->stopping && !f->ring_live)
 		flow_close(w, f, 0);
-	else if (done)
+	else if (done || expired)
 		udp_refill(w, f, now);
 }
 
