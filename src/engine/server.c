@@ -555,9 +555,12 @@ static int session_main(const struct engine_server_opts *o, int ctl,
 	struct base_err err = { "" };
 	int ret, one = 1;
 
-	engine_addr_str(peer, true, s.peer_str, sizeof(s.peer_str));
 	s.local.len = sizeof(s.local.ss);
 	getsockname(ctl, (struct sockaddr *)&s.local.ss, &s.local.len);
+	/* an IPv4 client of a listener on :: gets IPv4 data sockets */
+	engine_addr_unmap(&s.local);
+	engine_addr_unmap(&s.peer);
+	engine_addr_str(&s.peer, true, s.peer_str, sizeof(s.peer_str));
 	setsockopt(ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	ret = session_run(&s, &err);
 	if (ret && ret != -ECONNRESET)

@@ -111,6 +111,18 @@ static bool addr_v4(const struct engine_addr *a, struct in_addr *out)
 	return false;
 }
 
+void engine_addr_unmap(struct engine_addr *a)
+{
+	struct sockaddr_in v4 = { .sin_family = AF_INET };
+
+	if (a->ss.ss_family != AF_INET6 || !addr_v4(a, &v4.sin_addr))
+		return;
+	v4.sin_port = ((const struct sockaddr_in6 *)&a->ss)->sin6_port;
+	memset(&a->ss, 0, sizeof(a->ss));
+	memcpy(&a->ss, &v4, sizeof(v4));
+	a->len = sizeof(v4);
+}
+
 bool engine_addr_same_host(const struct engine_addr *a,
 			   const struct engine_addr *b)
 {

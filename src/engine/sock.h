@@ -32,6 +32,11 @@ void engine_addr_str(const struct engine_addr *a, bool with_port, char *buf,
 uint16_t engine_addr_port(const struct engine_addr *a);
 void engine_addr_set_port(struct engine_addr *a, uint16_t port);
 /* Same IP address (ports ignored; v4-mapped v6 equals its v4). */
+/* A v4-mapped IPv6 address (::ffff:a.b.c.d, what a listener on :: sees
+ * of an IPv4 peer) becomes the plain IPv4 one, port kept; others as they
+ * are. Sockets made from it then take the IPv4 paths of the stack. */
+void engine_addr_unmap(struct engine_addr *a);
+
 bool engine_addr_same_host(const struct engine_addr *a,
 			   const struct engine_addr *b);
 int engine_addr_family(const struct engine_addr *a);

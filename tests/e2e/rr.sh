@@ -62,4 +62,19 @@ checkx "tcp_crr refuses --burst" '[ $rc -eq 2 ] && grep -q "closed loop" "$TMP/e
 timeout 10 "$NR" run udp_rr -r 70000,1 2>"$TMP/err"
 rc=$?
 checkx "udp_rr request over the datagram limit" '[ $rc -eq 2 ] && grep -q "expected 1 to 65507" "$TMP/err"'
+
+# A server on every address (::, the default) gives an IPv4 client IPv4
+# data sockets, not v4-mapped IPv6 ones (which take the slower v6 paths).
+pf="$TMP/port6"
+"$NR" serve --port 0 --ready-fd 3 3>"$pf" 2>>"$TMP/server.log" &
+PIDS+=($!)
+for _ in $(seq 100); do [ -s "$pf" ] && break; sleep 0.05; done
+timeout 60 "$NR" run udp_rr -H 127.0.0.1 -p "$(head -n1 "$pf")" -l 2s --warmup 200ms --no-store --json >"$TMP/map.json" &
+r=$!
+sleep 1.3
+ss -uanp >"$TMP/ss.txt" 2>&1
+wait $r
+check "udp_rr against a server on :: ran" jtrue "$TMP/map.json" 'v("transactions.per_s") > 0'
+checkx "its data sockets are IPv4 on both ends" \
+	'grep -q "^UNCONN.*127\.0\.0\.1:[0-9]* *127\.0\.0\.1:[0-9]*.*netregress\|^ESTAB.*127\.0\.0\.1:[0-9]* *127\.0\.0\.1:[0-9]*.*netregress" "$TMP/ss.txt" && ! grep -q "::ffff:127\.0\.0\.1.*netregress" "$TMP/ss.txt"'
 exit 0
