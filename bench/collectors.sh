@@ -70,24 +70,8 @@ trap 'log "collectors.sh: interrupted"; exit 130' INT
 trap 'log "collectors.sh: terminated"; exit 143' TERM HUP
 
 # ---------------------------------------------------------------- setup
-need=()
-command -v jq >/dev/null || need+=(jq)
-command -v timeout >/dev/null || need+=(coreutils)
-if [ ${#need[@]} -gt 0 ]; then
-	log "collectors.sh: installing ${need[*]}"
-	SUDO=
-	[ "$(id -u)" -eq 0 ] || SUDO=sudo
-	export DEBIAN_FRONTEND=noninteractive
-	$SUDO apt-get install -y "${need[@]}" >&2 ||
-		{ $SUDO apt-get update >&2 && $SUDO apt-get install -y "${need[@]}" >&2; } ||
-		{ log "collectors.sh: cannot install ${need[*]}"; exit 1; }
-fi
-if [ -n "${NETREGRESS:-}" ]; then
-	[ -x "$NR" ] || { log "collectors.sh: NETREGRESS=$NR is not executable"; exit 1; }
-elif ! make -C "$repo" >&2; then
-	[ -x "$NR" ] || { log "collectors.sh: building netregress failed"; exit 1; }
-	log "collectors.sh: make failed; going on with the existing $NR"
-fi
+need_tools collectors.sh jq:jq timeout:coreutils
+need_netregress collectors.sh "$repo"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/collectors.XXXXXX")
 TMO=$((DUR + WARM + 60))

@@ -79,3 +79,32 @@ busy_probe() { # SECS
 		v = (t > 0) ? 100 * (t - idle) / t : 0
 		printf "%.0f%%", v }'
 }
+
+# need_tools SCRIPT CMD:PACKAGE...: install the Debian package of each
+# command that is missing (one apt-get for all), or exit naming them.
+need_tools() {
+	local me=$1 c sudo=
+	local -a need=()
+	shift
+	for c in "$@"; do
+		command -v "${c%%:*}" >/dev/null || need+=("${c#*:}")
+	done
+	[ ${#need[@]} -gt 0 ] || return 0
+	log "$me: installing ${need[*]}"
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get install -y "${need[@]}" >&2 ||
+		{ $sudo apt-get update >&2 && $sudo apt-get install -y "${need[@]}" >&2; } ||
+		{ log "$me: cannot install ${need[*]}"; exit 1; }
+}
+
+# need_netregress SCRIPT REPO: $NR as given by NETREGRESS, else built with
+# make in REPO (an older binary goes on when make fails), or exit.
+need_netregress() {
+	if [ -n "${NETREGRESS:-}" ]; then
+		[ -x "$NR" ] || { log "$1: NETREGRESS=$NR is not executable"; exit 1; }
+	elif ! make -C "$2" >&2; then
+		[ -x "$NR" ] || { log "$1: building netregress failed"; exit 1; }
+		log "$1: make failed; going on with the existing $NR"
+	fi
+}

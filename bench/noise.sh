@@ -72,26 +72,8 @@ trap 'log "noise.sh: interrupted"; exit 130' INT
 trap 'log "noise.sh: terminated"; exit 143' TERM HUP
 
 # ---------------------------------------------------------------- setup
-need=()
-command -v iperf3 >/dev/null || need+=(iperf3)
-command -v sockperf >/dev/null || need+=(sockperf)
-command -v jq >/dev/null || need+=(jq)
-command -v timeout >/dev/null || need+=(coreutils)
-if [ ${#need[@]} -gt 0 ]; then
-	log "noise.sh: installing ${need[*]}"
-	SUDO=
-	[ "$(id -u)" -eq 0 ] || SUDO=sudo
-	export DEBIAN_FRONTEND=noninteractive
-	$SUDO apt-get install -y "${need[@]}" >&2 ||
-		{ $SUDO apt-get update >&2 && $SUDO apt-get install -y "${need[@]}" >&2; } ||
-		{ log "noise.sh: cannot install ${need[*]}"; exit 1; }
-fi
-if [ -n "${NETREGRESS:-}" ]; then
-	[ -x "$NR" ] || { log "noise.sh: NETREGRESS=$NR is not executable"; exit 1; }
-elif ! make -C "$repo" >&2; then
-	[ -x "$NR" ] || { log "noise.sh: building netregress failed"; exit 1; }
-	log "noise.sh: make failed; going on with the existing $NR"
-fi
+need_tools noise.sh iperf3:iperf3 sockperf:sockperf jq:jq timeout:coreutils
+need_netregress noise.sh "$repo"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/noise.XXXXXX")
 TMO=$((DUR + 2 + 40)) # ours' default warm-up is 2 s

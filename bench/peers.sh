@@ -57,27 +57,8 @@ trap 'log "peers.sh: interrupted"; exit 130' INT
 trap 'log "peers.sh: terminated"; exit 143' TERM HUP
 
 # ---------------------------------------------------------------- setup
-need=()
-command -v iperf3 >/dev/null || need+=(iperf3)
-command -v sockperf >/dev/null || need+=(sockperf)
-command -v jq >/dev/null || need+=(jq)
-[ -x /usr/bin/time ] || need+=(time)
-command -v timeout >/dev/null || need+=(coreutils)
-if [ ${#need[@]} -gt 0 ]; then
-	log "peers.sh: installing ${need[*]}"
-	SUDO=
-	[ "$(id -u)" -eq 0 ] || SUDO=sudo
-	export DEBIAN_FRONTEND=noninteractive
-	$SUDO apt-get install -y "${need[@]}" >&2 ||
-		{ $SUDO apt-get update >&2 && $SUDO apt-get install -y "${need[@]}" >&2; } ||
-		{ log "peers.sh: cannot install ${need[*]}"; exit 1; }
-fi
-if [ -n "${NETREGRESS:-}" ]; then
-	[ -x "$NR" ] || { log "peers.sh: NETREGRESS=$NR is not executable"; exit 1; }
-elif ! make -C "$repo" >&2; then
-	[ -x "$NR" ] || { log "peers.sh: building netregress failed"; exit 1; }
-	log "peers.sh: make failed; going on with the existing $NR"
-fi
+need_tools peers.sh iperf3:iperf3 sockperf:sockperf jq:jq /usr/bin/time:time timeout:coreutils
+need_netregress peers.sh "$repo"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/peers.XXXXXX")
 CLK_TCK=$(getconf CLK_TCK)

@@ -75,26 +75,8 @@ trap 'log "rr.sh: interrupted"; exit 130' INT
 trap 'log "rr.sh: terminated"; exit 143' TERM HUP
 
 # ---------------------------------------------------------------- setup
-need=()
-command -v sockperf >/dev/null || need+=(sockperf)
-command -v jq >/dev/null || need+=(jq)
-command -v taskset >/dev/null || need+=(util-linux)
-command -v timeout >/dev/null || need+=(coreutils)
-if [ ${#need[@]} -gt 0 ]; then
-	log "rr.sh: installing ${need[*]}"
-	SUDO=
-	[ "$(id -u)" -eq 0 ] || SUDO=sudo
-	export DEBIAN_FRONTEND=noninteractive
-	$SUDO apt-get install -y "${need[@]}" >&2 ||
-		{ $SUDO apt-get update >&2 && $SUDO apt-get install -y "${need[@]}" >&2; } ||
-		{ log "rr.sh: cannot install ${need[*]}"; exit 1; }
-fi
-if [ -n "${NETREGRESS:-}" ]; then
-	[ -x "$NR" ] || { log "rr.sh: NETREGRESS=$NR is not executable"; exit 1; }
-elif ! make -C "$repo" >&2; then
-	[ -x "$NR" ] || { log "rr.sh: building netregress failed"; exit 1; }
-	log "rr.sh: make failed; going on with the existing $NR"
-fi
+need_tools rr.sh sockperf:sockperf jq:jq taskset:util-linux timeout:coreutils
+need_netregress rr.sh "$repo"
 [ "$(nproc)" -ge 2 ] || { log "rr.sh: needs at least 2 cpus (client on cpu 0, server on cpu 1)"; exit 1; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rr.XXXXXX")
