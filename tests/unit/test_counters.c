@@ -15,35 +15,10 @@
 
 #include <cmocka.h>
 
+#include "testdata.h"
+
 #include "base/err.h"
 #include "collect/counters.h"
-
-/* Test data lives in tests/data; run from the top of the tree or set
- * NR_TEST_DATA to the folder. */
-static char *load(const char *name, size_t *len)
-{
-	const char *dir = getenv("NR_TEST_DATA");
-	char path[512];
-	char *buf;
-	FILE *f;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/data", name);
-	f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s (run from the top of the tree)", path);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
 
 static uint64_t value_of(const struct collect_counters *c, const char *name)
 {
@@ -59,7 +34,7 @@ static void parse_file(const char *name, const char *fmt,
 {
 	struct base_err err = { "" };
 	size_t len;
-	char *text = load(name, &len);
+	char *text = testdata_load(name, &len);
 	int ret;
 
 	if (!strcmp(fmt, "snmp6"))

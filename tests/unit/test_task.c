@@ -13,41 +13,18 @@
 
 #include <cmocka.h>
 
+#include "testdata.h"
+
 #include "base/err.h"
 #include "base/time.h"
 #include "collect/task.h"
 #include "collect/usage.h"
 
-/* A captured file from tests/data (run from the top of the tree or set
- * NR_TEST_DATA). */
-static char *load(const char *name)
-{
-	const char *dir = getenv("NR_TEST_DATA");
-	char path[512];
-	char *buf;
-	FILE *f;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/data", name);
-	f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s (run from the top of the tree)", path);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
 
 static void test_schedstat_captured(void **state)
 {
 	struct collect_task t = { 0 };
-	char *text = load("proc-task-schedstat.6.18");
+	char *text = testdata_load("proc-task-schedstat.6.18", NULL);
 
 	(void)state;
 	assert_int_equal(collect_schedstat_parse(text, &t, NULL), 0);
@@ -82,7 +59,7 @@ static void test_schedstat_rejects_malformed(void **state)
 static void test_stat_cpu_captured_and_odd_names(void **state)
 {
 	struct base_err err = { "" };
-	char *text = load("proc-task-stat.6.18");
+	char *text = testdata_load("proc-task-stat.6.18", NULL);
 	char odd[512];
 	const char *p;
 	int cpu = -1;

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Captured files under tests/data, for the unit tests; include after cmocka.h. */
+#ifndef NR_TESTS_TESTDATA_H
+#define NR_TESTS_TESTDATA_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The whole file tests/data/NAME, NUL-terminated (free it); its length in
+ * *len when len is not NULL. Run from the top of the tree or set
+ * NR_TEST_DATA to the folder. */
+static inline char *testdata_load(const char *name, size_t *len)
+{
+	const char *dir = getenv("NR_TEST_DATA");
+	char path[512];
+	char *buf;
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/data", name);
+	f = fopen(path, "rb");
+	if (!f)
+		fail_msg("cannot open %s (run from the top of the tree)", path);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n >= 0);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return buf;
+}
+
+#endif
