@@ -108,3 +108,22 @@ need_netregress() {
 		log "$1: make failed; going on with the existing $NR"
 	fi
 }
+
+# stop_sockperf PID [TENTHS]: a sockperf server prints its summary on INT;
+# give it TENTHS of a second (30) to finish, then end it by its PID.
+stop_sockperf() {
+	local _
+	[ -n "$1" ] || return 0
+	kill -INT "$1" 2>/dev/null
+	for _ in $(seq "${2:-30}"); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	stop_pid "$1"
+}
+
+# sockperf_valid TEXT: "secs received" of the last [Valid Duration] line of
+# a sockperf client's output (colours already stripped), or nothing.
+sockperf_valid() {
+	sed -n 's/.*\[Valid Duration\] RunTime=\([0-9.]*\) sec;.*ReceivedMessages=\([0-9]*\).*/\1 \2/p' <<<"$1" | tail -n 1
+}

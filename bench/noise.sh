@@ -178,15 +178,10 @@ run_sockperf() {
 	run_wait "$out" "$out" timeout -k 5 "$TMO" \
 		sockperf ping-pong --tcp -i "$HOST" -p "$port" -m "$msg" -t "$DUR" --full-rtt
 	rc=$?
-	kill -INT "$SOCKPERF_PID" 2>/dev/null
-	for _ in $(seq 30); do
-		kill -0 "$SOCKPERF_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	stop_pid "$SOCKPERF_PID"
+	stop_sockperf "$SOCKPERF_PID"
 	SOCKPERF_PID=
 	clean=$(sed 's/\x1b\[[0-9;]*m//g' "$out")
-	valid=$(sed -n 's/.*\[Valid Duration\] RunTime=\([0-9.]*\) sec;.*ReceivedMessages=\([0-9]*\).*/\1 \2/p' <<<"$clean" | tail -n 1)
+	valid=$(sockperf_valid "$clean")
 	read -r secs recv <<<"$valid"
 	avg=$(sed -n 's/.*avg-rtt=\([0-9.]*\).*/\1/p' <<<"$clean" | tail -n 1)
 	if [ $rc -ne 0 ] || [ -z "${secs:-}" ] || [ -z "${recv:-}" ]; then

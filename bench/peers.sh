@@ -133,7 +133,7 @@ proc_cpu_ticks() { # PID -> utime+stime in ticks
 # messages received and handled"); a fresh server for every run.
 run_sockperf() {
 	local msg=$1 port log="$tmp/sockperf-server.log" out="$tmp/sockperf.out" tm="$tmp/sockperf.time"
-	local t0 t1 rc i recv sent secs ut st
+	local t0 t1 rc recv sent secs ut st
 	RES=
 	port=$(free_port) || return 1
 	sockperf server -i "$HOST" -p "$port" >"$log" 2>&1 &
@@ -149,12 +149,7 @@ run_sockperf() {
 	rc=$?
 	sleep 0.3 # let the server drain what is queued
 	t1=$(proc_cpu_ticks "$SOCKPERF_PID")
-	kill -INT "$SOCKPERF_PID" 2>/dev/null
-	for i in $(seq 50); do
-		kill -0 "$SOCKPERF_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	stop_pid "$SOCKPERF_PID"
+	stop_sockperf "$SOCKPERF_PID" 50
 	SOCKPERF_PID=
 	recv=$(sed -n 's/.*Total \([0-9]*\) messages received.*/\1/p' "$log" | tail -n 1)
 	sent=$(sed -n 's/.*Total of \([0-9]*\) messages sent in \([0-9.]*\) sec.*/\1/p' "$out" | tail -n 1)

@@ -96,7 +96,7 @@ RES=
 # A fresh server for every run.
 run_sockperf() {
 	local proto=$1 ccpu=$2 scpu=$3 port log="$tmp/sockperf-server.log" out="$tmp/sockperf.out"
-	local rc i tcp='' clean valid secs recv p50 p99 avg
+	local rc tcp='' clean valid secs recv p50 p99 avg
 	RES=
 	[ "$proto" = tcp ] && tcp=--tcp
 	port=$(free_port) || return 1
@@ -110,15 +110,10 @@ run_sockperf() {
 	run_wait "$out" "$out" timeout -k 5 "$TMO" taskset -c "$ccpu" \
 		sockperf ping-pong $tcp -i "$HOST" -p "$port" -m "$MSG" -t $((DUR + WARM)) --full-rtt
 	rc=$?
-	kill -INT "$SOCKPERF_PID" 2>/dev/null
-	for i in $(seq 30); do
-		kill -0 "$SOCKPERF_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	stop_pid "$SOCKPERF_PID"
+	stop_sockperf "$SOCKPERF_PID"
 	SOCKPERF_PID=
 	clean=$(sed 's/\x1b\[[0-9;]*m//g' "$out")
-	valid=$(sed -n 's/.*\[Valid Duration\] RunTime=\([0-9.]*\) sec;.*ReceivedMessages=\([0-9]*\).*/\1 \2/p' <<<"$clean" | tail -n 1)
+	valid=$(sockperf_valid "$clean")
 	read -r secs recv <<<"$valid"
 	p50=$(sed -n 's/.*percentile 50\.000 = *\([0-9.]*\).*/\1/p' <<<"$clean" | tail -n 1)
 	p99=$(sed -n 's/.*percentile 99\.000 = *\([0-9.]*\).*/\1/p' <<<"$clean" | tail -n 1)
