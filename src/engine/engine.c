@@ -76,7 +76,8 @@ int flow_interest(struct worker *w, struct flow *f, uint32_t events)
 
 	if (events == f->interest)
 		return 0;
-	if (epoll_ctl(w->epfd, EPOLL_CTL_MOD, f->fd, &ev) < 0)
+	/* a blocking worker polls its one socket itself (worker_block_loop) */
+	if (!w->block && epoll_ctl(w->epfd, EPOLL_CTL_MOD, f->fd, &ev) < 0)
 		return -errno;
 	f->interest = events;
 	return 0;
@@ -215,6 +216,13 @@ static void worker_block_loop(struct worker *w)
 				break; /* quiet: every datagram in flight has landed */
 			}
 		}
+		/* before the wait, on this wake-up's clock: one read per
+		 * transaction besides the reply's own time stamp */
+		if (w->timed) {
+			run_timers(w, now);
+			if (f->done)
+				break;
+		}
 		if (f->interest & EPOLLOUT) {
 			struct pollfd p = { .fd = f->fd, .events = POLLOUT };
 			uint32_t ev = 0;
@@ -231,8 +239,6 @@ static void worker_block_loop(struct worker *w)
 		} else if (f->interest & EPOLLIN) {
 			f->ops->io(w, f, EPOLLIN);
 		}
-		if (w->timed && !f->done)
-			run_timers(w, base_now_ns());
 	}
 }
 
@@ -248,6 +254,14 @@ static int worker_blocking(struct worker *w)
 	pthread_once(&nudge_once, nudge_install);
 	fl = fcntl(w->flows[0]->fd, F_GETFL);
 	if (fl < 0 || fcntl(w->flows[0]->fd, F_SETFL, fl & ~O_NONBLOCK))
+		return -errno;
+	/*
+	 * Out of the epoll set too: while registered, epoll's entry stays on
+	 * the socket's wait queue, and every packet in and every skb freed
+	 * after transmit (sock_wfree -> write space) runs ep_poll_callback
+	 * under its irq-off lock, for nobody.
+	 */
+	if (epoll_ctl(w->epfd, EPOLL_CTL_DEL, w->flows[0]->fd, NULL) < 0)
 		return -errno;
 	w->block = true;
 	return 0;
