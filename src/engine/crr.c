@@ -69,7 +69,7 @@ static void client_send(struct worker *w, struct flow *f, int64_t now)
 {
 	while (f->tx_left) {
 		size_t len = f->tx_left < w->buf_len ? f->tx_left : w->buf_len;
-		ssize_t n = send(f->fd, w->buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t n = io_send(f->fd, w->buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n > 0) {
 			f->tx_left -= (uint64_t)n;
@@ -107,7 +107,7 @@ static void client_io(struct worker *w, struct flow *f, uint32_t events)
 		return;
 	}
 	for (int i = 0; i < IO_BUDGET && f->crr_state == CRR_RECEIVING; i++) {
-		ssize_t n = recv(f->fd, w->buf, w->rx_len, MSG_DONTWAIT);
+		ssize_t n = io_recv(f->fd, w->buf, w->rx_len, MSG_DONTWAIT);
 
 		if (n > 0) {
 			f->rx_acc += (uint64_t)n;
@@ -176,7 +176,7 @@ static void server_conn_event(struct worker *w, struct engine_ev *ev,
 		if (c->got >= o->req_bytes && c->sent < o->resp_bytes) {
 			uint64_t left = o->resp_bytes - c->sent;
 
-			n = send(c->fd, w->buf, left < w->buf_len ? left : w->buf_len,
+			n = io_send(c->fd, w->buf, left < w->buf_len ? left : w->buf_len,
 				 MSG_NOSIGNAL | MSG_DONTWAIT);
 			if (n > 0) {
 				c->sent += (uint64_t)n;
@@ -199,7 +199,7 @@ static void server_conn_event(struct worker *w, struct engine_ev *ev,
 			server_conn_close(w, f, c);
 			return;
 		}
-		n = recv(c->fd, w->buf, w->rx_len, MSG_DONTWAIT);
+		n = io_recv(c->fd, w->buf, w->rx_len, MSG_DONTWAIT);
 		if (n > 0) {
 			uint64_t need = c->got < o->req_bytes ? o->req_bytes - c->got : 0;
 

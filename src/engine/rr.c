@@ -68,7 +68,7 @@ static void tcp_flush(struct worker *w, struct flow *f)
 
 	while (f->tx_left) {
 		size_t len = f->tx_left < w->buf_len ? f->tx_left : w->buf_len;
-		ssize_t n = send(f->fd, w->buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t n = io_send(f->fd, w->buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n > 0) {
 			f->tx_left -= (uint64_t)n;
@@ -127,7 +127,7 @@ static void tcp_client_io(struct worker *w, struct flow *f, uint32_t events)
 
 	if (events & EPOLLIN) {
 		for (int i = 0; i < IO_BUDGET; i++) {
-			ssize_t n = recv(f->fd, w->buf, w->rx_len,
+			ssize_t n = io_recv(f->fd, w->buf, w->rx_len,
 					 flow_recv_flags(w, i));
 
 			if (n > 0) {
@@ -213,7 +213,7 @@ static void tcp_server_flush(struct worker *w, struct flow *f)
 			f->owe--;
 		}
 		len = f->tx_left < w->buf_len ? f->tx_left : w->buf_len;
-		n = send(f->fd, w->buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = io_send(f->fd, w->buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n > 0) {
 			f->tx_left -= (uint64_t)n;
 			continue;
@@ -245,7 +245,7 @@ static void tcp_server_io(struct worker *w, struct flow *f, uint32_t events)
 
 	if ((events & EPOLLIN) && !f->eof) {
 		for (int i = 0; i < IO_BUDGET; i++) {
-			ssize_t n = recv(f->fd, w->buf, w->rx_len,
+			ssize_t n = io_recv(f->fd, w->buf, w->rx_len,
 					 flow_recv_flags(w, i));
 
 			if (n > 0) {
@@ -302,7 +302,7 @@ static bool udp_issue(struct worker *w, struct flow *f, int64_t t)
 	if (ring_full(f))
 		return false;
 	memcpy(w->buf, &seq, hdr);
-	n = send(f->fd, w->buf, o->req_bytes, MSG_DONTWAIT);
+	n = io_send(f->fd, w->buf, o->req_bytes, MSG_DONTWAIT);
 	if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
 	    errno != ENOBUFS && errno != ECONNREFUSED && errno != EINTR) {
 		flow_close(w, f, errno);
@@ -345,7 +345,7 @@ static void udp_client_io(struct worker *w, struct flow *f, uint32_t events)
 	if (hdr > 8)
 		hdr = 8;
 	for (int i = 0; i < IO_BUDGET; i++) {
-		ssize_t n = recv(f->fd, w->buf, o->resp_bytes,
+		ssize_t n = io_recv(f->fd, w->buf, o->resp_bytes,
 				 flow_recv_flags(w, i));
 		uint64_t seq = 0;
 		bool found = false;
@@ -436,7 +436,7 @@ static void udp_server_io(struct worker *w, struct flow *f, uint32_t events)
 
 	(void)events;
 	for (int i = 0; i < IO_BUDGET; i++) {
-		ssize_t n = recv(f->fd, w->buf, w->buf_len, flow_recv_flags(w, i));
+		ssize_t n = io_recv(f->fd, w->buf, w->buf_len, flow_recv_flags(w, i));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -449,7 +449,7 @@ static void udp_server_io(struct worker *w, struct flow *f, uint32_t events)
 		bytes += (uint64_t)n;
 		reqs++;
 		/* the reply starts with the request's first bytes: its sequence */
-		if (send(f->fd, w->buf, o->resp_bytes, MSG_DONTWAIT) < 0 &&
+		if (io_send(f->fd, w->buf, o->resp_bytes, MSG_DONTWAIT) < 0 &&
 		    errno != EAGAIN && errno != ENOBUFS && errno != ECONNREFUSED &&
 		    errno != EINTR) {
 			flow_close(w, f, errno);

@@ -14,7 +14,7 @@ static void tcp_send(struct worker *w, struct flow *f, uint32_t events)
 
 	(void)events;
 	for (int i = 0; i < IO_BUDGET; i++) {
-		ssize_t n = send(f->fd, w->buf + f->tx_off, msg - f->tx_off,
+		ssize_t n = io_send(f->fd, w->buf + f->tx_off, msg - f->tx_off,
 				 MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n > 0) {
@@ -44,7 +44,7 @@ static void tcp_recv(struct worker *w, struct flow *f, uint32_t events)
 
 	(void)events;
 	for (int i = 0; i < IO_BUDGET; i++) {
-		ssize_t n = recv(f->fd, w->buf, w->rx_len, MSG_DONTWAIT);
+		ssize_t n = io_recv(f->fd, w->buf, w->rx_len, MSG_DONTWAIT);
 
 		if (n > 0) {
 			bytes += (uint64_t)n;
@@ -87,8 +87,8 @@ static void udp_send(struct worker *w, struct flow *f, uint32_t events)
 
 			memcpy(w->buf + k * msg, &seq, sizeof(seq));
 		}
-		n = batch == 1 ? (int)send(f->fd, w->buf, msg, MSG_DONTWAIT) :
-				 sendmmsg(f->fd, w->mm, batch, MSG_DONTWAIT);
+		n = batch == 1 ? (int)io_send(f->fd, w->buf, msg, MSG_DONTWAIT) :
+				 io_sendmmsg(f->fd, w->mm, batch, MSG_DONTWAIT);
 		if (batch == 1 && n > 0)
 			n = 1;
 		if (n > 0) {
@@ -157,13 +157,13 @@ static void udp_recv(struct worker *w, struct flow *f, uint32_t events)
 		int n;
 
 		if (batch == 1) {
-			ssize_t r = recv(f->fd, w->buf, msg, MSG_DONTWAIT);
+			ssize_t r = io_recv(f->fd, w->buf, msg, MSG_DONTWAIT);
 
 			n = r >= 0 ? 1 : -1;
 			if (r >= 0)
 				w->mm[0].msg_len = (unsigned)r;
 		} else {
-			n = recvmmsg(f->fd, w->mm, batch, MSG_DONTWAIT, NULL);
+			n = io_recvmmsg(f->fd, w->mm, batch, MSG_DONTWAIT);
 		}
 		if (n < 0) {
 			if (errno == EINTR)
