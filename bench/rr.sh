@@ -14,8 +14,9 @@
 # with taskset (the whole process).  sockperf sets TCP_NODELAY by default in
 # ping-pong mode, so ours runs tcp_rr with --nodelay.
 #
-# Each repetition runs every row once, and within a row ours first and then
-# sockperf (A B A B ... across repetitions).  The table (stdout) gives for
+# Each repetition runs every row once, both tools back to back: ours first
+# in odd repetitions, sockperf first in even ones (A B B A A B ...), so that
+# a machine that drifts during a row favours neither.  The table (stdout) gives for
 # every row the median transactions/s of each tool and the ratio ours/peer,
 # and the median p50 and p99 round-trip latency of each (full round trip,
 # us) with the ratios ours/peer.  Progress and per-run figures go to stderr.
@@ -189,9 +190,17 @@ log "rr.sh: REPS=$REPS DUR=${DUR}s, started $START_DATE, loadavg $LOAD0, others'
 for rep in $(seq "$REPS"); do
 	for row in "${ROWS[@]}"; do
 		log "[rep $rep/$REPS] $row: ${DESC[$row]}"
-		# shellcheck disable=SC2046  # the options are meant to split
-		run_ours $(ours_args "$row") && record "$row" ours "$RES"
-		run_sockperf "${PROTO[$row]}" "${CCPU[$row]}" "${SCPU[$row]}" && record "$row" sockperf "$RES"
+		for who in ours sockperf; do
+			# odd repetitions: ours first; even ones: sockperf first
+			[ $((rep % 2)) = 0 ] && who=$([ "$who" = ours ] && echo sockperf || echo ours)
+			if [ "$who" = ours ]; then
+				# shellcheck disable=SC2046  # the options are meant to split
+				run_ours $(ours_args "$row") && record "$row" ours "$RES"
+			else
+				run_sockperf "${PROTO[$row]}" "${CCPU[$row]}" "${SCPU[$row]}" &&
+					record "$row" sockperf "$RES"
+			fi
+		done
 	done
 done
 END_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
@@ -225,7 +234,7 @@ echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD
 echo "          others' busy share of all cpus (2 s idle probe) $BUSY0 before, $BUSY1 after"
 echo "tools   : ${ver_nr:-netregress} at $NR${OURS_EXTRA:+ (extra: $OURS_EXTRA)}; $ver_sp"
 echo "runs    : REPS=$REPS, ours -l ${DUR}s --warmup ${WARM}s, sockperf -t $((DUR + WARM)) --full-rtt; msg $MSG B each way,"
-echo "          1 flow, 1 in flight; interleaved ours/sockperf per repetition"
+echo "          1 flow, 1 in flight; interleaved, ours first in odd repetitions, sockperf in even"
 echo
 fmt='%-36s %9s %9s %6s %8s %8s %6s %8s %8s %6s %5s %s\n'
 printf "$fmt" "row" "ours" "sockperf" "o/p" "ours" "sockperf" "o/p" "ours" "sockperf" "o/p" "runs" "target"
