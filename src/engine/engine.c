@@ -183,7 +183,8 @@ static void worker_block_loop(struct worker *w)
 	struct engine *e = w->e;
 	struct flow *f = w->flows[0];
 	int64_t drain_end = 0, quiet_since = 0;
-	uint64_t seen = 0;
+	uint64_t seen = 0, done = 0;
+	bool progressed = false;
 	sigset_t set;
 
 	sigemptyset(&set);
@@ -202,9 +203,14 @@ static void worker_block_loop(struct worker *w)
 	while (!atomic_load_explicit(&e->abort, memory_order_relaxed) && !f->done) {
 		bool stop = !w->stopping &&
 			    atomic_load_explicit(&e->stop_req, memory_order_relaxed);
-		/* the flow stamps its own transactions; the clock here is for
-		 * timers and the stop: none of a closed-loop tcp transaction */
-		int64_t now = stop || w->stopping || w->timed ? base_now_ns() : 0;
+		/*
+		 * Timers matter only after a wake-up that completed nothing (a
+		 * nudge): a transaction just done issued the next request,
+		 * whose deadline is a whole timeout away. The flow stamps its
+		 * own transactions, so a transaction costs no clock read here.
+		 */
+		bool timers = w->timed && !progressed;
+		int64_t now = stop || w->stopping || timers ? base_now_ns() : 0;
 
 		if (stop) {
 			drain_end = now + e->o.drain_ns;
@@ -229,9 +235,7 @@ static void worker_block_loop(struct worker *w)
 				break; /* quiet: every datagram in flight has landed */
 			}
 		}
-		/* before the wait, on this wake-up's clock: one read per
-		 * transaction besides the reply's own time stamp */
-		if (w->timed) {
+		if (timers) {
 			run_timers(w, now);
 			if (f->done)
 				break;
@@ -251,6 +255,12 @@ static void worker_block_loop(struct worker *w)
 			}
 		} else if (f->interest & EPOLLIN) {
 			f->ops->io(w, f, EPOLLIN);
+		}
+		{
+			uint64_t d = ctr_get(&f->msgs) + ctr_get(&f->lost);
+
+			progressed = d != done;
+			done = d;
 		}
 	}
 }
