@@ -27,6 +27,13 @@
 # runs kept when at most one run was left out, else the one over all runs.
 # Progress and per-run figures go to stderr.
 #
+# The machine's own floor: every repetition also times a fixed amount of
+# plain copying, `dd if=/dev/zero of=/dev/null bs=1M` pinned to cpu 0 (sized
+# at the start to take about DUR seconds), and the table ends with its
+# coefficient of variation.  No network and no tool of ours in it: what it
+# moves is how fast this machine copies memory from one run to the next,
+# which bounds every row above (loopback traffic is mostly copies).
+#
 # Environment:
 #   REPS   repetitions of each row (default 7)
 #   DUR    seconds of each run (default 10): ours -l DUR (after its default
@@ -72,7 +79,7 @@ trap 'log "noise.sh: interrupted"; exit 130' INT
 trap 'log "noise.sh: terminated"; exit 143' TERM HUP
 
 # ---------------------------------------------------------------- setup
-need_tools noise.sh iperf3:iperf3 sockperf:sockperf jq:jq timeout:coreutils
+need_tools noise.sh iperf3:iperf3 sockperf:sockperf jq:jq timeout:coreutils dd:coreutils taskset:util-linux
 need_netregress noise.sh "$repo"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/noise.XXXXXX")
@@ -192,6 +199,23 @@ run_sockperf() {
 		printf "%.9g 0 avg_rtt=%sus\n", r / s, avg }')
 }
 
+# ---------------------------------------------------------------- floor
+# run_dd COUNT -> RES="GB/s": COUNT blocks of 1 MiB from /dev/zero to
+# /dev/null on cpu 0 (dd's own byte count and elapsed time)
+run_dd() {
+	local out="$tmp/dd.err" rc
+	RES=
+	run_wait /dev/null "$out" taskset -c 0 dd if=/dev/zero of=/dev/null bs=1M count="$1"
+	rc=$?
+	RES=$(awk '/bytes.*copied/ { b = $1; for (i = 1; i < NF; i++) if ($(i + 1) ~ /^s,?$/) t = $i }
+		END { if (b > 0 && t > 0) printf "%.9g\n", b / t / 1e9 }' "$out")
+	if [ $rc -ne 0 ] || [ -z "$RES" ]; then
+		log "    dd failed (rc=$rc): $(tail -n 2 "$out" | tr '\n' ' ')"
+		RES=
+		return 1
+	fi
+}
+
 # ---------------------------------------------------------------- rows
 ROWS=(tcp_stream udp_1452 tcp_rr)
 declare -A DESC OURS METRIC UNIT PEER PARGS
@@ -230,7 +254,16 @@ log "noise.sh: REPS=$REPS DUR=${DUR}s, netregress serve pid $SERVE_PID port $SER
 	"iperf3 server pid $IPERF_PID port $IPERF_PORT, started $START_DATE," \
 	"loadavg $LOAD0, others' busy share $BUSY0"
 
+# the floor's size: about DUR seconds at the speed of a 2000-block pilot
+DD_COUNT=
+run_dd 2000 && DD_COUNT=$(awk -v r="$RES" -v d="$DUR" 'BEGIN { printf "%d", r * 1e9 * d / 1048576 }')
+
 for rep in $(seq "$REPS"); do
+	if [ -n "$DD_COUNT" ]; then
+		log "[rep $rep/$REPS] floor: dd bs=1M count=$DD_COUNT, cpu 0"
+		run_dd "$DD_COUNT" && echo "$rep $RES 0" >>"$tmp/floor.dd" &&
+			log "$(printf '    %-9s %14.4f GB/s' dd "$RES")"
+	fi
 	for row in "${ROWS[@]}"; do
 		log "[rep $rep/$REPS] $row: ${DESC[$row]}"
 		run_ours "${METRIC[$row]}" ${OURS[$row]} && record "$row" ours "$rep" "$RES"
@@ -309,6 +342,11 @@ for row in "${ROWS[@]}"; do
 		tg = ok ? ((use <= 0.5 * pc) ? "met" : "missed") " (" basis ")" : "-"
 		printf fmt, d, u, s1, s2, s3, s4, p, s5, s6, on "/" pn, s7, tg }'
 done
+read -r fn fm fc < <(stats "$tmp/floor.dd" all)
+awk -v n="$fn" -v m="$fm" -v c="$fc" -v reps="$REPS" -v cnt="${DD_COUNT:-?}" 'BEGIN {
+	if (n) printf "machine floor: dd 1 MiB blocks /dev/zero -> /dev/null, cpu 0, %s blocks: median %.2f GB/s, cov %s %%, %d/%d runs\n",
+		cnt, m, (c >= 0 ? sprintf("%.2f", c) : "-"), n, reps
+	else print "machine floor: dd did not run" }'
 echo
 echo "Medians over the runs; cov = sample standard deviation / mean of the runs, in %."
 echo "Gbps is the receiver side: ours throughput.gbps; iperf3 end.sum_received.bits_per_second"
@@ -318,4 +356,6 @@ echo "[Valid Duration] line.  ours kept: the runs not flagged window.disturbed (
 echo "load over 10% of the machine during the window), kept/successful; runs o/p: successful"
 echo "runs of ours / of the peer (out of REPS=$REPS).  cov o/p: ours' cov / the peer's, ours'"
 echo "over the runs kept when at most one run was left out as disturbed (kept), else over"
-echo "all runs (all).  target: met when that cov is at most half the peer's."
+echo "all runs (all).  target: met when that cov is at most half the peer's.  machine floor:"
+echo "the same interleaving timing a fixed amount of copying with dd, nothing of the network:"
+echo "how much this machine's own speed moves from run to run."

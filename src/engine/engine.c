@@ -13,6 +13,7 @@
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/time.h"
@@ -854,6 +855,18 @@ uint32_t engine_nworkers(const struct engine *e)
 int engine_worker_tid(const struct engine *e, uint32_t i)
 {
 	return i < engine_nworkers(e) ? atomic_load(&e->workers[i].tid) : 0;
+}
+
+int64_t engine_worker_cpu_ns(const struct engine *e, uint32_t i)
+{
+	struct timespec ts;
+	clockid_t cid;
+
+	if (i >= engine_nworkers(e) || !atomic_load(&e->workers[i].tid) ||
+	    pthread_getcpuclockid(e->workers[i].th, &cid) ||
+	    clock_gettime(cid, &ts))
+		return -1;
+	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
 }
 
 struct base_hist *engine_latency(const struct engine *e)

@@ -85,6 +85,9 @@ uint32_t engine_nflows(const struct engine *e);
  * (0 until it has started), for exact per-thread CPU accounting. */
 uint32_t engine_nworkers(const struct engine *e);
 int engine_worker_tid(const struct engine *e, uint32_t i);
+/* Worker i's CPU time so far from its thread CPU clock (exact, the
+ * running slice included), in ns; -1 when it cannot be read. */
+int64_t engine_worker_cpu_ns(const struct engine *e, uint32_t i);
 /* Cumulative transactions completed (rr and crr clients; any time). */
 uint64_t engine_transactions(const struct engine *e);
 /* The merged latency histogram (ns) of the window, after engine_join; a

@@ -119,30 +119,46 @@ void engine_meter_release(struct engine_meter *m)
 	m->ctr[0] = m->ctr[1] = NULL;
 }
 
-/* Exact accounting at a mark: the process CPU clock, then each worker's
- * schedstat (a worker that cannot be read spoils the per-thread sums). */
+/*
+ * Exact accounting at a mark: the process CPU clock and each worker's own
+ * CPU clock (like the process clock it includes the slice running now;
+ * schedstat's run time lags by up to a tick for a thread on a CPU), plus
+ * schedstat's run-queue wait and last CPU. The process clock is read
+ * outside the workers' reads on both sides, so the workers' share of the
+ * window is never more than the process's. A worker that cannot be read
+ * spoils the per-thread sums.
+ */
 static void read_tasks(struct engine_meter *m, const struct engine *e, int which)
 {
-	m->proc_ns[which] = collect_process_cpu_ns();
+	if (which == 0)
+		m->proc_ns[0] = collect_process_cpu_ns();
 	m->task_ok[which] = false;
 	if (which == 0 && !m->task[0]) {
 		uint32_t n = engine_nworkers(e);
 
 		m->task[0] = calloc(n ? n : 1, sizeof(*m->task[0]));
 		m->task[1] = calloc(n ? n : 1, sizeof(*m->task[1]));
-		if (!m->task[0] || !m->task[1])
-			return;
-		m->ntask = n;
+		if (m->task[0] && m->task[1])
+			m->ntask = n;
 	}
-	if (!m->task[which] || !m->ntask)
-		return;
-	m->task_ok[which] = true;
-	for (uint32_t i = 0; i < m->ntask; i++) {
-		int tid = engine_worker_tid(e, i);
+	if (m->task[which] && m->ntask) {
+		m->task_ok[which] = true;
+		for (uint32_t i = 0; i < m->ntask; i++) {
+			struct collect_task *t = &m->task[which][i];
+			int tid = engine_worker_tid(e, i);
+			int64_t run;
 
-		if (!tid || collect_task_read(tid, &m->task[which][i], NULL))
-			m->task_ok[which] = false;
+			if (!tid || collect_task_read(tid, t, NULL)) {
+				m->task_ok[which] = false;
+				continue;
+			}
+			run = engine_worker_cpu_ns(e, i);
+			if (run >= 0)
+				t->run_ns = (uint64_t)run;
+		}
 	}
+	if (which == 1)
+		m->proc_ns[1] = collect_process_cpu_ns();
 }
 
 void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)

@@ -53,7 +53,7 @@ check "process CPU of both ends is within the machine's busy time" \
 # schedstat run time and getrusage must tell the same story
 check "exact CPU (process clock) agrees with getrusage within 5%, both ends" \
 	jtrue "$TMP/quiet.json" 'all(abs(v("cpu.%s.cpu_s" % e) - v("cpu.%s.user_s" % e) - v("cpu.%s.sys_s" % e)) <= 0.05 * v("cpu.%s.cpu_s" % e) for e in ("client", "server"))'
-check "the workers' schedstat run time is most of the process CPU, never more" \
+check "the workers' run time (their thread CPU clocks) is most of the process CPU, never more" \
 	jtrue "$TMP/quiet.json" 'all(0.5 * v("cpu.%s.cpu_s" % e) <= v("cpu.%s.workers_s" % e) <= v("cpu.%s.cpu_s" % e) * 1.01 for e in ("client", "server"))'
 check "service demand is the end's exact CPU per KB" \
 	jtrue "$TMP/quiet.json" 'abs(v("cpu.service_demand.client_us_per_kb") - v("cpu.client.cpu_s") * 1e6 / (v("throughput.gbps") * 1e9 / 8 * v("window.client_s") / 1024)) < 0.02 * v("cpu.service_demand.client_us_per_kb")'
