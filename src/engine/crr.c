@@ -176,8 +176,9 @@ static void server_conn_event(struct worker *w, struct engine_ev *ev,
 		if (c->got >= o->req_bytes && c->sent < o->resp_bytes) {
 			uint64_t left = o->resp_bytes - c->sent;
 
-			n = io_send(c->fd, w->buf, left < w->buf_len ? left : w->buf_len,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
+			n = io_send(c->fd, w->buf,
+				    left < w->buf_len ? left : w->buf_len,
+				    MSG_NOSIGNAL | MSG_DONTWAIT);
 			if (n > 0) {
 				c->sent += (uint64_t)n;
 				if (c->sent == o->resp_bytes) {

@@ -257,12 +257,8 @@ static void worker_block_loop(struct worker *w)
 		} else if (f->interest & EPOLLIN) {
 			f->ops->io(w, f, EPOLLIN);
 		}
-		{
-			uint64_t d = ctr_get(&f->msgs) + ctr_get(&f->lost);
-
-			progressed = d != done;
-			done = d;
-		}
+		progressed = flow_settled(f) != done;
+		done = flow_settled(f);
 	}
 }
 
@@ -325,7 +321,7 @@ static void *watchdog_main(void *arg)
 
 			if (!w->block || !w->flows[0]->tx)
 				continue;
-			p = ctr_get(&w->flows[0]->msgs) + ctr_get(&w->flows[0]->lost);
+			p = flow_settled(w->flows[0]);
 			if (p == last[i])
 				nudge(w);
 			last[i] = p;

@@ -178,6 +178,13 @@ static inline int io_recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int fla
 	return (int)syscall(SYS_recvmmsg, fd, v, n, flags, NULL);
 }
 
+/* Transactions a flow has finished, answered or lost: it moves while the
+ * flow makes progress. */
+static inline uint64_t flow_settled(const struct flow *f)
+{
+	return ctr_get(&f->msgs) + ctr_get(&f->lost);
+}
+
 /* Flags for the first recv of a wake-up: it waits when the worker blocks. */
 static inline int flow_recv_flags(const struct worker *w, int i)
 {

@@ -128,7 +128,7 @@ static void tcp_client_io(struct worker *w, struct flow *f, uint32_t events)
 	if (events & EPOLLIN) {
 		for (int i = 0; i < IO_BUDGET; i++) {
 			ssize_t n = io_recv(f->fd, w->buf, w->rx_len,
-					 flow_recv_flags(w, i));
+					    flow_recv_flags(w, i));
 
 			if (n > 0) {
 				f->rx_acc += (uint64_t)n;
@@ -246,7 +246,7 @@ static void tcp_server_io(struct worker *w, struct flow *f, uint32_t events)
 	if ((events & EPOLLIN) && !f->eof) {
 		for (int i = 0; i < IO_BUDGET; i++) {
 			ssize_t n = io_recv(f->fd, w->buf, w->rx_len,
-					 flow_recv_flags(w, i));
+					    flow_recv_flags(w, i));
 
 			if (n > 0) {
 				bytes += (uint64_t)n;
@@ -346,7 +346,7 @@ static void udp_client_io(struct worker *w, struct flow *f, uint32_t events)
 		hdr = 8;
 	for (int i = 0; i < IO_BUDGET; i++) {
 		ssize_t n = io_recv(f->fd, w->buf, o->resp_bytes,
-				 flow_recv_flags(w, i));
+				    flow_recv_flags(w, i));
 		uint64_t seq = 0;
 		bool found = false;
 

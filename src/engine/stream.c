@@ -15,7 +15,7 @@ static void tcp_send(struct worker *w, struct flow *f, uint32_t events)
 	(void)events;
 	for (int i = 0; i < IO_BUDGET; i++) {
 		ssize_t n = io_send(f->fd, w->buf + f->tx_off, msg - f->tx_off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
+				    MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n > 0) {
 			bytes += (uint64_t)n;
