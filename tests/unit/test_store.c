@@ -21,6 +21,7 @@
 #include "base/err.h"
 #include "base/sample.h"
 #include "store/store.h"
+#include "testdata.h"
 
 static char tmpdir[64];
 static unsigned id_seq;
@@ -36,25 +37,6 @@ static const char *tmp_path(char *buf, size_t len, const char *name)
 static bool exists(const char *path)
 {
 	return access(path, F_OK) == 0;
-}
-
-static char *read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
 }
 
 static void write_all(const char *path, const char *text)
@@ -74,13 +56,13 @@ struct snapshot {
 
 static void snap(const char *path, struct snapshot *s)
 {
-	s->bytes = read_all(path, &s->len);
+	s->bytes = testdata_read(path, &s->len);
 }
 
 static void expect_unchanged(const char *path, struct snapshot *s)
 {
 	size_t len;
-	char *now = read_all(path, &len);
+	char *now = testdata_read(path, &len);
 
 	if (len != s->len || memcmp(now, s->bytes, len))
 		fail_msg("'%s' changed: %zu bytes before, %zu after", path,
@@ -344,7 +326,7 @@ static void test_open_truncated_store_is_refused_untouched(void **state)
 	for (int i = 0; i < 40; i++)
 		add(st, "t", 64 + i, 1.0 + i);
 	store_close(st);
-	bytes = read_all(path, &len);
+	bytes = testdata_read(path, &len);
 	assert_true(len >= 8 * 4096);
 	assert_int_equal(truncate(path, (off_t)(len / 2)), 0);
 	free(bytes);
@@ -1130,9 +1112,9 @@ static void test_export_then_import_gives_identical_samples(void **state)
 	f = fopen(p2, "w");
 	assert_int_equal(store_export(b, NULL, f, &err), 0);
 	fclose(f);
-	t1 = read_all(p1, &n1);
-	t2 = read_all(p2, &n2);
-	t3 = read_all(p3, &n3);
+	t1 = testdata_read(p1, &n1);
+	t2 = testdata_read(p2, &n2);
+	t3 = testdata_read(p3, &n3);
 	/* byte for byte, one document per line */
 	assert_int_equal(n1, n2);
 	assert_memory_equal(t1, t2, n1);
@@ -1427,7 +1409,7 @@ static void test_error_sides_and_an_empty_sysenv_stay_in_the_document(void **sta
 		f = fopen(p, "w");
 		assert_int_equal(store_export(st, NULL, f, &err), 0);
 		fclose(f);
-		text = read_all(p, &n);
+		text = testdata_read(p, &n);
 		line = text;
 		for (int i = 0; i < 4; i++) {
 			char *doc = compact(&s[i]), *nl = strchr(line, '\n');
@@ -1485,7 +1467,7 @@ static void test_export_import_with_snapshots_is_byte_identical(void **state)
 	assert_int_equal(store_export(a, NULL, f, &err), 0);
 	fclose(f);
 	/* each line is the document as it was added */
-	t1 = read_all(p1, &n1);
+	t1 = testdata_read(p1, &n1);
 	line = t1;
 	for (size_t i = 0; i < json_array_size(want); i++) {
 		char *nl = strchr(line, '\n');
@@ -1503,7 +1485,7 @@ static void test_export_import_with_snapshots_is_byte_identical(void **state)
 	f = fopen(p2, "w");
 	assert_int_equal(store_export(b, NULL, f, &err), 0);
 	fclose(f);
-	t2 = read_all(p2, &n2);
+	t2 = testdata_read(p2, &n2);
 	assert_int_equal(n1, n2);
 	assert_memory_equal(t1, t2, n1);
 	free(t1);
@@ -1585,7 +1567,7 @@ static char *export_text(struct store *st, const char *name)
 	if (store_export(st, NULL, f, &err))
 		fail_msg("export: %s", err.msg);
 	fclose(f);
-	return read_all(p, &n);
+	return testdata_read(p, &n);
 }
 
 static void test_a_version_1_database_is_read_as_is_and_migrated_by_a_write(void **state)

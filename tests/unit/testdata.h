@@ -1,23 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Captured files under tests/data, for the unit tests; include after cmocka.h. */
+/* Whole files for the unit tests (captured ones under tests/data); include after cmocka.h. */
 #ifndef NR_TESTS_TESTDATA_H
 #define NR_TESTS_TESTDATA_H
 
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The whole file tests/data/NAME, NUL-terminated (free it); its length in
- * *len when len is not NULL. Run from the top of the tree or set
- * NR_TEST_DATA to the folder. */
-static inline char *testdata_load(const char *name, size_t *len)
+/* The whole file at PATH, NUL-terminated (free it); its length in *len
+ * when len is not NULL. A file that cannot be read fails the test. */
+static inline char *testdata_read(const char *path, size_t *len)
 {
-	const char *dir = getenv("NR_TEST_DATA");
-	char path[512];
 	char *buf;
 	FILE *f;
 	long n;
 
-	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/data", name);
 	f = fopen(path, "rb");
 	if (!f)
 		fail_msg("cannot open %s (run from the top of the tree)", path);
@@ -33,6 +29,17 @@ static inline char *testdata_load(const char *name, size_t *len)
 	if (len)
 		*len = (size_t)n;
 	return buf;
+}
+
+/* The whole file tests/data/NAME, as testdata_read. Run from the top of
+ * the tree or set NR_TEST_DATA to the folder. */
+static inline char *testdata_load(const char *name, size_t *len)
+{
+	const char *dir = getenv("NR_TEST_DATA");
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/data", name);
+	return testdata_read(path, len);
 }
 
 #endif
