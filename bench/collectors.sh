@@ -191,33 +191,8 @@ stats() {
 		printf "%d %.6g %.6g %.6g %.3g %.3g %.6g %.3g %.4g\n", n, mg, g[1], g[n], cv, mf, mc, ccv, ma }' "$1"
 }
 # pairs TEST VARIANT -> "n geomean lo hi median" of gbps(VARIANT)/gbps(off) of
-# the same repetition: the geometric mean with its 95% confidence interval
-# (Student t on the log ratios; "-" for lo and hi below 3 pairs) and the median
-pairs() {
-	if [ ! -s "$tmp/$1.off" ] || [ ! -s "$tmp/$1.$2" ]; then
-		echo "0 - - - -"
-		return
-	fi
-	awk 'NR == FNR { off[$1] = $2; next }
-	($1 in off) && off[$1] > 0 && $2 > 0 { r[++n] = $2 / off[$1]; l = log(r[n]); s += l; ss += l * l }
-	function sort(v, n,   i, j, x) {
-		for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
-	}
-	# upper 2.5% point of Student t with df degrees of freedom (Cornish-Fisher
-	# series about the normal quantile; within 0.1% from df = 5 on)
-	function t975(df,   z) {
-		z = 1.959964
-		return z + (z^3 + z) / (4 * df) + (5 * z^5 + 16 * z^3 + 3 * z) / (96 * df^2) \
-			+ (3 * z^7 + 19 * z^5 + 17 * z^3 - 15 * z) / (384 * df^3)
-	}
-	END { if (!n) { print "0 - - - -"; exit }
-		m = s / n
-		sort(r, n); md = n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
-		if (n < 3) { printf "%d %.6g - - %.6g\n", n, exp(m), md; exit }
-		var = (ss - n * m * m) / (n - 1); if (var < 0) var = 0
-		h = t975(n - 1) * sqrt(var / n)
-		printf "%d %.6g %.6g %.6g %.6g\n", n, exp(m), exp(m - h), exp(m + h), md }' "$tmp/$1.off" "$tmp/$1.$2"
-}
+# the same repetition (paired_ratios in lib.sh)
+pairs() { paired_ratios "$tmp/$1.$2" "$tmp/$1.off" 2; }
 
 ver_nr=$("$NR" --version 2>/dev/null | head -n 1)
 rev=

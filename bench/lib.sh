@@ -127,3 +127,36 @@ stop_sockperf() {
 sockperf_valid() {
 	sed -n 's/.*\[Valid Duration\] RunTime=\([0-9.]*\) sec;.*ReceivedMessages=\([0-9]*\).*/\1 \2/p' <<<"$1" | tail -n 1
 }
+
+# paired_ratios NUM DEN COL: the ratios NUM/DEN of column COL between the
+# lines of files NUM and DEN that have the same repetition number (column 1;
+# the runs of one repetition ran back to back), as "n geomean lo hi median":
+# the geometric mean with its 95% confidence interval (Student t on the log
+# ratios; "-" for lo and hi below 3 pairs) and the median ratio, or
+# "0 - - - -" without a pair.  Adjacent runs share the machine's slow and
+# fast spells, so the pairs cancel drifts that medians of each side keep.
+paired_ratios() {
+	if [ ! -s "$1" ] || [ ! -s "$2" ]; then
+		echo "0 - - - -"
+		return
+	fi
+	awk -v col="$3" 'NR == FNR { den[$1] = $col; next }
+	($1 in den) && den[$1] > 0 && $col > 0 { r[++n] = $col / den[$1]; l = log(r[n]); s += l; ss += l * l }
+	function sort(v, n,   i, j, x) {
+		for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+	}
+	# upper 2.5% point of Student t with df degrees of freedom (Cornish-Fisher
+	# series about the normal quantile; within 0.1% from df = 5 on)
+	function t975(df,   z) {
+		z = 1.959964
+		return z + (z^3 + z) / (4 * df) + (5 * z^5 + 16 * z^3 + 3 * z) / (96 * df^2) \
+			+ (3 * z^7 + 19 * z^5 + 17 * z^3 - 15 * z) / (384 * df^3)
+	}
+	END { if (!n) { print "0 - - - -"; exit }
+		m = s / n
+		sort(r, n); md = n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
+		if (n < 3) { printf "%d %.6g - - %.6g\n", n, exp(m), md; exit }
+		var = (ss - n * m * m) / (n - 1); if (var < 0) var = 0
+		h = t975(n - 1) * sqrt(var / n)
+		printf "%d %.6g %.6g %.6g %.6g\n", n, exp(m), exp(m - h), exp(m + h), md }' "$2" "$1"
+}

@@ -37,6 +37,8 @@
 #          tree that is being rebuilt)
 #   OURS_EXTRA  more options for every run of ours (e.g. --no-collect);
 #          by default ours runs with its default collectors
+#   ONLY   the rows to run, of: udp_split tcp_split udp_same tcp_same
+#          (default all four), e.g. ONLY="udp_same tcp_same"
 #
 # The script talks to 127.0.0.1 only, starts its own sockperf servers on free
 # ports (ours starts its own server process per run), and on every exit path
@@ -163,6 +165,13 @@ PROTO[udp_same]=udp; CCPU[udp_same]=0; SCPU[udp_same]=0
 DESC[tcp_same]="tcp 64B, both on cpu0"
 PROTO[tcp_same]=tcp; CCPU[tcp_same]=0; SCPU[tcp_same]=0
 
+if [ -n "${ONLY:-}" ]; then
+	for row in $ONLY; do
+		[ -n "${DESC[$row]:-}" ] || { log "rr.sh: ONLY: unknown row '$row' (expected some of: ${ROWS[*]})"; exit 2; }
+	done
+	read -r -a ROWS <<<"$ONLY"
+fi
+
 ours_args() { # ROW
 	local r=$1
 	case ${PROTO[$r]} in
@@ -171,11 +180,11 @@ ours_args() { # ROW
 	esac
 }
 
-# one line per successful run: "tps p50 p99 secs [extra]" in $tmp/ROW.TOOL
-record() { # ROW TOOL RESULT
-	echo "$3" >>"$tmp/$1.$2"
+# one line per successful run: "rep tps p50 p99 secs [extra]" in $tmp/ROW.TOOL
+record() { # ROW TOOL REP RESULT
+	echo "$3 $4" >>"$tmp/$1.$2"
 	local t p50 p99 s x
-	read -r t p50 p99 s x <<<"$3"
+	read -r t p50 p99 s x <<<"$4"
 	log "$(awk -v tool="$2" -v t="$t" -v a="$p50" -v b="$p99" -v s="$s" -v x="$x" 'BEGIN {
 		printf "    %-9s %10.0f trans/s  p50 %8.2f us  p99 %8.2f us  (%.2f s) %s", tool, t, a, b, s, x }')"
 }
@@ -195,10 +204,10 @@ for rep in $(seq "$REPS"); do
 			[ $((rep % 2)) = 0 ] && who=$([ "$who" = ours ] && echo sockperf || echo ours)
 			if [ "$who" = ours ]; then
 				# shellcheck disable=SC2046  # the options are meant to split
-				run_ours $(ours_args "$row") && record "$row" ours "$RES"
+				run_ours $(ours_args "$row") && record "$row" ours "$rep" "$RES"
 			else
 				run_sockperf "${PROTO[$row]}" "${CCPU[$row]}" "${SCPU[$row]}" &&
-					record "$row" sockperf "$RES"
+					record "$row" sockperf "$rep" "$RES"
 			fi
 		done
 	done
@@ -212,7 +221,7 @@ BUSY1=$(busy_probe 2)
 # stats FILE -> "n med_tps min_tps max_tps med_p50 med_p99"
 stats() {
 	[ -s "$1" ] || { echo "0 - - - - -"; return; }
-	awk '{ t[NR] = $1; a[NR] = $2; b[NR] = $3 }
+	awk '{ t[NR] = $2; a[NR] = $3; b[NR] = $4 }
 	function sort(v, n,   i, j, x) {
 		for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
 	}
@@ -265,6 +274,30 @@ for row in "${ROWS[@]}"; do
 	}'
 done
 echo
+fmt2='%-36s %5s %21s %21s %21s  %s\n'
+printf "$fmt2" "paired: ours / sockperf, same rep" "pairs" "trans/s" "p50" "p99" "target (trans/s)"
+printf "$fmt2" "" "" "geomean [95% CI]" "geomean [95% CI]" "geomean [95% CI]" ""
+printf '%s\n' "$(printf '%.0s-' $(seq 130))"
+for row in "${ROWS[@]}"; do
+	read -r n tg tlo thi _ < <(paired_ratios "$tmp/$row.ours" "$tmp/$row.sockperf" 2)
+	read -r _ ag alo ahi _ < <(paired_ratios "$tmp/$row.ours" "$tmp/$row.sockperf" 3)
+	read -r _ bg blo bhi _ < <(paired_ratios "$tmp/$row.ours" "$tmp/$row.sockperf" 4)
+	awk -v d="${DESC[$row]}" -v fmt="$fmt2" -v n="$n" -v tg="$tg" -v tlo="$tlo" -v thi="$thi" \
+		-v ag="$ag" -v alo="$alo" -v ahi="$ahi" -v bg="$bg" -v blo="$blo" -v bhi="$bhi" 'BEGIN {
+		s1 = n ? sprintf("%.3f", tg) : "-"; s2 = n ? sprintf("%.3f", ag) : "-"; s3 = n ? sprintf("%.3f", bg) : "-"
+		if (n && tlo != "-") {
+			s1 = s1 sprintf(" [%.3f,%.3f]", tlo, thi)
+			s2 = s2 sprintf(" [%.3f,%.3f]", alo, ahi)
+			s3 = s3 sprintf(" [%.3f,%.3f]", blo, bhi)
+		}
+		vd = "-"
+		if (n) {
+			vd = (tg >= 1.0) ? "met" : "missed"
+			if (tlo == "-" || (tlo < 1.0 && thi >= 1.0)) vd = vd ",unres"
+		}
+		printf fmt, d, n, s1, s2, s3, vd }'
+done
+echo
 echo "spread (min..max over the runs) of trans/s:"
 for row in "${ROWS[@]}"; do
 	read -r on ot omin omax oa ob < <(stats "$tmp/$row.ours")
@@ -281,3 +314,8 @@ echo "RunTime of its [Valid Duration] line.  o/p = ours / sockperf: target trans
 echo "latency o/p <= 1.10.  Ours: tcp_rr with --nodelay, as sockperf ping-pong sets TCP_NODELAY;"
 echo "pinned with --cpus/--remote-cpus (worker threads), sockperf with taskset (whole process)."
 echo "runs o/p: successful runs of ours / of sockperf (out of REPS=$REPS)."
+echo "paired: the ratio ours/sockperf within each repetition (the two runs ran back to back),"
+echo "geometric mean over the repetitions with its 95% confidence interval; the slow and fast"
+echo "spells of a shared machine last seconds to minutes and mostly hit both runs of a pair, so"
+echo "this is the sharper comparison.  target: the trans/s geomean against 1.00, ',unres' when"
+echo "the interval reaches across it (more repetitions would be needed to decide)."
