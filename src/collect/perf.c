@@ -141,6 +141,8 @@ struct collect_perf {
 	int nfd; /* CPUs, or 1 for the process */
 	int state;
 	int64_t start_ns, stop_ns;
+	bool paused;
+	int64_t pause_ns, paused_ns; /* since the last pause; in all */
 	struct perf_ev ev[COLLECT_PERF_NEVENTS];
 	int *cpu; /* nfd CPUs, or one -1 */
 };
@@ -359,14 +361,54 @@ static void snapshot(struct collect_perf *p, bool at_start)
 	}
 }
 
+/* Enable or disable every counter; the first negative errno, or 0. */
+static int set_enabled(struct collect_perf *p, bool on)
+{
+	int first = 0;
+
+	for (int e = 0; e < COLLECT_PERF_NEVENTS; e++) {
+		const struct perf_ev *ev = &p->ev[e];
+
+		for (int i = 0; ev->supported && i < p->nfd; i++) {
+			int ret = p->ops->ioctl(ev->fd[i], on ? PERF_EVENT_IOC_ENABLE :
+							       PERF_EVENT_IOC_DISABLE, 0);
+
+			if (ret && !first)
+				first = ret;
+		}
+	}
+	return first;
+}
+
 int collect_perf_start(struct collect_perf *p)
 {
 	if (!p)
 		return -EINVAL;
+	if (p->paused)
+		set_enabled(p, true);
+	p->paused = false;
+	p->paused_ns = 0;
 	p->start_ns = base_now_ns();
 	snapshot(p, true);
 	p->state = ST_STARTED;
 	return 0;
+}
+
+int collect_perf_pause(struct collect_perf *p, bool paused)
+{
+	int ret;
+
+	if (!p || p->state != ST_STARTED)
+		return -EINVAL;
+	if (p->paused == paused)
+		return 0;
+	ret = set_enabled(p, !paused);
+	if (paused)
+		p->pause_ns = base_now_ns();
+	else
+		p->paused_ns += base_now_ns() - p->pause_ns;
+	p->paused = paused;
+	return ret;
 }
 
 int collect_perf_stop(struct collect_perf *p)
@@ -376,6 +418,12 @@ int collect_perf_stop(struct collect_perf *p)
 	snapshot(p, false);
 	p->stop_ns = base_now_ns();
 	p->state = ST_STOPPED;
+	if (p->paused) {
+		/* paused to the end; counting again for a later start */
+		p->paused_ns += p->stop_ns - p->pause_ns;
+		set_enabled(p, true);
+		p->paused = false;
+	}
 	return 0;
 }
 
@@ -424,6 +472,9 @@ int collect_perf_result(const struct collect_perf *p,
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	out->window_ns = p->stop_ns - p->start_ns;
+	out->active_ns = out->window_ns - p->paused_ns;
+	if (out->active_ns < 0)
+		out->active_ns = 0;
 	for (int e = 0; e < COLLECT_PERF_NEVENTS; e++) {
 		const struct perf_ev *ev = &p->ev[e];
 		struct collect_perf_count *c = &out->ev[e];
@@ -455,9 +506,12 @@ int collect_perf_result(const struct collect_perf *p,
 			}
 			c->count += scale(raw, en, run);
 		}
-		c->counted = counted;
-		if (!counted)
+		c->counted = counted && out->active_ns > 0;
+		if (!c->counted)
 			c->count = 0;
+		else if (out->active_ns < out->window_ns)
+			c->count = scale(c->count, (uint64_t)out->window_ns,
+					 (uint64_t)out->active_ns);
 		c->running_pct = sum_en ? 100.0 * (double)sum_run /
 						  (double)sum_en :
 					  0;

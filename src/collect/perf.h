@@ -111,6 +111,10 @@ struct collect_perf_count {
 
 struct collect_perf_result {
 	int64_t window_ns; /* CLOCK_MONOTONIC between start and stop */
+	/* the part of the window the events were not paused (collect_perf_pause);
+	 * when less than window_ns, every count is extrapolated to the window
+	 * (x window_ns / active_ns), like multiplexing is */
+	int64_t active_ns;
 	struct collect_perf_count ev[COLLECT_PERF_NEVENTS];
 	/*
 	 * Derived values; each has_* is false (and the value 0) when an input
@@ -162,6 +166,17 @@ int collect_perf_start(struct collect_perf *p);
 /* Snapshot at the window's end mark; as collect_perf_start(). Returns 0,
  * or -EINVAL if p is NULL or not started. */
 int collect_perf_stop(struct collect_perf *p);
+
+/*
+ * Pause (paused true) or resume every counter inside the window: one
+ * PERF_EVENT_IOC_DISABLE or _ENABLE per counter and CPU, which costs an
+ * interprocessor call per CPU. A paused counter counts nothing and costs
+ * nothing; the result extrapolates the counted part to the window. Used by
+ * --overhead to measure what counting costs. Returns 0 (also when already
+ * in that state), -EINVAL (NULL, or outside the window) or the
+ * first negative errno of an ioctl. A window may end paused; stop resumes.
+ */
+int collect_perf_pause(struct collect_perf *p, bool paused);
 
 /*
  * The window between the last start and stop: scaled counts, reasons for

@@ -81,6 +81,7 @@ struct collect_profile_result {
 	 * this machine"); "" when it did or was not asked to. */
 	char fallback_reason[128];
 	int64_t window_ns;  /* CLOCK_MONOTONIC from enable to disable */
+	int64_t active_ns;  /* of it, not paused (collect_profile_pause) */
 	uint64_t samples;   /* every sample drained, all rows */
 	uint64_t lost;      /* samples the kernel dropped (PERF_RECORD_LOST) */
 	uint64_t bad;       /* rings abandoned over a malformed record */
@@ -142,6 +143,18 @@ int collect_profile_start(struct collect_profile *p, struct base_err *err);
  * first negative errno of an ioctl (the thread is stopped anyway).
  */
 int collect_profile_stop(struct collect_profile *p, struct base_err *err);
+
+/*
+ * Pause (paused true) or resume sampling inside the window, one
+ * PERF_EVENT_IOC_DISABLE or _ENABLE per CPU; the collector thread stays.
+ * A paused CPU takes no sample interrupts, so the shares come from the
+ * unpaused part of the window. Used by --overhead to measure what
+ * profiling costs. Returns 0 (also when already in that state), -EINVAL
+ * when not started, or the first negative errno of an ioctl; err says
+ * which CPU.
+ */
+int collect_profile_pause(struct collect_profile *p, bool paused,
+			  struct base_err *err);
 
 /*
  * The last window, ranked. Kernel IPs are resolved with ks; when ks is

@@ -190,3 +190,35 @@ int stats_ci_half_pct(const double *x, size_t n, double conf, double *out)
 	       sqrt((double)n) / fabs(mean) * 100.0;
 	return 0;
 }
+
+int stats_paired_ratio(const double *num, const double *den, size_t n,
+		       double conf, struct stats_ratio *out)
+{
+	double *l, mean, sd, h;
+	int ret;
+
+	if (!num || !den || !out || n < 2 || !(conf > 0 && conf < 1))
+		return -EINVAL;
+	if ((ret = stats_check_finite(num, n)) || (ret = stats_check_finite(den, n)))
+		return ret;
+	for (size_t i = 0; i < n; i++)
+		if (!(num[i] > 0) || !(den[i] > 0))
+			return -EDOM;
+	l = malloc(n * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		l[i] = log(num[i] / den[i]);
+	ret = stats_mean(l, n, &mean);
+	if (!ret)
+		ret = stats_sd(l, n, &sd);
+	free(l);
+	if (ret)
+		return ret;
+	h = gsl_cdf_tdist_Qinv((1 - conf) / 2, (double)(n - 1)) * sd / sqrt((double)n);
+	out->n = n;
+	out->geomean = exp(mean);
+	out->lo = exp(mean - h);
+	out->hi = exp(mean + h);
+	return 0;
+}

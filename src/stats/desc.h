@@ -59,4 +59,21 @@ int stats_mad(const double *x, size_t n, double *out);
  */
 int stats_ci_half_pct(const double *x, size_t n, double conf, double *out);
 
+/* The geometric mean of paired ratios, with its confidence interval. */
+struct stats_ratio {
+	size_t n;
+	double geomean; /* exp(mean(log(num[i] / den[i]))) */
+	double lo, hi;  /* exp(mean -+ t(conf, n-1) * sd(log) / sqrt(n)) */
+};
+
+/*
+ * Paired ratios num[i] / den[i] of n >= 2 pairs (measured side by side, so
+ * that what drifts hits both), summarized on the log scale: the geometric
+ * mean and the conf (e.g. 0.95) Student t interval of it. Returns 0,
+ * -EINVAL (n < 2, conf outside (0, 1), NULL, a value not finite) or -EDOM
+ * (a value <= 0).
+ */
+int stats_paired_ratio(const double *num, const double *den, size_t n,
+		       double conf, struct stats_ratio *out);
+
 #endif

@@ -44,6 +44,7 @@ static struct {
 	ssize_t short_read; /* >= 0: read returns this many bytes */
 	int read_err;       /* negative errno for every read, or 0 */
 	int nev, nclose;
+	int ndisable, nenable; /* PERF_EVENT_IOC_DISABLE / _ENABLE calls */
 	struct fake_ev ev[FAKE_MAX];
 } fk;
 
@@ -114,9 +115,10 @@ static int fake_close(int fd)
 
 static int fake_ioctl(int fd, unsigned long request, unsigned long arg)
 {
-	(void)fd;
-	(void)request;
+	assert_true(fake_ev_of_fd(fd)->open);
 	(void)arg;
+	fk.ndisable += request == PERF_EVENT_IOC_DISABLE;
+	fk.nenable += request == PERF_EVENT_IOC_ENABLE;
 	return 0;
 }
 
@@ -565,6 +567,69 @@ static void test_fake_never_scheduled_is_not_counted(void **state)
 	collect_perf_free(p);
 }
 
+/*
+ * --overhead pauses the counters for part of the window: one disable and
+ * one enable per counter and CPU, and the counts extrapolated to the
+ * window from the part that was not paused.
+ */
+static void test_fake_pause_disables_every_counter_and_extrapolates(void **state)
+{
+	struct base_cpulist cpus = two_cpus();
+	struct collect_perf_opts o = { .scope = COLLECT_PERF_CPUS,
+				       .cpus = &cpus,
+				       .ops = &fake_ops };
+	struct timespec half = { 0, 30 * 1000 * 1000 };
+	struct collect_perf_result r;
+	struct collect_perf *p;
+	double share;
+
+	(void)state;
+	fake_reset();
+	assert_int_equal(collect_perf_open(&p, &o, NULL), 0);
+	assert_int_equal(collect_perf_pause(p, true), -EINVAL); /* not started */
+	assert_int_equal(collect_perf_start(p), 0);
+	assert_int_equal(collect_perf_pause(p, false), 0); /* already counting */
+	assert_int_equal(fk.nenable, 0);
+	add_ev(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 600, 10, 10);
+	add_ev(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 1, 400, 10, 10);
+	nanosleep(&half, NULL);
+	assert_int_equal(collect_perf_pause(p, true), 0);
+	assert_int_equal(fk.ndisable, COLLECT_PERF_NEVENTS * 2);
+	assert_int_equal(collect_perf_pause(p, true), 0); /* no second round */
+	assert_int_equal(fk.ndisable, COLLECT_PERF_NEVENTS * 2);
+	nanosleep(&half, NULL);
+	assert_int_equal(collect_perf_pause(p, false), 0);
+	assert_int_equal(fk.nenable, COLLECT_PERF_NEVENTS * 2);
+	nanosleep(&half, NULL);
+	assert_int_equal(collect_perf_pause(p, true), 0);
+	/* the window ends paused: stop counts the pause and enables again */
+	assert_int_equal(collect_perf_stop(p), 0);
+	assert_int_equal(fk.nenable, COLLECT_PERF_NEVENTS * 4);
+	assert_int_equal(collect_perf_pause(p, false), -EINVAL); /* stopped */
+	assert_int_equal(collect_perf_result(p, &r), 0);
+	share = (double)r.active_ns / (double)r.window_ns;
+	/* about 2 of 3 sleeps counted; sleeps only ever run long */
+	assert_true(share > 0.3 && share < 0.9);
+	assert_true(r.ev[COLLECT_PERF_CONTEXT_SWITCHES].counted);
+	assert_int_equal(r.ev[COLLECT_PERF_CONTEXT_SWITCHES].raw, 1000);
+	assert_true(llabs((long long)r.ev[COLLECT_PERF_CONTEXT_SWITCHES].count -
+			  (long long)(1000 / share + 0.5)) <= 1);
+	collect_perf_free(p);
+
+	/* not paused: the counts are the scaled deltas, nothing extrapolated */
+	fake_reset();
+	assert_int_equal(collect_perf_open(&p, &o, NULL), 0);
+	assert_int_equal(collect_perf_start(p), 0);
+	add_ev(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 600, 10, 10);
+	nanosleep(&half, NULL);
+	assert_int_equal(collect_perf_stop(p), 0);
+	assert_int_equal(collect_perf_result(p, &r), 0);
+	assert_int_equal(r.active_ns, r.window_ns);
+	assert_int_equal(r.ev[COLLECT_PERF_CONTEXT_SWITCHES].count, 600);
+	assert_int_equal(fk.ndisable + fk.nenable, 0);
+	collect_perf_free(p);
+}
+
 static void test_fake_short_read_marks_event_unsupported(void **state)
 {
 	struct collect_perf_opts o = { .scope = COLLECT_PERF_PROCESS,
@@ -833,6 +898,7 @@ int main(void)
 			test_fake_process_paranoid_falls_back_to_user_only),
 		cmocka_unit_test(test_fake_offline_cpu_is_enodev),
 		cmocka_unit_test(test_fake_never_scheduled_is_not_counted),
+		cmocka_unit_test(test_fake_pause_disables_every_counter_and_extrapolates),
 		cmocka_unit_test(test_fake_short_read_marks_event_unsupported),
 		cmocka_unit_test(test_strerror_reasons),
 		cmocka_unit_test(test_api_misuse_is_einval),

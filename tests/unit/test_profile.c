@@ -1226,6 +1226,49 @@ static void test_profile_second_window_starts_from_zero(void **state)
 	collect_profile_free(p);
 }
 
+/*
+ * --overhead: pausing disables every CPU's event once, resuming enables it
+ * once, samples drained before, during and after still count, and the
+ * result tells the active part of the window.
+ */
+static void test_profile_pause_switches_every_cpu_once(void **state)
+{
+	struct base_cpulist cpus = { .n = 2, .cpu = { 0, 1 } };
+	struct timespec nap = { 0, 20 * 1000 * 1000 };
+	struct collect_profile_result r;
+	struct collect_profile *p;
+	struct recbuf a = { .n = 0 };
+	struct base_err err = { "" };
+
+	(void)state;
+	pfake_reset();
+	p = open_fake(&cpus, 0);
+	assert_int_equal(collect_profile_pause(p, true, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "not started"));
+	assert_int_equal(collect_profile_start(p, NULL), 0);
+	rec_kernel(&a, UDP_SENDMSG, 3);
+	ring_put_drained(ring_of(0), a.b, a.n);
+	assert_int_equal(collect_profile_pause(p, true, NULL), 0);
+	assert_int_equal(collect_profile_pause(p, true, NULL), 0);
+	for (int i = 0; i < pf.nev; i++)
+		assert_int_equal(pf.ev[i].disables, 1);
+	nanosleep(&nap, NULL);
+	assert_int_equal(collect_profile_pause(p, false, NULL), 0);
+	for (int i = 0; i < pf.nev; i++)
+		assert_int_equal(pf.ev[i].enables, 2);
+	ring_put(ring_of(1), a.b, a.n);
+	/* ends paused: stop disables again and counts the pause */
+	assert_int_equal(collect_profile_pause(p, true, NULL), 0);
+	nanosleep(&nap, NULL);
+	assert_int_equal(collect_profile_stop(p, NULL), 0);
+	assert_int_equal(collect_profile_result(p, NULL, 0, &r, NULL), 0);
+	assert_int_equal(r.samples, 6);
+	assert_true(r.active_ns > 0 && r.active_ns <= r.window_ns - 2 * 20 * 1000 * 1000);
+	collect_profile_result_release(&r);
+	assert_int_equal(collect_profile_pause(p, false, NULL), -EINVAL);
+	collect_profile_free(p);
+}
+
 /* ---- the real kernel ---- */
 
 struct udp_load {
@@ -1379,6 +1422,7 @@ int main(void)
 		cmocka_unit_test(test_profile_event_choice_and_errors),
 		cmocka_unit_test(test_profile_bad_options_and_misuse),
 		cmocka_unit_test(test_profile_second_window_starts_from_zero),
+		cmocka_unit_test(test_profile_pause_switches_every_cpu_once),
 		cmocka_unit_test(
 			test_profile_real_udp_loopback_shows_network_symbols),
 	};

@@ -1180,10 +1180,45 @@ static void test_ci_half_pct_matches_scipy(void **state)
 	assert_int_equal(stats_ci_half_pct(z, 2, 0.95, &h), -EDOM);
 }
 
+/*
+ * Geometric mean of paired ratios and its 95% t interval on the logs.
+ * Reference (/usr/bin/python3, SciPy 1.10.1):
+ *   l = np.log(num / den); h = stats.t.ppf(0.975, 4) * l.std(ddof=1) /
+ *   np.sqrt(5); np.exp([l.mean(), l.mean() - h, l.mean() + h])
+ *   = 1.00376752, 0.97417750, 1.03425632
+ */
+static void test_paired_ratio_matches_scipy(void **state)
+{
+	const double num[] = { 10.2, 9.9, 20.2, 4.85, 10.3 };
+	const double den[] = { 10, 10, 20, 5, 10 };
+	const double same[] = { 3, 3 }, zero[] = { 1, 0 }, inf[] = { 1, INFINITY };
+	struct stats_ratio r;
+
+	(void)state;
+	assert_int_equal(stats_paired_ratio(num, den, 5, 0.95, &r), 0);
+	assert_int_equal(r.n, 5);
+	assert_true(fabs(r.geomean - 1.00376752) < 1e-7);
+	assert_true(fabs(r.lo - 0.97417750) < 1e-7);
+	assert_true(fabs(r.hi - 1.03425632) < 1e-7);
+	/* the interval is that of num / den turned over */
+	assert_int_equal(stats_paired_ratio(den, num, 5, 0.95, &r), 0);
+	assert_true(fabs(r.geomean - 1 / 1.00376752) < 1e-7);
+	assert_true(fabs(r.hi - 1 / 0.97417750) < 1e-7);
+	/* identical ratios: no spread, a zero-width interval */
+	assert_int_equal(stats_paired_ratio(same, same, 2, 0.95, &r), 0);
+	assert_true(r.lo == 1 && r.geomean == 1 && r.hi == 1);
+	assert_int_equal(stats_paired_ratio(num, den, 1, 0.95, &r), -EINVAL);
+	assert_int_equal(stats_paired_ratio(num, den, 5, 0, &r), -EINVAL);
+	assert_int_equal(stats_paired_ratio(zero, same, 2, 0.95, &r), -EDOM);
+	assert_int_equal(stats_paired_ratio(same, zero, 2, 0.95, &r), -EDOM);
+	assert_int_equal(stats_paired_ratio(inf, same, 2, 0.95, &r), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ci_half_pct_matches_scipy),
+		cmocka_unit_test(test_paired_ratio_matches_scipy),
 		cmocka_unit_test(test_desc_matches_numpy),
 		cmocka_unit_test(test_desc_quantile_is_type_7),
 		cmocka_unit_test(test_desc_does_not_modify_input),
