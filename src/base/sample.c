@@ -42,6 +42,9 @@ static const struct {
 	{ "cpu.", METRIC_NEUTRAL },
 	{ "cpu.service_demand.", METRIC_LOWER },
 	{ "window.", METRIC_NEUTRAL },
+	/* --overhead: rate lost to the collectors */
+	{ "overhead.", METRIC_NEUTRAL },
+	{ "overhead.pct", METRIC_LOWER },
 	{ "sockbuf.", METRIC_NEUTRAL },
 };
 

@@ -3,11 +3,13 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "base/time.h"
 #include "engine/result.h"
+#include "stats/desc.h"
 #include "stats/guard.h"
 
 #define CLI_WARMUP_TREND_P 0.05 /* a trend this likely keeps warming up */
@@ -110,6 +112,41 @@ bool cli_steady(const double *rates, size_t n)
 	return !(tr.p < CLI_WARMUP_TREND_P);
 }
 
+/*
+ * --overhead: phases 2i and 2i + 1 ran back to back, one with the
+ * collectors on and one off; the geometric mean of the on/off rate ratios
+ * over the pairs and its 95% interval, as overhead.* metrics. overhead.pct
+ * is the rate lost with the collectors on (negative: gained, noise).
+ */
+static void add_overhead(const struct engine_run *run, struct base_sample *s)
+{
+	double *on = calloc(run->nphases ? run->nphases : 1, sizeof(*on));
+	double *off = calloc(run->nphases ? run->nphases : 1, sizeof(*off));
+	struct stats_ratio r;
+	size_t n = 0;
+
+	for (size_t i = 0; on && off && i + 1 < run->nphases; i++) {
+		const struct engine_phase *a = &run->phases[i], *b = &run->phases[i + 1];
+
+		if (a->phase % 2 || b->phase != a->phase + 1 || a->on == b->on)
+			continue;
+		on[n] = a->on ? a->rate : b->rate;
+		off[n] = a->on ? b->rate : a->rate;
+		n++;
+	}
+	base_sample_set(s, "overhead.pairs", "", (double)n);
+	if (n >= 2 && !stats_paired_ratio(on, off, n, 0.95, &r)) {
+		base_sample_set(s, "overhead.on_off", "", r.geomean);
+		base_sample_set(s, "overhead.on_off_lo", "", r.lo);
+		base_sample_set(s, "overhead.on_off_hi", "", r.hi);
+		base_sample_set(s, "overhead.pct", "%", 100 * (1 - r.geomean));
+		base_sample_set(s, "overhead.pct_lo", "%", 100 * (1 - r.hi));
+		base_sample_set(s, "overhead.pct_hi", "%", 100 * (1 - r.lo));
+	}
+	free(on);
+	free(off);
+}
+
 int cli_sample(const struct job_config *cfg, const struct engine_run *run,
 	       const char *label, bool same_host, struct base_sample *s,
 	       struct base_err *err)
@@ -130,5 +167,7 @@ int cli_sample(const struct job_config *cfg, const struct engine_run *run,
 	base_sample_set(s, "window.warmup_s", "s", (double)run->warmup_ns / NS_PER_S);
 	if (cfg->warmup_auto)
 		base_sample_set(s, "window.warmup_capped", "", run->warmup_capped ? 1 : 0);
+	if (run->phases)
+		add_overhead(run, s);
 	return 0;
 }

@@ -65,6 +65,10 @@ static const char run_help[] =
 	"      --profile           sample the kernel on the test's CPUs, both ends;\n"
 	"                          stores profile.self.<symbol> shares, prints the top\n"
 	"      --no-collect        no kernel counters, no perf counters\n"
+	"      --overhead          what the in-window collectors (perf counters,\n"
+	"                          --profile) cost: both ends switch them on and off\n"
+	"                          in 200 ms phases, and on/off pairs of phase rates\n"
+	"                          give overhead.pct with a 95%% interval (not stored)\n"
 	"      --json              print one JSON document (docs/results.md)\n"
 	"      --connect-timeout TIME   (default 5s)\n"
 	"      --control-timeout TIME   longest silence from the server (10s)\n";
@@ -73,7 +77,7 @@ enum {
 	OPT_WARMUP = 256,
 	OPT_LABEL, OPT_JSON, OPT_CTIMEOUT, OPT_CONTROL_TIMEOUT,
 	OPT_DB, OPT_NO_STORE, OPT_REPS, OPT_PROFILE,
-	OPT_NO_COLLECT,
+	OPT_NO_COLLECT, OPT_OVERHEAD,
 };
 
 static const struct option run_opts[] = {
@@ -92,9 +96,13 @@ static const struct option run_opts[] = {
 	{ "reps", required_argument, NULL, OPT_REPS },
 	{ "profile", no_argument, NULL, OPT_PROFILE },
 	{ "no-collect", no_argument, NULL, OPT_NO_COLLECT },
+	{ "overhead", no_argument, NULL, OPT_OVERHEAD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* --overhead needs this much window: ten phases, five on/off pairs */
+#define OVERHEAD_MIN_NS (2 * NS_PER_S)
 
 static void print_interval(void *ctx, const struct engine_interval *iv)
 {
@@ -117,6 +125,23 @@ static bool is_loopback(const char *host)
 {
 	return !strcmp(host, "127.0.0.1") || !strcmp(host, "::1") ||
 	       !strcmp(host, "localhost") || !strncmp(host, "127.", 4);
+}
+
+/* --overhead's verdict in one line, after the table. */
+static void print_overhead(const struct base_sample *s)
+{
+	const struct sample_metric *n = base_sample_get(s, "overhead.pairs");
+	const struct sample_metric *p = base_sample_get(s, "overhead.pct");
+	const struct sample_metric *lo = base_sample_get(s, "overhead.pct_lo");
+	const struct sample_metric *hi = base_sample_get(s, "overhead.pct_hi");
+
+	if (!p || !lo || !hi || !n) {
+		printf("\ncollectors' cost: not measured: %.0f on/off pairs of phases ended in the window, 2 needed\n",
+		       n ? n->value : 0);
+		return;
+	}
+	printf("\ncollectors' cost: %.2f%% of the rate, 95%% interval [%.2f%%, %.2f%%], from %.0f on/off pairs of 200 ms phases\n",
+	       p->value, lo->value, hi->value, n->value);
 }
 
 /*
@@ -173,6 +198,8 @@ static int run_reps(const struct engine_client_opts *o, const char *label,
 			}
 		} else if (reps == 1) {
 			report_sample_table(stdout, &sample);
+			if (o->overhead)
+				print_overhead(&sample);
 		} else {
 			const struct sample_metric *m =
 				base_sample_get(&sample, stats_headline_metric(
@@ -278,6 +305,9 @@ int cmd_run(int argc, char **argv)
 		case OPT_NO_COLLECT:
 			o.counters = o.perf = false;
 			break;
+		case OPT_OVERHEAD:
+			o.overhead = true;
+			break;
 		case OPT_REPS:
 			if (!cli_u64("--reps", optarg, 1, 100000, &reps))
 				return EXIT_USAGE;
@@ -328,6 +358,18 @@ int cmd_run(int argc, char **argv)
 		cli_error("%s", err.msg);
 		return EXIT_USAGE;
 	}
+	if (o.overhead && !o.perf && !o.profile) {
+		cli_error("--overhead measures what the perf counters and --profile cost: with --no-collect it needs --profile");
+		return EXIT_USAGE;
+	}
+	if (o.overhead && c->duration_ns < OVERHEAD_MIN_NS) {
+		cli_error("--overhead: --duration %.3gs is too short: expected at least %llds (five pairs of 200 ms phases)",
+			  (double)c->duration_ns / NS_PER_S, OVERHEAD_MIN_NS / NS_PER_S);
+		return EXIT_USAGE;
+	}
+	/* its window mixes collectors on and off: never pooled with samples */
+	if (o.overhead)
+		no_store = true;
 	if (!no_store && cli_db_open(cli_db_path(db), true, &st))
 		return EXIT_RUNTIME;
 	if (c->interval_ns && !json) {

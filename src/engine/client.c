@@ -29,6 +29,13 @@ struct tick {
 	double work; /* receiver bytes of both directions, or transactions */
 };
 
+/* --overhead: a collector phase that the server announced in a tick */
+struct phase_start {
+	size_t tick; /* index into ticks */
+	int64_t phase;
+	bool on;
+};
+
 struct client {
 	const struct engine_client_opts *o;
 	const struct job_config *cfg;
@@ -45,6 +52,9 @@ struct client {
 	uint64_t iv_srv_rx, iv_cli_rx, iv_trans;
 	struct tick *ticks; /* every tick of the run, for the steady-state check */
 	size_t nticks;
+	struct phase_start *phases; /* --overhead, in order; TICKS_MAX */
+	size_t nphases;
+	bool marked; /* the window is open: ticks count for --overhead */
 	int64_t warmup_ns; /* the warm-up that ran */
 };
 
@@ -259,6 +269,62 @@ static int connect_flows(struct client *c, const json_t *ok,
 	return 0;
 }
 
+/*
+ * --overhead: a tick that starts a new collector phase (the server's
+ * schedule, see send_tick in server.c) switches this end's collectors too,
+ * right after its work was read, and is remembered as a phase boundary.
+ */
+static void overhead_tick(struct client *c, const json_t *tick)
+{
+	struct phase_start *ps;
+	int64_t phase;
+	bool on;
+
+	if (!c->o->overhead || !c->marked ||
+	    proto_get_i64(tick, "phase", 0, INT64_MAX, &phase, NULL) ||
+	    proto_get_bool(tick, "on", &on, NULL))
+		return;
+	if (c->nphases && c->phases[c->nphases - 1].phase == phase)
+		return;
+	ps = &c->phases[c->nphases++];
+	ps->tick = c->nticks - 1;
+	ps->phase = phase;
+	ps->on = on;
+	engine_meter_pause(&c->meter, !on);
+}
+
+/*
+ * The rate of every phase that ended inside the window (one that the next
+ * phase's tick closed), for the caller's paired comparison.
+ */
+static int overhead_rates(const struct client *c, struct engine_run *out,
+			  struct base_err *err)
+{
+	size_t n = 0;
+
+	if (!c->nphases)
+		return base_err_set(err, -EPROTO,
+				    "--overhead: server %s announced no collector phases (a server older than --overhead?)",
+				    c->o->host);
+	out->phases = calloc(c->nphases, sizeof(*out->phases));
+	if (!out->phases)
+		return base_err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i + 1 < c->nphases; i++) {
+		const struct phase_start *a = &c->phases[i], *b = &c->phases[i + 1];
+		const struct tick *ta = &c->ticks[a->tick], *tb = &c->ticks[b->tick];
+
+		if (b->phase != a->phase + 1 || tb->t_ns <= ta->t_ns)
+			continue;
+		out->phases[n].phase = a->phase;
+		out->phases[n].on = a->on;
+		out->phases[n].rate = (tb->work - ta->work) / (double)(tb->t_ns - ta->t_ns) *
+				      NS_PER_S;
+		n++;
+	}
+	out->nphases = n;
+	return 0;
+}
+
 /* One tick of the server: remember it for the steady-state check, and
  * print an interval line when -i asked for one and its time has come. */
 static void on_tick(struct client *c, const json_t *tick)
@@ -279,6 +345,7 @@ static void on_tick(struct client *c, const json_t *tick)
 		k->t_ns = t;
 		k->work = job_test_kind(c->cfg->test) != JOB_KIND_STREAM ?
 			  (double)n : (double)((uint64_t)srv_rx + rx);
+		overhead_tick(c, tick);
 	}
 	/* half a tick early is on time */
 	if (!c->o->on_interval || !c->cfg->interval_ns ||
@@ -484,12 +551,18 @@ static int run_test(struct client *c, struct engine_run *out,
 	if (eo.udp && (ret = udp_prepare(c, ports, err)))
 		goto out;
 	local_collect(c->o, &col);
-	ret = send_msg(c, proto_msg("setup", json_pack("{s:o, s:O, s:{s:b, s:b, s:b}}",
-				"config", job_config_to_json(cfg),
-				"udp_ports", ports, "collect",
-				"counters", c->o->counters && !c->o->same_host,
-				"perf", c->o->perf && !c->o->same_host,
-				"profile", c->o->profile && !c->o->same_host)), err);
+	m = json_pack("{s:o, s:O, s:{s:b, s:b, s:b}}",
+		      "config", job_config_to_json(cfg),
+		      "udp_ports", ports, "collect",
+		      "counters", c->o->counters && !c->o->same_host,
+		      "perf", c->o->perf && !c->o->same_host,
+		      "profile", c->o->profile && !c->o->same_host);
+	/* only when asked: a server older than --overhead refuses nothing
+	 * else, and the missing phases tell (overhead_rates) */
+	if (m && c->o->overhead)
+		json_object_set_new(json_object_get(m, "collect"), "overhead", json_true());
+	ret = send_msg(c, proto_msg("setup", m), err);
+	m = NULL;
 	if (ret)
 		goto out;
 	if ((ret = expect(c, "setup_ok", c->o->control_timeout_ns, &m, err)))
@@ -535,10 +608,12 @@ static int run_test(struct client *c, struct engine_run *out,
 	engine_meter_mark(&c->meter, c->eng, 0);
 	if ((ret = send_msg(c, proto_msg("mark", NULL), err)))
 		goto out;
+	c->marked = true;
 	t_end = c->t_go + c->warmup_ns + cfg->duration_ns;
 	if ((ret = watch(c, t_end, err)))
 		goto out;
 	engine_meter_mark(&c->meter, c->eng, 1);
+	c->marked = false;
 	if ((ret = send_msg(c, proto_msg("stop", NULL), err)))
 		goto out;
 	engine_stop(c->eng);
@@ -562,6 +637,8 @@ static int run_test(struct client *c, struct engine_run *out,
 	ret = engine_meter_report(&c->meter, c->eng, jret == -ETIMEDOUT,
 				  &out->local, err);
 	window_rates(c, out);
+	if (!ret && c->o->overhead)
+		ret = overhead_rates(c, out, err);
 	if (!ret && eo.kind != ENGINE_STREAM) {
 		out->latency = engine_latency(c->eng);
 		if (!out->latency)
@@ -587,7 +664,8 @@ int engine_client_run(const struct engine_client_opts *o,
 	c.nflows = job_config_nflows(&o->cfg);
 	c.udp_fds = malloc(c.nflows * sizeof(*c.udp_fds));
 	c.ticks = malloc(TICKS_MAX * sizeof(*c.ticks));
-	if (!c.udp_fds || !c.ticks)
+	c.phases = o->overhead ? malloc(TICKS_MAX * sizeof(*c.phases)) : NULL;
+	if (!c.udp_fds || !c.ticks || (o->overhead && !c.phases))
 		return base_err_set(err, -ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < c.nflows; i++)
 		c.udp_fds[i] = -1;
@@ -620,6 +698,7 @@ out:
 			close(c.udp_fds[i]);
 	free(c.udp_fds);
 	free(c.ticks);
+	free(c.phases);
 	if (c.ctl >= 0)
 		close(c.ctl);
 	return ret;
@@ -635,5 +714,6 @@ void engine_run_release(struct engine_run *r)
 	json_decref(r->sysenv_remote);
 	free(r->latency);
 	free(r->rates);
+	free(r->phases);
 	memset(r, 0, sizeof(*r));
 }

@@ -194,6 +194,21 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 	}
 }
 
+void engine_meter_pause(struct engine_meter *m, bool paused)
+{
+	struct base_err err = { "" };
+
+	if (m->perf && m->perf_ok && collect_perf_pause(m->perf, paused)) {
+		m->perf_ok = false;
+		snprintf(m->perf_note, sizeof(m->perf_note),
+			 "perf counters could not be %s", paused ? "paused" : "resumed");
+	}
+	if (m->prof && m->prof_ok && collect_profile_pause(m->prof, paused, &err)) {
+		m->prof_ok = false;
+		snprintf(m->prof_note, sizeof(m->prof_note), "%s", err.msg);
+	}
+}
+
 /* The exact figures of the window: process CPU, workers' run and wait
  * time, and the CPU each worker last ran on ("0,1"). */
 static void report_tasks(const struct engine_meter *m, struct proto_end_report *r)
@@ -318,6 +333,14 @@ static void report_perf(const struct engine_meter *m, struct proto_end_report *r
 		json_object_set_new(r->metrics, "perf.cache_miss_pct", json_real(pr.cache_miss_pct));
 	if (pr.has_mpki)
 		json_object_set_new(r->metrics, "perf.mpki", json_real(pr.mpki));
+	if (pr.active_ns < pr.window_ns) {
+		char note[128];
+
+		snprintf(note, sizeof(note),
+			 "counted in %.1f%% of the window (--overhead), extrapolated to all of it",
+			 pr.window_ns ? 100.0 * (double)pr.active_ns / (double)pr.window_ns : 0);
+		json_object_set_new(r->notes, "perf.paused", json_string(note));
+	}
 }
 
 /* The top of the profile as profile.self.<symbol> shares (percent). */
@@ -345,6 +368,11 @@ static void report_profile(const struct engine_meter *m, struct proto_end_report
 		 pr.fallback_reason[0] ? " (cycles: " : "", pr.fallback_reason,
 		 pr.fallback_reason[0] ? ")" : "");
 	json_object_set_new(r->notes, "profile.event", json_string(note));
+	if (pr.active_ns < pr.window_ns) {
+		snprintf(note, sizeof(note), "sampled in %.1f%% of the window (--overhead)",
+			 pr.window_ns ? 100.0 * (double)pr.active_ns / (double)pr.window_ns : 0);
+		json_object_set_new(r->notes, "profile.paused", json_string(note));
+	}
 	if (m->prof_note[0])
 		json_object_set_new(r->notes, "profile", json_string(m->prof_note));
 	collect_profile_result_release(&pr);

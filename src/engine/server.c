@@ -37,6 +37,7 @@ struct session {
 	struct engine *eng;
 	struct engine_meter meter;
 	struct engine_collect col;
+	bool overhead; /* --overhead: collectors on and off in phases */
 	bool meter_ok;
 };
 
@@ -166,6 +167,7 @@ static int accept_collect(struct session *s, const json_t *m,
 
 	memset(&s->col, 0, sizeof(s->col));
 	s->col.cpus = s->cfg.remote_cpus;
+	s->overhead = false;
 	if (!c)
 		return 0;
 	if (!json_is_object(c))
@@ -173,6 +175,9 @@ static int accept_collect(struct session *s, const json_t *m,
 	if ((ret = proto_get_bool(c, "counters", &s->col.counters, err)) ||
 	    (ret = proto_get_bool(c, "perf", &s->col.perf, err)) ||
 	    (ret = proto_get_bool(c, "profile", &s->col.profile, err)))
+		return ret;
+	if (json_object_get(c, "overhead") &&
+	    (ret = proto_get_bool(c, "overhead", &s->overhead, err)))
 		return ret;
 	return 0;
 }
@@ -351,14 +356,35 @@ static int accept_flows(struct session *s, int *fds, struct base_err *err)
 	return 0;
 }
 
-static int send_tick(struct session *s, int64_t t_go, struct base_err *err)
+/*
+ * One tick; with --overhead, after the mark, it also says which collector
+ * phase begins with it (the client keeps to it): ENGINE_OVERHEAD_TICKS
+ * ticks per phase, collectors on in phases 0, 3, 4, 7, 8, ... and off in
+ * 1, 2, 5, 6, ..., so that each pair (2i, 2i + 1) has one of each, in
+ * turns on-off and off-on (a drift favours neither). This end switches its
+ * own collectors after the tick is stamped and sent.
+ */
+static int send_tick(struct session *s, int64_t t_go, int64_t ticks_since_mark,
+		     struct base_err *err)
 {
 	uint64_t rx, tx;
+	json_t *t;
+	int ret;
 
 	engine_totals(s->eng, &rx, &tx);
-	return send_msg(s, proto_msg("tick", json_pack("{s:I, s:I, s:I}",
-			"t_ns", (json_int_t)(base_now_ns() - t_go),
-			"rx_bytes", (json_int_t)rx, "tx_bytes", (json_int_t)tx)), err);
+	t = json_pack("{s:I, s:I, s:I}", "t_ns", (json_int_t)(base_now_ns() - t_go),
+		      "rx_bytes", (json_int_t)rx, "tx_bytes", (json_int_t)tx);
+	if (s->overhead && ticks_since_mark > 0 && t) {
+		int64_t phase = (ticks_since_mark - 1) / ENGINE_OVERHEAD_TICKS;
+		bool on = phase % 4 == 0 || phase % 4 == 3;
+
+		json_object_set_new(t, "phase", json_integer(phase));
+		json_object_set_new(t, "on", json_boolean(on));
+		ret = send_msg(s, proto_msg("tick", t), err);
+		engine_meter_pause(&s->meter, !on);
+		return ret;
+	}
+	return send_msg(s, proto_msg("tick", t), err);
 }
 
 /* From "start" to "stop": serve ticks, honour marks, watch the workers. */
@@ -370,6 +396,7 @@ static int measure(struct session *s, struct base_err *err)
 	int64_t tick_ns = ENGINE_TICK_NS;
 	int64_t t_go = base_now_ns(), next_tick = t_go + tick_ns;
 	int64_t deadline = t_go + c->warmup_ns + c->duration_ns + STOP_GRACE_NS;
+	int64_t ticks_since_mark = -1;
 	json_t *res;
 	int jret, ret;
 
@@ -391,7 +418,9 @@ static int measure(struct session *s, struct base_err *err)
 		if ((ret = engine_failure(s->eng, err)))
 			return ret;
 		if (now >= next_tick) {
-			if ((ret = send_tick(s, t_go, err)))
+			if (ticks_since_mark >= 0)
+				ticks_since_mark++;
+			if ((ret = send_tick(s, t_go, ticks_since_mark, err)))
 				return ret;
 			next_tick += tick_ns;
 			continue;
@@ -412,6 +441,7 @@ static int measure(struct session *s, struct base_err *err)
 		type = proto_type(m);
 		if (!strcmp(type, "mark")) {
 			engine_meter_mark(&s->meter, s->eng, 0);
+			ticks_since_mark = 0;
 		} else if (!strcmp(type, "stop")) {
 			json_decref(m);
 			break;

@@ -15,6 +15,8 @@
 
 /* The server reports its counters this often during a test. */
 #define ENGINE_TICK_NS (100 * 1000 * 1000LL)
+/* --overhead: ticks per phase of the collectors on or off (200 ms). */
+#define ENGINE_OVERHEAD_TICKS 2
 
 /* Every data connection opens with this header, client to server. */
 #define ENGINE_DATA_MAGIC "NRD1"
@@ -42,6 +44,10 @@ struct engine_client_opts {
 	 * whole machine (both ends' CPUs) and the server collects nothing */
 	bool counters, perf, profile;
 	bool same_host;
+	/* --overhead: both ends switch their perf counters and profiler on
+	 * and off in 200 ms phases through the window, on the server's ticks,
+	 * and the run reports each phase's rate */
+	bool overhead;
 	/* --warmup auto: whether n successive 100 ms rates no longer trend
 	 * (the caller's statistics; required when cfg.warmup_auto) */
 	bool (*steady)(const double *rates, size_t n);
@@ -57,6 +63,14 @@ struct engine_run {
 	 * of each 100 ms tick inside the window, in order; owned */
 	double *rates;
 	size_t nrates;
+	/* --overhead: every collector phase that ended inside the window, in
+	 * order; phase numbers 2i and 2i + 1 are a pair, one on and one off */
+	struct engine_phase {
+		int64_t phase;
+		bool on;
+		double rate; /* as rates[] */
+	} *phases;
+	size_t nphases;
 	int64_t wall_start_ns;
 	/* the warm-up that ran: fixed, or as long as --warmup auto took;
 	 * capped when auto reached its bound still trending */

@@ -372,6 +372,23 @@ check "each end of the run recorded its veth end: mtu 9000, tbf qdisc" \
 	jtrue "$TMP/tbf.9000.json" 'all(d["sysenv"][s]["entries"].get("if.nr-veth-%s.%s" % (s[0], k)) == v for s in ("client", "server") for k, v in (("mtu", "9000"), ("qdisc", "tbf"), ("driver", "veth")))'
 check "after the tbf runs nothing is left" clean
 
+# --- --overhead between namespaces: each end switches its own collectors --
+# Not on one host, so the server runs its own perf counters and profiler
+# and keeps to the phases it announces in its ticks.
+overhead_case() {
+	hold_up "$TMP/oh" || return 1
+	ns_server "$S" && measure "$C" "$TMP/oh.json" tcp_stream -l 2s --warmup 300ms --profile --overhead
+	stop_server
+	hold_down
+	measured "$TMP/oh.json"
+}
+overhead_case
+check "--overhead between namespaces: both ends paused perf and the profiler about half the window" \
+	jtrue "$TMP/oh.json" 'all(re.search(r"in (4\d|5\d|6\d)\.\d% of the window", d["env"][s]["collect.%s.paused" % c]) for s in ("client", "server") for c in ("perf", "profile"))'
+check "--overhead between namespaces: at least 3 on/off pairs" \
+	jtrue "$TMP/oh.json" 'v("overhead.pairs") >= 3'
+check "after the overhead run nothing is left" clean
+
 # --- --warmup auto: the warm-up lasts while the rate still climbs ----------
 # The client's egress TBF is raised from 40 to 600 mbit in 15 steps of
 # 200 ms (3 s) from the start of the run: the 100 ms rates trend upwards
