@@ -54,6 +54,21 @@
 #          tree that is being rebuilt)
 #   EXTRA  more options for every run (e.g. "--cpus 0 --remote-cpus 1");
 #          none by default (the threads are not pinned)
+#   ORUNS  runs of each test and variant with --overhead (default 5; 0: none)
+#   ODUR   measured seconds of each of them (default 20)
+#
+# The sharpest measurement comes last: `netregress run --overhead` switches
+# the in-window collectors (perf counters, profiler) off and on in 200 ms
+# phases within one run, and reports the geometric mean of the on/off rate
+# ratios of neighbouring phases with a 95% interval (overhead.on_off,
+# _lo, _hi).  Neighbouring 200 ms phases see nearly the same machine, far
+# closer than runs seconds apart.  ORUNS such runs of each test and variant
+# (on: perf counters; profile: perf counters and profiler), interleaved, are
+# pooled by inverse variance on the log scale; the verdict compares the
+# pooled ratio and its interval with the target.  What --overhead cannot
+# see: the /proc reads at the two marks (outside the window by design), and
+# the cost of counters that exist but are paused (a branch in the
+# scheduler's perf hooks).
 #
 # Ours starts its own server process on loopback for every run; the script
 # ends the process it started, by PID, on every exit path.
@@ -72,6 +87,10 @@ EXTRA=${EXTRA:-}
 case $REPS in '' | *[!0-9]* | 0) echo "collectors.sh: REPS must be a positive integer" >&2; exit 2 ;; esac
 case $DUR in '' | *[!0-9]* | 0) echo "collectors.sh: DUR must be a positive integer (seconds)" >&2; exit 2 ;; esac
 case $WARM in '' | *[!0-9]*) echo "collectors.sh: WARM must be a whole number of seconds" >&2; exit 2 ;; esac
+ORUNS=${ORUNS:-5}
+ODUR=${ODUR:-20}
+case $ORUNS in '' | *[!0-9]*) echo "collectors.sh: ORUNS must be a whole number" >&2; exit 2 ;; esac
+case $ODUR in '' | *[!0-9]* | 0 | 1) echo "collectors.sh: ODUR must be an integer >= 2 (seconds)" >&2; exit 2 ;; esac
 
 
 # ---------------------------------------------------------------- cleanup
@@ -94,6 +113,7 @@ need_netregress collectors.sh "$repo"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/collectors.XXXXXX")
 TMO=$((DUR + WARM + 60))
+OTMO=$((ODUR + WARM + 60))
 
 
 
@@ -166,6 +186,35 @@ for rep in $(seq "$REPS"); do
 		for k in $(seq 0 $((nv - 1))); do
 			v=${VARIANTS[$(((k + rep - 1) % nv))]}
 			run_ours ${ARGS[$t]} ${VOPT[$v]} && record "$t" "$v" "$rep" "$RES"
+		done
+	done
+done
+# ---------------------------------------------------------------- in-run pairs
+# netregress run ARGS... --overhead -> RES="on_off lo hi pairs"
+run_overhead() {
+	local out="$tmp/oh.json" err="$tmp/oh.err" res rc
+	RES=
+	run_wait "$out" "$err" timeout -k 5 "$OTMO" "$NR" run "$@" $EXTRA --overhead \
+		-l "${ODUR}s" --warmup "${WARM}s" --json
+	rc=$?
+	res=$(metric_values "$out" overhead.on_off overhead.on_off_lo overhead.on_off_hi overhead.pairs)
+	if [ $rc -ne 0 ] || [ -z "$res" ]; then
+		log "    netregress run $* --overhead failed (rc=$rc): $(tail -n 3 "$err" | tr '\n' ' ')"
+		return 1
+	fi
+	RES=$res
+}
+OVARIANTS=(on profile)
+for rep in $(seq "$ORUNS"); do
+	for t in "${TESTS[@]}"; do
+		log "[overhead run $rep/$ORUNS] $t: ${DESC[$t]}"
+		for k in 0 1; do
+			v=${OVARIANTS[$(((k + rep - 1) % 2))]}
+			if run_overhead ${ARGS[$t]} ${VOPT[$v]}; then
+				echo "$RES" >>"$tmp/$t.$v.oh"
+				log "$(awk -v v="$v" -v r="$RES" 'BEGIN { split(r, a, " ")
+					printf "    %-8s on/off %.4f [%.4f, %.4f] from %d pairs", v, a[1], a[2], a[3], a[4] }')"
+			fi
 		done
 	done
 done
@@ -253,6 +302,31 @@ for t in "${TESTS[@]}"; do
 			printf fmt, d, v "/off", pn "/" reps, b, c, a, ">= " tgt, vd, e, f }'
 	done
 done
+if [ "$ORUNS" -gt 0 ]; then
+	echo
+	echo "in-run pairs: run --overhead -l ${ODUR}s, collectors switched off and on in 200 ms phases"
+	fmt3='%-30s %-12s %5s %6s %22s %7s %-14s %s\n'
+	printf "$fmt3" "test" "ratio" "runs" "pairs" "pooled [95% CI]" "target" "verdict" "per run"
+	printf '%s\n' "$(printf '%.0s-' $(seq 117))"
+	for t in "${TESTS[@]}"; do
+		for v in "${OVARIANTS[@]}"; do
+			read -r rn rg rlo rhi < <(pooled_ratio "$tmp/$t.$v.oh")
+			tgt=0.99
+			[ "$v" = profile ] && tgt=0.97
+			per=$( [ -s "$tmp/$t.$v.oh" ] && awk '{ printf "%s%.3f", (NR > 1 ? " " : ""), $1 }' "$tmp/$t.$v.oh")
+			np=$( [ -s "$tmp/$t.$v.oh" ] && awk '{ n += $4 } END { print n + 0 }' "$tmp/$t.$v.oh")
+			awk -v d="${DESC[$t]}" -v v="$v" -v rn="$rn" -v rg="$rg" -v rlo="$rlo" -v rhi="$rhi" \
+				-v tgt="$tgt" -v per="$per" -v np="${np:-0}" -v runs="$ORUNS" -v fmt="$fmt3" 'BEGIN {
+				b = rn ? sprintf("%.4f [%.4f,%.4f]", rg, rlo, rhi) : "-"
+				vd = "-"
+				if (rn) {
+					vd = (rg >= tgt) ? "met" : "missed"
+					if (rlo < tgt && rhi >= tgt) vd = vd ",unres"
+				}
+				printf fmt, d, v "/off", rn "/" runs, np, b, ">= " tgt, vd, per }'
+		done
+	done
+fi
 echo
 echo "Throughput is ours' throughput.gbps (receiver side).  First table: median over the runs,"
 echo "min..max, cv (sample standard deviation / mean); foreign busy %: ours' cpu.foreign_busy_pct,"
@@ -269,3 +343,10 @@ echo "when the interval reaches across the target (more repetitions would be nee
 echo "cpu s/GB off/var: the collectors' cost in CPU per byte (1.000: none, 0.990: 1% more),"
 echo "drift included; non-worker var-off: the CPU the variant's own threads added, in % of one"
 echo "cpu, free of drift but without the work done inside the workers (sample interrupts)."
+if [ "$ORUNS" -gt 0 ]; then
+	echo "In-run pairs: each run's overhead.on_off (rate with the collectors on / off, geometric"
+	echo "mean over its on/off pairs of neighbouring 200 ms phases, with a 95% interval; rate ="
+	echo "receiver bytes of both directions), pooled over the runs by inverse variance on the log"
+	echo "scale; per run: each run's on/off.  on: perf counters paused in the off phases; profile:"
+	echo "perf counters and profiler.  verdict as above."
+fi

@@ -128,6 +128,16 @@ sockperf_valid() {
 	sed -n 's/.*\[Valid Duration\] RunTime=\([0-9.]*\) sec;.*ReceivedMessages=\([0-9]*\).*/\1 \2/p' <<<"$1" | tail -n 1
 }
 
+# An awk function for the programs below: the upper 2.5% point of Student t
+# with df degrees of freedom (Cornish-Fisher series about the normal
+# quantile; within 0.1% from df = 5 on).
+AWK_T975='
+function t975(df,   z) {
+	z = 1.959964
+	return z + (z^3 + z) / (4 * df) + (5 * z^5 + 16 * z^3 + 3 * z) / (96 * df^2) \
+		+ (3 * z^7 + 19 * z^5 + 17 * z^3 - 15 * z) / (384 * df^3)
+}'
+
 # paired_ratios NUM DEN COL: the ratios NUM/DEN of column COL between the
 # lines of files NUM and DEN that have the same repetition number (column 1;
 # the runs of one repetition ran back to back), as "n geomean lo hi median":
@@ -140,17 +150,11 @@ paired_ratios() {
 		echo "0 - - - -"
 		return
 	fi
-	awk -v col="$3" 'NR == FNR { den[$1] = $col; next }
+	awk -v col="$3" "$AWK_T975"'
+	NR == FNR { den[$1] = $col; next }
 	($1 in den) && den[$1] > 0 && $col > 0 { r[++n] = $col / den[$1]; l = log(r[n]); s += l; ss += l * l }
 	function sort(v, n,   i, j, x) {
 		for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
-	}
-	# upper 2.5% point of Student t with df degrees of freedom (Cornish-Fisher
-	# series about the normal quantile; within 0.1% from df = 5 on)
-	function t975(df,   z) {
-		z = 1.959964
-		return z + (z^3 + z) / (4 * df) + (5 * z^5 + 16 * z^3 + 3 * z) / (96 * df^2) \
-			+ (3 * z^7 + 19 * z^5 + 17 * z^3 - 15 * z) / (384 * df^3)
 	}
 	END { if (!n) { print "0 - - - -"; exit }
 		m = s / n
@@ -159,4 +163,32 @@ paired_ratios() {
 		var = (ss - n * m * m) / (n - 1); if (var < 0) var = 0
 		h = t975(n - 1) * sqrt(var / n)
 		printf "%d %.6g %.6g %.6g %.6g\n", n, exp(m), exp(m - h), exp(m + h), md }' "$2" "$1"
+}
+
+# pooled_ratio FILE: runs that each measured a ratio with a 95% interval, one
+# line each "ratio lo hi pairs" (the interval a Student t one from `pairs`
+# pairs), pooled as a fixed-effect (inverse-variance) mean on the log scale:
+# "runs pooled lo hi" with a normal 95% interval (a single run: its own),
+# or "0 - - -".  Every run
+# estimates the same cost, so its weight is how precisely it did.
+pooled_ratio() {
+	[ -s "$1" ] || { echo "0 - - -"; return; }
+	awk "$AWK_T975"'
+	$1 > 0 && $2 > 0 && $3 > $2 && $4 >= 2 {
+		se = (log($3) - log($2)) / (2 * t975($4 - 1)); w = 1 / (se * se)
+		sw += w; swm += w * log($1); n++; r = $1; lo = $2; hi = $3 }
+	END { if (!n) { print "0 - - -"; exit }
+		if (n == 1) { printf "1 %.6g %.6g %.6g\n", r, lo, hi; exit }
+		m = swm / sw; h = 1.959964 / sqrt(sw)
+		printf "%d %.6g %.6g %.6g\n", n, exp(m), exp(m - h), exp(m + h) }' "$1"
+}
+
+# metric_values FILE NAME...: the values of the named metrics of a
+# netregress --json document, space separated, or nothing when one is
+# missing (or the file is not such a document).
+metric_values() {
+	local f=$1
+	shift
+	jq -r --args '.metrics as $m | [ $ARGS.positional[] | $m[.].value ]
+		| if any(. == null) then empty else map(tostring) | join(" ") end' "$@" <"$f" 2>/dev/null
 }

@@ -137,11 +137,7 @@ run_ours() {
 	run_wait "$out" "$err" timeout -k 5 "$TMO" "$NR" run "$@" $OURS_EXTRA \
 		-l "${DUR}s" --warmup "${WARM}s" --json --no-store
 	rc=$?
-	res=$(jq -r '
-		.metrics as $m
-		| [ $m["transactions.per_s"].value, $m["latency.p50_us"].value,
-		    $m["latency.p99_us"].value, $m["window.client_s"].value ]
-		| if any(. == null) then empty else map(tostring) | join(" ") end' "$out" 2>/dev/null)
+	res=$(metric_values "$out" transactions.per_s latency.p50_us latency.p99_us window.client_s)
 	if [ $rc -ne 0 ] || [ -z "$res" ]; then
 		log "    netregress run $* failed (rc=$rc): $(tail -n 3 "$err" | tr '\n' ' ')"
 		return 1
