@@ -3,7 +3,8 @@
 # of tcp_stream and udp_stream with the collectors off, on (the default) and
 # on with --profile, on loopback (127.0.0.1) only.
 #
-# Usage: bench/collectors.sh            (REPS=30, DUR=2, WARM=1 by default)
+# Usage: bench/collectors.sh            (REPS=10, DUR=2, WARM=1, ORUNS=10, ODUR=20
+#                                          by default; about 20 minutes)
 #        REPS=2 DUR=1 bench/collectors.sh
 #
 # Variants of every test:
@@ -46,7 +47,7 @@
 # that is neither the client nor its server, during the measured window).
 #
 # Environment:
-#   REPS   repetitions (default 30)
+#   REPS   repetitions of the short runs (default 10)
 #   DUR    measured seconds of each run (default 2)
 #   WARM   warm-up seconds before each run's window (default 1)
 #   NETREGRESS  a netregress binary to measure instead of building
@@ -54,7 +55,7 @@
 #          tree that is being rebuilt)
 #   EXTRA  more options for every run (e.g. "--cpus 0 --remote-cpus 1");
 #          none by default (the threads are not pinned)
-#   ORUNS  runs of each test and variant with --overhead (default 5; 0: none)
+#   ORUNS  runs of each test and variant with --overhead (default 10; 0: none)
 #   ODUR   measured seconds of each of them (default 20)
 #
 # The sharpest measurement comes last: `netregress run --overhead` switches
@@ -78,7 +79,7 @@ set -u -o pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$repo/bench/lib.sh"
-REPS=${REPS:-30}
+REPS=${REPS:-10}
 DUR=${DUR:-2}
 WARM=${WARM:-1}
 NR=${NETREGRESS:-$repo/build/netregress}
@@ -87,7 +88,7 @@ EXTRA=${EXTRA:-}
 case $REPS in '' | *[!0-9]* | 0) echo "collectors.sh: REPS must be a positive integer" >&2; exit 2 ;; esac
 case $DUR in '' | *[!0-9]* | 0) echo "collectors.sh: DUR must be a positive integer (seconds)" >&2; exit 2 ;; esac
 case $WARM in '' | *[!0-9]*) echo "collectors.sh: WARM must be a whole number of seconds" >&2; exit 2 ;; esac
-ORUNS=${ORUNS:-5}
+ORUNS=${ORUNS:-10}
 ODUR=${ODUR:-20}
 case $ORUNS in '' | *[!0-9]*) echo "collectors.sh: ORUNS must be a whole number" >&2; exit 2 ;; esac
 case $ODUR in '' | *[!0-9]* | 0 | 1) echo "collectors.sh: ODUR must be an integer >= 2 (seconds)" >&2; exit 2 ;; esac
