@@ -6,6 +6,17 @@ import json, socket, struct, sys, time
 
 PROTO = 2  # the protocol version netregress speaks (src/proto/frame.h)
 
+# a valid tcp_stream configuration, as a client sends it in setup
+CFG = {"test": "tcp_stream", "dir": "send", "streams": 1, "threads": 1,
+       "msg": 1024, "sndbuf": 0, "rcvbuf": 0, "remote_sndbuf": 0,
+       "remote_rcvbuf": 0, "nodelay": False, "ipv": 4, "cc": "",
+       "batch": 1, "cpus": "", "remote_cpus": "",
+       "duration_ns": 1000000000, "warmup_ns": 0, "interval_ns": 0,
+       "req": 0, "resp": 0, "burst": 0, "rate": 0,
+       "rr_timeout_ns": 200000000, "rmsg": 0, "topology": "loopback",
+       "mtu": 0, "gro": -1, "gso": -1, "tso": -1, "tbf_rate": 0,
+       "cpu_quota": 0}
+
 def frame(obj, version=PROTO, flags=0):
     body = json.dumps(obj).encode()
     return b"NR" + bytes([version, flags]) + struct.pack(">I", len(body)) + body
@@ -45,20 +56,19 @@ def client(mode, port):
     elif mode == "halfframe":
         s.sendall(b"NR\x02\x00\x00\x00\x10\x00{")
         time.sleep(0.2)
+    elif mode == "badcollect":
+        # a valid setup but for a collect.overhead that is not a boolean
+        s.sendall(frame({"type": "hello", "version": PROTO, "tool": "x", "env": {}}))
+        recv_frame(s)
+        s.sendall(frame({"type": "setup", "config": CFG, "udp_ports": [],
+                         "collect": {"counters": False, "perf": False,
+                                     "profile": False, "overhead": "yes"}}))
+        print(json.dumps(recv_frame(s)))
     elif mode == "foreign":
         # a valid setup, then a data connection from another source address
         s.sendall(frame({"type": "hello", "version": PROTO, "tool": "x", "env": {}}))
         recv_frame(s)
-        cfg = {"test": "tcp_stream", "dir": "send", "streams": 1, "threads": 1,
-               "msg": 1024, "sndbuf": 0, "rcvbuf": 0, "remote_sndbuf": 0,
-               "remote_rcvbuf": 0, "nodelay": False, "ipv": 4, "cc": "",
-               "batch": 1, "cpus": "", "remote_cpus": "",
-               "duration_ns": 1000000000, "warmup_ns": 0, "interval_ns": 0,
-               "req": 0, "resp": 0, "burst": 0, "rate": 0,
-               "rr_timeout_ns": 200000000, "rmsg": 0, "topology": "loopback",
-               "mtu": 0, "gro": -1, "gso": -1, "tso": -1, "tbf_rate": 0,
-               "cpu_quota": 0}
-        s.sendall(frame({"type": "setup", "config": cfg, "udp_ports": []}))
+        s.sendall(frame({"type": "setup", "config": CFG, "udp_ports": []}))
         ok = recv_frame(s)
         d = socket.socket()
         d.bind(("127.0.0.2", 0))

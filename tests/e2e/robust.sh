@@ -82,6 +82,11 @@ timeout 30 "$NR" run tcp_stream -H 127.0.0.1 -p "$SRV_PORT" "${RUN_SHORT[@]}" --
 check "server serves a real client after the garbage" jtrue "$TMP/after.json" 'v("throughput.gbps") > 0'
 check "server logged why it dropped the bad sessions" grep -q "exceeds the .* byte cap" "$TMP/server.log"
 
+# A collect.overhead that is not a boolean is refused by name.
+timeout 20 $FAKE badcollect "$SRV_PORT" >"$TMP/badcollect.out" 2>&1
+check "setup with a non-boolean collect.overhead gets an error naming overhead" \
+	jtrue "$TMP/badcollect.out" 'd["type"] == "error" and "overhead" in d["message"]'
+
 # A data connection from an address other than the control peer is dropped.
 if ip addr show lo | grep -q "127.0.0.1/8"; then
 	timeout 20 $FAKE foreign "$SRV_PORT" >"$TMP/foreign.out" 2>&1
