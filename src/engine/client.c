@@ -665,8 +665,12 @@ int engine_client_run(const struct engine_client_opts *o,
 	c.udp_fds = malloc(c.nflows * sizeof(*c.udp_fds));
 	c.ticks = malloc(TICKS_MAX * sizeof(*c.ticks));
 	c.phases = o->overhead ? malloc(TICKS_MAX * sizeof(*c.phases)) : NULL;
-	if (!c.udp_fds || !c.ticks || (o->overhead && !c.phases))
+	if (!c.udp_fds || !c.ticks || (o->overhead && !c.phases)) {
+		free(c.udp_fds);
+		free(c.ticks);
+		free(c.phases);
 		return base_err_set(err, -ENOMEM, "out of memory");
+	}
 	for (uint32_t i = 0; i < c.nflows; i++)
 		c.udp_fds[i] = -1;
 	out->env_local = engine_env_json();
