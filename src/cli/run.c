@@ -68,7 +68,7 @@ static const char run_help[] =
 	"      --overhead          what the in-window collectors (perf counters,\n"
 	"                          --profile) cost: both ends switch them on and off\n"
 	"                          in 200 ms phases, and on/off pairs of phase rates\n"
-	"                          give overhead.pct with a 95%% interval (not stored)\n"
+	"                          give overhead.pct with a 95% interval (not stored)\n"
 	"      --json              print one JSON document (docs/results.md)\n"
 	"      --connect-timeout TIME   (default 5s)\n"
 	"      --control-timeout TIME   longest silence from the server (10s)\n";
