@@ -101,7 +101,9 @@ static const struct option run_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* --overhead needs this much window: ten phases, five on/off pairs */
+/* --overhead needs this much window: ten 200 ms phases, of which the
+ * first starts at the first tick after the mark and the last is cut by
+ * the stop, so four or five on/off pairs end inside it */
 #define OVERHEAD_MIN_NS (2 * NS_PER_S)
 
 static void print_interval(void *ctx, const struct engine_interval *iv)
@@ -204,11 +206,18 @@ static int run_reps(const struct engine_client_opts *o, const char *label,
 			const struct sample_metric *m =
 				base_sample_get(&sample, stats_headline_metric(
 						job_test_name(o->cfg.test)));
+			const struct sample_metric *oh = base_sample_get(&sample, "overhead.pct");
+			const struct sample_metric *lo = base_sample_get(&sample, "overhead.pct_lo");
+			const struct sample_metric *hi = base_sample_get(&sample, "overhead.pct_hi");
 
-			printf("repetition %llu/%llu: %s %.4g %s%s\n",
+			printf("repetition %llu/%llu: %s %.4g %s%s",
 			       (unsigned long long)rep, (unsigned long long)reps,
 			       m ? m->name : "?", m ? m->value : 0, m ? m->unit : "",
 			       st ? " (stored)" : "");
+			if (oh && lo && hi)
+				printf(", collectors' cost %.2f%% [%.2f%%, %.2f%%]",
+				       oh->value, lo->value, hi->value);
+			putchar('\n');
 			fflush(stdout);
 		}
 next:
@@ -363,7 +372,7 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (o.overhead && c->duration_ns < OVERHEAD_MIN_NS) {
-		cli_error("--overhead: --duration %.3gs is too short: expected at least %llds (five pairs of 200 ms phases)",
+		cli_error("--overhead: --duration %.3gs is too short: expected at least %llds (ten 200 ms phases)",
 			  (double)c->duration_ns / NS_PER_S, OVERHEAD_MIN_NS / NS_PER_S);
 		return EXIT_USAGE;
 	}
