@@ -129,21 +129,26 @@ static bool is_loopback(const char *host)
 	       !strcmp(host, "localhost") || !strncmp(host, "127.", 4);
 }
 
-/* --overhead's verdict in one line, after the table. */
-static void print_overhead(const struct base_sample *s)
+/*
+ * --overhead's verdict: "collectors' cost: X% of the rate, 95% interval
+ * [LO%, HI%], from N on/off pairs..." (long) or "collectors' cost X% [LO%,
+ * HI%]" (a repetition's line), or why it was not measured.
+ */
+static void print_overhead(const struct base_sample *s, bool brief)
 {
 	const struct sample_metric *n = base_sample_get(s, "overhead.pairs");
 	const struct sample_metric *p = base_sample_get(s, "overhead.pct");
 	const struct sample_metric *lo = base_sample_get(s, "overhead.pct_lo");
 	const struct sample_metric *hi = base_sample_get(s, "overhead.pct_hi");
 
-	if (!p || !lo || !hi || !n) {
-		printf("\ncollectors' cost: not measured: %.0f on/off pairs of phases ended in the window, 2 needed\n",
-		       n ? n->value : 0);
-		return;
-	}
-	printf("\ncollectors' cost: %.2f%% of the rate, 95%% interval [%.2f%%, %.2f%%], from %.0f on/off pairs of 200 ms phases\n",
-	       p->value, lo->value, hi->value, n->value);
+	if (!p || !lo || !hi || !n)
+		printf("collectors' cost%snot measured: %.0f on/off pairs of phases ended in the window, 2 needed",
+		       brief ? " " : ": ", n ? n->value : 0);
+	else if (brief)
+		printf("collectors' cost %.2f%% [%.2f%%, %.2f%%]", p->value, lo->value, hi->value);
+	else
+		printf("collectors' cost: %.2f%% of the rate, 95%% interval [%.2f%%, %.2f%%], from %.0f on/off pairs of 200 ms phases",
+		       p->value, lo->value, hi->value, n->value);
 }
 
 /*
@@ -200,23 +205,24 @@ static int run_reps(const struct engine_client_opts *o, const char *label,
 			}
 		} else if (reps == 1) {
 			report_sample_table(stdout, &sample);
-			if (o->overhead)
-				print_overhead(&sample);
+			if (o->overhead) {
+				putchar('\n');
+				print_overhead(&sample, false);
+				putchar('\n');
+			}
 		} else {
 			const struct sample_metric *m =
 				base_sample_get(&sample, stats_headline_metric(
 						job_test_name(o->cfg.test)));
-			const struct sample_metric *oh = base_sample_get(&sample, "overhead.pct");
-			const struct sample_metric *lo = base_sample_get(&sample, "overhead.pct_lo");
-			const struct sample_metric *hi = base_sample_get(&sample, "overhead.pct_hi");
 
 			printf("repetition %llu/%llu: %s %.4g %s%s",
 			       (unsigned long long)rep, (unsigned long long)reps,
 			       m ? m->name : "?", m ? m->value : 0, m ? m->unit : "",
 			       st ? " (stored)" : "");
-			if (oh && lo && hi)
-				printf(", collectors' cost %.2f%% [%.2f%%, %.2f%%]",
-				       oh->value, lo->value, hi->value);
+			if (o->overhead) {
+				fputs(", ", stdout);
+				print_overhead(&sample, true);
+			}
 			putchar('\n');
 			fflush(stdout);
 		}

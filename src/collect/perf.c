@@ -141,8 +141,7 @@ struct collect_perf {
 	int nfd; /* CPUs, or 1 for the process */
 	int state;
 	int64_t start_ns, stop_ns;
-	bool paused;
-	int64_t pause_ns, paused_ns; /* since the last pause; in all */
+	struct collect_pause_clock pause;
 	struct perf_ev ev[COLLECT_PERF_NEVENTS];
 	int *cpu; /* nfd CPUs, or one -1 */
 };
@@ -384,10 +383,9 @@ int collect_perf_start(struct collect_perf *p)
 {
 	if (!p)
 		return -EINVAL;
-	if (p->paused)
+	if (p->pause.paused)
 		set_enabled(p, true);
-	p->paused = false;
-	p->paused_ns = 0;
+	memset(&p->pause, 0, sizeof(p->pause));
 	p->start_ns = base_now_ns();
 	snapshot(p, true);
 	p->state = ST_STARTED;
@@ -400,14 +398,10 @@ int collect_perf_pause(struct collect_perf *p, bool paused)
 
 	if (!p || p->state != ST_STARTED)
 		return -EINVAL;
-	if (p->paused == paused)
+	if (p->pause.paused == paused)
 		return 0;
 	ret = set_enabled(p, !paused);
-	if (paused)
-		p->pause_ns = base_now_ns();
-	else
-		p->paused_ns += base_now_ns() - p->pause_ns;
-	p->paused = paused;
+	collect_pause_clock_set(&p->pause, paused, base_now_ns());
 	return ret;
 }
 
@@ -418,11 +412,10 @@ int collect_perf_stop(struct collect_perf *p)
 	snapshot(p, false);
 	p->stop_ns = base_now_ns();
 	p->state = ST_STOPPED;
-	if (p->paused) {
+	if (p->pause.paused) {
 		/* paused to the end; counting again for a later start */
-		p->paused_ns += p->stop_ns - p->pause_ns;
+		collect_pause_clock_set(&p->pause, false, p->stop_ns);
 		set_enabled(p, true);
-		p->paused = false;
 	}
 	return 0;
 }
@@ -472,7 +465,7 @@ int collect_perf_result(const struct collect_perf *p,
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	out->window_ns = p->stop_ns - p->start_ns;
-	out->active_ns = out->window_ns - p->paused_ns;
+	out->active_ns = out->window_ns - p->pause.total_ns;
 	if (out->active_ns < 0)
 		out->active_ns = 0;
 	for (int e = 0; e < COLLECT_PERF_NEVENTS; e++) {

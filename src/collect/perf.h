@@ -14,6 +14,29 @@
 struct perf_event_attr;
 
 /*
+ * How long a collector was paused inside its window (collect_perf_pause,
+ * collect_profile_pause): the caller switches the events, this keeps time.
+ */
+struct collect_pause_clock {
+	bool paused;
+	int64_t since_ns; /* CLOCK_MONOTONIC of the last pause */
+	int64_t total_ns; /* paused time of the window so far */
+};
+
+/* Enter (paused true) or leave a pause at now_ns; a no-op in that state. */
+static inline void collect_pause_clock_set(struct collect_pause_clock *c,
+					   bool paused, int64_t now_ns)
+{
+	if (c->paused == paused)
+		return;
+	if (paused)
+		c->since_ns = now_ns;
+	else
+		c->total_ns += now_ns - c->since_ns;
+	c->paused = paused;
+}
+
+/*
  * The system calls behind every counter and the profiler (profile.h),
  * behind a table so that tests can inject a fake kernel: the hardware path
  * (all counters present, multiplexing) is tested on machines that lack it.

@@ -70,8 +70,7 @@ struct collect_profile {
 	pthread_t thread;
 	bool thread_live;
 	int64_t start_ns, stop_ns, collector_cpu_ns;
-	bool paused;
-	int64_t pause_ns, paused_ns; /* since the last pause; in all */
+	struct collect_pause_clock pause;
 };
 
 /* ---- metric names ---- */
@@ -566,8 +565,7 @@ int collect_profile_start(struct collect_profile *p, struct base_err *err)
 		return base_err_set(err, ret, "profile: thread: %s",
 				    strerror(-ret));
 	p->thread_live = true;
-	p->paused = false;
-	p->paused_ns = 0;
+	memset(&p->pause, 0, sizeof(p->pause));
 	p->start_ns = base_now_ns();
 	ret = set_enabled(p, true, &bad_cpu);
 	if (ret) {
@@ -589,14 +587,10 @@ int collect_profile_pause(struct collect_profile *p, bool paused,
 
 	if (!p || p->state != ST_RUNNING)
 		return base_err_set(err, -EINVAL, "profile: not started");
-	if (p->paused == paused)
+	if (p->pause.paused == paused)
 		return 0;
 	ret = set_enabled(p, !paused, &bad_cpu);
-	if (paused)
-		p->pause_ns = base_now_ns();
-	else
-		p->paused_ns += base_now_ns() - p->pause_ns;
-	p->paused = paused;
+	collect_pause_clock_set(&p->pause, paused, base_now_ns());
 	if (ret)
 		return base_err_set(err, ret, "profile: %s on cpu %d: %s",
 				    paused ? "disable" : "enable", bad_cpu,
@@ -612,9 +606,7 @@ int collect_profile_stop(struct collect_profile *p, struct base_err *err)
 		return base_err_set(err, -EINVAL, "profile: not started");
 	ret = set_enabled(p, false, &bad_cpu);
 	p->stop_ns = base_now_ns();
-	if (p->paused)
-		p->paused_ns += p->stop_ns - p->pause_ns;
-	p->paused = false;
+	collect_pause_clock_set(&p->pause, false, p->stop_ns);
 	join_collector(p);
 	drain_all(p);
 	p->state = ST_STOPPED;
@@ -766,7 +758,7 @@ int collect_profile_result(const struct collect_profile *p,
 	snprintf(out->fallback_reason, sizeof(out->fallback_reason), "%s",
 		 p->fallback_reason);
 	out->window_ns = p->stop_ns - p->start_ns;
-	out->active_ns = out->window_ns - p->paused_ns;
+	out->active_ns = out->window_ns - p->pause.total_ns;
 	out->samples = p->c.samples;
 	out->lost = p->c.lost;
 	out->bad = p->c.bad;

@@ -29,6 +29,12 @@ struct tick {
 	double work; /* receiver bytes of both directions, or transactions */
 };
 
+/* Work per second between two ticks (b later than a). */
+static double tick_rate(const struct tick *a, const struct tick *b)
+{
+	return (b->work - a->work) / (double)(b->t_ns - a->t_ns) * NS_PER_S;
+}
+
 /* --overhead: a collector phase that the server announced in a tick */
 struct phase_start {
 	size_t tick; /* index into ticks */
@@ -317,8 +323,7 @@ static int overhead_rates(const struct client *c, struct engine_run *out,
 			continue;
 		out->phases[n].phase = a->phase;
 		out->phases[n].on = a->on;
-		out->phases[n].rate = (tb->work - ta->work) / (double)(tb->t_ns - ta->t_ns) *
-				      NS_PER_S;
+		out->phases[n].rate = tick_rate(ta, tb);
 		n++;
 	}
 	out->nphases = n;
@@ -381,8 +386,7 @@ static void window_rates(const struct client *c, struct engine_run *out)
 
 		if (a->t_ns < lo || b->t_ns > hi || b->t_ns <= a->t_ns)
 			continue;
-		out->rates[out->nrates++] =
-			(b->work - a->work) / (double)(b->t_ns - a->t_ns) * NS_PER_S;
+		out->rates[out->nrates++] = tick_rate(a, b);
 	}
 }
 
@@ -476,8 +480,7 @@ static int auto_warmup(struct client *c, bool *capped, struct base_err *err)
 			const struct tick *a = &c->ticks[i - 1], *b = &c->ticks[i];
 
 			if (b->t_ns > a->t_ns)
-				rates[n++] = (b->work - a->work) /
-					     (double)(b->t_ns - a->t_ns) * NS_PER_S;
+				rates[n++] = tick_rate(a, b);
 		}
 		if (n == WARMUP_AUTO_RATES && c->o->steady(rates, n))
 			break;

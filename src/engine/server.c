@@ -371,20 +371,21 @@ static int send_tick(struct session *s, int64_t t_go, int64_t ticks_since_mark,
 	json_t *t;
 	int ret;
 
+	int64_t phase = (ticks_since_mark - 1) / ENGINE_OVERHEAD_TICKS;
+	bool phased = s->overhead && ticks_since_mark > 0;
+	bool on = phase % 4 == 0 || phase % 4 == 3;
+
 	engine_totals(s->eng, &rx, &tx);
 	t = json_pack("{s:I, s:I, s:I}", "t_ns", (json_int_t)(base_now_ns() - t_go),
 		      "rx_bytes", (json_int_t)rx, "tx_bytes", (json_int_t)tx);
-	if (s->overhead && ticks_since_mark > 0 && t) {
-		int64_t phase = (ticks_since_mark - 1) / ENGINE_OVERHEAD_TICKS;
-		bool on = phase % 4 == 0 || phase % 4 == 3;
-
+	if (phased && t) {
 		json_object_set_new(t, "phase", json_integer(phase));
 		json_object_set_new(t, "on", json_boolean(on));
-		ret = send_msg(s, proto_msg("tick", t), err);
-		engine_meter_pause(&s->meter, !on);
-		return ret;
 	}
-	return send_msg(s, proto_msg("tick", t), err);
+	ret = send_msg(s, proto_msg("tick", t), err);
+	if (phased)
+		engine_meter_pause(&s->meter, !on);
+	return ret;
 }
 
 /* From "start" to "stop": serve ticks, honour marks, watch the workers. */
