@@ -584,6 +584,7 @@ static int measure(struct step_run *sr, struct cli_testbed *tb, double *value,
 		.steady = cli_steady,
 		.counters = sr->collect,
 		.perf = sr->collect,
+		.speed = sr->collect && job_test_speed_default(sr->cfg.test),
 	};
 	const struct sample_metric *m;
 	struct base_sample s;

@@ -145,6 +145,8 @@ static int run_step(struct matrix *m, size_t ci)
 		.counters = m->jf->collect.counters,
 		.perf = m->jf->collect.perf,
 		.profile = m->jf->collect.profile,
+		.speed = m->jf->collect.speed_set ? m->jf->collect.speed :
+			 job_test_speed_default(c->cfg.test),
 	};
 	struct base_err err = { "" };
 	struct base_sample s;

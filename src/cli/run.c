@@ -64,11 +64,15 @@ static const char run_help[] =
 	"      --no-store          do not store\n"
 	"      --profile           sample the kernel on the test's CPUs, both ends;\n"
 	"                          stores profile.self.<symbol> shares, prints the top\n"
-	"      --no-collect        no kernel counters, no perf counters\n"
-	"      --overhead          what the in-window collectors (perf counters,\n"
-	"                          --profile) cost: both ends switch them on and off\n"
-	"                          in 200 ms phases, and on/off pairs of phase rates\n"
-	"                          give overhead.pct with a 95% interval (not stored)\n"
+	"      --no-collect        no kernel counters, no perf counters, no speed probe\n"
+	"      --speed, --no-speed the CPU speed probe (host.speed.*: 50 us of a timed\n"
+	"                          loop every 50 ms on each test CPU) on or off\n"
+	"                          (default: on for streams, off for rr and crr)\n"
+	"      --overhead          what the in-window collectors (perf counters, the\n"
+	"                          speed probe, --profile) cost: both ends switch them\n"
+	"                          on and off in 200 ms phases, and on/off pairs of\n"
+	"                          phase rates give overhead.pct with a 95% interval\n"
+	"                          (not stored)\n"
 	"      --json              print one JSON document (docs/results.md)\n"
 	"      --connect-timeout TIME   (default 5s)\n"
 	"      --control-timeout TIME   longest silence from the server (10s)\n";
@@ -77,7 +81,7 @@ enum {
 	OPT_WARMUP = 256,
 	OPT_LABEL, OPT_JSON, OPT_CTIMEOUT, OPT_CONTROL_TIMEOUT,
 	OPT_DB, OPT_NO_STORE, OPT_REPS, OPT_PROFILE,
-	OPT_NO_COLLECT, OPT_OVERHEAD,
+	OPT_NO_COLLECT, OPT_SPEED, OPT_NO_SPEED, OPT_OVERHEAD,
 };
 
 static const struct option run_opts[] = {
@@ -96,6 +100,8 @@ static const struct option run_opts[] = {
 	{ "reps", required_argument, NULL, OPT_REPS },
 	{ "profile", no_argument, NULL, OPT_PROFILE },
 	{ "no-collect", no_argument, NULL, OPT_NO_COLLECT },
+	{ "speed", no_argument, NULL, OPT_SPEED },
+	{ "no-speed", no_argument, NULL, OPT_NO_SPEED },
 	{ "overhead", no_argument, NULL, OPT_OVERHEAD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -262,7 +268,8 @@ int cmd_run(int argc, char **argv)
 	struct base_cpulist allowed;
 	struct base_err err = { "" };
 	const char *label = NULL, *test = NULL, *db = NULL;
-	bool json = false, have_port = false, no_store = false;
+	bool json = false, have_port = false, no_store = false, no_collect = false;
+	int speed = -1; /* --speed 1, --no-speed 0, else per test */
 	struct store *st = NULL;
 	uint64_t v, reps = 1;
 	pid_t server = 0;
@@ -319,6 +326,13 @@ int cmd_run(int argc, char **argv)
 			break;
 		case OPT_NO_COLLECT:
 			o.counters = o.perf = false;
+			no_collect = true;
+			break;
+		case OPT_SPEED:
+			speed = 1;
+			break;
+		case OPT_NO_SPEED:
+			speed = 0;
 			break;
 		case OPT_OVERHEAD:
 			o.overhead = true;
@@ -373,8 +387,9 @@ int cmd_run(int argc, char **argv)
 		cli_error("%s", err.msg);
 		return EXIT_USAGE;
 	}
-	if (o.overhead && !o.perf && !o.profile) {
-		cli_error("--overhead measures what the perf counters and --profile cost: with --no-collect it needs --profile");
+	o.speed = speed >= 0 ? speed : !no_collect && job_test_speed_default(c->test);
+	if (o.overhead && !o.perf && !o.profile && !o.speed) {
+		cli_error("--overhead measures what the perf counters, the speed probe and --profile cost: with --no-collect it needs --profile or --speed");
 		return EXIT_USAGE;
 	}
 	if (o.overhead && c->duration_ns < OVERHEAD_MIN_NS) {

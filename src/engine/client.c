@@ -507,6 +507,7 @@ static void local_collect(const struct engine_client_opts *o,
 	col->counters = o->counters;
 	col->perf = o->perf;
 	col->profile = o->profile;
+	col->speed = o->speed;
 	col->cpus = cfg->cpus;
 	if (o->same_host) {
 		if (!cfg->cpus.n || !cfg->remote_cpus.n) {
@@ -564,6 +565,8 @@ static int run_test(struct client *c, struct engine_run *out,
 	 * else, and the missing phases tell (overhead_rates) */
 	if (m && c->o->overhead)
 		json_object_set_new(json_object_get(m, "collect"), "overhead", json_true());
+	if (m && c->o->speed && !c->o->same_host)
+		json_object_set_new(json_object_get(m, "collect"), "speed", json_true());
 	ret = send_msg(c, proto_msg("setup", m), err);
 	m = NULL;
 	if (ret)

@@ -47,9 +47,16 @@ static void open_perf(struct engine_meter *m)
 	struct base_cpulist cpus;
 	struct base_err err = { "" };
 
-	if (!m->col.perf && !m->col.profile)
+	if (!m->col.perf && !m->col.profile && !m->col.speed)
 		return;
 	collect_cpus(m, &cpus);
+	if (m->col.speed) {
+		struct collect_speed_opts so = { .cpus = &cpus };
+
+		if (collect_speed_open(&m->speed, &so, &err))
+			snprintf(m->speed_note, sizeof(m->speed_note), "%s", err.msg);
+		err.msg[0] = '\0';
+	}
 	if (m->col.perf) {
 		struct collect_perf_opts po = { .scope = COLLECT_PERF_CPUS, .cpus = &cpus };
 
@@ -107,6 +114,7 @@ void engine_meter_release(struct engine_meter *m)
 	collect_counters_free(m->ctr[1]);
 	collect_perf_free(m->perf);
 	collect_profile_free(m->prof);
+	collect_speed_free(m->speed);
 	collect_ksyms_free(m->ksyms);
 	free(m->task[0]);
 	free(m->task[1]);
@@ -114,6 +122,7 @@ void engine_meter_release(struct engine_meter *m)
 	m->ntask = 0;
 	m->perf = NULL;
 	m->prof = NULL;
+	m->speed = NULL;
 	m->ksyms = NULL;
 	m->stat[0] = m->stat[1] = NULL;
 	m->ctr[0] = m->ctr[1] = NULL;
@@ -176,6 +185,8 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 		}
 		if (m->perf && m->perf_ok)
 			m->perf_ok = !collect_perf_stop(m->perf);
+		if (m->speed && m->speed_ok)
+			m->speed_ok = !collect_speed_stop(m->speed);
 	}
 	m->marked[which] = !collect_cpustat_read(m->stat[which], NULL);
 	if (m->ctr[which])
@@ -184,6 +195,8 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 	if (which == 0) {
 		if (m->perf)
 			m->perf_ok = !collect_perf_start(m->perf);
+		if (m->speed)
+			m->speed_ok = !collect_speed_start(m->speed);
 		if (m->prof) {
 			m->prof_ok = !collect_profile_start(m->prof, &err);
 			if (!m->prof_ok)
@@ -202,6 +215,11 @@ void engine_meter_pause(struct engine_meter *m, bool paused)
 		m->perf_ok = false;
 		snprintf(m->perf_note, sizeof(m->perf_note),
 			 "perf counters could not be %s", paused ? "paused" : "resumed");
+	}
+	if (m->speed && m->speed_ok && collect_speed_pause(m->speed, paused)) {
+		m->speed_ok = false;
+		snprintf(m->speed_note, sizeof(m->speed_note),
+			 "speed probe could not be %s", paused ? "paused" : "resumed");
 	}
 	if (m->prof && m->prof_ok && collect_profile_pause(m->prof, paused, &err)) {
 		m->prof_ok = false;
@@ -343,6 +361,44 @@ static void report_perf(const struct engine_meter *m, struct proto_end_report *r
 	}
 }
 
+/*
+ * The speed probe: host.speed.cpu<N> (chain steps per microsecond, this
+ * machine's unit), how much it moved over the window and the share of
+ * the probe's time lost to interruptions.
+ */
+static void report_speed(const struct engine_meter *m, struct proto_end_report *r)
+{
+	struct collect_speed_result sr;
+	char name[64];
+
+	if (!m->col.speed)
+		return;
+	if (!m->speed || !m->speed_ok || collect_speed_result(m->speed, &sr)) {
+		json_object_set_new(r->notes, "speed",
+				    json_string(m->speed_note[0] ? m->speed_note :
+						"speed probe could not be read"));
+		return;
+	}
+	for (size_t i = 0; i < sr.ncpu; i++) {
+		const struct collect_speed_cpu *c = &sr.cpu[i];
+
+		if (!c->bursts)
+			continue;
+		snprintf(name, sizeof(name), "host.speed.cpu%d", c->cpu);
+		json_object_set_new(r->metrics, name, json_real(c->mean));
+		snprintf(name, sizeof(name), "host.speed.cpu%d.cov_pct", c->cpu);
+		json_object_set_new(r->metrics, name, json_real(c->cov_pct));
+		snprintf(name, sizeof(name), "host.speed.cpu%d.lost_pct", c->cpu);
+		json_object_set_new(r->metrics, name, json_real(c->lost_pct));
+	}
+	if (!sr.realtime)
+		json_object_set_new(r->notes, "speed",
+				    json_string("probes at ordinary priority (SCHED_FIFO refused): the test's threads may cut into bursts"));
+	if (sr.active_ns < sr.window_ns)
+		json_object_set_new(r->notes, "speed.paused",
+				    json_string("probed in part of the window (--overhead)"));
+}
+
 /* The top of the profile as profile.self.<symbol> shares (percent). */
 static void report_profile(const struct engine_meter *m, struct proto_end_report *r)
 {
@@ -408,6 +464,7 @@ int engine_meter_report(const struct engine_meter *m, const struct engine *e,
 		return base_err_set(err, -ENOMEM, "out of memory");
 	report_counters(m, r);
 	report_perf(m, r);
+	report_speed(m, r);
 	report_profile(m, r);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include "collect/ksyms.h"
 #include "collect/perf.h"
 #include "collect/profile.h"
+#include "collect/speed.h"
 #include "collect/task.h"
 #include "collect/usage.h"
 #include "engine/engine.h"
@@ -21,6 +22,7 @@ struct engine_collect {
 	bool counters; /* snmp, netstat, snmp6, softirqs, ctxt, intr deltas */
 	bool perf;     /* perf_event counters on the test's CPUs */
 	bool profile;  /* sampled kernel profile on the test's CPUs */
+	bool speed;    /* the CPU speed probe on the test's CPUs (speed.h) */
 	struct base_cpulist cpus; /* CPUs the test uses; n 0 = every online CPU */
 };
 
@@ -36,8 +38,9 @@ struct engine_meter {
 	struct collect_perf *perf;
 	struct collect_profile *prof;
 	struct collect_ksyms *ksyms;
-	bool perf_ok, prof_ok;
-	char perf_note[200], prof_note[200];
+	struct collect_speed *speed;
+	bool perf_ok, prof_ok, speed_ok;
+	char perf_note[200], prof_note[200], speed_note[200];
 	bool sel[COLLECT_CPU_MAX]; /* the CPUs the workers are pinned to */
 	bool have_sel;
 	/* exact accounting: the process's CPU clock and each worker thread's
@@ -56,8 +59,8 @@ int engine_meter_init(struct engine_meter *m, const struct base_cpulist *cpus,
 void engine_meter_release(struct engine_meter *m);
 /* Open (0) or close (1) the window: engine counters, /proc/stat, rusage. */
 void engine_meter_mark(struct engine_meter *m, struct engine *e, int which);
-/* Pause (true) or resume the in-window collectors, perf counters and the
- * profiler, between the marks (--overhead); the rest reads /proc at the
+/* Pause (true) or resume the in-window collectors, perf counters, the
+ * speed probe and the profiler, between the marks (--overhead); the rest reads /proc at the
  * marks only. A collector that fails to switch is dropped with a note. */
 void engine_meter_pause(struct engine_meter *m, bool paused);
 /* Fill r from the marks and the joined engine; r owns its flows after. */

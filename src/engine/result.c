@@ -2,6 +2,8 @@
 /* Turn both ends' reports into one sample: receiver bytes are the throughput. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +54,8 @@ static const char *unit_of(const char *name)
 		return "%";
 	if (!strncmp(name, "perf.", 5))
 		return "";
+	if (!strncmp(name, "host.speed.", 11))
+		return "op/us";
 	return "count";
 }
 
@@ -236,6 +240,60 @@ static void softirq_cpus(const struct base_sample *s, const char *prefix,
 		off += (size_t)w;
 		n[best] = -1;
 	}
+}
+
+/*
+ * Geometric mean of <prefix>host.speed.cpu<N> over the CPUs in list, or
+ * over every probed CPU of that machine when list is empty (workers not
+ * pinned); 0 when none was probed.
+ */
+static double speed_of(const struct base_sample *s, const char *prefix,
+		       const struct base_cpulist *list)
+{
+	size_t plen = strlen(prefix);
+	double logsum = 0;
+	int n = 0;
+
+	for (size_t i = 0; i < s->nmetrics; i++) {
+		const struct sample_metric *m = &s->metrics[i];
+		const char *id;
+		char *end;
+		long cpu;
+		bool in = !list->n;
+
+		if (strncmp(m->name, prefix, plen) ||
+		    strncmp(m->name + plen, "host.speed.cpu", 14))
+			continue;
+		id = m->name + plen + 14;
+		cpu = strtol(id, &end, 10);
+		if (end == id || *end || m->value <= 0)
+			continue; /* host.speed.cpu<N>.cov_pct */
+		for (int k = 0; k < list->n && !in; k++)
+			in = list->cpu[k] == cpu;
+		if (in) {
+			logsum += log(m->value);
+			n++;
+		}
+	}
+	return n ? exp(logsum / n) : 0;
+}
+
+/*
+ * Each end's CPU speed (speed.h) over its workers' CPUs, and the two
+ * together: what explains a sample that ran while the host slowed a vCPU.
+ */
+static void add_speed(struct base_sample *s, const struct job_config *c,
+		      bool same_host)
+{
+	double sc = speed_of(s, "", &c->cpus);
+	double ss = speed_of(s, same_host ? "" : "server.", &c->remote_cpus);
+
+	if (sc > 0)
+		base_sample_set(s, "host.speed.client", "op/us", sc);
+	if (ss > 0)
+		base_sample_set(s, "host.speed.server", "op/us", ss);
+	if (sc > 0 && ss > 0)
+		base_sample_set(s, "host.speed", "op/us", sqrt(sc * ss));
 }
 
 /* Where the work ran: the policy, each worker's CPU, the softirq CPUs. */
@@ -604,6 +662,7 @@ common:
 	add_cpu(s, "server", &r->remote);
 	add_foreign(s, r, same_host);
 	add_placement(s, c, r, same_host);
+	add_speed(s, c, same_host);
 	base_sample_set(s, "window.client_s", "s", (double)r->local.window_ns / NS_PER_S);
 	base_sample_set(s, "window.server_s", "s", (double)r->remote.window_ns / NS_PER_S);
 	if (r->local.drain_timeout || r->remote.drain_timeout)

@@ -176,6 +176,9 @@ static int accept_collect(struct session *s, const json_t *m,
 	    (ret = proto_get_bool(c, "perf", &s->col.perf, err)) ||
 	    (ret = proto_get_bool(c, "profile", &s->col.profile, err)))
 		return ret;
+	if (json_object_get(c, "speed") &&
+	    (ret = proto_get_bool(c, "speed", &s->col.speed, err)))
+		return ret;
 	if (json_object_get(c, "overhead") &&
 	    (ret = proto_get_bool(c, "overhead", &s->overhead, err)))
 		return ret;

@@ -42,7 +42,7 @@ struct engine_client_opts {
 	volatile sig_atomic_t *interrupted; /* set by the command's handler */
 	/* collectors, on both ends; with same_host the client's cover the
 	 * whole machine (both ends' CPUs) and the server collects nothing */
-	bool counters, perf, profile;
+	bool counters, perf, profile, speed;
 	bool same_host;
 	/* --overhead: both ends switch their perf counters and profiler on
 	 * and off in 200 ms phases through the window, on the server's ticks,

@@ -122,6 +122,11 @@ enum job_kind job_test_kind(enum job_test t)
 	}
 }
 
+bool job_test_speed_default(enum job_test t)
+{
+	return job_test_kind(t) == JOB_KIND_STREAM;
+}
+
 void job_config_init(struct job_config *c)
 {
 	memset(c, 0, sizeof(*c));

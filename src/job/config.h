@@ -155,5 +155,11 @@ bool job_test_is_udp(enum job_test t);
 /* Whether the configuration runs in namespaces (a veth topology). */
 bool job_config_is_veth(const struct job_config *c);
 enum job_kind job_test_kind(enum job_test t);
+/*
+ * Whether the CPU speed probe (collect/speed.h) runs when not asked either
+ * way: for streams only. On a request/response test its bursts would hold
+ * up about 1 in 500 transactions by up to a burst, which shows in p99.9.
+ */
+bool job_test_speed_default(enum job_test t);
 
 #endif

@@ -938,15 +938,15 @@ static int parse_exclude(struct pctx *x, yaml_node_t *seq)
 
 static int parse_collect(struct pctx *x, yaml_node_t *map)
 {
-	static const char *const names[] = { "counters", "perf", "profile" };
+	static const char *const names[] = { "counters", "perf", "profile", "speed" };
 	struct job_collect *c = &x->jf->collect;
-	bool *fields[] = { &c->counters, &c->perf, &c->profile };
+	bool *fields[] = { &c->counters, &c->perf, &c->profile, &c->speed };
 	char q[80];
 	int ret;
 
 	if (map->type != YAML_MAPPING_NODE)
 		return at(x, map->start_mark,
-			  "'collect' takes a mapping like {counters: true, perf: true, profile: false}");
+			  "'collect' takes a mapping like {counters: true, perf: true, profile: false, speed: true}");
 	for (yaml_node_pair_t *pair = map->data.mapping.pairs.start;
 	     pair < map->data.mapping.pairs.top; pair++) {
 		yaml_node_t *k = node(x, pair->key), *v = node(x, pair->value);
@@ -961,12 +961,14 @@ static int parse_collect(struct pctx *x, yaml_node_t *map)
 				break;
 		if (i == ARRAY_SIZE(names))
 			return at(x, k->start_mark,
-				  "unknown collector '%s': expected counters, perf or profile",
+				  "unknown collector '%s': expected counters, perf, profile or speed",
 				  quoted(key, q, sizeof(q)));
 		if ((ret = scalar(x, v, key, &s)))
 			return ret;
 		if (base_parse_bool(s, fields[i], NULL))
 			return bad_value(x, v, key, "expected true or false");
+		if (fields[i] == &c->speed)
+			c->speed_set = true;
 	}
 	return 0;
 }

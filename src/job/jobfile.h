@@ -38,6 +38,9 @@ struct job_collect {
 	bool counters; /* kernel counters: snmp, netstat, softirqs (default on) */
 	bool perf;     /* perf software counters (default on) */
 	bool profile;  /* the kernel profiler on the test's CPUs (default off) */
+	/* the CPU speed probe on the test's CPUs; when !speed_set, per test
+	 * (job_test_speed_default: streams only) */
+	bool speed, speed_set;
 };
 
 /* A parsed value; private to jobfile.c. */

@@ -98,4 +98,46 @@ for bad in auto:500ms auto:2h autox -1s; do
 	checkx "--warmup $bad: exit 2 naming the value" \
 		'[ $rc -eq 2 ] && grep -q "invalid warm-up .$bad." "$TMP/werr"'
 done
+
+# The CPU speed probe, on by default on the test's CPUs (client cpu0 and
+# server cpu1 under the split policy on two CPUs).
+check "the speed probe gives every test cpu's rate and lost time, each end's and both" \
+	jtrue "$TMP/quiet.json" 'all(v("host.speed.cpu%s" % c) > 0 and 0 <= v("host.speed.cpu%s.lost_pct" % c) < 100 and v("host.speed.cpu%s.cov_pct" % c) >= 0 for c in d["config"]["params"]["cpus"].split(",") + d["config"]["params"]["remote_cpus"].split(",") if "-" not in c) and v("host.speed.client") > 0 and abs(v("host.speed") - (v("host.speed.client") * v("host.speed.server")) ** 0.5) < 1e-6 * v("host.speed")'
+timeout 60 "$NR" run tcp_stream -l 1s --warmup 300ms --no-speed --json --no-store >"$TMP/nospeed.json"
+check "--no-speed: no host.speed metrics, the other collectors still run" \
+	jtrue "$TMP/nospeed.json" 'not any(k.startswith("host.speed") for k in d["metrics"]) and "snmp.Tcp.OutSegs" in d["metrics"]'
+timeout 60 "$NR" run tcp_rr -l 1s --warmup 300ms --json --no-store >"$TMP/rr.json"
+timeout 60 "$NR" run tcp_rr -l 1s --warmup 300ms --speed --json --no-store >"$TMP/rrspeed.json"
+check "request/response: no speed probe by default (its bursts would touch p99.9), --speed turns it on" \
+	python3 -c '
+import json, sys
+a, b = (json.load(open(f))["metrics"] for f in sys.argv[1:])
+sys.exit(0 if not any(k.startswith("host.speed") for k in a) and b["host.speed"]["value"] > 0 else 1)' "$TMP/rr.json" "$TMP/rrspeed.json"
+timeout 60 "$NR" run tcp_stream -l 1s --warmup 300ms --no-collect --json --no-store >"$TMP/nocol.json"
+check "--no-collect: no speed probe either" \
+	jtrue "$TMP/nocol.json" 'not any(k.startswith("host.speed") for k in d["metrics"])'
+
+# Time taken from one test CPU, as a host takes it from a vCPU, in slices
+# shorter than the scheduler could show: a real-time task above the probe
+# that spins 300 us in every 600 us on the last CPU. The probe there
+# delivers less and loses more time than on the first CPU.
+if [ "$n" -ge 2 ] && command -v chrt >/dev/null; then
+	last=$((n - 1))
+	taskset -c "$last" chrt -f 2 python3 -c '
+import time
+end = time.monotonic() + 20
+while time.monotonic() < end:
+    t = time.perf_counter()
+    while time.perf_counter() - t < 300e-6:
+        pass
+    time.sleep(300e-6)' &
+	slicer=$!
+	PIDS+=($slicer)
+	sleep 0.5
+	timeout 60 "$NR" run tcp_stream -l 2s --warmup 300ms --json --no-store >"$TMP/sliced.json"
+	kill "$slicer" 2>/dev/null
+	wait "$slicer" 2>/dev/null
+	check "time sliced off cpu $last: its probe rate falls below cpu 0's, its lost time rises" \
+		jtrue "$TMP/sliced.json" "v('host.speed.cpu$last') < 0.8 * v('host.speed.cpu0') and v('host.speed.cpu$last.lost_pct') > v('host.speed.cpu0.lost_pct') + 10"
+fi
 exit 0

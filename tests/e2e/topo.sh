@@ -370,6 +370,8 @@ check "tbf 100mbit at mtu 1500: tcp goodput 0.1 * 1448/1514 Gbps, -4% to +1%" \
 	tbf_case 1500 100mbit "(0.1 * 1448 / 1514)"
 check "each end of the run recorded its veth end: mtu 9000, tbf qdisc" \
 	jtrue "$TMP/tbf.9000.json" 'all(d["sysenv"][s]["entries"].get("if.nr-veth-%s.%s" % (s[0], k)) == v for s in ("client", "server") for k, v in (("mtu", "9000"), ("qdisc", "tbf"), ("driver", "veth")))'
+check "between namespaces each end probes its own cpus' speed: server.host.speed.cpu<N>, host.speed.server" \
+	jtrue "$TMP/tbf.9000.json" 'any(re.match(r"^server\.host\.speed\.cpu[0-9]+$", k) for k in d["metrics"]) and any(re.match(r"^host\.speed\.cpu[0-9]+$", k) for k in d["metrics"]) and v("host.speed.server") > 0 and v("host.speed.client") > 0'
 check "after the tbf runs nothing is left" clean
 
 # --- --overhead between namespaces: each end switches its own collectors --

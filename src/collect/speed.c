@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The CPU speed probe: pinned threads that time short chains of multiply-adds. */
+#include "collect/speed.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/time.h"
+#include "collect/perf.h"
+
+#define DEFAULT_PERIOD_NS (50 * 1000 * 1000LL)
+#define DEFAULT_BURST_NS (50 * 1000LL)
+
+struct probe {
+	struct collect_speed *owner;
+	pthread_t th;
+	bool started;
+	int cpu;
+	/* the window's bursts, under owner->mu */
+	uint32_t n;
+	double sum, sumsq, min, max;
+	/* the chain's value; the probe's only */
+	volatile uint64_t x;
+	/* the window's sums: steps and ns for the mean, per-burst rates for
+	 * the spread, lost ns for lost_pct */
+	double steps, time_ns, lost_ns;
+	int64_t chunk_ns[COLLECT_SPEED_CHUNKS];
+};
+
+struct collect_speed {
+	pthread_mutex_t mu;
+	pthread_cond_t cv; /* CLOCK_MONOTONIC: state changes and periods */
+	bool running, paused, quit, closed;
+	bool realtime; /* every probe got SCHED_FIFO */
+	uint64_t gen; /* bumped at every mark: a burst from before is dropped */
+	int64_t period_ns, burst_ns;
+	int64_t t_start, t_stop;
+	struct collect_pause_clock pause;
+	size_t n;
+	struct probe p[];
+};
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void collect_speed_of_chunks(int64_t *ns, size_t n, unsigned steps,
+			     struct collect_speed_burst *out)
+{
+	double total = 0, med, over = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		total += (double)(ns[i] > 0 ? ns[i] : 0);
+	if (!n || total <= 0)
+		return;
+	qsort(ns, n, sizeof(*ns), cmp_i64);
+	med = n % 2 ? (double)ns[n / 2] : ((double)ns[n / 2 - 1] + (double)ns[n / 2]) / 2;
+	for (size_t i = 0; i < n; i++)
+		if ((double)ns[i] > med)
+			over += (double)ns[i] - med;
+	out->steps = (double)n * steps;
+	out->time_ns = total;
+	out->lost_ns = over;
+	out->rate = out->steps * 1000.0 / total;
+	out->median_rate = med > 0 ? steps * 1000.0 / med : 0;
+	out->lost_pct = 100.0 * over / total;
+}
+
+/*
+ * COLLECT_SPEED_STEPS dependent multiply-adds through memory: each step
+ * loads the last result, which the step before stored, so the chain runs
+ * at the speed of the core's clock and of its load/store pipeline (which a
+ * busy sibling hyperthread shares), as network code does, and the compiler
+ * may not fold it.
+ */
+static void chain(volatile uint64_t *x)
+{
+	for (unsigned i = 0; i < COLLECT_SPEED_STEPS; i++)
+		*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+}
+
+/* One burst: back-to-back timed chunks until burst_ns has passed. */
+static void burst(struct probe *p, int64_t burst_ns, struct collect_speed_burst *out)
+{
+	int64_t t0 = base_now_ns(), prev = t0, t;
+	size_t n = 0;
+
+	while (n < COLLECT_SPEED_CHUNKS) {
+		chain(&p->x);
+		t = base_now_ns();
+		p->chunk_ns[n++] = t - prev;
+		prev = t;
+		if (t - t0 >= burst_ns)
+			break;
+	}
+	collect_speed_of_chunks(p->chunk_ns, n, COLLECT_SPEED_STEPS, out);
+}
+
+static void wait_until(struct collect_speed *s, int64_t deadline_ns)
+{
+	struct timespec ts = {
+		.tv_sec = deadline_ns / NS_PER_S,
+		.tv_nsec = deadline_ns % NS_PER_S,
+	};
+
+	pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+}
+
+static void *probe_main(void *arg)
+{
+	struct probe *p = arg;
+	struct collect_speed *s = p->owner;
+	int64_t next = 0;
+
+	p->x = 1;
+	pthread_mutex_lock(&s->mu);
+	while (!s->quit) {
+		struct collect_speed_burst b;
+		uint64_t gen;
+		double v;
+
+		if (!s->running || s->paused) {
+			pthread_cond_wait(&s->cv, &s->mu);
+			next = 0;
+			continue;
+		}
+		if (base_now_ns() < next) {
+			wait_until(s, next);
+			continue;
+		}
+		gen = s->gen;
+		pthread_mutex_unlock(&s->mu);
+		burst(p, s->burst_ns, &b);
+		v = b.rate;
+		next = base_now_ns() + s->period_ns;
+		pthread_mutex_lock(&s->mu);
+		if (v > 0 && s->running && !s->paused && s->gen == gen) {
+			if (!p->n || v < p->min)
+				p->min = v;
+			if (!p->n || v > p->max)
+				p->max = v;
+			p->n++;
+			p->sum += v;
+			p->sumsq += v * v;
+			p->steps += b.steps;
+			p->time_ns += b.time_ns;
+			p->lost_ns += b.lost_ns;
+		}
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+static int start_probe(struct probe *p, struct base_err *err)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	sigset_t all, old;
+	char name[16];
+	int ret;
+
+	if ((ret = pthread_attr_init(&attr)))
+		return base_err_set(err, -ret, "cannot start the speed probe: %s", strerror(ret));
+	CPU_ZERO(&set);
+	CPU_SET(p->cpu, &set);
+	ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	/* signals belong to the control thread, never to a probe */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (!ret)
+		ret = pthread_create(&p->th, &attr, probe_main, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (ret)
+		return base_err_set(err, -ret, "cannot start the speed probe on cpu %d: %s",
+				    p->cpu, strerror(ret));
+	p->started = true;
+	snprintf(name, sizeof(name), "nr-speed/%d", p->cpu);
+	pthread_setname_np(p->th, name);
+	/* above the test's threads, below every other real-time task; without
+	 * the privilege a probe runs at ordinary priority */
+	if (pthread_setschedparam(p->th, SCHED_FIFO, &(struct sched_param){ .sched_priority = 1 }))
+		p->owner->realtime = false;
+	return 0;
+}
+
+int collect_speed_open(struct collect_speed **out,
+		       const struct collect_speed_opts *opts,
+		       struct base_err *err)
+{
+	struct collect_speed *s;
+	pthread_condattr_t ca;
+	int64_t period, burst_ns;
+	int ret = 0;
+
+	*out = NULL;
+	if (!opts || !opts->cpus || !opts->cpus->n)
+		return base_err_set(err, -EINVAL, "speed probe: no CPUs to probe");
+	period = opts->period_ns ? opts->period_ns : DEFAULT_PERIOD_NS;
+	burst_ns = opts->burst_ns ? opts->burst_ns : DEFAULT_BURST_NS;
+	if (period <= 0 || burst_ns <= 0 || burst_ns >= period)
+		return base_err_set(err, -EINVAL,
+				    "speed probe: burst %lld ns must be shorter than its period %lld ns",
+				    (long long)burst_ns, (long long)period);
+	s = calloc(1, sizeof(*s) + (size_t)opts->cpus->n * sizeof(s->p[0]));
+	if (!s)
+		return base_err_set(err, -ENOMEM, "out of memory");
+	s->period_ns = period;
+	s->burst_ns = burst_ns;
+	s->realtime = true;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	for (int i = 0; i < opts->cpus->n; i++) {
+		struct probe *p = &s->p[s->n++];
+
+		p->owner = s;
+		p->cpu = opts->cpus->cpu[i];
+		if ((ret = start_probe(p, err)))
+			break;
+	}
+	if (ret) {
+		collect_speed_free(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+void collect_speed_free(struct collect_speed *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->quit = true;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	for (size_t i = 0; i < s->n; i++)
+		if (s->p[i].started)
+			pthread_join(s->p[i].th, NULL);
+	pthread_cond_destroy(&s->cv);
+	pthread_mutex_destroy(&s->mu);
+	free(s);
+}
+
+int collect_speed_start(struct collect_speed *s)
+{
+	if (!s)
+		return -EINVAL;
+	pthread_mutex_lock(&s->mu);
+	s->gen++;
+	for (size_t i = 0; i < s->n; i++) {
+		struct probe *p = &s->p[i];
+
+		p->n = 0;
+		p->sum = p->sumsq = p->min = p->max = 0;
+		p->steps = p->time_ns = p->lost_ns = 0;
+	}
+	s->t_start = base_now_ns();
+	s->pause = (struct collect_pause_clock){ 0 };
+	s->running = true;
+	s->paused = false;
+	s->closed = false;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	return 0;
+}
+
+/* Lock s for a change inside its window: 0 with the lock held, or -EINVAL
+ * (s NULL, or no window open) without it. */
+static int lock_window(struct collect_speed *s)
+{
+	if (!s)
+		return -EINVAL;
+	pthread_mutex_lock(&s->mu);
+	if (s->running)
+		return 0;
+	pthread_mutex_unlock(&s->mu);
+	return -EINVAL;
+}
+
+int collect_speed_stop(struct collect_speed *s)
+{
+	if (lock_window(s))
+		return -EINVAL;
+	s->t_stop = base_now_ns();
+	collect_pause_clock_set(&s->pause, false, s->t_stop);
+	s->gen++;
+	s->running = false;
+	s->paused = false;
+	s->closed = true;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	return 0;
+}
+
+int collect_speed_pause(struct collect_speed *s, bool paused)
+{
+	if (lock_window(s))
+		return -EINVAL;
+	if (s->paused != paused) {
+		collect_pause_clock_set(&s->pause, paused, base_now_ns());
+		s->paused = paused;
+		/* a burst under way when the state flips is not counted */
+		s->gen++;
+		pthread_cond_broadcast(&s->cv);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return 0;
+}
+
+int collect_speed_result(const struct collect_speed *s,
+			 struct collect_speed_result *out)
+{
+	struct collect_speed *m = (struct collect_speed *)s;
+	int ret = 0;
+
+	if (!s || !out)
+		return -EINVAL;
+	pthread_mutex_lock(&m->mu);
+	if (!s->closed) {
+		ret = -EINVAL;
+		goto out;
+	}
+	memset(out, 0, sizeof(*out));
+	out->realtime = s->realtime;
+	out->window_ns = s->t_stop - s->t_start;
+	out->active_ns = out->window_ns - s->pause.total_ns;
+	for (size_t i = 0; i < s->n && i < BASE_CPU_MAX; i++) {
+		const struct probe *p = &s->p[i];
+		struct collect_speed_cpu *c = &out->cpu[out->ncpu++];
+
+		c->cpu = p->cpu;
+		c->bursts = p->n;
+		if (!p->n)
+			continue;
+		c->mean = p->time_ns > 0 ? p->steps * 1000.0 / p->time_ns : 0;
+		c->lost_pct = p->time_ns > 0 ? 100.0 * p->lost_ns / p->time_ns : 0;
+		c->min = p->min;
+		c->max = p->max;
+		if (p->n > 1) {
+			double var = (p->sumsq - p->sum * p->sum / p->n) / (p->n - 1);
+
+			c->cov_pct = var > 0 ? 100.0 * sqrt(var) / (p->sum / p->n) : 0;
+		}
+	}
+out:
+	pthread_mutex_unlock(&m->mu);
+	return ret;
+}
