@@ -138,6 +138,31 @@ static int by_effect(const void *x, const void *y)
 	return (eb > ea) - (eb < ea);
 }
 
+/*
+ * The host's CPU speed is not the kernel's doing: when the probe's figure
+ * differs between the labels (its own rank test at the headline's alpha,
+ * not corrected with the other metrics), the note says by how much, so a
+ * headline change of the same sign is read with that in mind.
+ */
+static void speed_note(const struct stats_row *rows, size_t n,
+		       const struct stats_table_opts *o, struct stats_notes *nt)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct stats_compare *c = &rows[i].c;
+
+		if (strcmp(rows[i].metric, "host.speed"))
+			continue;
+		if (isnan(c->p) || c->p >= o->cmp.alpha)
+			return;
+		nt->speed_changed = true;
+		nt->speed_shift_pct = c->shift_pct;
+		nt->speed_lo_pct = c->shift_lo_pct;
+		nt->speed_hi_pct = c->shift_hi_pct;
+		nt->speed_p = c->p;
+		return;
+	}
+}
+
 static int build(const struct base_sample *const *a, size_t na,
 		 const struct base_sample *const *b, size_t nb,
 		 const struct stats_table_opts *o, struct stats_table *out);
@@ -265,6 +290,7 @@ static int build(const struct base_sample *const *a, size_t na,
 			out->notes.drift_p_b = r->c.drift_p_b;
 		}
 	}
+	speed_note(rows, nrows, o, &out->notes);
 	qsort(rows, nrows, sizeof(*rows), by_effect);
 	env_diff(a, na, out->notes.env_diff_a, sizeof(out->notes.env_diff_a));
 	env_diff(b, nb, out->notes.env_diff_b, sizeof(out->notes.env_diff_b));

@@ -37,6 +37,11 @@ struct stats_notes {
 	char env_diff_a[160], env_diff_b[160]; /* "client.kernel" etc. that differ within a label */
 	size_t disturbed_a, disturbed_b; /* samples left out as disturbed */
 	size_t not_steady_a, not_steady_b; /* samples whose window trended */
+	/* the CPU speed probe (host.speed) differed between the labels:
+	 * significant at the headline's alpha; its shift in percent and
+	 * interval, as in its row */
+	bool speed_changed;
+	double speed_shift_pct, speed_lo_pct, speed_hi_pct, speed_p;
 };
 
 struct stats_table {

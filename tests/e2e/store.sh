@@ -32,6 +32,32 @@ timeout 60 "$NR" run udp_rr -l 300ms --warmup 0 --json --no-store >"$TMP/one.jso
 "$NR" import --db "$TMP/copy.db" "$TMP/one.json" >"$TMP/imp3"
 check "a run --json document imports (with its histogram)" grep -q "1 samples added" "$TMP/imp3"
 
+# The host's speed note: six samples a side made from one stored tcp_stream
+# sample (new ids), B 10% slower and its host.speed 10% lower as well.
+python3 - "$TMP/all.jsonl" "$TMP/speed.jsonl" <<'PY'
+import json, sys, uuid
+base = json.loads(open(sys.argv[1]).readline())
+with open(sys.argv[2], "w") as out:
+    for label, g, sp in (("fast", 30.0, 600.0), ("slow", 27.0, 540.0)):
+        for i in range(6):
+            d = json.loads(json.dumps(base))
+            d["sample_id"] = uuid.uuid4().hex
+            d["label"] = label
+            m = d["metrics"]
+            m["throughput.gbps"]["value"] = g * (1 + 0.003 * (i - 2.5))
+            m["host.speed"] = {"value": sp * (1 + 0.002 * (2.5 - i)), "unit": "op/us"}
+            m["window.disturbed"]["value"] = 0
+            out.write(json.dumps(d) + "\n")
+PY
+"$NR" import --db "$TMP/speed.db" "$TMP/speed.jsonl" >/dev/null
+"$NR" compare --db "$TMP/speed.db" fast slow >"$TMP/speed.txt"
+rc=$?
+checkx "compare notes that the host's cpu speed moved with the throughput" \
+	'[ $rc -eq 1 ] && grep -qE "^note: the CPU speed probe \(host.speed\) moved -10\.[0-9]% .* from fast to slow" "$TMP/speed.txt"'
+"$NR" compare --db "$TMP/speed.db" --json fast slow >"$TMP/speed.json"
+check "compare --json carries the speed note's shift" \
+	jtrue "$TMP/speed.json" '-11 < d["configs"][0]["notes"]["speed_shift_pct"] < -9 and d["configs"][0]["notes"]["speed_p"] < 0.05'
+
 # Bad databases: a clear error, exit 3, the file untouched.
 printf 'this is not a database\n' >"$TMP/text.db"
 before=$(md5 "$TMP/text.db")

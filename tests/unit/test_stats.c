@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@
 #include "stats/hl.h"
 #include "stats/mwu.h"
 #include "stats/power.h"
+#include "stats/table.h"
 #include "stats/verdict.h"
 
 /*
@@ -1214,6 +1216,79 @@ static void test_paired_ratio_matches_scipy(void **state)
 	assert_int_equal(stats_paired_ratio(inf, same, 2, 0.95, &r), -EINVAL);
 }
 
+/* n samples of one tcp_stream configuration: throughput gbps[i], and the
+ * probe's host.speed speed[i] (none when speed is NULL) */
+static struct base_sample *speed_samples(size_t n, const double *gbps,
+					 const double *speed)
+{
+	struct base_sample *s = calloc(n, sizeof(*s));
+
+	assert_non_null(s);
+	for (size_t i = 0; i < n; i++) {
+		base_sample_init(&s[i]);
+		snprintf(s[i].config_key, sizeof(s[i].config_key), "test=tcp_stream");
+		assert_int_equal(base_sample_param(&s[i], "test", "tcp_stream"), 0);
+		assert_int_equal(base_sample_set(&s[i], "throughput.gbps", "Gbps", gbps[i]), 0);
+		if (speed)
+			assert_int_equal(base_sample_set(&s[i], "host.speed", "op/us", speed[i]), 0);
+	}
+	return s;
+}
+
+static void free_samples(struct base_sample *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		base_sample_release(&s[i]);
+	free(s);
+}
+
+static void test_table_notes_a_host_speed_change(void **state)
+{
+	/* B's throughput is 10% lower, and so was the host's speed */
+	static const double ga[] = { 30.1, 29.8, 30.4, 30.0, 29.9, 30.2 };
+	static const double gb[] = { 27.1, 26.9, 27.3, 27.0, 26.8, 27.2 };
+	static const double sa[] = { 601, 598, 603, 600, 599, 602 };
+	static const double sb[] = { 541, 539, 542, 540, 538, 543 };
+	static const double same[] = { 600, 602, 598, 601, 599, 603 };
+	struct base_sample *a = speed_samples(6, ga, sa), *b = speed_samples(6, gb, sb);
+	struct base_sample *c = speed_samples(6, gb, same), *d = speed_samples(6, gb, NULL);
+	const struct base_sample *pa[6], *pb[6], *pc[6], *pd[6];
+	struct stats_table_opts o;
+	struct stats_table t;
+
+	(void)state;
+	for (size_t i = 0; i < 6; i++) {
+		pa[i] = &a[i];
+		pb[i] = &b[i];
+		pc[i] = &c[i];
+		pd[i] = &d[i];
+	}
+	stats_table_opts_init(&o);
+	assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, &t), 0);
+	assert_true(t.regressed);
+	assert_true(t.notes.speed_changed);
+	/* 540 / 600: -10%, the interval around it, exact p of 6 vs 6 with
+	 * no overlap, 2 / C(12, 6) = 0.00216 */
+	assert_true(t.notes.speed_shift_pct < -9 && t.notes.speed_shift_pct > -11);
+	assert_true(t.notes.speed_lo_pct <= t.notes.speed_shift_pct &&
+		    t.notes.speed_shift_pct <= t.notes.speed_hi_pct);
+	assert_float_equal(t.notes.speed_p, 2.0 / 924, 1e-9);
+	stats_table_release(&t);
+	/* the same speed on both sides: the regression stands alone */
+	assert_int_equal(stats_table_build(pa, 6, pc, 6, &o, &t), 0);
+	assert_true(t.regressed);
+	assert_false(t.notes.speed_changed);
+	stats_table_release(&t);
+	/* one side without the probe: nothing to say */
+	assert_int_equal(stats_table_build(pa, 6, pd, 6, &o, &t), 0);
+	assert_false(t.notes.speed_changed);
+	stats_table_release(&t);
+	free_samples(a, 6);
+	free_samples(b, 6);
+	free_samples(c, 6);
+	free_samples(d, 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1265,6 +1340,7 @@ int main(void)
 		cmocka_unit_test(
 			test_compare_aa_false_regression_rate_at_most_alpha),
 		cmocka_unit_test(test_compare_finds_injected_5pct_regression),
+		cmocka_unit_test(test_table_notes_a_host_speed_change),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
