@@ -34,6 +34,11 @@
 # moves is how fast this machine copies memory from one run to the next,
 # which bounds every row above (loopback traffic is mostly copies).
 #
+# The host's speed: ours' stream runs carry its CPU speed probe
+# (host.speed, on by default for streams), and the table ends with, per
+# row, how much that moved over ours' runs and its correlation with ours'
+# figure (r^2: the share of ours' run-to-run variance that went with it).
+#
 # Environment:
 #   REPS   repetitions of each row (default 7)
 #   DUR    seconds of each run (default 10): ours -l DUR (after its default
@@ -132,7 +137,8 @@ run_ours() {
 		| [ $m[$k].value, ($m["window.disturbed"].value // "?"),
 		    ("foreign=" + (if $m["cpu.foreign_busy_pct"] then ($m["cpu.foreign_busy_pct"].value * 10
 		                   | round / 10 | tostring) + "%" else "n/a" end)),
-		    ("cpus=" + (.config.params.cpus // "?") + "/" + (.config.params.remote_cpus // "?")) ]
+		    ("cpus=" + (.config.params.cpus // "?") + "/" + (.config.params.remote_cpus // "?")),
+		    ("speed=" + (($m["host.speed"].value // null) | if . then (. * 10 | round / 10 | tostring) else "-" end)) ]
 		| if .[0] == null then empty else map(tostring) | join(" ") end' "$out" 2>/dev/null)
 	if [ $rc -ne 0 ] || [ -z "$res" ]; then
 		log "    netregress run $* failed (rc=$rc): $(tail -n 3 "$err" | tr '\n' ' ')"
@@ -234,11 +240,15 @@ OURS[tcp_rr]="tcp_rr -r 64,64"
 METRIC[tcp_rr]="transactions.per_s"; UNIT[tcp_rr]="trans/s"
 PEER[tcp_rr]="sockperf"; PARGS[tcp_rr]="64"
 
-# one line per successful run in $tmp/ROW.TOOL: "rep value disturbed"
+# one line per successful run in $tmp/ROW.TOOL: "rep value disturbed"; and
+# for ours, when the run probed the host's CPU speed, "rep value host.speed"
+# in $tmp/ROW.speed
 record() { # ROW TOOL REP RESULT
-	local v d note
+	local v d note sp
 	read -r v d note <<<"$4"
 	echo "$3 $v $d" >>"$tmp/$1.$2"
+	sp=$(sed -n 's/.*speed=\([0-9.]*\).*/\1/p' <<<"$note")
+	[ -n "$sp" ] && echo "$3 $v $sp" >>"$tmp/$1.speed"
 	log "$(awk -v t="$2" -v v="$v" -v u="${UNIT[$1]}" -v d="$d" -v n="$note" 'BEGIN {
 		printf "    %-9s %14.4f %-8s %s%s", t, v, u, (d + 0 == 1 ? "disturbed " : ""), n }')"
 }
@@ -347,6 +357,23 @@ awk -v n="$fn" -v m="$fm" -v c="$fc" -v reps="$REPS" -v cnt="${DD_COUNT:-?}" 'BE
 	if (n) printf "machine floor: dd 1 MiB blocks /dev/zero -> /dev/null, cpu 0, %s blocks: median %.2f GB/s, cov %s %%, %d/%d runs\n",
 		cnt, m, (c >= 0 ? sprintf("%.2f", c) : "-"), n, reps
 	else print "machine floor: dd did not run" }'
+# the CPU speed probe of ours' stream runs: how much the host's speed moved
+# between them, and how much of ours' spread went with it
+for row in "${ROWS[@]}"; do
+	[ -s "$tmp/$row.speed" ] || continue
+	awk -v d="${DESC[$row]}" '
+	{ n++; x[n] = $3; y[n] = $2; sx += $3; sy += $2 }
+	END {
+		if (n < 3) exit
+		mx = sx / n; my = sy / n
+		for (i = 1; i <= n; i++) {
+			vx += (x[i] - mx) ^ 2; vy += (y[i] - my) ^ 2; cxy += (x[i] - mx) * (y[i] - my)
+		}
+		r = (vx > 0 && vy > 0) ? cxy / sqrt(vx * vy) : 0
+		printf "host speed in ours %-31s host.speed mean %.1f op/us, cov %.2f %%; its correlation with ours: r = %.2f (r^2 %.2f), %d runs\n",
+			d ":", mx, 100 * sqrt(vx / (n - 1)) / mx, r, r * r, n
+	}' "$tmp/$row.speed"
+done
 echo
 echo "Medians over the runs; cov = sample standard deviation / mean of the runs, in %."
 echo "Gbps is the receiver side: ours throughput.gbps; iperf3 end.sum_received.bits_per_second"
@@ -358,4 +385,7 @@ echo "runs of ours / of the peer (out of REPS=$REPS).  cov o/p: ours' cov / the 
 echo "over the runs kept when at most one run was left out as disturbed (kept), else over"
 echo "all runs (all).  target: met when that cov is at most half the peer's.  machine floor:"
 echo "the same interleaving timing a fixed amount of copying with dd, nothing of the network:"
-echo "how much this machine's own speed moves from run to run."
+echo "how much this machine's own speed moves from run to run.  host speed: ours' CPU speed"
+echo "probe (host.speed, streams only) over ours' runs of the row, and the Pearson correlation"
+echo "of ours' figure with it: r^2 is the share of ours' run-to-run variance that went with"
+echo "the host's speed."
