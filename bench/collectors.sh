@@ -8,8 +8,8 @@
 #        REPS=2 DUR=1 bench/collectors.sh
 #
 # Variants of every test:
-#   off      --no-collect   (no kernel counters, no perf counters)
-#   on       (default)      kernel counters + perf counters
+#   off      --no-collect   (no kernel counters, no perf counters, no speed probe)
+#   on       (default)      kernel counters + perf counters + speed probe
 #   profile  --profile      all of the above + the kernel profiler
 # Tests: tcp_stream 1 flow, default message (128K); udp_stream 1452 B, 1 flow.
 #
@@ -59,12 +59,12 @@
 #   ODUR   measured seconds of each of them (default 20)
 #
 # The sharpest measurement comes last: `netregress run --overhead` switches
-# the in-window collectors (perf counters, profiler) off and on in 200 ms
+# the in-window collectors (perf counters, speed probe, profiler) off and on in 200 ms
 # phases within one run, and reports the geometric mean of the on/off rate
 # ratios of neighbouring phases with a 95% interval (overhead.on_off,
 # _lo, _hi).  Neighbouring 200 ms phases see nearly the same machine, far
 # closer than runs seconds apart.  ORUNS such runs of each test and variant
-# (on: perf counters; profile: perf counters and profiler), interleaved, are
+# (on: perf counters and speed probe; profile: those and the profiler), interleaved, are
 # pooled by inverse variance on the log scale; the verdict compares the
 # pooled ratio and its interval with the target.  What --overhead cannot
 # see: the /proc reads at the two marks (outside the window by design), and
@@ -348,6 +348,6 @@ if [ "$ORUNS" -gt 0 ]; then
 	echo "In-run pairs: each run's overhead.on_off (rate with the collectors on / off, geometric"
 	echo "mean over its on/off pairs of neighbouring 200 ms phases, with a 95% interval; rate ="
 	echo "receiver bytes of both directions), pooled over the runs by inverse variance on the log"
-	echo "scale; per run: each run's on/off.  on: perf counters paused in the off phases; profile:"
-	echo "perf counters and profiler.  verdict as above."
+	echo "scale; per run: each run's on/off.  on: perf counters and speed probe paused in the off"
+	echo "phases; profile: those and the profiler.  verdict as above."
 fi

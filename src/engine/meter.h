@@ -60,8 +60,9 @@ void engine_meter_release(struct engine_meter *m);
 /* Open (0) or close (1) the window: engine counters, /proc/stat, rusage. */
 void engine_meter_mark(struct engine_meter *m, struct engine *e, int which);
 /* Pause (true) or resume the in-window collectors, perf counters, the
- * speed probe and the profiler, between the marks (--overhead); the rest reads /proc at the
- * marks only. A collector that fails to switch is dropped with a note. */
+ * speed probe and the profiler, between the marks (--overhead); the rest
+ * reads /proc at the marks only. A collector that fails to switch is
+ * dropped with a note. */
 void engine_meter_pause(struct engine_meter *m, bool paused);
 /* Fill r from the marks and the joined engine; r owns its flows after. */
 int engine_meter_report(const struct engine_meter *m, const struct engine *e,

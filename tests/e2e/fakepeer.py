@@ -56,13 +56,15 @@ def client(mode, port):
     elif mode == "halfframe":
         s.sendall(b"NR\x02\x00\x00\x00\x10\x00{")
         time.sleep(0.2)
-    elif mode == "badcollect":
-        # a valid setup but for a collect.overhead that is not a boolean
+    elif mode in ("badcollect", "badspeed"):
+        # a valid setup but for a collect.overhead (collect.speed) that is
+        # not a boolean
+        key = "overhead" if mode == "badcollect" else "speed"
         s.sendall(frame({"type": "hello", "version": PROTO, "tool": "x", "env": {}}))
         recv_frame(s)
         s.sendall(frame({"type": "setup", "config": CFG, "udp_ports": [],
                          "collect": {"counters": False, "perf": False,
-                                     "profile": False, "overhead": "yes"}}))
+                                     "profile": False, key: "yes"}}))
         print(json.dumps(recv_frame(s)))
     elif mode == "foreign":
         # a valid setup, then a data connection from another source address

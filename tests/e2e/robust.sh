@@ -86,6 +86,9 @@ check "server logged why it dropped the bad sessions" grep -q "exceeds the .* by
 timeout 20 $FAKE badcollect "$SRV_PORT" >"$TMP/badcollect.out" 2>&1
 check "setup with a non-boolean collect.overhead gets an error naming overhead" \
 	jtrue "$TMP/badcollect.out" 'd["type"] == "error" and "overhead" in d["message"]'
+timeout 20 $FAKE badspeed "$SRV_PORT" >"$TMP/badspeed.out" 2>&1
+check "setup with a non-boolean collect.speed gets an error naming speed" \
+	jtrue "$TMP/badspeed.out" 'd["type"] == "error" and "speed" in d["message"]'
 
 # A data connection from an address other than the control peer is dropped.
 if ip addr show lo | grep -q "127.0.0.1/8"; then
