@@ -147,12 +147,35 @@ static void add_overhead(const struct engine_run *run, struct base_sample *s)
 	free(off);
 }
 
+/*
+ * The host's speed within the window (the probe's rate per 100 ms tick):
+ * whether it trended, how the rate went with it, and window.host_trend
+ * when the host's speed trended the way the rate did in a window that was
+ * not steady: then the host, not the test, may have moved the rate.
+ */
+static void add_host_trend(const struct engine_run *run, bool not_steady,
+			   const struct stats_trend *rate_tr, struct base_sample *s)
+{
+	struct stats_host_trend h;
+
+	if (stats_host_trend(run->rates, run->speeds, run->nrates, rate_tr,
+			     not_steady, &h) || !h.tested)
+		return;
+	base_sample_set(s, "window.speed_trend_tau", "", h.speed.tau);
+	base_sample_set(s, "window.speed_trend_p", "", h.speed.p);
+	if (h.rate_speed.tested) {
+		base_sample_set(s, "window.rate_speed_tau", "", h.rate_speed.tau);
+		base_sample_set(s, "window.rate_speed_p", "", h.rate_speed.p);
+	}
+	base_sample_set(s, "window.host_trend", "", h.host_trend ? 1 : 0);
+}
+
 int cli_sample(const struct job_config *cfg, const struct engine_run *run,
 	       const char *label, bool same_host, struct base_sample *s,
 	       struct base_err *err)
 {
-	struct stats_trend tr;
-	bool not_steady;
+	struct stats_trend tr = { 0 };
+	bool not_steady = false;
 	int ret;
 
 	ret = engine_run_sample(cfg, run, label, same_host, s, err);
@@ -164,6 +187,8 @@ int cli_sample(const struct job_config *cfg, const struct engine_run *run,
 		base_sample_set(s, "window.trend_p", "", tr.p);
 	}
 	base_sample_set(s, "window.not_steady", "", not_steady ? 1 : 0);
+	if (run->speeds)
+		add_host_trend(run, not_steady, &tr, s);
 	base_sample_set(s, "window.warmup_s", "s", (double)run->warmup_ns / NS_PER_S);
 	if (cfg->warmup_auto)
 		base_sample_set(s, "window.warmup_capped", "", run->warmup_capped ? 1 : 0);

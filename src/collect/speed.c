@@ -322,6 +322,20 @@ int collect_speed_pause(struct collect_speed *s, bool paused)
 	return 0;
 }
 
+int collect_speed_totals(struct collect_speed *s, double *steps, double *time_ns)
+{
+	if (!s || !steps || !time_ns)
+		return -EINVAL;
+	*steps = *time_ns = 0;
+	pthread_mutex_lock(&s->mu);
+	for (size_t i = 0; i < s->n; i++) {
+		*steps += s->p[i].steps;
+		*time_ns += s->p[i].time_ns;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return 0;
+}
+
 int collect_speed_result(const struct collect_speed *s,
 			 struct collect_speed_result *out)
 {

@@ -111,6 +111,14 @@ int collect_speed_stop(struct collect_speed *s);
  */
 int collect_speed_pause(struct collect_speed *s, bool paused);
 
+/*
+ * The work and time of the bursts counted so far in the window (or the last
+ * one), summed over every probe: a rate over part of the window is the
+ * difference of two calls, steps x 1000 / ns per microsecond. Returns 0, or
+ * -EINVAL when an argument is NULL. Control thread; cheap (one lock).
+ */
+int collect_speed_totals(struct collect_speed *s, double *steps, double *time_ns);
+
 /* The last closed window in *out. Returns 0, or -EINVAL when s or out is
  * NULL or no window was closed. Control thread, after stop. */
 int collect_speed_result(const struct collect_speed *s,

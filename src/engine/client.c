@@ -27,6 +27,9 @@
 struct tick {
 	int64_t t_ns;
 	double work; /* receiver bytes of both directions, or transactions */
+	/* the speed probe's totals when the tick came (has_speed) */
+	bool has_speed;
+	double speed_steps, speed_ns;
 };
 
 /* Work per second between two ticks (b later than a). */
@@ -350,6 +353,8 @@ static void on_tick(struct client *c, const json_t *tick)
 		k->t_ns = t;
 		k->work = job_test_kind(c->cfg->test) != JOB_KIND_STREAM ?
 			  (double)n : (double)((uint64_t)srv_rx + rx);
+		k->has_speed = c->meter_ok &&
+			       engine_meter_speed_totals(&c->meter, &k->speed_steps, &k->speed_ns);
 		overhead_tick(c, tick);
 	}
 	/* half a tick early is on time */
@@ -373,20 +378,35 @@ static void on_tick(struct client *c, const json_t *tick)
 }
 
 /* The 100 ms receiver-side rates inside the window, for the caller's
- * steady-state check. */
+ * steady-state check, and the speed probe's rate over each of them. */
 static void window_rates(const struct client *c, struct engine_run *out)
 {
 	int64_t lo = c->warmup_ns, hi = lo + c->cfg->duration_ns;
+	size_t cap = c->nticks ? c->nticks : 1;
+	bool probed = false;
 
-	out->rates = malloc((c->nticks ? c->nticks : 1) * sizeof(*out->rates));
-	if (!out->rates)
+	out->rates = malloc(cap * sizeof(*out->rates));
+	out->speeds = malloc(cap * sizeof(*out->speeds));
+	if (!out->rates || !out->speeds) {
+		free(out->speeds);
+		out->speeds = NULL;
 		return;
+	}
 	for (size_t i = 1; i < c->nticks; i++) {
 		const struct tick *a = &c->ticks[i - 1], *b = &c->ticks[i];
+		double ns = b->speed_ns - a->speed_ns;
 
 		if (a->t_ns < lo || b->t_ns > hi || b->t_ns <= a->t_ns)
 			continue;
+		/* NaN: no burst of the probe ended within this tick */
+		out->speeds[out->nrates] = a->has_speed && b->has_speed && ns > 0 ?
+			(b->speed_steps - a->speed_steps) * 1000.0 / ns : NAN;
+		probed |= a->has_speed && b->has_speed;
 		out->rates[out->nrates++] = tick_rate(a, b);
+	}
+	if (!probed) {
+		free(out->speeds);
+		out->speeds = NULL;
 	}
 }
 
@@ -724,6 +744,7 @@ void engine_run_release(struct engine_run *r)
 	json_decref(r->sysenv_remote);
 	free(r->latency);
 	free(r->rates);
+	free(r->speeds);
 	free(r->phases);
 	memset(r, 0, sizeof(*r));
 }

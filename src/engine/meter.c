@@ -227,6 +227,12 @@ void engine_meter_pause(struct engine_meter *m, bool paused)
 	}
 }
 
+bool engine_meter_speed_totals(const struct engine_meter *m, double *steps,
+			       double *time_ns)
+{
+	return m->speed && m->speed_ok && !collect_speed_totals(m->speed, steps, time_ns);
+}
+
 /* The exact figures of the window: process CPU, workers' run and wait
  * time, and the CPU each worker last ran on ("0,1"). */
 static void report_tasks(const struct engine_meter *m, struct proto_end_report *r)

@@ -64,6 +64,10 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which);
  * reads /proc at the marks only. A collector that fails to switch is
  * dropped with a note. */
 void engine_meter_pause(struct engine_meter *m, bool paused);
+/* The speed probe's work and time so far in the window (collect_speed_totals);
+ * false when no probe runs. */
+bool engine_meter_speed_totals(const struct engine_meter *m, double *steps,
+			       double *time_ns);
 /* Fill r from the marks and the joined engine; r owns its flows after. */
 int engine_meter_report(const struct engine_meter *m, const struct engine *e,
 			bool drain_timeout, struct proto_end_report *r,

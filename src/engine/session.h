@@ -63,6 +63,10 @@ struct engine_run {
 	 * of each 100 ms tick inside the window, in order; owned */
 	double *rates;
 	size_t nrates;
+	/* the speed probe's rate (collect/speed.h, steps per microsecond over
+	 * this host's probed CPUs) in each of those ticks, NaN where no burst
+	 * ended within it; NULL when no probe ran here; owned */
+	double *speeds;
 	/* --overhead: every collector phase that ended inside the window, in
 	 * order; phase numbers 2i and 2i + 1 are a pair, one on and one off */
 	struct engine_phase {

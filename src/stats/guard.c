@@ -92,6 +92,47 @@ int stats_mann_kendall(const double *x, size_t n, struct stats_trend *out)
 	return 0;
 }
 
+struct xy {
+	double x, y;
+};
+
+static int by_x(const void *a, const void *b)
+{
+	double p = ((const struct xy *)a)->x, q = ((const struct xy *)b)->x;
+
+	return (p > q) - (p < q);
+}
+
+int stats_kendall(const double *x, const double *y, size_t n,
+		  struct stats_trend *out)
+{
+	struct xy *v;
+	double *ys;
+	int ret;
+
+	if (!x || !y || !out)
+		return -EINVAL;
+	if (stats_check_finite(x, n) || stats_check_finite(y, n))
+		return -EINVAL;
+	v = malloc((n ? n : 1) * sizeof(*v));
+	ys = malloc((n ? n : 1) * sizeof(*ys));
+	if (!v || !ys) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct xy){ x[i], y[i] };
+	/* qsort is not stable: tied x keep no order, which such x never have */
+	qsort(v, n, sizeof(*v), by_x);
+	for (size_t i = 0; i < n; i++)
+		ys[i] = v[i].y;
+	ret = stats_mann_kendall(ys, n, out);
+out:
+	free(v);
+	free(ys);
+	return ret;
+}
+
 int stats_steady(const double *rates, size_t n, struct stats_trend *tr,
 		 bool *not_steady)
 {
@@ -107,4 +148,41 @@ int stats_steady(const double *rates, size_t n, struct stats_trend *tr,
 	*not_steady = tr->tested && tr->p < STATS_STEADY_P &&
 		      fabs(tr->tau) > STATS_STEADY_TAU;
 	return 0;
+}
+
+int stats_host_trend(const double *rates, const double *speeds, size_t n,
+		     const struct stats_trend *rate_tr, bool not_steady,
+		     struct stats_host_trend *out)
+{
+	double *sp, *rt;
+	bool moved;
+	size_t k = 0;
+	int ret = 0;
+
+	if (!rates || !speeds || !rate_tr || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	sp = malloc((n ? n : 1) * sizeof(*sp));
+	rt = malloc((n ? n : 1) * sizeof(*rt));
+	if (!sp || !rt) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(speeds[i]) || !isfinite(rates[i]))
+			continue;
+		sp[k] = speeds[i];
+		rt[k++] = rates[i];
+	}
+	if ((ret = stats_steady(sp, k, &out->speed, &moved)) || !out->speed.tested)
+		goto out;
+	if ((ret = stats_kendall(sp, rt, k, &out->rate_speed)))
+		goto out;
+	out->tested = true;
+	out->host_trend = not_steady && rate_tr->tested && out->speed.p < STATS_STEADY_P &&
+			  (out->speed.tau > 0) == (rate_tr->tau > 0);
+out:
+	free(sp);
+	free(rt);
+	return ret;
 }

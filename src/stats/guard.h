@@ -46,6 +46,17 @@ struct stats_trend {
 int stats_mann_kendall(const double *x, size_t n, struct stats_trend *out);
 
 /*
+ * Kendall's rank correlation of y with x over n pairs, as a Mann-Kendall
+ * test of y taken in the order of x: tau in [-1, 1] (> 0: y rises with x),
+ * S, its tie-corrected variance (ties in y) and the two-sided p. Pairs tied
+ * in x count as ordered by their position, so meant for continuous x (a
+ * measured speed). Fewer than 4 pairs: not tested. Returns 0, -EINVAL
+ * (NULL, non-finite values) or -ENOMEM.
+ */
+int stats_kendall(const double *x, const double *y, size_t n,
+		  struct stats_trend *out);
+
+/*
  * Steady state of a window from its interval rates (in time order): not
  * steady when the Mann-Kendall trend is significant (p < 0.01) and strong
  * (|tau| > 0.25), so that a long window's tiny drift does not count.
@@ -55,5 +66,27 @@ int stats_mann_kendall(const double *x, size_t n, struct stats_trend *out);
 #define STATS_STEADY_TAU 0.25
 int stats_steady(const double *rates, size_t n, struct stats_trend *tr,
 		 bool *not_steady);
+
+/* The host's part in a window: see stats_host_trend(). */
+struct stats_host_trend {
+	bool tested;                   /* at least 8 ticks with a speed */
+	struct stats_trend speed;      /* Mann-Kendall of the speeds, in time order */
+	struct stats_trend rate_speed; /* Kendall of the rates against the speeds */
+	/* the window was not steady and the speeds trended significantly
+	 * (p < STATS_STEADY_P) the same way as the rates */
+	bool host_trend;
+};
+
+/*
+ * Whether the host's speed moved the rate within a window: rates[i] and
+ * speeds[i] belong to the same 100 ms tick (the CPU speed probe's rate in
+ * it, collect/speed.h); a NaN speed leaves its tick out. rate_tr and
+ * not_steady are the window's own steady-state result (stats_steady on
+ * all the rates). Returns 0 (out->tested false with fewer than 8 speeds),
+ * -EINVAL (NULL) or -ENOMEM.
+ */
+int stats_host_trend(const double *rates, const double *speeds, size_t n,
+		     const struct stats_trend *rate_tr, bool not_steady,
+		     struct stats_host_trend *out);
 
 #endif

@@ -139,5 +139,15 @@ while time.monotonic() < end:
 	wait "$slicer" 2>/dev/null
 	check "time sliced off cpu $last: its probe rate falls below cpu 0's, its lost time rises" \
 		jtrue "$TMP/sliced.json" "v('host.speed.cpu$last') < 0.8 * v('host.speed.cpu0') and v('host.speed.cpu$last.lost_pct') > v('host.speed.cpu0.lost_pct') + 10"
+
 fi
+# The probe's speed per 100 ms tick within the window: window.host_trend
+# follows its definition (its cases are unit tests of stats_host_trend; a
+# guest task cannot stand in for the host here, since a probe that wakes
+# while a higher-priority task runs simply bursts after it)
+check "window.host_trend is 1 exactly when not steady and the host's speed trended the same way (p < 0.01)" \
+	jtrue "$TMP/trend.json" 'v("window.host_trend") == (1 if v("window.not_steady") == 1 and v("window.speed_trend_p") < 0.01 and (v("window.speed_trend_tau") > 0) == (v("window.trend_tau") > 0) else 0)'
+check "the probe's speed per tick: its trend and its rank correlation with the rate are in [-1, 1]" \
+	jtrue "$TMP/quiet.json" 'all(-1 <= v(k) <= 1 for k in ("window.speed_trend_tau", "window.rate_speed_tau")) and 0 <= v("window.rate_speed_p") <= 1'
+
 exit 0

@@ -1216,6 +1216,82 @@ static void test_paired_ratio_matches_scipy(void **state)
 	assert_int_equal(stats_paired_ratio(inf, same, 2, 0.95, &r), -EINVAL);
 }
 
+static void test_kendall_matches_scipy(void **state)
+{
+	/* scipy.stats.kendalltau(x, y): tau 0.7575757575757575 (no ties);
+	 * S = 50, var(S) = 12 * 11 * 29 / 18, and the continuity-corrected
+	 * normal p, 2 * norm.sf((50 - 1) / sqrt(212.667)) = 0.00077926997 */
+	static const double x[] = { 3.1, 1.2, 4.5, 2.2, 5.9, 0.7, 6.3, 7.7, 2.9, 8.1, 9.4, 4.1 };
+	static const double y[] = { 10.0, 9.1, 12.5, 11.0, 12.0, 8.7, 11.9, 14.2, 10.4, 13.0, 15.1, 10.9 };
+	static const double nan_x[] = { 1, 2, NAN, 4 };
+	struct stats_trend t;
+	double neg[12];
+
+	(void)state;
+	assert_int_equal(stats_kendall(x, y, 12, &t), 0);
+	assert_true(t.tested);
+	assert_float_equal(t.tau, 0.7575757575757575, 1e-12);
+	assert_float_equal(t.s, 50, 0);
+	assert_float_equal(t.var_s, 212.66666666666666, 1e-9);
+	assert_float_equal(t.p, 0.0007792699724176719, 1e-12);
+	/* y falling as x rises: the same strength, the other sign */
+	for (int i = 0; i < 12; i++)
+		neg[i] = -y[i];
+	assert_int_equal(stats_kendall(x, neg, 12, &t), 0);
+	assert_float_equal(t.tau, -0.7575757575757575, 1e-12);
+	assert_int_equal(stats_kendall(x, y, 3, &t), 0);
+	assert_false(t.tested);
+	assert_int_equal(stats_kendall(nan_x, y, 4, &t), -EINVAL);
+	assert_int_equal(stats_kendall(NULL, y, 4, &t), -EINVAL);
+}
+
+/* 40 ticks: a level that steps from `before` to `after` at tick 20, with a
+ * fixed +-3% zigzag so that no two values tie */
+static void stepped(double *v, double before, double after)
+{
+	for (int i = 0; i < 40; i++)
+		v[i] = (i < 20 ? before : after) * (1 + 0.03 * ((i % 4) - 1.5) / 1.5) + 0.001 * i;
+}
+
+static void test_host_trend_only_when_the_speed_moved_with_the_rate(void **state)
+{
+	double rates[40], down[40], flat[40], up[40], gappy[40];
+	struct stats_trend rt;
+	struct stats_host_trend h;
+	bool not_steady;
+
+	(void)state;
+	stepped(rates, 3600, 2700);
+	stepped(down, 380, 300);
+	stepped(flat, 380, 380);
+	stepped(up, 300, 380);
+	assert_int_equal(stats_steady(rates, 40, &rt, &not_steady), 0);
+	assert_true(not_steady && rt.tau < 0);
+	/* the host slowed when the rate fell: the host's doing */
+	assert_int_equal(stats_host_trend(rates, down, 40, &rt, not_steady, &h), 0);
+	assert_true(h.tested && h.host_trend);
+	assert_true(h.speed.tau < -0.25 && h.speed.p < 0.01);
+	assert_true(h.rate_speed.tau > 0.25 && h.rate_speed.p < 0.01);
+	/* the host held its speed: the rate fell for another reason */
+	assert_int_equal(stats_host_trend(rates, flat, 40, &rt, not_steady, &h), 0);
+	assert_true(h.tested);
+	assert_false(h.host_trend);
+	/* the host sped up while the rate fell: not the host either */
+	assert_int_equal(stats_host_trend(rates, up, 40, &rt, not_steady, &h), 0);
+	assert_false(h.host_trend);
+	assert_true(h.rate_speed.tau < 0);
+	/* a steady window is never the host's, whatever the speed did */
+	assert_int_equal(stats_host_trend(rates, down, 40, &rt, false, &h), 0);
+	assert_false(h.host_trend);
+	/* ticks without a burst are left out; under 8 left: not tested */
+	for (int i = 0; i < 40; i++)
+		gappy[i] = i % 6 ? NAN : down[i];
+	assert_int_equal(stats_host_trend(rates, gappy, 40, &rt, not_steady, &h), 0);
+	assert_false(h.tested);
+	assert_false(h.host_trend);
+	assert_int_equal(stats_host_trend(NULL, down, 40, &rt, not_steady, &h), -EINVAL);
+}
+
 /* n samples of one tcp_stream configuration: throughput gbps[i], and the
  * probe's host.speed speed[i] (none when speed is NULL) */
 static struct base_sample *speed_samples(size_t n, const double *gbps,
@@ -1341,6 +1417,8 @@ int main(void)
 			test_compare_aa_false_regression_rate_at_most_alpha),
 		cmocka_unit_test(test_compare_finds_injected_5pct_regression),
 		cmocka_unit_test(test_table_notes_a_host_speed_change),
+		cmocka_unit_test(test_kendall_matches_scipy),
+		cmocka_unit_test(test_host_trend_only_when_the_speed_moved_with_the_rate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
