@@ -109,6 +109,9 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 	if (nt->not_steady_a || nt->not_steady_b)
 		fprintf(out, "note: samples whose rate trended within the window (not steady): %zu in %s, %zu in %s\n",
 			nt->not_steady_a, label_a, nt->not_steady_b, label_b);
+	if (nt->host_trend_a || nt->host_trend_b)
+		fprintf(out, "note: of those, the host's CPU speed (speed probe) trended the same way within the window: %zu in %s, %zu in %s\n",
+			nt->host_trend_a, label_a, nt->host_trend_b, label_b);
 	if (nt->speed_changed)
 		fprintf(out, "note: the CPU speed probe (host.speed) moved %+.1f%% [%+.1f%%, %+.1f%%] from %s to %s (p = %.4f): the host ran the test's CPUs at another speed, so part of a change of the same sign may be the host's\n",
 			nt->speed_shift_pct, nt->speed_lo_pct, nt->speed_hi_pct,
@@ -162,7 +165,7 @@ json_t *report_compare_json(const struct stats_table *t)
 				"verdict_text", v, "runs_needed", (json_int_t)r->c.runs_needed);
 		json_array_append_new(rows, row);
 	}
-	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}}",
+	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}}",
 		      "config_key", t->config_key, "test", t->test,
 		      "headline", t->headline, "rows", rows, "regressed", t->regressed,
 		      "notes", "too_few", t->notes.too_few,
@@ -176,6 +179,8 @@ json_t *report_compare_json(const struct stats_table *t)
 		      "disturbed_b", (json_int_t)t->notes.disturbed_b,
 		      "not_steady_a", (json_int_t)t->notes.not_steady_a,
 		      "not_steady_b", (json_int_t)t->notes.not_steady_b,
+		      "host_trend_a", (json_int_t)t->notes.host_trend_a,
+		      "host_trend_b", (json_int_t)t->notes.host_trend_b,
 		      "speed_shift_pct", speed_num(&t->notes, t->notes.speed_shift_pct),
 		      "speed_lo_pct", speed_num(&t->notes, t->notes.speed_lo_pct),
 		      "speed_hi_pct", speed_num(&t->notes, t->notes.speed_hi_pct),

@@ -180,13 +180,14 @@ static bool flagged(const struct base_sample *s, const char *name)
  */
 static size_t undisturbed(const struct base_sample *const *s, size_t n,
 			  bool keep, const struct base_sample **kept,
-			  size_t *dropped, size_t *not_steady)
+			  size_t *dropped, size_t *not_steady, size_t *host_trend)
 {
 	size_t k = 0;
 
-	*dropped = *not_steady = 0;
+	*dropped = *not_steady = *host_trend = 0;
 	for (size_t i = 0; i < n; i++) {
 		*not_steady += flagged(s[i], "window.not_steady");
+		*host_trend += flagged(s[i], "window.host_trend");
 		if (!keep && flagged(s[i], "window.disturbed"))
 			continue;
 		kept[k++] = s[i];
@@ -219,9 +220,9 @@ int stats_table_build(const struct base_sample *const *a_all, size_t na_all,
 		return -ENOMEM;
 	}
 	na = undisturbed(a_all, na_all, o->keep_disturbed, a, &out->notes.disturbed_a,
-			 &out->notes.not_steady_a);
+			 &out->notes.not_steady_a, &out->notes.host_trend_a);
 	nb = undisturbed(b_all, nb_all, o->keep_disturbed, b, &out->notes.disturbed_b,
-			 &out->notes.not_steady_b);
+			 &out->notes.not_steady_b, &out->notes.host_trend_b);
 	ret = build(a, na, b, nb, o, out);
 	free(a);
 	free(b);

@@ -37,6 +37,7 @@ struct stats_notes {
 	char env_diff_a[160], env_diff_b[160]; /* "client.kernel" etc. that differ within a label */
 	size_t disturbed_a, disturbed_b; /* samples left out as disturbed */
 	size_t not_steady_a, not_steady_b; /* samples whose window trended */
+	size_t host_trend_a, host_trend_b; /* of those, with the host's speed trending the same way */
 	/* the CPU speed probe (host.speed) differed between the labels:
 	 * significant at the headline's alpha; its shift in percent and
 	 * interval, as in its row */

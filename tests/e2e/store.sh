@@ -32,8 +32,9 @@ timeout 60 "$NR" run udp_rr -l 300ms --warmup 0 --json --no-store >"$TMP/one.jso
 "$NR" import --db "$TMP/copy.db" "$TMP/one.json" >"$TMP/imp3"
 check "a run --json document imports (with its histogram)" grep -q "1 samples added" "$TMP/imp3"
 
-# The host's speed note: six samples a side made from one stored tcp_stream
-# sample (new ids), B 10% slower and its host.speed 10% lower as well.
+# The host's speed notes: six samples a side made from one stored tcp_stream
+# sample (new ids), B 10% slower and its host.speed 10% lower as well; two
+# of B's windows not steady with the host's speed trending along.
 python3 - "$TMP/all.jsonl" "$TMP/speed.jsonl" <<'PY'
 import json, sys, uuid
 base = json.loads(open(sys.argv[1]).readline())
@@ -47,6 +48,9 @@ with open(sys.argv[2], "w") as out:
             m["throughput.gbps"]["value"] = g * (1 + 0.003 * (i - 2.5))
             m["host.speed"] = {"value": sp * (1 + 0.002 * (2.5 - i)), "unit": "op/us"}
             m["window.disturbed"]["value"] = 0
+            trended = 1 if label == "slow" and i < 2 else 0
+            m["window.not_steady"] = {"value": trended, "unit": ""}
+            m["window.host_trend"] = {"value": trended, "unit": ""}
             out.write(json.dumps(d) + "\n")
 PY
 "$NR" import --db "$TMP/speed.db" "$TMP/speed.jsonl" >/dev/null
@@ -54,9 +58,11 @@ PY
 rc=$?
 checkx "compare notes that the host's cpu speed moved with the throughput" \
 	'[ $rc -eq 1 ] && grep -qE "^note: the CPU speed probe \(host.speed\) moved -10\.[0-9]% .* from fast to slow" "$TMP/speed.txt"'
+check "compare counts the non-steady windows whose host speed trended along" \
+	grep -q "^note: of those, the host's CPU speed (speed probe) trended the same way within the window: 0 in fast, 2 in slow" "$TMP/speed.txt"
 "$NR" compare --db "$TMP/speed.db" --json fast slow >"$TMP/speed.json"
 check "compare --json carries the speed note's shift" \
-	jtrue "$TMP/speed.json" '-11 < d["configs"][0]["notes"]["speed_shift_pct"] < -9 and d["configs"][0]["notes"]["speed_p"] < 0.05'
+	jtrue "$TMP/speed.json" '-11 < d["configs"][0]["notes"]["speed_shift_pct"] < -9 and d["configs"][0]["notes"]["speed_p"] < 0.05 and d["configs"][0]["notes"]["host_trend_b"] == 2'
 
 # Bad databases: a clear error, exit 3, the file untouched.
 printf 'this is not a database\n' >"$TMP/text.db"
