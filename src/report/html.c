@@ -762,7 +762,8 @@ static void html_pair(FILE *out, const struct report_doc *d,
 		if (!nt->too_few && !nt->outliers_a && !nt->outliers_b &&
 		    !(nt->drift_p_a < 0.05) && !(nt->drift_p_b < 0.05) &&
 		    !nt->disturbed_a && !nt->disturbed_b && !nt->not_steady_a &&
-		    !nt->not_steady_b && !nt->env_diff_a[0] && !nt->env_diff_b[0])
+		    !nt->not_steady_b && !nt->env_diff_a[0] && !nt->env_diff_b[0] &&
+		    !nt->speed_changed)
 			continue;
 		fputs("<p class=\"note\"><code>", out);
 		esc(out, descs[cmp->config]);
@@ -780,6 +781,12 @@ static void html_pair(FILE *out, const struct report_doc *d,
 		if (nt->not_steady_a || nt->not_steady_b)
 			fprintf(out, " samples whose rate trended within the window (not steady): %zu and %zu.",
 				nt->not_steady_a, nt->not_steady_b);
+		if (nt->host_trend_a || nt->host_trend_b)
+			fprintf(out, " of those, with the host's CPU speed trending the same way: %zu and %zu.",
+				nt->host_trend_a, nt->host_trend_b);
+		if (nt->speed_changed)
+			fprintf(out, " the CPU speed probe (host.speed) moved %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): part of a change of the same sign may be the host's.",
+				nt->speed_shift_pct, nt->speed_lo_pct, nt->speed_hi_pct, nt->speed_p);
 		if (nt->env_diff_a[0] || nt->env_diff_b[0]) {
 			fputs(" samples of one label ran in different environments: ", out);
 			esc(out, nt->env_diff_a[0] ? nt->env_diff_a : nt->env_diff_b);

@@ -303,6 +303,22 @@ static void md_notes(FILE *out, const struct report_doc *d,
 		report_md_escape(out, b);
 		fputc('\n', out);
 	}
+	if (nt->host_trend_a || nt->host_trend_b) {
+		fputs("- ", out);
+		md_code(out, desc);
+		fprintf(out, ": of those, with the host's CPU speed (speed probe) trending the same way: %zu in ",
+			nt->host_trend_a);
+		report_md_escape(out, a);
+		fprintf(out, ", %zu in ", nt->host_trend_b);
+		report_md_escape(out, b);
+		fputc('\n', out);
+	}
+	if (nt->speed_changed) {
+		fputs("- ", out);
+		md_code(out, desc);
+		fprintf(out, ": the CPU speed probe (host.speed) moved %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): part of a change of the same sign may be the host's\n",
+			nt->speed_shift_pct, nt->speed_lo_pct, nt->speed_hi_pct, nt->speed_p);
+	}
 	for (int side = 0; side < 2; side++) {
 		double p = side ? nt->drift_p_b : nt->drift_p_a;
 		const char *diff = side ? nt->env_diff_b : nt->env_diff_a;
@@ -332,7 +348,8 @@ static bool has_notes(const struct stats_notes *nt)
 	return nt->too_few || nt->outliers_a || nt->outliers_b ||
 	       nt->drift_p_a < 0.05 || nt->drift_p_b < 0.05 ||
 	       nt->disturbed_a || nt->disturbed_b || nt->not_steady_a ||
-	       nt->not_steady_b || nt->env_diff_a[0] || nt->env_diff_b[0];
+	       nt->not_steady_b || nt->env_diff_a[0] || nt->env_diff_b[0] ||
+	       nt->speed_changed;
 }
 
 static void md_pair(FILE *out, const struct report_doc *d,

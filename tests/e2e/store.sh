@@ -60,6 +60,10 @@ checkx "compare notes that the host's cpu speed moved with the throughput" \
 	'[ $rc -eq 1 ] && grep -qE "^note: the CPU speed probe \(host.speed\) moved -10\.[0-9]% .* from fast to slow" "$TMP/speed.txt"'
 check "compare counts the non-steady windows whose host speed trended along" \
 	grep -q "^note: of those, the host's CPU speed (speed probe) trended the same way within the window: 0 in fast, 2 in slow" "$TMP/speed.txt"
+"$NR" report --db "$TMP/speed.db" --format md -o "$TMP/speed.md" fast slow 2>/dev/null
+"$NR" report --db "$TMP/speed.db" -o "$TMP/speed.html" fast slow 2>/dev/null
+check "the report's notes carry both speed notes, markdown and html" \
+	sh -c 'grep -q "host.speed) moved -10" "$1" && grep -q "trending the same way: 0 in fast, 2 in slow" "$1" && grep -q "host.speed) moved -10" "$2" && grep -q "trending the same way: 0 and 2" "$2"' _ "$TMP/speed.md" "$TMP/speed.html"
 "$NR" compare --db "$TMP/speed.db" --json fast slow >"$TMP/speed.json"
 check "compare --json carries the speed note's shift" \
 	jtrue "$TMP/speed.json" '-11 < d["configs"][0]["notes"]["speed_shift_pct"] < -9 and d["configs"][0]["notes"]["speed_p"] < 0.05 and d["configs"][0]["notes"]["host_trend_b"] == 2'
