@@ -386,12 +386,10 @@ static void window_rates(const struct client *c, struct engine_run *out)
 	bool probed = false;
 
 	out->rates = malloc(cap * sizeof(*out->rates));
-	out->speeds = malloc(cap * sizeof(*out->speeds));
-	if (!out->rates || !out->speeds) {
-		free(out->speeds);
-		out->speeds = NULL;
+	if (!out->rates)
 		return;
-	}
+	/* without memory for the speeds, the rates alone */
+	out->speeds = malloc(cap * sizeof(*out->speeds));
 	for (size_t i = 1; i < c->nticks; i++) {
 		const struct tick *a = &c->ticks[i - 1], *b = &c->ticks[i];
 		double ns = b->speed_ns - a->speed_ns;
@@ -399,9 +397,10 @@ static void window_rates(const struct client *c, struct engine_run *out)
 		if (a->t_ns < lo || b->t_ns > hi || b->t_ns <= a->t_ns)
 			continue;
 		/* NaN: no burst of the probe ended within this tick */
-		out->speeds[out->nrates] = a->has_speed && b->has_speed && ns > 0 ?
-			(b->speed_steps - a->speed_steps) * 1000.0 / ns : NAN;
-		probed |= a->has_speed && b->has_speed;
+		if (out->speeds)
+			out->speeds[out->nrates] = a->has_speed && b->has_speed && ns > 0 ?
+				(b->speed_steps - a->speed_steps) * 1000.0 / ns : NAN;
+		probed |= out->speeds && a->has_speed && b->has_speed;
 		out->rates[out->nrates++] = tick_rate(a, b);
 	}
 	if (!probed) {
