@@ -325,6 +325,13 @@ static void report_counters(const struct engine_meter *m,
 	}
 }
 
+/* A collector that gave nothing: its own note, else the fallback. */
+static void note_missing(struct proto_end_report *r, const char *key,
+			 const char *note, const char *fallback)
+{
+	json_object_set_new(r->notes, key, json_string(note[0] ? note : fallback));
+}
+
 static void report_perf(const struct engine_meter *m, struct proto_end_report *r)
 {
 	struct collect_perf_result pr;
@@ -333,9 +340,7 @@ static void report_perf(const struct engine_meter *m, struct proto_end_report *r
 	if (!m->col.perf)
 		return;
 	if (!m->perf || !m->perf_ok || collect_perf_result(m->perf, &pr)) {
-		json_object_set_new(r->notes, "perf",
-				    json_string(m->perf_note[0] ? m->perf_note :
-						"perf counters could not be read"));
+		note_missing(r, "perf", m->perf_note, "perf counters could not be read");
 		return;
 	}
 	for (int i = 0; i < COLLECT_PERF_NEVENTS; i++) {
@@ -380,9 +385,7 @@ static void report_speed(const struct engine_meter *m, struct proto_end_report *
 	if (!m->col.speed)
 		return;
 	if (!m->speed || !m->speed_ok || collect_speed_result(m->speed, &sr)) {
-		json_object_set_new(r->notes, "speed",
-				    json_string(m->speed_note[0] ? m->speed_note :
-						"speed probe could not be read"));
+		note_missing(r, "speed", m->speed_note, "speed probe could not be read");
 		return;
 	}
 	for (size_t i = 0; i < sr.ncpu; i++) {
@@ -416,9 +419,7 @@ static void report_profile(const struct engine_meter *m, struct proto_end_report
 		return;
 	if (!m->prof || !m->prof_ok ||
 	    collect_profile_result(m->prof, m->ksyms, 50, &pr, &err)) {
-		json_object_set_new(r->notes, "profile",
-				    json_string(m->prof_note[0] ? m->prof_note :
-						err.msg[0] ? err.msg : "no profile"));
+		note_missing(r, "profile", m->prof_note, err.msg[0] ? err.msg : "no profile");
 		return;
 	}
 	for (size_t i = 0; i < pr.nrows; i++)
