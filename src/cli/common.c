@@ -11,6 +11,7 @@
 #include "engine/result.h"
 #include "stats/desc.h"
 #include "stats/guard.h"
+#include "stats/levels.h"
 
 #define CLI_WARMUP_TREND_P 0.05 /* a trend this likely keeps warming up */
 
@@ -170,6 +171,23 @@ static void add_host_trend(const struct engine_run *run, bool not_steady,
 	base_sample_set(s, "window.host_trend", "", h.host_trend ? 1 : 0);
 }
 
+/*
+ * The levels of the window's 100 ms rates: how many, how far apart, and
+ * window.mixed when the rate left a level and came back (see
+ * stats_levels()).
+ */
+static void add_levels(const struct engine_run *run, struct base_sample *s)
+{
+	struct stats_levels lv;
+
+	if (stats_levels(run->rates, run->nrates, &lv) || !lv.tested)
+		return;
+	base_sample_set(s, "window.levels", "", (double)lv.count);
+	base_sample_set(s, "window.level_lo_pct", "%", lv.lo_pct);
+	base_sample_set(s, "window.level_hi_pct", "%", lv.hi_pct);
+	base_sample_set(s, "window.mixed", "", lv.mixed ? 1 : 0);
+}
+
 int cli_sample(const struct job_config *cfg, const struct engine_run *run,
 	       const char *label, bool same_host, struct base_sample *s,
 	       struct base_err *err)
@@ -187,6 +205,8 @@ int cli_sample(const struct job_config *cfg, const struct engine_run *run,
 		base_sample_set(s, "window.trend_p", "", tr.p);
 	}
 	base_sample_set(s, "window.not_steady", "", not_steady ? 1 : 0);
+	if (run->rates)
+		add_levels(run, s);
 	if (run->speeds)
 		add_host_trend(run, not_steady, &tr, s);
 	base_sample_set(s, "window.warmup_s", "s", (double)run->warmup_ns / NS_PER_S);

@@ -137,10 +137,11 @@ int cmd_compare(int argc, char **argv)
 		}
 		ret = stats_table_build(sa.p, sa.n, sb.p, sb.n, &to, &t);
 		if (!ret) {
-			if (json)
-				json_array_append_new(json_object_get(doc, "configs"),
-						      report_compare_json(&t));
-			else if (csv)
+			if (json) {
+				if (json_array_append_new(json_object_get(doc, "configs"),
+							  report_compare_json(&t)))
+					ret = -ENOMEM;
+			} else if (csv)
 				report_compare_csv(stdout, &t, a, b);
 			else
 				report_compare_table(stdout, &t, a, b);

@@ -112,6 +112,10 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 	if (nt->host_trend_a || nt->host_trend_b)
 		fprintf(out, "note: of those, the host's CPU speed (speed probe) trended the same way within the window: %zu in %s, %zu in %s\n",
 			nt->host_trend_a, label_a, nt->host_trend_b, label_b);
+	if (nt->mixed_a || nt->mixed_b)
+		fprintf(out, "note: samples whose 100 ms rate left a level and came back within the window (window.mixed; levels up to %.0f%% of the mean apart): %zu in %s, %zu in %s: each mean depends on the time spent at each level\n",
+			fmax(nt->mixed_gap_a, nt->mixed_gap_b), nt->mixed_a, label_a,
+			nt->mixed_b, label_b);
 	if (nt->speed_changed)
 		fprintf(out, "note: the CPU speed probe (host.speed) moved %+.1f%% [%+.1f%%, %+.1f%%] from %s to %s (p = %.4f): the host ran the test's CPUs at another speed, so part of a change of the same sign may be the host's\n",
 			nt->speed_shift_pct, nt->speed_lo_pct, nt->speed_hi_pct,
@@ -165,7 +169,7 @@ json_t *report_compare_json(const struct stats_table *t)
 				"verdict_text", v, "runs_needed", (json_int_t)r->c.runs_needed);
 		json_array_append_new(rows, row);
 	}
-	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}}",
+	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o}}",
 		      "config_key", t->config_key, "test", t->test,
 		      "headline", t->headline, "rows", rows, "regressed", t->regressed,
 		      "notes", "too_few", t->notes.too_few,
@@ -181,6 +185,10 @@ json_t *report_compare_json(const struct stats_table *t)
 		      "not_steady_b", (json_int_t)t->notes.not_steady_b,
 		      "host_trend_a", (json_int_t)t->notes.host_trend_a,
 		      "host_trend_b", (json_int_t)t->notes.host_trend_b,
+		      "mixed_a", (json_int_t)t->notes.mixed_a,
+		      "mixed_b", (json_int_t)t->notes.mixed_b,
+		      "mixed_gap_pct_a", t->notes.mixed_gap_a,
+		      "mixed_gap_pct_b", t->notes.mixed_gap_b,
 		      "speed_shift_pct", speed_num(&t->notes, t->notes.speed_shift_pct),
 		      "speed_lo_pct", speed_num(&t->notes, t->notes.speed_lo_pct),
 		      "speed_hi_pct", speed_num(&t->notes, t->notes.speed_hi_pct),

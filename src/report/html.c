@@ -762,7 +762,8 @@ static void html_pair(FILE *out, const struct report_doc *d,
 		if (!nt->too_few && !nt->outliers_a && !nt->outliers_b &&
 		    !(nt->drift_p_a < 0.05) && !(nt->drift_p_b < 0.05) &&
 		    !nt->disturbed_a && !nt->disturbed_b && !nt->not_steady_a &&
-		    !nt->not_steady_b && !nt->env_diff_a[0] && !nt->env_diff_b[0] &&
+		    !nt->not_steady_b && !nt->mixed_a && !nt->mixed_b &&
+		    !nt->env_diff_a[0] && !nt->env_diff_b[0] &&
 		    !nt->speed_changed)
 			continue;
 		fputs("<p class=\"note\"><code>", out);
@@ -784,6 +785,9 @@ static void html_pair(FILE *out, const struct report_doc *d,
 		if (nt->host_trend_a || nt->host_trend_b)
 			fprintf(out, " of those, with the host's CPU speed trending the same way: %zu and %zu.",
 				nt->host_trend_a, nt->host_trend_b);
+		if (nt->mixed_a || nt->mixed_b)
+			fprintf(out, " samples whose 100 ms rate left a level and came back within the window (levels up to %.0f%% of the mean apart): %zu and %zu.",
+				fmax(nt->mixed_gap_a, nt->mixed_gap_b), nt->mixed_a, nt->mixed_b);
 		if (nt->speed_changed)
 			fprintf(out, " the CPU speed probe (host.speed) moved %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): part of a change of the same sign may be the host's.",
 				nt->speed_shift_pct, nt->speed_lo_pct, nt->speed_hi_pct, nt->speed_p);

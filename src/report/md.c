@@ -313,6 +313,16 @@ static void md_notes(FILE *out, const struct report_doc *d,
 		report_md_escape(out, b);
 		fputc('\n', out);
 	}
+	if (nt->mixed_a || nt->mixed_b) {
+		fputs("- ", out);
+		md_code(out, desc);
+		fprintf(out, ": samples whose 100 ms rate left a level and came back within the window (levels up to %.0f%% of the mean apart): %zu in ",
+			fmax(nt->mixed_gap_a, nt->mixed_gap_b), nt->mixed_a);
+		report_md_escape(out, a);
+		fprintf(out, ", %zu in ", nt->mixed_b);
+		report_md_escape(out, b);
+		fputc('\n', out);
+	}
 	if (nt->speed_changed) {
 		fputs("- ", out);
 		md_code(out, desc);
@@ -348,7 +358,8 @@ static bool has_notes(const struct stats_notes *nt)
 	return nt->too_few || nt->outliers_a || nt->outliers_b ||
 	       nt->drift_p_a < 0.05 || nt->drift_p_b < 0.05 ||
 	       nt->disturbed_a || nt->disturbed_b || nt->not_steady_a ||
-	       nt->not_steady_b || nt->env_diff_a[0] || nt->env_diff_b[0] ||
+	       nt->not_steady_b || nt->mixed_a || nt->mixed_b ||
+	       nt->env_diff_a[0] || nt->env_diff_b[0] ||
 	       nt->speed_changed;
 }
 

@@ -174,20 +174,41 @@ static bool flagged(const struct base_sample *s, const char *name)
 	return m && m->value != 0;
 }
 
+/* What one side's samples said about their windows. */
+struct side_flags {
+	size_t dropped, not_steady, host_trend, mixed;
+	double mixed_gap;
+};
+
+static double metric_or(const struct base_sample *s, const char *name, double dflt)
+{
+	const struct sample_metric *m = base_sample_get(s, name);
+
+	return m ? m->value : dflt;
+}
+
 /*
  * The samples to pool: those not disturbed by foreign CPU load (unless
  * asked to keep them, or none would be left). kept[] gets the pointers.
  */
 static size_t undisturbed(const struct base_sample *const *s, size_t n,
 			  bool keep, const struct base_sample **kept,
-			  size_t *dropped, size_t *not_steady, size_t *host_trend)
+			  struct side_flags *f)
 {
 	size_t k = 0;
 
-	*dropped = *not_steady = *host_trend = 0;
+	memset(f, 0, sizeof(*f));
 	for (size_t i = 0; i < n; i++) {
-		*not_steady += flagged(s[i], "window.not_steady");
-		*host_trend += flagged(s[i], "window.host_trend");
+		f->not_steady += flagged(s[i], "window.not_steady");
+		f->host_trend += flagged(s[i], "window.host_trend");
+		if (flagged(s[i], "window.mixed")) {
+			double gap = metric_or(s[i], "window.level_hi_pct", 0) -
+				     metric_or(s[i], "window.level_lo_pct", 0);
+
+			f->mixed++;
+			if (gap > f->mixed_gap)
+				f->mixed_gap = gap;
+		}
 		if (!keep && flagged(s[i], "window.disturbed"))
 			continue;
 		kept[k++] = s[i];
@@ -197,7 +218,7 @@ static size_t undisturbed(const struct base_sample *const *s, size_t n,
 			kept[i] = s[i];
 		return n;
 	}
-	*dropped = n - k;
+	f->dropped = n - k;
 	return k;
 }
 
@@ -206,6 +227,7 @@ int stats_table_build(const struct base_sample *const *a_all, size_t na_all,
 		      const struct stats_table_opts *o, struct stats_table *out)
 {
 	const struct base_sample **a = NULL, **b = NULL;
+	struct side_flags fa, fb;
 	size_t na, nb;
 	int ret;
 
@@ -219,10 +241,18 @@ int stats_table_build(const struct base_sample *const *a_all, size_t na_all,
 		free(b);
 		return -ENOMEM;
 	}
-	na = undisturbed(a_all, na_all, o->keep_disturbed, a, &out->notes.disturbed_a,
-			 &out->notes.not_steady_a, &out->notes.host_trend_a);
-	nb = undisturbed(b_all, nb_all, o->keep_disturbed, b, &out->notes.disturbed_b,
-			 &out->notes.not_steady_b, &out->notes.host_trend_b);
+	na = undisturbed(a_all, na_all, o->keep_disturbed, a, &fa);
+	nb = undisturbed(b_all, nb_all, o->keep_disturbed, b, &fb);
+	out->notes.disturbed_a = fa.dropped;
+	out->notes.disturbed_b = fb.dropped;
+	out->notes.not_steady_a = fa.not_steady;
+	out->notes.not_steady_b = fb.not_steady;
+	out->notes.host_trend_a = fa.host_trend;
+	out->notes.host_trend_b = fb.host_trend;
+	out->notes.mixed_a = fa.mixed;
+	out->notes.mixed_b = fb.mixed;
+	out->notes.mixed_gap_a = fa.mixed_gap;
+	out->notes.mixed_gap_b = fb.mixed_gap;
 	ret = build(a, na, b, nb, o, out);
 	free(a);
 	free(b);

@@ -38,6 +38,10 @@ struct stats_notes {
 	size_t disturbed_a, disturbed_b; /* samples left out as disturbed */
 	size_t not_steady_a, not_steady_b; /* samples whose window trended */
 	size_t host_trend_a, host_trend_b; /* of those, with the host's speed trending the same way */
+	/* samples whose window left a level and came back (window.mixed),
+	 * and the widest gap between levels among them, % of the mean rate */
+	size_t mixed_a, mixed_b;
+	double mixed_gap_a, mixed_gap_b;
 	/* the CPU speed probe (host.speed) differed between the labels:
 	 * significant at the headline's alpha; its shift in percent and
 	 * interval, as in its row */

@@ -18,7 +18,7 @@ unhog() {
 	wait "${HOGS[@]}" 2>/dev/null
 }
 
-timeout 60 "$NR" run tcp_stream -l 1s --warmup 300ms --json --no-store >"$TMP/quiet.json"
+timeout 60 "$NR" run tcp_stream -l 3s --warmup 300ms --json --no-store >"$TMP/quiet.json"
 # the flag follows the measurement (the machine may not be quiet: assert
 # the invariant, and the hog's effect against this run below)
 check "disturbed is flagged exactly when foreign CPU is over 10% of the machine" \
@@ -45,6 +45,22 @@ check "a rate throttled half-way through the window is flagged not steady" \
 	jtrue "$TMP/trend.json" 'v("window.not_steady") == 1 and v("window.intervals") >= 30'
 check "not steady is flagged exactly when the trend is significant and strong" \
 	jtrue "$TMP/quiet.json" 'v("window.not_steady") == (1 if v("window.trend_p") < 0.01 and abs(v("window.trend_tau")) > 0.25 else 0)'
+
+# The hogs run only through the middle of the window: the rate falls and
+# comes back, a window that mixed levels.
+timeout 60 "$NR" run tcp_stream -l 6s --warmup 300ms --json --no-store >"$TMP/dip.json" &
+r=$!
+sleep 2.6
+hog
+sleep 2.2
+unhog
+wait $r
+check "a rate that fell part-way and came back: window.mixed, three or more levels, the low one well under the mean" \
+	jtrue "$TMP/dip.json" 'v("window.mixed") == 1 and v("window.levels") >= 3 and v("window.level_lo_pct") < 90 < 100 < v("window.level_hi_pct")'
+check "a rate throttled half-way to the end: at least two levels" \
+	jtrue "$TMP/trend.json" 'v("window.levels") >= 2 and v("window.level_lo_pct") < 90'
+check "levels on a run left alone: lowest <= mean <= highest, mixed only with three or more, one level exactly when lo = hi = 100%" \
+	jtrue "$TMP/quiet.json" 'v("window.levels") >= 1 and v("window.level_lo_pct") <= 100.000001 and v("window.level_hi_pct") >= 99.999999 and (v("window.mixed") == 0 or v("window.levels") >= 3) and ((v("window.levels") == 1) == (abs(v("window.level_hi_pct") - v("window.level_lo_pct")) < 1e-6))'
 
 # Exact accounting: the processes' CPU against the machine's busy time.
 check "process CPU of both ends is within the machine's busy time" \

@@ -34,7 +34,8 @@ check "a run --json document imports (with its histogram)" grep -q "1 samples ad
 
 # The host's speed notes: six samples a side made from one stored tcp_stream
 # sample (new ids), B 10% slower and its host.speed 10% lower as well; two
-# of B's windows not steady with the host's speed trending along.
+# of B's windows not steady with the host's speed trending along; three of
+# A's windows mixed levels, the widest 28% apart.
 python3 - "$TMP/all.jsonl" "$TMP/speed.jsonl" <<'PY'
 import json, sys, uuid
 base = json.loads(open(sys.argv[1]).readline())
@@ -51,6 +52,10 @@ with open(sys.argv[2], "w") as out:
             trended = 1 if label == "slow" and i < 2 else 0
             m["window.not_steady"] = {"value": trended, "unit": ""}
             m["window.host_trend"] = {"value": trended, "unit": ""}
+            mixed = label == "fast" and i >= 3
+            m["window.mixed"] = {"value": 1 if mixed else 0, "unit": ""}
+            m["window.level_lo_pct"] = {"value": 78.0 if i == 4 else 90.0 if mixed else 100.0, "unit": "%"}
+            m["window.level_hi_pct"] = {"value": 106.0 if mixed else 100.0, "unit": "%"}
             out.write(json.dumps(d) + "\n")
 PY
 "$NR" import --db "$TMP/speed.db" "$TMP/speed.jsonl" >/dev/null
@@ -60,13 +65,19 @@ checkx "compare notes that the host's cpu speed moved with the throughput" \
 	'[ $rc -eq 1 ] && grep -qE "^note: the CPU speed probe \(host.speed\) moved -10\.[0-9]% .* from fast to slow" "$TMP/speed.txt"'
 check "compare counts the non-steady windows whose host speed trended along" \
 	grep -q "^note: of those, the host's CPU speed (speed probe) trended the same way within the window: 0 in fast, 2 in slow" "$TMP/speed.txt"
+check "compare counts the windows that mixed levels, with the widest gap" \
+	grep -q "^note: samples whose 100 ms rate left a level and came back within the window (window.mixed; levels up to 28% of the mean apart): 3 in fast, 0 in slow" "$TMP/speed.txt"
 "$NR" report --db "$TMP/speed.db" --format md -o "$TMP/speed.md" fast slow 2>/dev/null
 "$NR" report --db "$TMP/speed.db" -o "$TMP/speed.html" fast slow 2>/dev/null
 check "the report's notes carry both speed notes, markdown and html" \
 	sh -c 'grep -q "host.speed) moved -10" "$1" && grep -q "trending the same way: 0 in fast, 2 in slow" "$1" && grep -q "host.speed) moved -10" "$2" && grep -q "trending the same way: 0 and 2" "$2"' _ "$TMP/speed.md" "$TMP/speed.html"
+check "the report's notes count the mixed windows, markdown and html" \
+	sh -c 'grep -q "levels up to 28% of the mean apart): 3 in fast, 0 in slow" "$1" && grep -q "levels up to 28% of the mean apart): 3 and 0\\." "$2"' _ "$TMP/speed.md" "$TMP/speed.html"
 "$NR" compare --db "$TMP/speed.db" --json fast slow >"$TMP/speed.json"
 check "compare --json carries the speed note's shift" \
 	jtrue "$TMP/speed.json" '-11 < d["configs"][0]["notes"]["speed_shift_pct"] < -9 and d["configs"][0]["notes"]["speed_p"] < 0.05 and d["configs"][0]["notes"]["host_trend_b"] == 2'
+check "compare --json carries the mixed windows and their widest gap" \
+	jtrue "$TMP/speed.json" 'd["configs"][0]["notes"]["mixed_a"] == 3 and d["configs"][0]["notes"]["mixed_b"] == 0 and d["configs"][0]["notes"]["mixed_gap_pct_a"] == 28'
 
 # Bad databases: a clear error, exit 3, the file untouched.
 printf 'this is not a database\n' >"$TMP/text.db"

@@ -19,6 +19,7 @@
 #include "stats/desc.h"
 #include "stats/guard.h"
 #include "stats/hl.h"
+#include "stats/levels.h"
 #include "stats/mwu.h"
 #include "stats/power.h"
 #include "stats/table.h"
@@ -1292,6 +1293,126 @@ static void test_host_trend_only_when_the_speed_moved_with_the_rate(void **state
 	assert_int_equal(stats_host_trend(NULL, down, 40, &rt, not_steady, &h), -EINVAL);
 }
 
+/*
+ * 100 ms rates of a 10 s loopback tcp_stream on the 2-vCPU test machine
+ * (kernel 6.18): about 40 Gbps for 2.8 s, 32 Gbps for 2.1 s, then 38 Gbps,
+ * the socket-backlog bistability of DESIGN.md's machine notes.
+ */
+static const double flipping_gbps[] = {
+	40.789, 39.703, 40.565, 40.932, 39.622, 40.391, 40.433, 40.583, 40.407, 41.046,
+	40.721, 40.365, 39.940, 40.162, 40.057, 40.227, 40.365, 40.433, 40.262, 40.336,
+	39.867, 40.854, 39.904, 42.201, 41.490, 41.161, 40.962, 41.505, 33.108, 32.920,
+	32.952, 32.993, 33.268, 32.245, 33.088, 33.254, 33.127, 32.995, 32.437, 32.299,
+	31.346, 31.254, 31.775, 31.391, 31.695, 32.400, 32.003, 31.882, 31.972, 38.913,
+	38.205, 37.134, 37.430, 39.272, 39.667, 39.359, 38.946, 40.048, 39.725, 39.635,
+	39.296, 39.481, 39.293, 38.824, 38.900, 39.320, 39.512, 39.584, 37.975, 39.633,
+	39.289, 39.625, 40.120, 31.950, 36.871, 37.616, 38.934, 34.367, 38.747, 39.635,
+	37.305, 37.273, 36.249, 36.220, 39.274, 35.213, 38.822, 39.421, 38.352, 39.296,
+	38.693, 38.059, 38.170, 38.740, 38.403, 39.696, 37.880, 38.392, 36.170, 33.348,
+	37.942,
+};
+
+/* n rates around mean: AR(1) noise with lag-1 correlation phi and a
+ * stationary coefficient of variation of cv_pct */
+static void ar1(gsl_rng *rng, double *x, size_t n, double mean, double phi, double cv_pct)
+{
+	double e = 0, sd = mean * cv_pct / 100 * sqrt(1 - phi * phi);
+
+	for (size_t i = 0; i < n; i++) {
+		e = phi * e + gsl_ran_gaussian(rng, sd);
+		x[i] = mean + e;
+	}
+}
+
+static void test_levels_find_steps_and_flips(void **state)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct stats_levels lv;
+	double x[100];
+
+	(void)state;
+	gsl_rng_set(rng, 7);
+	/* the real trace: three levels, down and back up */
+	assert_int_equal(stats_levels(flipping_gbps, N(flipping_gbps), &lv), 0);
+	assert_true(lv.tested);
+	assert_int_equal(lv.count, 3);
+	assert_true(lv.mixed);
+	assert_true(lv.lo_pct > 83 && lv.lo_pct < 88);   /* 32.4 of 37.7 */
+	assert_true(lv.hi_pct > 105 && lv.hi_pct < 110); /* 40.5 */
+	/* one step, 30 -> 40 with 2.5 % noise: two levels, not mixed */
+	ar1(rng, x, 100, 30, 0.35, 2.5);
+	for (size_t i = 50; i < 100; i++)
+		x[i] += 10;
+	assert_int_equal(stats_levels(x, 100, &lv), 0);
+	assert_int_equal(lv.count, 2);
+	assert_false(lv.mixed);
+	assert_true(fabs(lv.lo_pct - 100 * 30.0 / 35) < 2);
+	assert_true(fabs(lv.hi_pct - 100 * 40.0 / 35) < 2);
+	/* a 1.5 s dip of 20 % in the middle: left and came back */
+	ar1(rng, x, 100, 40, 0.35, 2.5);
+	for (size_t i = 40; i < 55; i++)
+		x[i] *= 0.8;
+	assert_int_equal(stats_levels(x, 100, &lv), 0);
+	assert_int_equal(lv.count, 3);
+	assert_true(lv.mixed);
+	/* exact levels, no noise at all */
+	for (size_t i = 0; i < 40; i++)
+		x[i] = i < 20 ? 100 : 120;
+	assert_int_equal(stats_levels(x, 40, &lv), 0);
+	assert_int_equal(lv.count, 2);
+	assert_false(lv.mixed);
+	assert_true(fabs(lv.lo_pct - 100 * 100.0 / 110) < 1e-9);
+	gsl_rng_free(rng);
+}
+
+static void test_levels_hold_one_level_on_noise_small_shifts_and_blips(void **state)
+{
+	static const double phis[] = { 0, 0.35, 0.6 }, cvs[] = { 2.5, 5 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct stats_levels lv;
+	double x[100];
+	int split = 0, mixed = 0, reps = 0;
+
+	(void)state;
+	gsl_rng_set(rng, 11);
+	/* correlated noise alone: rarely more than one level, never mixed */
+	for (size_t a = 0; a < N(phis); a++)
+		for (size_t b = 0; b < N(cvs); b++)
+			for (int r = 0; r < 200; r++, reps++) {
+				ar1(rng, x, 100, 30, phis[a], cvs[b]);
+				assert_int_equal(stats_levels(x, 100, &lv), 0);
+				assert_true(lv.tested);
+				split += lv.count > 1;
+				mixed += lv.mixed;
+			}
+	print_message("levels on AR(1) noise: %d of %d split, %d mixed\n", split, reps, mixed);
+	assert_true(split <= reps / 50);
+	assert_true(mixed <= reps / 200);
+	/* a 3 % step is below STATS_LEVEL_PCT */
+	for (size_t i = 0; i < 100; i++)
+		x[i] = (i < 50 ? 100 : 103) + 0.2 * (double)(i % 3);
+	assert_int_equal(stats_levels(x, 100, &lv), 0);
+	assert_int_equal(lv.count, 1);
+	assert_false(lv.mixed);
+	assert_true(fabs(lv.lo_pct - 100) < 1e-9 && fabs(lv.hi_pct - 100) < 1e-9);
+	/* a 30 % dip shorter than STATS_LEVEL_MIN_N intervals is no level */
+	for (size_t i = 0; i < 100; i++)
+		x[i] = (i >= 40 && i < 45 ? 70 : 100) + 0.2 * (double)(i % 3);
+	assert_int_equal(stats_levels(x, 100, &lv), 0);
+	assert_int_equal(lv.count, 1);
+	/* too few rates, a zero mean: not tested; bad input */
+	assert_int_equal(stats_levels(x, 2 * STATS_LEVEL_MIN_N - 1, &lv), 0);
+	assert_false(lv.tested);
+	memset(x, 0, sizeof(x));
+	assert_int_equal(stats_levels(x, 100, &lv), 0);
+	assert_false(lv.tested);
+	x[3] = NAN;
+	assert_int_equal(stats_levels(x, 100, &lv), -EINVAL);
+	assert_int_equal(stats_levels(NULL, 100, &lv), -EINVAL);
+	assert_int_equal(stats_levels(x, 100, NULL), -EINVAL);
+	gsl_rng_free(rng);
+}
+
 /* n samples of one tcp_stream configuration: throughput gbps[i], and the
  * probe's host.speed speed[i] (none when speed is NULL) */
 static struct base_sample *speed_samples(size_t n, const double *gbps,
@@ -1365,6 +1486,38 @@ static void test_table_notes_a_host_speed_change(void **state)
 	free_samples(d, 6);
 }
 
+static void test_table_counts_mixed_windows_and_their_widest_gap(void **state)
+{
+	static const double g[] = { 30.1, 29.8, 30.4, 30.0, 29.9, 30.2 };
+	struct base_sample *a = speed_samples(6, g, NULL), *b = speed_samples(6, g, NULL);
+	const struct base_sample *pa[6], *pb[6];
+	struct stats_table_opts o;
+	struct stats_table t;
+
+	(void)state;
+	for (size_t i = 0; i < 6; i++) {
+		pa[i] = &a[i];
+		pb[i] = &b[i];
+		/* A: samples 1 and 4 mixed, 80-104 % and 75-110 %; sample 2 had
+		 * two levels without coming back, which does not count */
+		assert_int_equal(base_sample_set(&a[i], "window.mixed", "", i == 1 || i == 4), 0);
+		assert_int_equal(base_sample_set(&a[i], "window.level_lo_pct", "%",
+						 i == 1 ? 80 : i == 4 ? 75 : i == 2 ? 60 : 100), 0);
+		assert_int_equal(base_sample_set(&a[i], "window.level_hi_pct", "%",
+						 i == 1 ? 104 : i == 4 ? 110 : i == 2 ? 120 : 100), 0);
+		assert_int_equal(base_sample_set(&b[i], "window.mixed", "", 0), 0);
+	}
+	stats_table_opts_init(&o);
+	assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, &t), 0);
+	assert_int_equal(t.notes.mixed_a, 2);
+	assert_int_equal(t.notes.mixed_b, 0);
+	assert_float_equal(t.notes.mixed_gap_a, 35, 1e-9);
+	assert_float_equal(t.notes.mixed_gap_b, 0, 1e-9);
+	stats_table_release(&t);
+	free_samples(a, 6);
+	free_samples(b, 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1419,6 +1572,9 @@ int main(void)
 		cmocka_unit_test(test_table_notes_a_host_speed_change),
 		cmocka_unit_test(test_kendall_matches_scipy),
 		cmocka_unit_test(test_host_trend_only_when_the_speed_moved_with_the_rate),
+		cmocka_unit_test(test_levels_find_steps_and_flips),
+		cmocka_unit_test(test_table_counts_mixed_windows_and_their_widest_gap),
+		cmocka_unit_test(test_levels_hold_one_level_on_noise_small_shifts_and_blips),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
