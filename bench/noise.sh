@@ -34,10 +34,13 @@
 # moves is how fast this machine copies memory from one run to the next,
 # which bounds every row above (loopback traffic is mostly copies).
 #
-# The host's speed: ours' stream runs carry its CPU speed probe
-# (host.speed, on by default for streams), and the table ends with, per
-# row, how much that moved over ours' runs and its correlation with ours'
-# figure (r^2: the share of ours' run-to-run variance that went with it).
+# What went with ours' figure: ours' stream runs carry its CPU speed probe
+# (host.speed, on by default for streams), and every run the TCP socket
+# backlog (netstat.TcpExt.TCPBacklogCoalesce.per_mb) and the context
+# switches per MB; the table ends with, per row, how much each moved over
+# ours' runs and its correlation with ours' figure (r^2: the share of ours'
+# run-to-run variance that went with it), and how many of ours' runs mixed
+# levels within their window (window.mixed).
 #
 # Environment:
 #   REPS   repetitions of each row (default 7)
@@ -138,7 +141,16 @@ run_ours() {
 		    ("foreign=" + (if $m["cpu.foreign_busy_pct"] then ($m["cpu.foreign_busy_pct"].value * 10
 		                   | round / 10 | tostring) + "%" else "n/a" end)),
 		    ("cpus=" + (.config.params.cpus // "?") + "/" + (.config.params.remote_cpus // "?")),
-		    ("speed=" + (($m["host.speed"].value // null) | if . then (. * 10 | round / 10 | tostring) else "-" end)) ]
+		    ("speed=" + (($m["host.speed"].value // null) | if . then (. * 10 | round / 10 | tostring) else "-" end)),
+		    ("mixed=" + (($m["window.mixed"].value // null) | if . == null then "-" else tostring end)),
+		    ("levels=" + (if $m["window.level_lo_pct"] then
+		                    ($m["window.level_lo_pct"].value | round | tostring) + "-" +
+		                    ($m["window.level_hi_pct"].value | round | tostring) + "%"
+		                  else "-" end)),
+		    ("backlog=" + (($m["netstat.TcpExt.TCPBacklogCoalesce.per_mb"].value // null)
+		                   | if . then (. * 100 | round / 100 | tostring) else "-" end)),
+		    ("ctxt=" + (($m["stat.ctxt.per_mb"].value // null)
+		                | if . then (. * 100 | round / 100 | tostring) else "-" end)) ]
 		| if .[0] == null then empty else map(tostring) | join(" ") end' "$out" 2>/dev/null)
 	if [ $rc -ne 0 ] || [ -z "$res" ]; then
 		log "    netregress run $* failed (rc=$rc): $(tail -n 3 "$err" | tr '\n' ' ')"
@@ -240,15 +252,21 @@ OURS[tcp_rr]="tcp_rr -r 64,64"
 METRIC[tcp_rr]="transactions.per_s"; UNIT[tcp_rr]="trans/s"
 PEER[tcp_rr]="sockperf"; PARGS[tcp_rr]="64"
 
-# one line per successful run in $tmp/ROW.TOOL: "rep value disturbed"; and
-# for ours, when the run probed the host's CPU speed, "rep value host.speed"
-# in $tmp/ROW.speed
+# one line per successful run in $tmp/ROW.TOOL: "rep value disturbed"; for
+# ours, "rep value X" in $tmp/ROW.speed (X the host.speed of a run that
+# probed it), $tmp/ROW.backlog (TCPBacklogCoalesce per MB), $tmp/ROW.ctxt
+# (context switches per MB), and "rep mixed lo hi" in $tmp/ROW.levels
 record() { # ROW TOOL REP RESULT
-	local v d note sp
+	local v d note x k lv
 	read -r v d note <<<"$4"
 	echo "$3 $v $d" >>"$tmp/$1.$2"
-	sp=$(sed -n 's/.*speed=\([0-9.]*\).*/\1/p' <<<"$note")
-	[ -n "$sp" ] && echo "$3 $v $sp" >>"$tmp/$1.speed"
+	for k in speed backlog ctxt; do
+		x=$(sed -n "s/.*\\<$k=\\([0-9.]*\\).*/\\1/p" <<<"$note")
+		[ -n "$x" ] && echo "$3 $v $x" >>"$tmp/$1.$k"
+	done
+	x=$(sed -n 's/.*mixed=\([01]\).*/\1/p' <<<"$note")
+	lv=$(sed -n 's/.*levels=\([0-9]*\)-\([0-9]*\)%.*/\1 \2/p' <<<"$note")
+	[ -n "$x" ] && [ -n "$lv" ] && echo "$3 $x $lv" >>"$tmp/$1.levels"
 	log "$(awk -v t="$2" -v v="$v" -v u="${UNIT[$1]}" -v d="$d" -v n="$note" 'BEGIN {
 		printf "    %-9s %14.4f %-8s %s%s", t, v, u, (d + 0 == 1 ? "disturbed " : ""), n }')"
 }
@@ -357,22 +375,38 @@ awk -v n="$fn" -v m="$fm" -v c="$fc" -v reps="$REPS" -v cnt="${DD_COUNT:-?}" 'BE
 	if (n) printf "machine floor: dd 1 MiB blocks /dev/zero -> /dev/null, cpu 0, %s blocks: median %.2f GB/s, cov %s %%, %d/%d runs\n",
 		cnt, m, (c >= 0 ? sprintf("%.2f", c) : "-"), n, reps
 	else print "machine floor: dd did not run" }'
-# the CPU speed probe of ours' stream runs: how much the host's speed moved
-# between them, and how much of ours' spread went with it
-for row in "${ROWS[@]}"; do
-	[ -s "$tmp/$row.speed" ] || continue
-	awk -v d="${DESC[$row]}" '
+# what went with ours' figure from run to run: the host's speed (the CPU
+# speed probe of ours' stream runs), the socket backlog (TCP) and the
+# context switches per MB; then the runs whose window mixed levels
+# corr ROW FILE WHAT UNIT: "WHAT in ours ROW: mean, cov; Pearson r with ours"
+corr() {
+	[ -s "$2" ] || return 0
+	awk -v d="${DESC[$1]}" -v w="$3" -v u="$4" '
 	{ n++; x[n] = $3; y[n] = $2; sx += $3; sy += $2 }
 	END {
-		if (n < 3) exit
+		if (n < 3 || sx <= 0) exit
 		mx = sx / n; my = sy / n
 		for (i = 1; i <= n; i++) {
 			vx += (x[i] - mx) ^ 2; vy += (y[i] - my) ^ 2; cxy += (x[i] - mx) * (y[i] - my)
 		}
 		r = (vx > 0 && vy > 0) ? cxy / sqrt(vx * vy) : 0
-		printf "host speed in ours %-31s host.speed mean %.1f op/us, cov %.2f %%; its correlation with ours: r = %.2f (r^2 %.2f), %d runs\n",
-			d ":", mx, 100 * sqrt(vx / (n - 1)) / mx, r, r * r, n
-	}' "$tmp/$row.speed"
+		printf "%-16s in ours %-31s mean %.4g %s, cov %.2f %%; its correlation with ours: r = %.2f (r^2 %.2f), %d runs\n",
+			w, d ":", mx, u, 100 * sqrt(vx / (n - 1)) / mx, r, r * r, n
+	}' "$2"
+}
+for row in "${ROWS[@]}"; do
+	corr "$row" "$tmp/$row.speed" "host speed" "op/us (host.speed)"
+	corr "$row" "$tmp/$row.backlog" "socket backlog" "/MB (TCPBacklogCoalesce)"
+	corr "$row" "$tmp/$row.ctxt" "context switches" "/MB (stat.ctxt)"
+done
+for row in "${ROWS[@]}"; do
+	[ -s "$tmp/$row.levels" ] || continue
+	awk -v d="${DESC[$row]}" '
+	{ n++; if ($2 == 1) { k++; if ($4 - $3 > gap) { gap = $4 - $3; lo = $3; hi = $4 } } }
+	END {
+		printf "levels           in ours %-31s %d of %d runs left a level and came back within their window (window.mixed)%s\n",
+			d ":", k, n, k ? sprintf("; the widest %d-%d %% of the window mean", lo, hi) : ""
+	}' "$tmp/$row.levels"
 done
 echo
 echo "Medians over the runs; cov = sample standard deviation / mean of the runs, in %."
@@ -386,6 +420,8 @@ echo "over the runs kept when at most one run was left out as disturbed (kept), 
 echo "all runs (all).  target: met when that cov is at most half the peer's.  machine floor:"
 echo "the same interleaving timing a fixed amount of copying with dd, nothing of the network:"
 echo "how much this machine's own speed moves from run to run.  host speed: ours' CPU speed"
-echo "probe (host.speed, streams only) over ours' runs of the row, and the Pearson correlation"
+echo "probe (host.speed, streams only) over ours' runs of the row; socket backlog: TCP segments"
+echo "queued to the socket backlog per MB (the receiver held the socket lock: the high state of"
+echo "loopback TCP); context switches per MB; each with its mean, cov and the Pearson correlation"
 echo "of ours' figure with it: r^2 is the share of ours' run-to-run variance that went with"
-echo "the host's speed."
+echo "it.  levels: ours' runs whose 100 ms rates left a level and came back (window.mixed)."
