@@ -3,6 +3,7 @@
 #include "base/sample.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,7 @@ void base_sample_release(struct base_sample *s)
 	free(s->metrics);
 	free(s->flows);
 	free(s->latency);
+	free(s->series);
 	json_decref(s->sysenv);
 	memset(s, 0, sizeof(*s));
 }
@@ -239,6 +241,33 @@ static void *dup_array(const void *src, size_t n, size_t size, int *ret)
 	return p;
 }
 
+int base_sample_set_series(struct base_sample *s, const char *unit, double step_s,
+			   const double *v, size_t n, double scale)
+{
+	double *copy = NULL;
+
+	if (n > SAMPLE_SERIES_MAX || (n && !v) || !unit ||
+	    strlen(unit) >= sizeof(s->series_unit) || !isfinite(step_s) ||
+	    step_s <= 0 || !isfinite(scale))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(v[i]) || !isfinite(v[i] * scale))
+			return -EINVAL;
+	if (n) {
+		copy = malloc(n * sizeof(*copy));
+		if (!copy)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			copy[i] = v[i] * scale;
+	}
+	free(s->series);
+	s->series = copy;
+	s->nseries = n;
+	s->series_step_s = n ? step_s : 0;
+	snprintf(s->series_unit, sizeof(s->series_unit), "%s", n ? unit : "");
+	return 0;
+}
+
 int base_sample_copy(struct base_sample *dst, const struct base_sample *src)
 {
 	int ret = 0;
@@ -252,6 +281,7 @@ int base_sample_copy(struct base_sample *dst, const struct base_sample *src)
 	dst->cap_metrics = src->nmetrics;
 	dst->flows = dup_array(src->flows, src->nflows, sizeof(*src->flows), &ret);
 	dst->latency = src->latency ? dup_array(src->latency, 1, sizeof(*src->latency), &ret) : NULL;
+	dst->series = src->series ? dup_array(src->series, src->nseries, sizeof(*src->series), &ret) : NULL;
 	/* never modified once made: shared */
 	dst->sysenv = json_incref(src->sysenv);
 	if (ret) {

@@ -78,6 +78,13 @@ struct base_sample {
 	struct sample_flow *flows;
 	size_t nflows;
 	struct base_hist *latency; /* request/response latency (ns), or NULL */
+	/* the headline's rate over each interval of the window, in time
+	 * order, series_step_s apart (the server's 100 ms ticks), in
+	 * series_unit; NULL when the sample kept none */
+	double *series;
+	size_t nseries;
+	double series_step_s;
+	char series_unit[16];
 	/* full environment snapshots: {"client": {"fingerprint", "entries"},
 	 * "server": {...}}; owned reference, or NULL */
 	json_t *sysenv;
@@ -103,6 +110,17 @@ int base_sample_env(struct base_sample *s, const char *key, const char *fmt,
 		    ...) __attribute__((format(printf, 3, 4)));
 /* Allocate n zeroed flow rows (replacing any). Returns 0 or -ENOMEM. */
 int base_sample_alloc_flows(struct base_sample *s, size_t n);
+
+/* At most this many interval rates in a sample (a day of 100 ms ticks). */
+#define SAMPLE_SERIES_MAX 864000
+/*
+ * Keep v[0..n) times scale as the window's interval rates, step_s seconds
+ * apart, in unit (replacing any; n == 0 keeps none). Returns 0, -EINVAL (n
+ * over SAMPLE_SERIES_MAX, a non-finite value or step, a step <= 0, a unit
+ * that does not fit) or -ENOMEM.
+ */
+int base_sample_set_series(struct base_sample *s, const char *unit, double step_s,
+			   const double *v, size_t n, double scale);
 
 /* Deep copy of src into dst (initialized, empty). Returns 0 or -ENOMEM. */
 int base_sample_copy(struct base_sample *dst, const struct base_sample *src);

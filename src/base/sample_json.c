@@ -69,6 +69,21 @@ static const char *param(const struct base_sample *s, const char *key)
 	return "?";
 }
 
+/* "window_series": {"step_s", "unit", "values": [...]}; nonzero on failure */
+static int series_to_json(const struct base_sample *s, json_t *doc)
+{
+	json_t *vals = json_array();
+
+	for (size_t i = 0; vals && i < s->nseries; i++)
+		if (json_array_append_new(vals, json_real(s->series[i]))) {
+			json_decref(vals);
+			return -1;
+		}
+	return !vals || json_object_set_new(doc, "window_series",
+			json_pack("{s:f, s:s, s:o}", "step_s", s->series_step_s,
+				  "unit", s->series_unit, "values", vals));
+}
+
 json_t *base_sample_to_json(const struct base_sample *s)
 {
 	json_t *doc, *params = json_object(), *env = json_object(),
@@ -117,6 +132,10 @@ json_t *base_sample_to_json(const struct base_sample *s)
 			"env", env, "metrics", metrics, "flows", flows);
 	if (doc && s->sysenv &&
 	    json_object_set(doc, "sysenv", s->sysenv)) {
+		json_decref(doc);
+		return NULL;
+	}
+	if (doc && s->series && series_to_json(s, doc)) {
 		json_decref(doc);
 		return NULL;
 	}
@@ -509,6 +528,58 @@ static int metrics_from_json(struct doc_reader *r, const json_t *metrics,
 	return ret;
 }
 
+/* The window's interval rates, when the sample kept them. */
+static int series_from_json(struct doc_reader *r, const json_t *doc,
+			    struct base_sample *s)
+{
+	const json_t *o, *vals;
+	char unit[sizeof(s->series_unit)], what[96];
+	size_t n;
+	double step, *v;
+	int ret;
+
+	if ((ret = doc_get_object(r, doc, "window_series", false, &o)) || !o)
+		return ret;
+	doc_enter(r, "window_series");
+	if ((ret = doc_get_number(r, o, "step_s", &step)) ||
+	    (ret = doc_get_string(r, o, "unit", unit, sizeof(unit))))
+		return ret;
+	if (!(step > 0 && step <= 3600))
+		return doc_bad(r, "step_s", "must be a number of seconds in (0, 3600]");
+	vals = json_object_get(o, "values");
+	if (!vals)
+		return doc_bad(r, "values", "is missing");
+	if (!json_is_array(vals))
+		return doc_bad(r, "values", "must be an array");
+	n = json_array_size(vals);
+	if (n > SAMPLE_SERIES_MAX) {
+		snprintf(what, sizeof(what), "has %zu values, at most %d", n,
+			 SAMPLE_SERIES_MAX);
+		return doc_bad(r, "values", what);
+	}
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return base_err_set(r->err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const json_t *x = json_array_get(vals, i);
+
+		if (!json_is_number(x)) {
+			free(v);
+			snprintf(what, sizeof(what), "values[%zu]", i);
+			return doc_bad(r, what, "must be a number");
+		}
+		v[i] = json_number_value(x);
+	}
+	ret = base_sample_set_series(s, unit, step, v, n, 1);
+	free(v);
+	if (ret == -ENOMEM)
+		return base_err_set(r->err, ret, "out of memory");
+	if (ret)
+		return doc_bad(r, "values", "must be finite numbers");
+	doc_leave(r, 0);
+	return 0;
+}
+
 /* Request/response tests carry their merged latency histogram. */
 static int latency_from_json(struct doc_reader *r, const json_t *doc,
 			     struct base_sample *s)
@@ -732,6 +803,8 @@ static int sample_from_json(struct doc_reader *r, const json_t *doc,
 	}
 	doc_leave(r, 0);
 	if ((ret = sysenv_from_json(r, doc, s)))
+		return ret;
+	if ((ret = series_from_json(r, doc, s)))
 		return ret;
 	return latency_from_json(r, doc, s);
 }

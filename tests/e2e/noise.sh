@@ -62,6 +62,8 @@ check "a rate throttled half-way to the end: at least two levels" \
 check "levels on a run left alone: lowest <= mean <= highest, mixed only with three or more, one level exactly when lo = hi = 100%" \
 	jtrue "$TMP/quiet.json" 'v("window.levels") >= 1 and v("window.level_lo_pct") <= 100.000001 and v("window.level_hi_pct") >= 99.999999 and (v("window.mixed") == 0 or v("window.levels") >= 3) and ((v("window.levels") == 1) == (abs(v("window.level_hi_pct") - v("window.level_lo_pct")) < 1e-6))'
 
+check "the window's 100 ms rates are kept: one per interval, in Gbps, their mean within 10% of the throughput" \
+	jtrue "$TMP/quiet.json" 'len(d["window_series"]["values"]) == v("window.intervals") and d["window_series"]["unit"] == "Gbps" and d["window_series"]["step_s"] == 0.1 and abs(sum(d["window_series"]["values"]) / len(d["window_series"]["values"]) / v("throughput.gbps") - 1) < 0.1'
 # Exact accounting: the processes' CPU against the machine's busy time.
 check "process CPU of both ends is within the machine's busy time" \
 	jtrue "$TMP/quiet.json" 'v("cpu.client.cpu_s") + v("cpu.server.cpu_s") <= v("cpu.client.busy_pct") / 100 * int(d["env"]["client"]["online_cpus"]) * v("window.client_s") * 1.1'
@@ -124,6 +126,8 @@ check "--no-speed: no host.speed metrics, the other collectors still run" \
 	jtrue "$TMP/nospeed.json" 'not any(k.startswith("host.speed") for k in d["metrics"]) and "snmp.Tcp.OutSegs" in d["metrics"]'
 timeout 60 "$NR" run tcp_rr -l 1s --warmup 300ms --json --no-store >"$TMP/rr.json"
 timeout 60 "$NR" run tcp_rr -l 1s --warmup 300ms --speed --json --no-store >"$TMP/rrspeed.json"
+check "request/response: the window's rates in transactions/s, their mean within 10% of transactions.per_s" \
+	jtrue "$TMP/rr.json" 'd["window_series"]["unit"] == "trans/s" and len(d["window_series"]["values"]) == v("window.intervals") >= 5 and abs(sum(d["window_series"]["values"]) / len(d["window_series"]["values"]) / v("transactions.per_s") - 1) < 0.1'
 check "request/response: no speed probe by default (its bursts would touch p99.9), --speed turns it on" \
 	python3 -c '
 import json, sys

@@ -56,6 +56,13 @@ static void make_sample(struct base_sample *s, const char *test)
 			base_hist_record(s->latency, v);
 		base_hist_record(s->latency, 1482000);
 	}
+	{
+		/* the window's rates, with values that need every digit */
+		static const double rates[] = { 8.4123456789012345, 8.1, 5.9e-3, 0, 1e21 / 3 };
+
+		assert_int_equal(base_sample_set_series(s, rr ? "trans/s" : "Gbps", 0.1, rates,
+							ARRAY_SIZE(rates), 1), 0);
+	}
 	assert_int_equal(base_sample_env(s, "client.kernel", "6.1.0-18-amd64"), 0);
 	assert_int_equal(base_sample_env(s, "client.cpu_model", "Intel(R) Xeon(R) \"quoted\" \\ back"), 0);
 	assert_int_equal(base_sample_env(s, "client.cpu_governor", "%s", ""), 0);
@@ -182,6 +189,13 @@ static void expect_same_sample(const struct base_sample *a,
 	assert_int_equal(!a->sysenv, !b->sysenv);
 	if (a->sysenv)
 		assert_true(json_equal(a->sysenv, b->sysenv));
+	assert_int_equal(a->nseries, b->nseries);
+	assert_int_equal(!a->series, !b->series);
+	if (a->nseries) {
+		assert_memory_equal(a->series, b->series, a->nseries * sizeof(*a->series));
+		assert_memory_equal(&a->series_step_s, &b->series_step_s, sizeof(double));
+		assert_string_equal(a->series_unit, b->series_unit);
+	}
 }
 
 /* sample -> doc -> sample -> doc: both the struct and the document survive. */
@@ -374,6 +388,7 @@ static void check_bad(const struct bad_case *c, const char *test)
 	assert_null(b.flows);
 	assert_null(b.latency);
 	assert_null(b.sysenv);
+	assert_null(b.series);
 	json_decref(doc);
 	base_sample_release(&a);
 	base_sample_release(&b);
@@ -483,6 +498,18 @@ static void test_from_json_rejects_bad_flows(void **state)
 
 	(void)state;
 	check_bad_cases(c, ARRAY_SIZE(c), "tcp_stream");
+	static const struct bad_case ws[] = {
+		{ "window_series", "[]", R "'window_series' must be an object" },
+		{ "window_series/step_s", NULL, R "'window_series.step_s' is missing" },
+		{ "window_series/step_s", "0", R "'window_series.step_s' must be a number of seconds in (0, 3600]" },
+		{ "window_series/step_s", "\"0.1\"", R "'window_series.step_s' must be a number" },
+		{ "window_series/unit", "\"Gbps per second!\"", R "'window_series.unit' is too long (16 bytes, at most 15)" },
+		{ "window_series/values", NULL, R "'window_series.values' is missing" },
+		{ "window_series/values", "{}", R "'window_series.values' must be an array" },
+		{ "window_series/values/2", "\"8.1\"", R "'window_series.values[2]' must be a number" },
+	};
+
+	check_bad_cases(ws, ARRAY_SIZE(ws), "tcp_stream");
 	static const struct bad_case rr[] = {
 		{ "flows/1/udp", NULL, R "'flows[1].udp' is missing" },
 		{ "flows/0/rr", "1", R "'flows[0].rr' must be an object" },
