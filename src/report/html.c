@@ -24,6 +24,37 @@ static void cell_release(struct report_cell *c)
 	for (size_t k = 0; k < REPORT_NLAT; k++)
 		free(c->lat[k]);
 	free(c->hist);
+	for (size_t i = 0; c->series && i < c->n; i++)
+		free(c->series[i]);
+	free(c->series);
+	free(c->nseries);
+}
+
+/* The cell's copies of its samples' interval rates, when any kept them. */
+static int cell_series(struct report_cell *c, const struct base_sample *const *s)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < c->n; i++)
+		any |= s[i]->nseries > 0;
+	if (!any)
+		return 0;
+	c->series = calloc(c->n, sizeof(*c->series));
+	c->nseries = calloc(c->n, sizeof(*c->nseries));
+	if (!c->series || !c->nseries)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++) {
+		if (!s[i]->nseries)
+			continue;
+		c->series[i] = malloc(s[i]->nseries * sizeof(double));
+		if (!c->series[i])
+			return -ENOMEM;
+		memcpy(c->series[i], s[i]->series, s[i]->nseries * sizeof(double));
+		c->nseries[i] = s[i]->nseries;
+		if (!c->series_step_s)
+			c->series_step_s = s[i]->series_step_s;
+	}
+	return 0;
 }
 
 void report_doc_release(struct report_doc *d)
@@ -244,9 +275,12 @@ int report_doc_add_samples(struct report_doc *d, size_t label,
 		for (size_t i = 0; i < n; i++)
 			base_hist_merge(c.hist, s[i]->latency);
 	}
+	if ((ret = cell_series(&c, s)))
+		goto fail;
 	if ((ret = label_env(&d->labels[label], s, n)))
 		goto fail;
 	d->configs[config].rr |= rr;
+	d->configs[config].series |= c.series != NULL;
 	d->cells[d->ncells++] = c;
 	return 0;
 fail:
@@ -814,6 +848,37 @@ static void html_compare(FILE *out, const struct report_doc *d,
 	fputs("</section>\n", out);
 }
 
+static bool any_series(const struct report_doc *d)
+{
+	for (size_t c = 0; c < d->nconfigs; c++)
+		if (d->configs[c].series)
+			return true;
+	return false;
+}
+
+/* Each configuration's interval rates over the window, when kept. */
+static void html_window(FILE *out, const struct report_doc *d,
+			const char *const *descs, size_t *id)
+{
+	if (!any_series(d))
+		return;
+	fputs("<section id=\"window\">\n<h2>Rates within the window</h2>\n"
+	      "<p class=\"note\">Every sample's headline rate over each interval of its window "
+	      "(the server's 100 ms ticks): a line that steps between levels and back is a sample "
+	      "whose mean mixed operating points (window.mixed, counted in the compare notes).</p>\n",
+	      out);
+	for (size_t c = 0; c < d->nconfigs; c++) {
+		if (!d->configs[c].series)
+			continue;
+		fputs("<figure><figcaption>Within the window: <code>", out);
+		esc(out, descs[c]);
+		fputs("</code></figcaption>\n", out);
+		report_svg_window(out, d, c, descs[c], (*id)++);
+		fputs("</figure>\n", out);
+	}
+	fputs("</section>\n", out);
+}
+
 static void html_latency(FILE *out, const struct report_doc *d,
 		const char *const *descs, size_t *id)
 {
@@ -922,6 +987,8 @@ int report_html(FILE *out, const struct report_doc *d, size_t *ncharts)
 			break;
 		}
 	}
+	if (any_series(d))
+		fputs("<a href=\"#window\">Within the window</a>", out);
 	fputs("</nav>\n", out);
 	html_environment(out, d);
 	html_summary(out, d, (const char *const *)descs);
@@ -953,6 +1020,7 @@ int report_html(FILE *out, const struct report_doc *d, size_t *ncharts)
 	fputs("</section>\n", out);
 	html_compare(out, d, (const char *const *)descs);
 	html_latency(out, d, (const char *const *)descs, &id);
+	html_window(out, d, (const char *const *)descs, &id);
 	/*
 	 * Extension point (#8): the bisect commit strip goes here once
 	 * bisect/ exists: one column per step, in commit order, each step's

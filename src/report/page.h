@@ -38,6 +38,7 @@ struct report_config {
 	struct sample_kv *params; /* in key order, from the first sample */
 	size_t nparams;
 	bool rr; /* a request/response test: latency percentiles drawn */
+	bool series; /* some sample kept its interval rates: drawn over time */
 };
 
 struct report_label {
@@ -57,6 +58,12 @@ struct report_cell {
 	size_t n;
 	double *lat[REPORT_NLAT]; /* per sample latency percentiles (us), n each; NaN when missing */
 	struct base_hist *hist;  /* merged latency histogram, when every sample had one */
+	/* per sample, the window's interval rates in the headline's unit
+	 * (base_sample.series), series_step_s apart: NULL when no sample
+	 * kept them, series[i] NULL for a sample that did not */
+	double **series;
+	size_t *nseries;
+	double series_step_s;
 };
 
 /* The compare table of label b against label a in one configuration. */

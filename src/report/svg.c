@@ -1063,3 +1063,91 @@ void report_svg_latency(FILE *out, const struct report_doc *d, size_t c,
 	svg_legend(out, d, has);
 	fputs("</svg>\n", out);
 }
+
+/* x ticks of a numeric axis under the plot, as svg_categories places names */
+static void svg_xticks(FILE *out, const struct report_ticks *t)
+{
+	char lab[32];
+
+	fputs("<g class=\"xticks\" font-family=\"sans-serif\" font-size=\"12\" fill=\"#222\">\n", out);
+	for (size_t i = 0; i < t->n; i++) {
+		double x = report_ticks_map(t, t->v[i], PL, PR);
+
+		report_fmt_si(lab, sizeof(lab), t->v[i]);
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>"
+			     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+			x, PB, x, PB + 5, x, PB + 18, lab);
+	}
+	fputs("</g>\n", out);
+}
+
+void report_svg_window(FILE *out, const struct report_doc *d, size_t c,
+		       const char *desc, size_t id)
+{
+	double lo = INFINITY, hi = -INFINITY, tmax = 0, step = 0;
+	const struct report_config *cf = &d->configs[c];
+	struct report_ticks ty, tx;
+	size_t nseries, npoints = 0;
+	bool has[REPORT_MAX_LABELS];
+	char title[1200], ytitle[64];
+
+	nseries = chart_labels(d, &c, 1, has);
+	for (size_t l = 0; l < d->nlabels; l++) {
+		const struct report_cell *cell = report_doc_cell(d, l, c);
+
+		if (!cell || !cell->series)
+			continue;
+		if (!step)
+			step = cell->series_step_s;
+		for (size_t j = 0; j < cell->n; j++) {
+			for (size_t i = 0; i < cell->nseries[j]; i++) {
+				lo = fmin(lo, cell->series[j][i]);
+				hi = fmax(hi, cell->series[j][i]);
+			}
+			npoints += cell->nseries[j];
+			tmax = fmax(tmax, (double)cell->nseries[j] * cell->series_step_s);
+		}
+	}
+	if (!isfinite(lo)) {
+		lo = 0;
+		hi = 1;
+	}
+	report_ticks_linear(lo, hi, 6, &ty);
+	report_ticks_linear(0, tmax > 0 ? tmax : 1, 8, &tx);
+	snprintf(title, sizeof(title), "%s: %s within the window", desc, cf->headline);
+	svg_open(out, "window", id, nseries, npoints, 0, title);
+	fputs("<desc>", out);
+	report_html_escape(out, "every sample is a line: its rate over each interval of the window, "
+				"against seconds into the window");
+	fputs("</desc>\n", out);
+	snprintf(ytitle, sizeof(ytitle), "%s (%g s intervals)", cf->unit[0] ? cf->unit : "rate", step);
+	svg_frame(out, &ty, ytitle, "seconds into the window");
+	svg_xticks(out, &tx);
+	for (size_t l = 0; l < d->nlabels; l++) {
+		const struct report_cell *cell = report_doc_cell(d, l, c);
+		size_t n = 0;
+
+		if (!cell)
+			continue;
+		for (size_t j = 0; cell->series && j < cell->n; j++)
+			n += cell->nseries[j];
+		fputs("<g class=\"series\" data-label=\"", out);
+		report_html_escape(out, d->labels[l].name);
+		fprintf(out, "\" data-points=\"%zu\" stroke=\"%s\" fill=\"none\" stroke-width=\"1.2\" stroke-opacity=\"0.7\">\n",
+			n, report_color(l));
+		for (size_t j = 0; cell->series && j < cell->n; j++) {
+			if (!cell->nseries[j])
+				continue;
+			fprintf(out, "<path class=\"window\" data-sample=\"%zu\" data-points=\"%zu\" d=\"", j,
+				cell->nseries[j]);
+			for (size_t i = 0; i < cell->nseries[j]; i++)
+				fprintf(out, "%s%.1f %.1f", i ? " L" : "M",
+					report_ticks_map(&tx, ((double)i + 0.5) * cell->series_step_s, PL, PR),
+					report_ticks_map(&ty, cell->series[j][i], PB, PT));
+			fputs("\"/>\n", out);
+		}
+		fputs("</g>\n", out);
+	}
+	svg_legend(out, d, has);
+	fputs("</svg>\n", out);
+}

@@ -35,6 +35,7 @@ PAGE_FACTS = r"""
       series: series.length,
       points: s.querySelectorAll('circle.pt').length,
       medians: s.querySelectorAll('path.median').length,
+      windows: s.querySelectorAll('path.window').length,
       series_points: Array.prototype.map.call(series, function (g) {
         return [g.getAttribute('data-label'), +g.getAttribute('data-points'),
                 g.querySelectorAll('circle.pt').length];

@@ -550,6 +550,52 @@ static void test_html_marks_charts_for_counting(void **state)
 	report_doc_release(&d);
 }
 
+static void test_html_draws_each_samples_rates_within_the_window(void **state)
+{
+	static const char *const cfg[] = { "test=tcp_stream" };
+	static const double r0[] = { 30, 31, 41, 40, 30 }, r1[] = { 35, 36, 35 }, r2[] = { 20, 22, 21, 44 };
+	static const double *const rates[4] = { r0, r1, r2, NULL };
+	static const size_t nrates[4] = { 5, 3, 4, 0 };
+	struct base_sample s[4];
+	const struct base_sample *pa[2] = { &s[0], &s[1] }, *pb[2] = { &s[2], &s[3] };
+	struct report_doc d;
+	size_t ncharts = 0, len = 0;
+	char *html = NULL;
+	FILE *f;
+
+	(void)state;
+	report_doc_init(&d);
+	assert_int_equal(report_doc_add_label(&d, "A"), 0);
+	assert_int_equal(report_doc_add_label(&d, "B"), 0);
+	for (size_t i = 0; i < 4; i++) {
+		make_sample(&s[i], i < 2 ? "A" : "B", cfg, 1, "throughput.gbps", "Gbps", 35);
+		assert_int_equal(base_sample_set_series(&s[i], "Gbps", 0.1, rates[i], nrates[i], 1), 0);
+	}
+	assert_int_equal(report_doc_add_samples(&d, 0, pa, 2), 0);
+	assert_int_equal(report_doc_add_samples(&d, 1, pb, 2), 0);
+	for (size_t i = 0; i < 4; i++)
+		base_sample_release(&s[i]);
+	f = open_memstream(&html, &len);
+	assert_non_null(f);
+	assert_int_equal(report_html(f, &d, &ncharts), 0);
+	fclose(f);
+	/* one configuration, no axis: the window chart alone */
+	assert_int_equal(ncharts, 1);
+	assert_non_null(strstr(html, "<a href=\"#window\">"));
+	assert_non_null(strstr(html, "data-kind=\"window\" data-series=\"2\" data-points=\"12\" data-categories=\"0\""));
+	/* a line per sample that kept its rates: B's second kept none */
+	assert_int_equal(count(html, "<path class=\"window\""), 3);
+	assert_non_null(strstr(html, "<g class=\"series\" data-label=\"A\" data-points=\"8\""));
+	assert_non_null(strstr(html, "<g class=\"series\" data-label=\"B\" data-points=\"4\""));
+	assert_non_null(strstr(html, "data-sample=\"1\" data-points=\"3\" d=\"M"));
+	assert_non_null(strstr(html, "Gbps (0.1 s intervals)"));
+	/* time on x, with numeric ticks */
+	assert_non_null(strstr(html, "seconds into the window"));
+	assert_non_null(strstr(html, "<g class=\"xticks\""));
+	free(html);
+	report_doc_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -567,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_charts_order_numbers_then_words),
 		cmocka_unit_test(test_md_of_a_hand_built_table),
 		cmocka_unit_test(test_html_marks_charts_for_counting),
+		cmocka_unit_test(test_html_draws_each_samples_rates_within_the_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
