@@ -10,6 +10,7 @@
 #include "base/time.h"
 #include "cli/cli.h"
 #include "stats/desc.h"
+#include "report/report.h"
 #include "stats/table.h"
 #include "store/store.h"
 
@@ -122,10 +123,16 @@ struct show_ctx {
 	int ret;
 };
 
-/* Print one configuration's summary: every metric's median and spread. */
+/* show's "what went with the headline": at most this many rows, at this q */
+#define SHOW_EXPLAIN_TOP 8
+#define SHOW_EXPLAIN_Q 0.05
+
+/* Print one configuration's summary: every metric's median and spread,
+ * then what went with the headline from sample to sample. */
 static void show_flush(struct show_ctx *c)
 {
 	const struct base_sample *first;
+	const char *test = NULL;
 	double *v;
 
 	if (!c->n)
@@ -159,6 +166,12 @@ static void show_flush(struct show_ctx *c)
 	}
 	free(v);
 	putchar('\n');
+	for (size_t i = 0; i < first->nparams; i++)
+		if (!strcmp(first->params[i].key, "test"))
+			test = first->params[i].val;
+	if (test && report_explain(stdout, c->s, c->n, stats_headline_metric(test),
+				   SHOW_EXPLAIN_TOP, SHOW_EXPLAIN_Q))
+		cli_error("out of memory: what went with the headline is not shown");
 	for (size_t i = 0; i < c->n; i++)
 		base_sample_release(&c->s[i]);
 	c->n = 0;
@@ -192,7 +205,9 @@ int cmd_show(int argc, char **argv)
 	static const char usage[] =
 		"usage: netregress show [--db PATH] LABEL\n"
 		"Prints a label's summary: per configuration, each metric's median,\n"
-		"%stddev, sample count, min and max.\n";
+		"%stddev, sample count, min and max; with 5 samples or more, the\n"
+		"metrics that went with the headline from sample to sample (Kendall's\n"
+		"tau, Benjamini-Hochberg q < 0.05).\n";
 	struct show_ctx c = { 0 };
 	struct base_err err = { "" };
 	const char *db = NULL;

@@ -79,6 +79,33 @@ check "compare --json carries the speed note's shift" \
 check "compare --json carries the mixed windows and their widest gap" \
 	jtrue "$TMP/speed.json" 'd["configs"][0]["notes"]["mixed_a"] == 3 and d["configs"][0]["notes"]["mixed_b"] == 0 and d["configs"][0]["notes"]["mixed_gap_pct_a"] == 28'
 
+# show says what went with the headline: ten tcp_stream samples (from the
+# stored one, new ids) whose throughput follows their socket backlog per MB
+# and goes against their context switches per MB, another metric unrelated.
+python3 - "$TMP/all.jsonl" "$TMP/spread.jsonl" <<'PY'
+import json, sys, uuid
+base = json.loads(open(sys.argv[1]).readline())
+with open(sys.argv[2], "w") as out:
+    for i in range(10):
+        d = json.loads(json.dumps(base))
+        d["sample_id"] = uuid.uuid4().hex
+        d["label"] = "spread"
+        m = d["metrics"]
+        g = 30.0 + i * 1.1
+        m["throughput.gbps"]["value"] = g
+        m["netstat.TcpExt.TCPBacklogCoalesce.per_mb"] = {"value": 2.0 + 0.3 * i, "unit": "/MB"}
+        m["stat.ctxt.per_mb"] = {"value": 300.0 - 7 * i, "unit": "/MB"}
+        m["cpu.foreign_busy_pct"] = {"value": float((i * 7) % 10), "unit": "%"}
+        out.write(json.dumps(d) + "\n")
+PY
+"$NR" import --db "$TMP/spread.db" "$TMP/spread.jsonl" >/dev/null
+"$NR" show --db "$TMP/spread.db" spread >"$TMP/spread.txt"
+checkx "show: what went with the headline, the two that did, most significant first" \
+	'grep -q "^what went with throughput.gbps from sample to sample (Kendall.s tau over 10 samples" "$TMP/spread.txt" && grep -A2 "^what went with" "$TMP/spread.txt" | sed -n "2p" | grep -qE "^  netstat.TcpExt.TCPBacklogCoalesce.per_mb +tau \+1.00" && grep -A2 "^what went with" "$TMP/spread.txt" | sed -n "3p" | grep -qE "^  stat.ctxt.per_mb +tau -1.00"'
+check "show: an unrelated metric is not listed" sh -c '! grep -A9 "^what went with" "$1" | grep -q "cpu.foreign_busy_pct"' _ "$TMP/spread.txt"
+"$NR" show --db "$DB" base >"$TMP/show3"
+check "show: three samples are too few to say what went with the headline" sh -c '! grep -q "went with" "$1"' _ "$TMP/show3"
+
 # Bad databases: a clear error, exit 3, the file untouched.
 printf 'this is not a database\n' >"$TMP/text.db"
 before=$(md5 "$TMP/text.db")

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "report/internal.h"
+#include "report/report.h"
 #include "report/page.h"
 
 /* What the escaping writes for s, as a string (free() it). */
@@ -596,6 +597,72 @@ static void test_html_draws_each_samples_rates_within_the_window(void **state)
 	report_doc_release(&d);
 }
 
+static void test_explain_admits_shares_and_rates_not_relatives(void **state)
+{
+	(void)state;
+	assert_true(report_explains("netstat.TcpExt.TCPBacklogCoalesce.per_mb", "throughput.gbps"));
+	assert_true(report_explains("snmp.Tcp.OutSegs.per_write", "throughput.gbps"));
+	assert_true(report_explains("cpu.client.softirq_pct", "throughput.gbps"));
+	assert_true(report_explains("host.speed", "throughput.gbps"));
+	assert_true(report_explains("host.speed.cpu1.lost_pct", "throughput.gbps"));
+	assert_true(report_explains("profile.self.skb_defer_free_flush", "throughput.gbps"));
+	assert_true(report_explains("tcp.rtt_us", "throughput.gbps"));
+	assert_false(report_explains("throughput.gbps", "throughput.gbps"));
+	assert_false(report_explains("throughput.msgs_per_s", "throughput.gbps"));
+	assert_false(report_explains("latency.p99_us", "transactions.per_s"));
+	assert_false(report_explains("cpu.service_demand.client_us_per_kb", "throughput.gbps"));
+	assert_false(report_explains("window.level_lo_pct", "throughput.gbps"));
+	assert_false(report_explains("snmp.Tcp.OutSegs", "throughput.gbps"));
+	assert_false(report_explains("tcp.retransmits", "throughput.gbps"));
+}
+
+static void test_explain_lists_what_went_with_the_headline(void **state)
+{
+	static const char *const cfg[] = { "test=tcp_stream" };
+	struct base_sample s[10];
+	size_t len = 0;
+	char *text = NULL;
+	FILE *f;
+
+	(void)state;
+	for (size_t i = 0; i < 10; i++) {
+		double g = 30 + (double)i;
+
+		make_sample(&s[i], "A", cfg, 1, "throughput.gbps", "Gbps", g);
+		/* follows the rate, goes against it, a count that follows it
+		 * by construction, and one that does not move with it */
+		assert_int_equal(base_sample_set(&s[i], "netstat.TcpExt.TCPBacklogCoalesce.per_mb", "/MB",
+						 2 + 0.1 * (double)i), 0);
+		assert_int_equal(base_sample_set(&s[i], "stat.ctxt.per_mb", "/MB",
+						 300 - 9 * (double)i), 0);
+		assert_int_equal(base_sample_set(&s[i], "snmp.Tcp.OutSegs", "count", 1e6 * g), 0);
+		assert_int_equal(base_sample_set(&s[i], "cpu.foreign_busy_pct", "%",
+						 (double)((i * 7) % 10)), 0);
+	}
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(report_explain(f, s, 10, "throughput.gbps", 8, 0.05), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "what went with throughput.gbps from sample to sample "
+				     "(Kendall's tau over 10 samples, Benjamini-Hochberg q < 0.05 over the 3 metrics tested):\n"));
+	/* both at tau +-1, the rising one first on ties; the count is not a candidate */
+	assert_non_null(strstr(text, "  netstat.TcpExt.TCPBacklogCoalesce.per_mb     tau +1.00"));
+	assert_non_null(strstr(text, "  stat.ctxt.per_mb"));
+	assert_non_null(strstr(text, "tau -1.00"));
+	assert_null(strstr(text, "OutSegs"));
+	assert_null(strstr(text, "cpu.foreign_busy_pct"));
+	free(text);
+	/* fewer than STATS_COVARY_MIN_N samples: nothing */
+	text = NULL;
+	f = open_memstream(&text, &len);
+	assert_int_equal(report_explain(f, s, 4, "throughput.gbps", 8, 0.05), 0);
+	fclose(f);
+	assert_int_equal(len, 0);
+	free(text);
+	for (size_t i = 0; i < 10; i++)
+		base_sample_release(&s[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +681,8 @@ int main(void)
 		cmocka_unit_test(test_md_of_a_hand_built_table),
 		cmocka_unit_test(test_html_marks_charts_for_counting),
 		cmocka_unit_test(test_html_draws_each_samples_rates_within_the_window),
+		cmocka_unit_test(test_explain_admits_shares_and_rates_not_relatives),
+		cmocka_unit_test(test_explain_lists_what_went_with_the_headline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* What went with a label's headline from sample to sample, for `show`. */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "stats/covary.h"
+#include "stats/desc.h"
+
+static bool has_prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+static bool has_suffix(const char *s, const char *x)
+{
+	size_t ls = strlen(s), lx = strlen(x);
+
+	return ls >= lx && !strcmp(s + ls - lx, x);
+}
+
+/*
+ * Metrics that can explain a rate without being one: shares, per-MB,
+ * per-call and per-transaction figures, the host's speed, profile shares,
+ * round trip and window. Counts over the window grow with the work done and
+ * the headline's own relatives (throughput, transactions, latency, CPU per
+ * KB) follow it by construction: they are left out.
+ */
+bool report_explains(const char *name, const char *headline)
+{
+	static const char *const out[] = {
+		"throughput.", "transactions.", "latency.", "cpu.service_demand.",
+		"window.", "overhead.", "crr.",
+	};
+	static const char *const in_prefix[] = { "host.speed", "profile.self.", "io.bytes_per_" };
+	static const char *const in_suffix[] = { ".per_mb", ".per_write", ".per_read",
+						 ".per_trans", "_pct" };
+	static const char *const in_name[] = { "tcp.rtt_us", "tcp.rttvar_us", "tcp.cwnd" };
+
+	if (!strcmp(name, headline))
+		return false;
+	for (size_t i = 0; i < sizeof(out) / sizeof(*out); i++)
+		if (has_prefix(name, out[i]))
+			return false;
+	for (size_t i = 0; i < sizeof(in_prefix) / sizeof(*in_prefix); i++)
+		if (has_prefix(name, in_prefix[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(in_suffix) / sizeof(*in_suffix); i++)
+		if (has_suffix(name, in_suffix[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(in_name) / sizeof(*in_name); i++)
+		if (!strcmp(name, in_name[i]))
+			return true;
+	return false;
+}
+
+/* the value of name in each sample, NaN where missing */
+static double *values(const struct base_sample *s, size_t n, const char *name)
+{
+	double *v = malloc(n * sizeof(*v));
+
+	for (size_t i = 0; v && i < n; i++) {
+		const struct sample_metric *m = base_sample_get(&s[i], name);
+
+		v[i] = m ? m->value : NAN;
+	}
+	return v;
+}
+
+int report_explain(FILE *out, const struct base_sample *s, size_t n,
+		   const char *headline, size_t top, double alpha)
+{
+	const struct base_sample *first = &s[0];
+	struct stats_covary *cv = NULL;
+	double *y = NULL, **x = NULL;
+	const char **names = NULL;
+	size_t nx = 0, ncv = 0, shown = 0;
+	int ret = -ENOMEM;
+
+	if (n < STATS_COVARY_MIN_N)
+		return 0;
+	y = values(s, n, headline);
+	x = calloc(first->nmetrics ? first->nmetrics : 1, sizeof(*x));
+	names = calloc(first->nmetrics ? first->nmetrics : 1, sizeof(*names));
+	cv = calloc(first->nmetrics ? first->nmetrics : 1, sizeof(*cv));
+	if (!y || !x || !names || !cv)
+		goto out;
+	for (size_t m = 0; m < first->nmetrics; m++) {
+		if (!report_explains(first->metrics[m].name, headline))
+			continue;
+		names[nx] = first->metrics[m].name;
+		if (!(x[nx++] = values(s, n, first->metrics[m].name)))
+			goto out;
+	}
+	if ((ret = stats_covary(y, (const double *const *)x, nx, n, cv, &ncv)))
+		goto out;
+	for (size_t i = 0; i < ncv && shown < top; i++) {
+		const struct sample_metric *unit = base_sample_get(first, names[cv[i].index]);
+		double med = NAN;
+
+		if (!(cv[i].q < alpha))
+			break;
+		if (!shown++)
+			fprintf(out, "what went with %s from sample to sample (Kendall's tau over %zu samples, "
+				     "Benjamini-Hochberg q < %g over the %zu metrics tested):\n",
+				headline, n, alpha, ncv);
+		stats_median(x[cv[i].index], n, &med);
+		fprintf(out, "  %-44s tau %+.2f  q %.2g  median %.4g %s\n", names[cv[i].index],
+			cv[i].tau, cv[i].q, med, unit ? unit->unit : "");
+	}
+	if (!shown && ncv)
+		fprintf(out, "nothing went with %s from sample to sample (Kendall's tau over %zu samples, "
+			     "none of the %zu metrics tested at Benjamini-Hochberg q < %g; the closest, "
+			     "%s: tau %+.2f, q %.2g)\n",
+			headline, n, ncv, alpha, names[cv[0].index], cv[0].tau, cv[0].q);
+	if (ncv)
+		fputc('\n', out);
+	ret = 0;
+out:
+	for (size_t i = 0; x && i < nx; i++)
+		free(x[i]);
+	free(x);
+	free(names);
+	free(cv);
+	free(y);
+	return ret;
+}
