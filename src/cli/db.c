@@ -117,6 +117,8 @@ int cmd_labels(int argc, char **argv)
 }
 
 struct show_ctx {
+	const char *label;
+	bool headed; /* the "label:" line is out */
 	struct base_sample *s;
 	size_t n, cap;
 	char key[1024];
@@ -137,6 +139,12 @@ static void show_flush(struct show_ctx *c)
 
 	if (!c->n)
 		return;
+	/* configurations come one after the other as the store reads them:
+	 * the label's line goes before the first */
+	if (!c->headed) {
+		printf("label: %s\n\n", c->label);
+		c->headed = true;
+	}
 	first = &c->s[0];
 	printf("config: %s\n", first->config_key);
 	printf("%-40s %12s %9s %4s %12s %12s  %s\n", "metric", "median", "±%sd",
@@ -169,8 +177,8 @@ static void show_flush(struct show_ctx *c)
 	for (size_t i = 0; i < first->nparams; i++)
 		if (!strcmp(first->params[i].key, "test"))
 			test = first->params[i].val;
-	if (test && report_explain(stdout, c->s, c->n, stats_headline_metric(test),
-				   SHOW_EXPLAIN_TOP, SHOW_EXPLAIN_Q))
+	if (test && report_explain(stdout, c->s, c->n, test, SHOW_EXPLAIN_TOP,
+				   SHOW_EXPLAIN_Q))
 		cli_error("out of memory: what went with the headline is not shown");
 	for (size_t i = 0; i < c->n; i++)
 		base_sample_release(&c->s[i]);
@@ -219,6 +227,7 @@ int cmd_show(int argc, char **argv)
 		return ret < 0 ? EXIT_OK : ret;
 	if ((ret = cli_db_open(cli_db_path(db), false, &st)))
 		return ret;
+	c.label = argv[optind];
 	ret = store_load_samples(st, argv[optind], NULL, show_row, &c, &err);
 	if (!ret && !c.n && !c.ret) {
 		cli_error("no samples under label '%s' in %s (see 'netregress labels')",
@@ -229,10 +238,8 @@ int cmd_show(int argc, char **argv)
 	} else if (ret) {
 		cli_error("%s", err.msg);
 	}
-	if (!ret) {
-		printf("label: %s\n\n", argv[optind]);
+	if (!ret)
 		show_flush(&c);
-	}
 	for (size_t i = 0; i < c.n; i++)
 		base_sample_release(&c.s[i]);
 	free(c.s);

@@ -9,6 +9,7 @@
 #include "report/report.h"
 #include "stats/covary.h"
 #include "stats/desc.h"
+#include "stats/table.h"
 
 static bool has_prefix(const char *s, const char *p)
 {
@@ -25,12 +26,15 @@ static bool has_suffix(const char *s, const char *x)
 /*
  * Metrics that can explain a rate without being one: shares, per-MB,
  * per-call and per-transaction figures, the host's speed, profile shares,
- * round trip and window. Counts over the window grow with the work done and
+ * round trip and window. Counts over the window grow with the work done,
  * the headline's own relatives (throughput, transactions, latency, CPU per
- * KB) follow it by construction: they are left out.
+ * KB) follow it by construction, and the other protocol's counters per MB
+ * fall as the rate rises: they are left out.
  */
-bool report_explains(const char *name, const char *headline)
+bool report_explains(const char *name, const char *test)
 {
+	bool udp = !strcmp(test, "udp_stream") || !strcmp(test, "udp_rr");
+	const char *headline = stats_headline_metric(test);
 	static const char *const out[] = {
 		"throughput.", "transactions.", "latency.", "cpu.service_demand.",
 		"window.", "overhead.", "crr.",
@@ -41,6 +45,11 @@ bool report_explains(const char *name, const char *headline)
 	static const char *const in_name[] = { "tcp.rtt_us", "tcp.rttvar_us", "tcp.cwnd" };
 
 	if (!strcmp(name, headline))
+		return false;
+	/* the other protocol's counters are the control connection and the
+	 * machine's other traffic: per MB they fall as the rate rises */
+	if (udp ? has_prefix(name, "snmp.Tcp.") || has_prefix(name, "netstat.TcpExt.") :
+		  has_prefix(name, "snmp.Udp."))
 		return false;
 	for (size_t i = 0; i < sizeof(out) / sizeof(*out); i++)
 		if (has_prefix(name, out[i]))
@@ -71,8 +80,9 @@ static double *values(const struct base_sample *s, size_t n, const char *name)
 }
 
 int report_explain(FILE *out, const struct base_sample *s, size_t n,
-		   const char *headline, size_t top, double alpha)
+		   const char *test, size_t top, double alpha)
 {
+	const char *headline = stats_headline_metric(test);
 	const struct base_sample *first = &s[0];
 	struct stats_covary *cv = NULL;
 	double *y = NULL, **x = NULL;
@@ -89,7 +99,7 @@ int report_explain(FILE *out, const struct base_sample *s, size_t n,
 	if (!y || !x || !names || !cv)
 		goto out;
 	for (size_t m = 0; m < first->nmetrics; m++) {
-		if (!report_explains(first->metrics[m].name, headline))
+		if (!report_explains(first->metrics[m].name, test))
 			continue;
 		names[nx] = first->metrics[m].name;
 		if (!(x[nx++] = values(s, n, first->metrics[m].name)))

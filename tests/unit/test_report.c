@@ -600,20 +600,25 @@ static void test_html_draws_each_samples_rates_within_the_window(void **state)
 static void test_explain_admits_shares_and_rates_not_relatives(void **state)
 {
 	(void)state;
-	assert_true(report_explains("netstat.TcpExt.TCPBacklogCoalesce.per_mb", "throughput.gbps"));
-	assert_true(report_explains("snmp.Tcp.OutSegs.per_write", "throughput.gbps"));
-	assert_true(report_explains("cpu.client.softirq_pct", "throughput.gbps"));
-	assert_true(report_explains("host.speed", "throughput.gbps"));
-	assert_true(report_explains("host.speed.cpu1.lost_pct", "throughput.gbps"));
-	assert_true(report_explains("profile.self.skb_defer_free_flush", "throughput.gbps"));
-	assert_true(report_explains("tcp.rtt_us", "throughput.gbps"));
-	assert_false(report_explains("throughput.gbps", "throughput.gbps"));
-	assert_false(report_explains("throughput.msgs_per_s", "throughput.gbps"));
-	assert_false(report_explains("latency.p99_us", "transactions.per_s"));
-	assert_false(report_explains("cpu.service_demand.client_us_per_kb", "throughput.gbps"));
-	assert_false(report_explains("window.level_lo_pct", "throughput.gbps"));
-	assert_false(report_explains("snmp.Tcp.OutSegs", "throughput.gbps"));
-	assert_false(report_explains("tcp.retransmits", "throughput.gbps"));
+	assert_true(report_explains("netstat.TcpExt.TCPBacklogCoalesce.per_mb", "tcp_stream"));
+	assert_true(report_explains("snmp.Tcp.OutSegs.per_write", "tcp_stream"));
+	assert_true(report_explains("cpu.client.softirq_pct", "tcp_stream"));
+	assert_true(report_explains("host.speed", "tcp_stream"));
+	assert_true(report_explains("host.speed.cpu1.lost_pct", "tcp_stream"));
+	assert_true(report_explains("profile.self.skb_defer_free_flush", "tcp_stream"));
+	assert_true(report_explains("tcp.rtt_us", "tcp_stream"));
+	assert_false(report_explains("throughput.gbps", "tcp_stream"));
+	assert_false(report_explains("throughput.msgs_per_s", "tcp_stream"));
+	assert_false(report_explains("latency.p99_us", "tcp_rr"));
+	assert_false(report_explains("snmp.Tcp.OutSegs.per_mb", "udp_stream"));
+	assert_false(report_explains("netstat.TcpExt.TCPBacklogCoalesce.per_mb", "udp_rr"));
+	assert_false(report_explains("snmp.Udp.InDatagrams.per_mb", "tcp_stream"));
+	assert_true(report_explains("snmp.Udp.InDatagrams.per_mb", "udp_stream"));
+	assert_true(report_explains("snmp.Tcp.OutSegs.per_mb", "tcp_rr"));
+	assert_false(report_explains("cpu.service_demand.client_us_per_kb", "tcp_stream"));
+	assert_false(report_explains("window.level_lo_pct", "tcp_stream"));
+	assert_false(report_explains("snmp.Tcp.OutSegs", "tcp_stream"));
+	assert_false(report_explains("tcp.retransmits", "tcp_stream"));
 }
 
 static void test_explain_lists_what_went_with_the_headline(void **state)
@@ -641,7 +646,7 @@ static void test_explain_lists_what_went_with_the_headline(void **state)
 	}
 	f = open_memstream(&text, &len);
 	assert_non_null(f);
-	assert_int_equal(report_explain(f, s, 10, "throughput.gbps", 8, 0.05), 0);
+	assert_int_equal(report_explain(f, s, 10, "tcp_stream", 8, 0.05), 0);
 	fclose(f);
 	assert_non_null(strstr(text, "what went with throughput.gbps from sample to sample "
 				     "(Kendall's tau over 10 samples, Benjamini-Hochberg q < 0.05 over the 3 metrics tested):\n"));
@@ -655,7 +660,7 @@ static void test_explain_lists_what_went_with_the_headline(void **state)
 	/* fewer than STATS_COVARY_MIN_N samples: nothing */
 	text = NULL;
 	f = open_memstream(&text, &len);
-	assert_int_equal(report_explain(f, s, 4, "throughput.gbps", 8, 0.05), 0);
+	assert_int_equal(report_explain(f, s, 4, "tcp_stream", 8, 0.05), 0);
 	fclose(f);
 	assert_int_equal(len, 0);
 	free(text);
