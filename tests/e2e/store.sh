@@ -97,11 +97,20 @@ with open(sys.argv[2], "w") as out:
         m["stat.ctxt.per_mb"] = {"value": 300.0 - 7 * i, "unit": "/MB"}
         m["cpu.foreign_busy_pct"] = {"value": float((i * 7) % 10), "unit": "%"}
         out.write(json.dumps(d) + "\n")
+    # and three of another configuration
+    for i in range(3):
+        d = json.loads(json.dumps(base))
+        d["sample_id"] = uuid.uuid4().hex
+        d["label"] = "spread"
+        d["config"]["key"] = "zz-second " + d["config"]["key"]
+        out.write(json.dumps(d) + "\n")
 PY
 "$NR" import --db "$TMP/spread.db" "$TMP/spread.jsonl" >/dev/null
 "$NR" show --db "$TMP/spread.db" spread >"$TMP/spread.txt"
 checkx "show: what went with the headline, the two that did, most significant first" \
 	'grep -q "^what went with throughput.gbps from sample to sample (Kendall.s tau over 10 samples" "$TMP/spread.txt" && grep -A2 "^what went with" "$TMP/spread.txt" | sed -n "2p" | grep -qE "^  netstat.TcpExt.TCPBacklogCoalesce.per_mb +tau \+1.00" && grep -A2 "^what went with" "$TMP/spread.txt" | sed -n "3p" | grep -qE "^  stat.ctxt.per_mb +tau -1.00"'
+check "show: the label's line first, then each configuration" \
+	sh -c '[ "$(head -n 1 "$1")" = "label: spread" ] && [ "$(grep -c "^label:" "$1")" -eq 1 ] && [ "$(grep -c "^config:" "$1")" -eq 2 ]' _ "$TMP/spread.txt"
 check "show: an unrelated metric is not listed" sh -c '! grep -A9 "^what went with" "$1" | grep -q "cpu.foreign_busy_pct"' _ "$TMP/spread.txt"
 "$NR" show --db "$DB" base >"$TMP/show3"
 check "show: three samples are too few to say what went with the headline" sh -c '! grep -q "went with" "$1"' _ "$TMP/show3"
