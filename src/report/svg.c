@@ -1081,6 +1081,28 @@ static void svg_xticks(FILE *out, const struct report_ticks *t)
 	fputs("</g>\n", out);
 }
 
+/* At most this many vertices per line: a long window's rates are averaged
+ * in consecutive groups (an hour of 100 ms rates, 36 at a time). */
+#define WINDOW_MAX_VERTICES 1000
+
+/* One sample's rates as path data, at the middle of each interval or group. */
+static void window_path(FILE *out, const double *v, size_t n, double step,
+			const struct report_ticks *tx, const struct report_ticks *ty)
+{
+	size_t group = (n + WINDOW_MAX_VERTICES - 1) / WINDOW_MAX_VERTICES;
+
+	for (size_t i = 0; i < n; i += group) {
+		size_t k = n - i < group ? n - i : group;
+		double sum = 0;
+
+		for (size_t g = 0; g < k; g++)
+			sum += v[i + g];
+		fprintf(out, "%s%.1f %.1f", i ? " L" : "M",
+			report_ticks_map(tx, ((double)i + (double)k / 2) * step, PL, PR),
+			report_ticks_map(ty, sum / (double)k, PB, PT));
+	}
+}
+
 void report_svg_window(FILE *out, const struct report_doc *d, size_t c,
 		       const char *desc, size_t id)
 {
@@ -1140,10 +1162,8 @@ void report_svg_window(FILE *out, const struct report_doc *d, size_t c,
 				continue;
 			fprintf(out, "<path class=\"window\" data-sample=\"%zu\" data-points=\"%zu\" d=\"", j,
 				cell->nseries[j]);
-			for (size_t i = 0; i < cell->nseries[j]; i++)
-				fprintf(out, "%s%.1f %.1f", i ? " L" : "M",
-					report_ticks_map(&tx, ((double)i + 0.5) * cell->series_step_s, PL, PR),
-					report_ticks_map(&ty, cell->series[j][i], PB, PT));
+			window_path(out, cell->series[j], cell->nseries[j], cell->series_step_s,
+				    &tx, &ty);
 			fputs("\"/>\n", out);
 		}
 		fputs("</g>\n", out);

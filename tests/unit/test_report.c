@@ -597,6 +597,39 @@ static void test_html_draws_each_samples_rates_within_the_window(void **state)
 	report_doc_release(&d);
 }
 
+static void test_html_window_lines_of_long_windows_are_averaged(void **state)
+{
+	static const char *const cfg[] = { "test=tcp_stream" };
+	static double v[2500];
+	struct base_sample s;
+	const struct base_sample *p[1] = { &s };
+	struct report_doc d;
+	size_t len = 0;
+	char *html = NULL;
+	const char *path;
+	FILE *f;
+
+	(void)state;
+	for (size_t i = 0; i < 2500; i++)
+		v[i] = i % 2 ? 30 : 40;
+	report_doc_init(&d);
+	assert_int_equal(report_doc_add_label(&d, "A"), 0);
+	make_sample(&s, "A", cfg, 1, "throughput.gbps", "Gbps", 35);
+	assert_int_equal(base_sample_set_series(&s, "Gbps", 0.1, v, 2500, 1), 0);
+	assert_int_equal(report_doc_add_samples(&d, 0, p, 1), 0);
+	base_sample_release(&s);
+	f = open_memstream(&html, &len);
+	assert_non_null(f);
+	assert_int_equal(report_html(f, &d, NULL), 0);
+	fclose(f);
+	/* 4 min 10 s of 100 ms rates: 834 vertices, groups of 3 */
+	path = strstr(html, "<path class=\"window\" data-sample=\"0\" data-points=\"2500\" d=\"M");
+	assert_non_null(path);
+	assert_int_equal(count(path, " L"), 833);
+	free(html);
+	report_doc_release(&d);
+}
+
 static void test_explain_admits_shares_and_rates_not_relatives(void **state)
 {
 	(void)state;
@@ -686,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_md_of_a_hand_built_table),
 		cmocka_unit_test(test_html_marks_charts_for_counting),
 		cmocka_unit_test(test_html_draws_each_samples_rates_within_the_window),
+		cmocka_unit_test(test_html_window_lines_of_long_windows_are_averaged),
 		cmocka_unit_test(test_explain_admits_shares_and_rates_not_relatives),
 		cmocka_unit_test(test_explain_lists_what_went_with_the_headline),
 	};
