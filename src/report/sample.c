@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* One sample as a terminal table or as the JSON result document. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -96,6 +97,44 @@ static void print_profile(FILE *out, const struct base_sample *s)
 		fprintf(out, "  %6.2f%%  %s\n", rows[i]->value, rows[i]->name + 13);
 }
 
+static double mval(const struct base_sample *s, const char *name)
+{
+	const struct sample_metric *m = base_sample_get(s, name);
+
+	return m ? m->value : NAN;
+}
+
+/*
+ * One line on whether the window can be trusted as it is: foreign load,
+ * a trend, levels the rate left and came back to. Nothing for a sample
+ * without the window's checks (an import from an older version).
+ */
+static void print_window(FILE *out, const struct base_sample *s)
+{
+	double n = mval(s, "window.intervals"), levels = mval(s, "window.levels");
+
+	if (isnan(n))
+		return;
+	fprintf(out, "\nwindow: %.0f intervals of 100 ms", n);
+	if (mval(s, "window.disturbed") == 1)
+		fprintf(out, "; DISTURBED: foreign CPU %.1f%% of the machine",
+			mval(s, "cpu.foreign_busy_pct"));
+	if (mval(s, "window.not_steady") == 1)
+		fprintf(out, "; NOT STEADY: the rate trended (Mann-Kendall tau %+.2f, p %.2g)%s",
+			mval(s, "window.trend_tau"), mval(s, "window.trend_p"),
+			mval(s, "window.host_trend") == 1 ? ", and the host's speed with it" : "");
+	if (mval(s, "window.mixed") == 1)
+		fprintf(out, "; MIXED: the rate left a level and came back (%.0f levels, %.0f%% to %.0f%% of the mean)",
+			levels, mval(s, "window.level_lo_pct"), mval(s, "window.level_hi_pct"));
+	else if (levels > 1)
+		fprintf(out, "; %.0f levels, %.0f%% to %.0f%% of the mean", levels,
+			mval(s, "window.level_lo_pct"), mval(s, "window.level_hi_pct"));
+	if (mval(s, "window.disturbed") != 1 && mval(s, "window.not_steady") != 1 &&
+	    mval(s, "window.mixed") != 1 && !(levels > 1))
+		fputs(levels == 1 ? "; steady, one level" : "; steady", out);
+	fputc('\n', out);
+}
+
 void report_sample_table(FILE *out, const struct base_sample *s)
 {
 	const char *test = param(s, "test");
@@ -147,6 +186,7 @@ void report_sample_table(FILE *out, const struct base_sample *s)
 		else
 			fprintf(out, "\n");
 	}
+	print_window(out, s);
 	fprintf(out, "\n%-40s %14s  %-7s %s\n", "metric", "value", "unit", "better");
 	for (size_t i = 0; i < s->nmetrics; i++) {
 		const struct sample_metric *m = &s->metrics[i];

@@ -701,6 +701,61 @@ static void test_explain_lists_what_went_with_the_headline(void **state)
 		base_sample_release(&s[i]);
 }
 
+static void test_sample_table_says_whether_the_window_can_be_trusted(void **state)
+{
+	static const char *const cfg[] = { "test=tcp_stream" };
+	struct base_sample s;
+	size_t len = 0;
+	char *text = NULL;
+	FILE *f;
+
+	(void)state;
+	make_sample(&s, "A", cfg, 1, "throughput.gbps", "Gbps", 35);
+	/* an imported sample without the window's checks: no line */
+	f = open_memstream(&text, &len);
+	report_sample_table(f, &s);
+	fclose(f);
+	assert_null(strstr(text, "window:"));
+	free(text);
+	assert_int_equal(base_sample_set(&s, "window.intervals", "", 99), 0);
+	assert_int_equal(base_sample_set(&s, "window.disturbed", "", 0), 0);
+	assert_int_equal(base_sample_set(&s, "window.not_steady", "", 0), 0);
+	assert_int_equal(base_sample_set(&s, "window.levels", "", 1), 0);
+	assert_int_equal(base_sample_set(&s, "window.mixed", "", 0), 0);
+	f = open_memstream(&text, &len);
+	report_sample_table(f, &s);
+	fclose(f);
+	assert_non_null(strstr(text, "\nwindow: 99 intervals of 100 ms; steady, one level\n"));
+	free(text);
+	assert_int_equal(base_sample_set(&s, "window.disturbed", "", 1), 0);
+	assert_int_equal(base_sample_set(&s, "cpu.foreign_busy_pct", "%", 23.4), 0);
+	assert_int_equal(base_sample_set(&s, "window.not_steady", "", 1), 0);
+	assert_int_equal(base_sample_set(&s, "window.trend_tau", "", -0.42), 0);
+	assert_int_equal(base_sample_set(&s, "window.trend_p", "", 1e-5), 0);
+	assert_int_equal(base_sample_set(&s, "window.levels", "", 3), 0);
+	assert_int_equal(base_sample_set(&s, "window.level_lo_pct", "%", 84.6), 0);
+	assert_int_equal(base_sample_set(&s, "window.level_hi_pct", "%", 108.2), 0);
+	assert_int_equal(base_sample_set(&s, "window.mixed", "", 1), 0);
+	f = open_memstream(&text, &len);
+	report_sample_table(f, &s);
+	fclose(f);
+	assert_non_null(strstr(text, "\nwindow: 99 intervals of 100 ms; DISTURBED: foreign CPU 23.4% of the machine; "
+				     "NOT STEADY: the rate trended (Mann-Kendall tau -0.42, p 1e-05); "
+				     "MIXED: the rate left a level and came back (3 levels, 85% to 108% of the mean)\n"));
+	free(text);
+	/* two levels without coming back: said, not shouted */
+	assert_int_equal(base_sample_set(&s, "window.disturbed", "", 0), 0);
+	assert_int_equal(base_sample_set(&s, "window.not_steady", "", 0), 0);
+	assert_int_equal(base_sample_set(&s, "window.levels", "", 2), 0);
+	assert_int_equal(base_sample_set(&s, "window.mixed", "", 0), 0);
+	f = open_memstream(&text, &len);
+	report_sample_table(f, &s);
+	fclose(f);
+	assert_non_null(strstr(text, "\nwindow: 99 intervals of 100 ms; 2 levels, 85% to 108% of the mean\n"));
+	free(text);
+	base_sample_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -721,6 +776,7 @@ int main(void)
 		cmocka_unit_test(test_html_draws_each_samples_rates_within_the_window),
 		cmocka_unit_test(test_html_window_lines_of_long_windows_are_averaged),
 		cmocka_unit_test(test_explain_admits_shares_and_rates_not_relatives),
+		cmocka_unit_test(test_sample_table_says_whether_the_window_can_be_trusted),
 		cmocka_unit_test(test_explain_lists_what_went_with_the_headline),
 	};
 
