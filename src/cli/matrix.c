@@ -61,6 +61,7 @@ struct matrix {
 	int64_t t0;
 	size_t done, total;
 	unsigned failures, disturbed;
+	unsigned not_steady, mixed; /* samples whose window trended, or left a level and came back */
 	bool retrying;
 };
 
@@ -89,6 +90,14 @@ static void fmt_dur(int64_t ns, char *buf, size_t len)
 }
 
 /* A progress bar on a terminal, a log line otherwise. */
+/* a window flag of a sample (NULL: none) */
+static bool flag(const struct base_sample *s, const char *name)
+{
+	const struct sample_metric *f = s ? base_sample_get(s, name) : NULL;
+
+	return f && f->value != 0;
+}
+
 static void progress(struct matrix *m, const struct job_cell *c,
 		     const struct base_sample *s, const char *failed)
 {
@@ -96,13 +105,15 @@ static void progress(struct matrix *m, const struct job_cell *c,
 		s ? base_sample_get(s, stats_headline_metric(job_test_name(c->cfg.test))) : NULL;
 	int64_t el = base_now_ns() - m->t0;
 	int64_t eta = m->done ? el / (int64_t)m->done * (int64_t)(m->total - m->done) : 0;
-	char e1[32], e2[32], val[160] = "";
+	char e1[32], e2[32], val[256] = "";
 	int width = 30, fill = m->total ? (int)(width * m->done / m->total) : 0;
 
 	fmt_dur(el, e1, sizeof(e1));
 	fmt_dur(eta, e2, sizeof(e2));
 	if (h)
-		snprintf(val, sizeof(val), "%s %.4g %s", h->name, h->value, h->unit);
+		snprintf(val, sizeof(val), "%s %.4g %s%s%s", h->name, h->value, h->unit,
+			 flag(s, "window.not_steady") ? " (not steady)" : "",
+			 flag(s, "window.mixed") ? " (mixed levels)" : "");
 	if (m->tty) {
 		fprintf(stderr, "\r[%.*s%.*s] %zu/%zu  elapsed %s  eta %s  %-40.40s\033[K",
 			fill, "##############################", width - fill,
@@ -186,6 +197,8 @@ static int run_step(struct matrix *m, size_t ci)
 		}
 		if (h)
 			remember(&m->st[ci], h->value);
+		m->not_steady += flag(&s, "window.not_steady");
+		m->mixed += flag(&s, "window.mixed");
 		progress(m, c, &s, NULL);
 	} else if (ret != -EINTR) {
 		m->failures++;
@@ -436,6 +449,10 @@ int cmd_matrix(int argc, char **argv)
 	if (m.disturbed)
 		fprintf(stderr, "%u samples were disturbed by foreign CPU load and measured again\n",
 			m.disturbed);
+	if (m.not_steady || m.mixed)
+		fprintf(stderr, "of the samples kept, %u trended within their window (not steady) and %u "
+			"left a level and came back (mixed): compare and report note them per label\n",
+			m.not_steady, m.mixed);
 	code = summary(&m, db, baseline);
 	if (m.failures) {
 		cli_error("%u of %zu steps failed (see above)", m.failures, m.total);

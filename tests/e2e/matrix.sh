@@ -135,4 +135,25 @@ checkx "--until-ci reports the steps it saved" '[ $? -eq 0 ] && grep -q "steps i
 timeout 120 "$NR" matrix --seed 9 --label m4 --baseline m1 "$TMP/job.yaml" >"$TMP/base" 2>/dev/null
 rc=$?
 checkx "--baseline compares against the label (exit 0 or 1)" '[ $rc -le 1 ] && grep -q "^config: " "$TMP/base" && grep -q "configurations compared" "$TMP/base"'
+
+# Window flags: each step's line says (not steady) / (mixed levels), and the
+# closing count matches the stored samples' flags (invariants: whether this
+# machine's windows trend is not up to the test).
+printf 'repetitions: 4\nduration: 2500ms\nwarmup: 300ms\nparams:\n  test: tcp_stream\n' >"$TMP/win.yaml"
+timeout 120 "$NR" matrix --seed 3 --label win "$TMP/win.yaml" >/dev/null 2>"$TMP/win.log"
+"$NR" export --label win >"$TMP/win.jsonl"
+checkx "matrix: per-step window flags and the closing count agree with the stored samples" 'python3 - "$TMP/win.jsonl" "$TMP/win.log" <<'"'"'PY'"'"'
+import json, re, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+log = open(sys.argv[2]).read()
+keep = [r["metrics"] for r in rows if r["metrics"]["window.disturbed"]["value"] == 0]
+ns = sum(m["window.not_steady"]["value"] == 1 for m in keep)
+mx = sum(m.get("window.mixed", {"value": 0})["value"] == 1 for m in keep)
+steps = re.findall(r"^step \d+/\d+ .*$", log, re.M)
+ok = len(keep) >= 4 and all("window.intervals" in m and m["window.intervals"]["value"] >= 20 for m in keep)
+ok &= sum("(not steady)" in l for l in steps) == ns and sum("(mixed levels)" in l for l in steps) == mx
+m = re.search(r"of the samples kept, (\d+) trended within their window \(not steady\) and (\d+) left a level", log)
+ok &= (m is not None and (int(m.group(1)), int(m.group(2))) == (ns, mx)) if ns or mx else m is None
+sys.exit(0 if ok else 1)
+PY'
 exit 0
