@@ -42,6 +42,32 @@ static char *capture_md(const char *s)
 	return buf;
 }
 
+/* What report_sample_table() prints for s (free() it). */
+static char *capture_sample_table(const struct base_sample *smp)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	report_sample_table(f, smp);
+	fclose(f);
+	return buf;
+}
+
+/* The HTML page of d (free() it); its chart count in *ncharts. */
+static char *capture_report_html(const struct report_doc *d, size_t *ncharts)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(report_html(f, d, ncharts), 0);
+	fclose(f);
+	return buf;
+}
+
 static size_t count(const char *hay, const char *needle)
 {
 	size_t n = 0;
@@ -506,9 +532,8 @@ static void test_html_marks_charts_for_counting(void **state)
 	struct base_sample s[3];
 	const struct base_sample *p[3] = { &s[0], &s[1], &s[2] };
 	struct report_doc d;
-	size_t ncharts = 0, len = 0;
+	size_t ncharts = 0;
 	char *html = NULL;
-	FILE *f;
 
 	(void)state;
 	report_doc_init(&d);
@@ -526,10 +551,7 @@ static void test_html_marks_charts_for_counting(void **state)
 							 10.0 * (double)(k + 1) + (double)i), 0);
 	}
 	assert_int_equal(report_doc_add_samples(&d, 1, p, 3), 0);
-	f = open_memstream(&html, &len);
-	assert_non_null(f);
-	assert_int_equal(report_html(f, &d, &ncharts), 0);
-	fclose(f);
+	html = capture_report_html(&d, &ncharts);
 	assert_int_equal(ncharts, 2);
 	assert_int_equal(count(html, "<svg class=\"chart\""), 2);
 	assert_non_null(strstr(html, "data-kind=\"axis\" data-series=\"2\" data-points=\"14\" data-categories=\"2\""));
@@ -560,9 +582,8 @@ static void test_html_draws_each_samples_rates_within_the_window(void **state)
 	struct base_sample s[4];
 	const struct base_sample *pa[2] = { &s[0], &s[1] }, *pb[2] = { &s[2], &s[3] };
 	struct report_doc d;
-	size_t ncharts = 0, len = 0;
+	size_t ncharts = 0;
 	char *html = NULL;
-	FILE *f;
 
 	(void)state;
 	report_doc_init(&d);
@@ -576,10 +597,7 @@ static void test_html_draws_each_samples_rates_within_the_window(void **state)
 	assert_int_equal(report_doc_add_samples(&d, 1, pb, 2), 0);
 	for (size_t i = 0; i < 4; i++)
 		base_sample_release(&s[i]);
-	f = open_memstream(&html, &len);
-	assert_non_null(f);
-	assert_int_equal(report_html(f, &d, &ncharts), 0);
-	fclose(f);
+	html = capture_report_html(&d, &ncharts);
 	/* one configuration, no axis: the window chart alone */
 	assert_int_equal(ncharts, 1);
 	assert_non_null(strstr(html, "<a href=\"#window\">"));
@@ -604,10 +622,8 @@ static void test_html_window_lines_of_long_windows_are_averaged(void **state)
 	struct base_sample s;
 	const struct base_sample *p[1] = { &s };
 	struct report_doc d;
-	size_t len = 0;
 	char *html = NULL;
 	const char *path;
-	FILE *f;
 
 	(void)state;
 	for (size_t i = 0; i < 2500; i++)
@@ -618,10 +634,7 @@ static void test_html_window_lines_of_long_windows_are_averaged(void **state)
 	assert_int_equal(base_sample_set_series(&s, "Gbps", 0.1, v, 2500, 1), 0);
 	assert_int_equal(report_doc_add_samples(&d, 0, p, 1), 0);
 	base_sample_release(&s);
-	f = open_memstream(&html, &len);
-	assert_non_null(f);
-	assert_int_equal(report_html(f, &d, NULL), 0);
-	fclose(f);
+	html = capture_report_html(&d, NULL);
 	/* 4 min 10 s of 100 ms rates: 834 vertices, groups of 3 */
 	path = strstr(html, "<path class=\"window\" data-sample=\"0\" data-points=\"2500\" d=\"M");
 	assert_non_null(path);
@@ -705,16 +718,12 @@ static void test_sample_table_says_whether_the_window_can_be_trusted(void **stat
 {
 	static const char *const cfg[] = { "test=tcp_stream" };
 	struct base_sample s;
-	size_t len = 0;
 	char *text = NULL;
-	FILE *f;
 
 	(void)state;
 	make_sample(&s, "A", cfg, 1, "throughput.gbps", "Gbps", 35);
 	/* an imported sample without the window's checks: no line */
-	f = open_memstream(&text, &len);
-	report_sample_table(f, &s);
-	fclose(f);
+	text = capture_sample_table(&s);
 	assert_null(strstr(text, "window:"));
 	free(text);
 	assert_int_equal(base_sample_set(&s, "window.intervals", "", 99), 0);
@@ -722,9 +731,7 @@ static void test_sample_table_says_whether_the_window_can_be_trusted(void **stat
 	assert_int_equal(base_sample_set(&s, "window.not_steady", "", 0), 0);
 	assert_int_equal(base_sample_set(&s, "window.levels", "", 1), 0);
 	assert_int_equal(base_sample_set(&s, "window.mixed", "", 0), 0);
-	f = open_memstream(&text, &len);
-	report_sample_table(f, &s);
-	fclose(f);
+	text = capture_sample_table(&s);
 	assert_non_null(strstr(text, "\nwindow: 99 intervals of 100 ms; steady, one level\n"));
 	free(text);
 	assert_int_equal(base_sample_set(&s, "window.disturbed", "", 1), 0);
@@ -736,9 +743,7 @@ static void test_sample_table_says_whether_the_window_can_be_trusted(void **stat
 	assert_int_equal(base_sample_set(&s, "window.level_lo_pct", "%", 84.6), 0);
 	assert_int_equal(base_sample_set(&s, "window.level_hi_pct", "%", 108.2), 0);
 	assert_int_equal(base_sample_set(&s, "window.mixed", "", 1), 0);
-	f = open_memstream(&text, &len);
-	report_sample_table(f, &s);
-	fclose(f);
+	text = capture_sample_table(&s);
 	assert_non_null(strstr(text, "\nwindow: 99 intervals of 100 ms; DISTURBED: foreign CPU 23.4% of the machine; "
 				     "NOT STEADY: the rate trended (Mann-Kendall tau -0.42, p 1e-05); "
 				     "MIXED: the rate left a level and came back (3 levels, 85% to 108% of the mean)\n"));
@@ -748,9 +753,7 @@ static void test_sample_table_says_whether_the_window_can_be_trusted(void **stat
 	assert_int_equal(base_sample_set(&s, "window.not_steady", "", 0), 0);
 	assert_int_equal(base_sample_set(&s, "window.levels", "", 2), 0);
 	assert_int_equal(base_sample_set(&s, "window.mixed", "", 0), 0);
-	f = open_memstream(&text, &len);
-	report_sample_table(f, &s);
-	fclose(f);
+	text = capture_sample_table(&s);
 	assert_non_null(strstr(text, "\nwindow: 99 intervals of 100 ms; 2 levels, 85% to 108% of the mean\n"));
 	free(text);
 	base_sample_release(&s);
