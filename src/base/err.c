@@ -42,3 +42,41 @@ void base_err_prefix(struct base_err *err, const char *fmt, ...)
 	memcpy(err->msg, pre, plen);
 	err->msg[plen + mlen] = '\0';
 }
+
+static const char *quote_n(const char *s, size_t show, char *buf)
+{
+	size_t i, o = 0;
+
+	for (i = 0; s[i] && i < show; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == 0x7f) {
+			snprintf(buf + o, 5, "\\x%02x", c);
+			o += 4;
+		} else {
+			buf[o++] = (char)c;
+		}
+	}
+	if (s[i]) {
+		/* Do not end on half a UTF-8 sequence. */
+		while (o > 0 && i > 0 && ((unsigned char)s[i] & 0xc0) == 0x80 &&
+		       (unsigned char)buf[o - 1] >= 0x80) {
+			o--;
+			i--;
+		}
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+const char *base_quote(const char *s, char *buf)
+{
+	return quote_n(s, BASE_QUOTE_SHOW, buf);
+}
+
+const char *base_escape(const char *s, char *buf)
+{
+	return quote_n(s, BASE_ESCAPE_SHOW, buf);
+}

@@ -24,6 +24,27 @@ int base_err_set(struct base_err *err, int errnum, const char *fmt, ...)
 void base_err_prefix(struct base_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * A value from outside (a flag, a file, a peer) in an error message:
+ * base_quote() copies at most BASE_QUOTE_SHOW bytes of s into buf
+ * (BASE_QUOTE_LEN bytes) and returns buf. Control characters are escaped
+ * as \xNN, so that a stray newline or escape sequence cannot forge a line
+ * of a log or drive a terminal; other bytes pass, so that UTF-8 reads as
+ * typed, and a longer value ends in "..." (never inside a UTF-8
+ * sequence), so that a pasted blob cannot crowd the explanation out of
+ * the 512-byte message. Thread-safe.
+ */
+#define BASE_QUOTE_SHOW 48
+#define BASE_QUOTE_LEN (BASE_QUOTE_SHOW * 4 + 4)
+const char *base_quote(const char *s, char *buf);
+
+/* As base_quote(), for a longer text from a library that may carry bytes
+ * of the input (a JSON parser's message): at most BASE_ESCAPE_SHOW bytes
+ * into buf (BASE_ESCAPE_LEN bytes). */
+#define BASE_ESCAPE_SHOW 160
+#define BASE_ESCAPE_LEN (BASE_ESCAPE_SHOW * 4 + 4)
+const char *base_escape(const char *s, char *buf);
+
 /* A broken invariant: always compiled in, prints and aborts. */
 #define BUG(...)                                                              \
 	do {                                                                  \

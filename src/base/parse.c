@@ -9,50 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * A value is quoted in messages with at most QUOTE_SHOW bytes of it, so a
- * pasted blob cannot crowd the explanation out of the 512-byte message.
- * Each byte takes up to 4 bytes escaped, then "..." and the NUL.
- */
-#define QUOTE_SHOW 48
-#define QUOTE_LEN (QUOTE_SHOW * 4 + 4)
-
 #define SIZE_SYNTAX "expected a number with an optional K, M, G or T suffix (like 8K or 1M)"
 #define DURATION_SYNTAX "expected a number with a unit ns, us, ms, s, m or h (like 500ms or 10s), or a bare number of seconds"
 #define CPULIST_SYNTAX "expected cpu ids and ranges like 0-3,8 or 0-7:2"
-
-/*
- * Copy s into buf for an error message. Control characters are escaped as
- * \xNN so a stray newline or escape sequence cannot garble the terminal;
- * other bytes pass so that UTF-8 input reads as typed.
- */
-static const char *quote(const char *s, char *buf)
-{
-	size_t i, o = 0;
-
-	for (i = 0; s[i] && i < QUOTE_SHOW; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c == 0x7f) {
-			snprintf(buf + o, 5, "\\x%02x", c);
-			o += 4;
-		} else {
-			buf[o++] = (char)c;
-		}
-	}
-	if (s[i]) {
-		/* Do not end on half a UTF-8 sequence. */
-		while (o > 0 && i > 0 && ((unsigned char)s[i] & 0xc0) == 0x80 &&
-		       (unsigned char)buf[o - 1] >= 0x80) {
-			o--;
-			i--;
-		}
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o] = '\0';
-	return buf;
-}
 
 static bool is_digit(char c)
 {
@@ -192,7 +151,7 @@ static int size_suffix_shift(const char *p)
 
 int base_parse_size(const char *s, uint64_t *out_bytes, struct base_err *err)
 {
-	char q[QUOTE_LEN];
+	char q[BASE_QUOTE_LEN];
 	struct decimal d;
 	const char *p;
 	uint64_t v;
@@ -202,16 +161,16 @@ int base_parse_size(const char *s, uint64_t *out_bytes, struct base_err *err)
 	shift = p ? size_suffix_shift(p) : -1;
 	if (shift < 0)
 		return base_err_set(err, -EINVAL,
-				    "invalid size '%s': " SIZE_SYNTAX, quote(s, q));
+				    "invalid size '%s': " SIZE_SYNTAX, base_quote(s, q));
 	ret = scale_decimal(&d, UINT64_C(1) << shift, UINT64_MAX, &v);
 	if (ret == -EDOM)
 		return base_err_set(err, -EINVAL,
 				    "invalid size '%s': expected a whole number of bytes (a fraction must be exact, like 1.5K)",
-				    quote(s, q));
+				    base_quote(s, q));
 	if (ret)
 		return base_err_set(err, -ERANGE,
 				    "invalid size '%s': too large, expected at most %" PRIu64 " bytes",
-				    quote(s, q), UINT64_MAX);
+				    base_quote(s, q), UINT64_MAX);
 	*out_bytes = v;
 	return 0;
 }
@@ -232,7 +191,7 @@ static const struct {
 int base_parse_duration_ns(const char *s, int64_t *out_ns,
 			   struct base_err *err)
 {
-	char q[QUOTE_LEN];
+	char q[BASE_QUOTE_LEN];
 	struct decimal d;
 	int64_t mult = -1;
 	const char *p;
@@ -251,16 +210,16 @@ int base_parse_duration_ns(const char *s, int64_t *out_ns,
 	if (mult < 0)
 		return base_err_set(err, -EINVAL,
 				    "invalid duration '%s': " DURATION_SYNTAX,
-				    quote(s, q));
+				    base_quote(s, q));
 	ret = scale_decimal(&d, (uint64_t)mult, BASE_DURATION_MAX_NS, &v);
 	if (ret == -EDOM)
 		return base_err_set(err, -EINVAL,
 				    "invalid duration '%s': expected a whole number of nanoseconds",
-				    quote(s, q));
+				    base_quote(s, q));
 	if (ret)
 		return base_err_set(err, -ERANGE,
 				    "invalid duration '%s': too long, expected at most 365 days (8760h)",
-				    quote(s, q));
+				    base_quote(s, q));
 	*out_ns = (int64_t)v;
 	return 0;
 }
@@ -268,7 +227,7 @@ int base_parse_duration_ns(const char *s, int64_t *out_ns,
 int base_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out,
 		   struct base_err *err)
 {
-	char q[QUOTE_LEN];
+	char q[BASE_QUOTE_LEN];
 	const char *p = s;
 	uint64_t v = 0;
 	int ret;
@@ -281,7 +240,7 @@ int base_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out,
 	if (ret)
 		return base_err_set(err, ret,
 				    "invalid number '%s': expected an integer from %" PRIu64 " to %" PRIu64,
-				    quote(s, q), min, max);
+				    base_quote(s, q), min, max);
 	*out = v;
 	return 0;
 }
@@ -314,7 +273,7 @@ static const char *scan_double(const char *s, bool allow_minus)
 int base_parse_double(const char *s, double min, double max, double *out,
 		      struct base_err *err)
 {
-	char q[QUOTE_LEN];
+	char q[BASE_QUOTE_LEN];
 	const char *p;
 	double v = 0;
 	char *end;
@@ -335,7 +294,7 @@ int base_parse_double(const char *s, double min, double max, double *out,
 	if (ret)
 		return base_err_set(err, ret,
 				    "invalid number '%s': expected a number from %g to %g",
-				    quote(s, q), min, max);
+				    base_quote(s, q), min, max);
 	*out = v;
 	return 0;
 }
@@ -350,7 +309,7 @@ int base_parse_bool(const char *s, bool *out, struct base_err *err)
 		{ "no", false },  { "on", true },   { "off", false },
 		{ "true", true }, { "false", false },
 	};
-	char q[QUOTE_LEN];
+	char q[BASE_QUOTE_LEN];
 	size_t i, j;
 
 	for (i = 0; i < ARRAY_SIZE(words); i++) {
@@ -366,7 +325,7 @@ int base_parse_bool(const char *s, bool *out, struct base_err *err)
 	}
 	return base_err_set(err, -EINVAL,
 			    "invalid boolean '%s': expected 1, 0, yes, no, on, off, true or false",
-			    quote(s, q));
+			    base_quote(s, q));
 }
 
 static bool skip_digits(const char **p)
@@ -426,20 +385,20 @@ int base_parse_cpulist(const char *s, struct base_cpulist *out,
 	unsigned char seen[BASE_CPU_MAX / 8] = { 0 };
 	/* Built aside so that *out is untouched on failure. */
 	struct base_cpulist l;
-	char q[QUOTE_LEN];
+	char q[BASE_QUOTE_LEN];
 	const char *p = s;
 	unsigned int first = 0, last = 0, stride, cpu;
 
 	if (!cpulist_syntax_ok(s))
 		return base_err_set(err, -EINVAL,
 				    "invalid cpu list '%s': " CPULIST_SYNTAX,
-				    quote(s, q));
+				    base_quote(s, q));
 	l.n = 0;
 	for (;;) {
 		if (scan_uint_in(&p, 0, BASE_CPU_MAX - 1, &first))
 			return base_err_set(err, -ERANGE,
 					    "invalid cpu list '%s': expected cpu ids from 0 to %d",
-					    quote(s, q), BASE_CPU_MAX - 1);
+					    base_quote(s, q), BASE_CPU_MAX - 1);
 		last = first;
 		stride = 1;
 		if (*p == '-') {
@@ -447,11 +406,11 @@ int base_parse_cpulist(const char *s, struct base_cpulist *out,
 			if (scan_uint_in(&p, 0, BASE_CPU_MAX - 1, &last))
 				return base_err_set(err, -ERANGE,
 						    "invalid cpu list '%s': expected cpu ids from 0 to %d",
-						    quote(s, q), BASE_CPU_MAX - 1);
+						    base_quote(s, q), BASE_CPU_MAX - 1);
 			if (last < first)
 				return base_err_set(err, -EINVAL,
 						    "invalid cpu list '%s': range %u-%u is reversed, expected the lower id first",
-						    quote(s, q), first, last);
+						    base_quote(s, q), first, last);
 			/*
 			 * A stride is capped like an id: a larger one could
 			 * not reach a second cpu anyway, and the cap keeps
@@ -463,7 +422,7 @@ int base_parse_cpulist(const char *s, struct base_cpulist *out,
 						 &stride))
 					return base_err_set(err, -ERANGE,
 							    "invalid cpu list '%s': expected a stride from 1 to %d",
-							    quote(s, q),
+							    base_quote(s, q),
 							    BASE_CPU_MAX - 1);
 			}
 		}
@@ -471,7 +430,7 @@ int base_parse_cpulist(const char *s, struct base_cpulist *out,
 			if (seen[cpu / 8] & (1u << (cpu % 8)))
 				return base_err_set(err, -EINVAL,
 						    "invalid cpu list '%s': cpu %u is listed twice, expected each cpu once",
-						    quote(s, q), cpu);
+						    base_quote(s, q), cpu);
 			seen[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
 			/* At most BASE_CPU_MAX distinct ids fit. */
 			l.cpu[l.n++] = (uint16_t)cpu;

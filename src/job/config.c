@@ -30,6 +30,8 @@ const char *job_test_name(enum job_test t)
 
 int job_test_parse(const char *s, enum job_test *t, struct base_err *err)
 {
+	char q[BASE_QUOTE_LEN];
+
 	for (int i = 0; i < JOB_TEST_COUNT; i++) {
 		if (!strcmp(s, test_names[i])) {
 			*t = i;
@@ -38,7 +40,7 @@ int job_test_parse(const char *s, enum job_test *t, struct base_err *err)
 	}
 	return base_err_set(err, -EINVAL,
 			    "unknown test '%s': expected tcp_stream, udp_stream, tcp_rr, udp_rr or tcp_crr",
-			    s);
+			    base_quote(s, q));
 }
 
 static const char *const placement_names[JOB_PLACE_COUNT] = {
@@ -66,21 +68,22 @@ int job_parse_warmup(const char *s, int64_t *ns, bool *autow,
 		     struct base_err *err)
 {
 	int64_t v = JOB_WARMUP_AUTO_MAX;
+	char q[BASE_QUOTE_LEN];
 
 	if (!strncmp(s, "auto", 4) && (!s[4] || s[4] == ':')) {
 		if (s[4] && (base_parse_duration_ns(s + 5, &v, NULL) ||
 			     v < NS_PER_S || v > JOB_WARMUP_MAX))
 			return base_err_set(err, -EINVAL,
-					    "invalid warm-up '%.60s': expected auto or auto:MAX with MAX from 1s to 1h",
-					    s);
+					    "invalid warm-up '%s': expected auto or auto:MAX with MAX from 1s to 1h",
+					    base_quote(s, q));
 		*ns = v;
 		*autow = true;
 		return 0;
 	}
 	if (base_parse_duration_ns(s, &v, NULL) || v < 0 || v > JOB_WARMUP_MAX)
 		return base_err_set(err, -EINVAL,
-				    "invalid warm-up '%.60s': expected a duration from 0 to 1h (like 2s), auto or auto:MAX",
-				    s);
+				    "invalid warm-up '%s': expected a duration from 0 to 1h (like 2s), auto or auto:MAX",
+				    base_quote(s, q));
 	*ns = v;
 	*autow = false;
 	return 0;
@@ -93,6 +96,8 @@ const char *job_dir_name(enum job_dir d)
 
 int job_dir_parse(const char *s, enum job_dir *d, struct base_err *err)
 {
+	char q[BASE_QUOTE_LEN];
+
 	for (int i = 0; i < JOB_DIR_COUNT; i++) {
 		if (!strcmp(s, dir_names[i])) {
 			*d = i;
@@ -101,7 +106,7 @@ int job_dir_parse(const char *s, enum job_dir *d, struct base_err *err)
 	}
 	return base_err_set(err, -EINVAL,
 			    "invalid direction '%s': expected send, recv or bidir",
-			    s);
+			    base_quote(s, q));
 }
 
 bool job_test_is_udp(enum job_test t)
@@ -322,6 +327,7 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 {
 	bool udp = job_test_is_udp(c->test);
 	uint64_t udp_max = c->ipv == 6 ? 65527 : 65507;
+	char q[BASE_QUOTE_LEN];
 	uint32_t nflows;
 
 	if ((unsigned)c->test >= JOB_TEST_COUNT)
@@ -373,7 +379,7 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 	if (!valid_cc(c->cc))
 		return base_err_set(err, -EINVAL,
 				    "invalid congestion control '%s': expected a name like cubic or bbr",
-				    c->cc);
+				    base_quote(c->cc, q));
 	if (udp && c->nodelay)
 		return base_err_set(err, -EINVAL,
 				    "nodelay applies to tcp tests only");
@@ -394,7 +400,7 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 	if (strcmp(c->topology, "loopback") && strcmp(c->topology, "veth"))
 		return base_err_set(err, -EINVAL,
 				    "invalid topology '%s': expected loopback or veth",
-				    c->topology);
+				    base_quote(c->topology, q));
 	if (!job_config_is_veth(c) && (c->mtu || c->gro >= 0 || c->gso >= 0 ||
 				       c->tso >= 0 || c->tbf_rate_bps || c->cpu_quota_pct))
 		return base_err_set(err, -EINVAL,
@@ -671,6 +677,7 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		"tbf_rate", "cpu_quota", "placement", "warmup_auto",
 	};
 	const char *key, *s = NULL;
+	char q[BASE_QUOTE_LEN];
 	const json_t *v;
 	int64_t n;
 	int ret;
@@ -687,7 +694,7 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		if (i == ARRAY_SIZE(known))
 			return base_err_set(err, -EINVAL,
 					    "configuration has unknown field '%s'",
-					    key);
+					    base_quote(key, q));
 	}
 	job_config_init(c);
 	if ((ret = get_str(obj, "test", &s, err)) ||
@@ -771,6 +778,6 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 	     job_placement_parse(s, &c->placement)))
 		return ret ? ret : base_err_set(err, -EINVAL,
 						"configuration field 'placement' = '%s': expected split or free",
-						s);
+						base_quote(s, q));
 	return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "base/err.h"
 #include "base/parse.h"
+#include "base/time.h"
 
 enum job_test {
 	JOB_TEST_TCP_STREAM = 0,

@@ -12,8 +12,9 @@ int proto_get_i64(const json_t *obj, const char *key, int64_t min, int64_t max,
 		  int64_t *out, struct base_err *err)
 {
 	const json_t *v = json_object_get(obj, key);
-	const char *type = proto_type_or(obj);
+	char type[BASE_QUOTE_LEN];
 
+	base_quote(proto_type_or(obj), type);
 	if (!json_is_integer(v))
 		return base_err_set(err, -EPROTO,
 				    "'%s' message: field '%s' must be an integer",
@@ -31,11 +32,12 @@ int proto_get_str(const json_t *obj, const char *key, size_t max_len,
 		  const char **out, struct base_err *err)
 {
 	const json_t *v = json_object_get(obj, key);
+	char q[BASE_QUOTE_LEN];
 
 	if (!json_is_string(v) || json_string_length(v) > max_len)
 		return base_err_set(err, -EPROTO,
 				    "'%s' message: field '%s' must be a string of at most %zu bytes",
-				    proto_type_or(obj), key, max_len);
+				    base_quote(proto_type_or(obj), q), key, max_len);
 	*out = json_string_value(v);
 	return 0;
 }
@@ -44,11 +46,12 @@ int proto_get_bool(const json_t *obj, const char *key, bool *out,
 		   struct base_err *err)
 {
 	const json_t *v = json_object_get(obj, key);
+	char q[BASE_QUOTE_LEN];
 
 	if (!json_is_boolean(v))
 		return base_err_set(err, -EPROTO,
 				    "'%s' message: field '%s' must be true or false",
-				    proto_type_or(obj), key);
+				    base_quote(proto_type_or(obj), q), key);
 	*out = json_is_true(v);
 	return 0;
 }
@@ -235,6 +238,7 @@ static bool metric_name_ok(const char *k)
 static int metrics_from_json(const json_t *m, json_t **out,
 			     struct base_err *err)
 {
+	char q[BASE_QUOTE_LEN];
 	const char *k;
 	const json_t *v;
 
@@ -248,7 +252,7 @@ static int metrics_from_json(const json_t *m, json_t **out,
 	json_object_foreach((json_t *)m, k, v) {
 		if (!metric_name_ok(k))
 			return base_err_set(err, -EPROTO,
-					    "report: invalid metric name '%.60s'", k);
+					    "report: invalid metric name '%s'", base_quote(k, q));
 		if (!json_is_number(v) || !isfinite(json_number_value(v)))
 			return base_err_set(err, -EPROTO,
 					    "report: metric '%s' must be a finite number", k);
@@ -259,6 +263,7 @@ static int metrics_from_json(const json_t *m, json_t **out,
 
 static int notes_from_json(const json_t *m, json_t **out, struct base_err *err)
 {
+	char q[BASE_QUOTE_LEN];
 	const char *k;
 	const json_t *v;
 
@@ -272,7 +277,7 @@ static int notes_from_json(const json_t *m, json_t **out, struct base_err *err)
 		if (!metric_name_ok(k) || !json_is_string(v) ||
 		    json_string_length(v) >= PROTO_STR_MAX)
 			return base_err_set(err, -EPROTO,
-					    "report: note '%.60s' must be a short string", k);
+					    "report: note '%s' must be a short string", base_quote(k, q));
 	}
 	*out = json_incref((json_t *)m);
 	return 0;
@@ -387,6 +392,7 @@ int proto_end_report_from_json(const json_t *j, uint32_t max_flows,
 
 int proto_env_check(const json_t *env, struct base_err *err)
 {
+	char q[BASE_QUOTE_LEN];
 	const char *key;
 	const json_t *v;
 
@@ -399,8 +405,8 @@ int proto_env_check(const json_t *env, struct base_err *err)
 		    !(json_is_number(v) ||
 		      (json_is_string(v) && json_string_length(v) < PROTO_STR_MAX)))
 			return base_err_set(err, -EPROTO,
-					    "environment entry '%.63s' must be a short string or a number",
-					    key);
+					    "environment entry '%s' must be a short string or a number",
+					    base_quote(key, q));
 	}
 	return 0;
 }

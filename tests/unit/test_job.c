@@ -708,18 +708,20 @@ static void test_finalize_rejects_nodelay_and_cc_with_udp(void **state)
 
 static void test_finalize_rejects_invalid_cc_names(void **state)
 {
-	static const char *const bad[] = { "bbr;rm", "a/b", "cu bic", "x.y",
-					   "\ttab" };
+	/* each as the message quotes it: control characters escaped */
+	static const char *const bad[][2] = {
+		{ "bbr;rm", "'bbr;rm'" }, { "a/b", "'a/b'" },
+		{ "cu bic", "'cu bic'" }, { "x.y", "'x.y'" },
+		{ "\ttab", "'\\x09tab'" },
+	};
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct job_config c;
-		char quoted[32];
 
 		job_config_init(&c);
-		snprintf(c.cc, sizeof(c.cc), "%s", bad[i]);
-		snprintf(quoted, sizeof(quoted), "'%s'", bad[i]);
-		expect_finalize_rejects(&c, "congestion control", quoted);
+		snprintf(c.cc, sizeof(c.cc), "%s", bad[i][0]);
+		expect_finalize_rejects(&c, "congestion control", bad[i][1]);
 	}
 }
 
@@ -1257,6 +1259,35 @@ static void test_parse_warmup(void **state)
 	}
 }
 
+/*
+ * A value from a peer or a file comes back in an error with its control
+ * characters escaped, so that the message stays one line (found by
+ * tests/fuzz: fuzz_parse, fuzz_proto).
+ */
+static void test_bad_values_are_quoted_escaped(void **state)
+{
+	struct job_config c;
+	struct base_err err = { .msg = "" };
+	enum job_test t;
+	enum job_dir d;
+	int64_t ns;
+	bool autow;
+	json_t *j;
+
+	(void)state;
+	assert_int_equal(job_parse_warmup("3\x02" "0", &ns, &autow, &err), -EINVAL);
+	assert_string_equal(err.msg, "invalid warm-up '3\\x020': expected a duration from 0 to 1h (like 2s), auto or auto:MAX");
+	assert_int_equal(job_test_parse("tcp\n", &t, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "unknown test 'tcp\\x0a'"));
+	assert_int_equal(job_dir_parse("\x1b[2Jsend", &d, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "invalid direction '\\x1b[2Jsend'"));
+	j = json_pack("{s:i}", "streams\n", 1);
+	assert_non_null(j);
+	assert_int_equal(job_config_from_json(j, &c, &err), -EINVAL);
+	assert_string_equal(err.msg, "configuration has unknown field 'streams\\x0a'");
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1305,6 +1336,7 @@ int main(void)
 		cmocka_unit_test(test_flow_c2s_follows_direction),
 		cmocka_unit_test(test_test_parse_round_trips_names_and_names_bad_value),
 		cmocka_unit_test(test_dir_parse_round_trips_names_and_names_bad_value),
+		cmocka_unit_test(test_bad_values_are_quoted_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

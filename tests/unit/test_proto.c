@@ -1286,6 +1286,52 @@ static void test_env_check_rejects_nested_and_other_values(void **state)
 	json_decref(not_obj);
 }
 
+/* No byte below 0x20 (or 0x7f) in err->msg: one line, no escape sequence. */
+static void expect_no_control_chars(const struct base_err *err)
+{
+	for (const char *p = err->msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			fail_msg("error text '%s' holds byte 0x%02x", err->msg,
+				 (unsigned char)*p);
+}
+
+/*
+ * What a peer sent comes back in an error escaped: a newline in a message
+ * type or a key cannot forge a line of the server's log, an escape
+ * sequence cannot drive the terminal (found by tests/fuzz: fuzz_proto).
+ */
+static void test_errors_quote_what_a_peer_sent_escaped(void **state)
+{
+	struct base_err err = { .msg = "" };
+	json_t *m, *back = NULL;
+	uint8_t *buf;
+	size_t len, used;
+	int64_t v;
+
+	(void)state;
+	/* the JSON parser's message quotes the bad byte */
+	buf = make_frame("{\"type\": \"x\", \"a\": \x0e}", &len);
+	assert_int_equal(proto_frame_decode(buf, len, &back, &used, &err), -EPROTO);
+	free(buf);
+	expect_msg_has(&err, "not valid json");
+	expect_msg_has(&err, "\\x0e");
+	expect_no_control_chars(&err);
+
+	m = json_pack("{s:s}", "type", "hello\n2026-11-30 server: forged\x1b[2J");
+	assert_non_null(m);
+	assert_int_equal(proto_get_i64(m, "version", 0, 255, &v, &err), -EPROTO);
+	expect_msg_has(&err, "'hello\\x0a2026-11-30 server: forged\\x1b[2J' message");
+	expect_no_control_chars(&err);
+	json_decref(m);
+
+	m = json_pack("{s:[]}", "bad\nkey");
+	assert_non_null(m);
+	assert_int_equal(proto_env_check(m, &err), -EPROTO);
+	expect_msg_has(&err, "'bad\\x0akey'");
+	expect_no_control_chars(&err);
+	json_decref(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1341,6 +1387,7 @@ int main(void)
 		cmocka_unit_test(test_env_check_rejects_too_many_keys),
 		cmocka_unit_test(test_env_check_rejects_long_strings_and_keys),
 		cmocka_unit_test(test_env_check_rejects_nested_and_other_values),
+		cmocka_unit_test(test_errors_quote_what_a_peer_sent_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
