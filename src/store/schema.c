@@ -353,10 +353,15 @@ static int configure(struct store *st, struct base_err *err)
 		st->version = (int)version;
 		return 0;
 	}
-	/* after the checks, so that a refused file is never switched to WAL */
-	if (!mem && (ret = use_wal(st, err)))
-		return ret;
+	/*
+	 * After the checks and the migration, so that a refused file is
+	 * never switched to WAL: the header can pass the checks while the
+	 * pages behind it are damaged, and then the migration fails (its
+	 * transaction rolled back, the file as it was).
+	 */
 	if (version < STORE_SCHEMA_VERSION && (ret = migrate(st, err)))
+		return ret;
+	if (!mem && (ret = use_wal(st, err)))
 		return ret;
 	st->version = STORE_SCHEMA_VERSION;
 	return 0;

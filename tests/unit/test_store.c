@@ -337,6 +337,38 @@ static void test_open_truncated_store_is_refused_untouched(void **state)
 	expect_unchanged(path, &before);
 }
 
+/*
+ * A database whose schema page lists no table (its one entry cut out)
+ * and whose last page is cut short passes the header checks; creating
+ * the schema then meets the damage. Refused, and not switched to WAL on
+ * the way (found by tests/fuzz: fuzz_store).
+ */
+static void test_open_damaged_empty_database_is_refused_untouched(void **state)
+{
+	char path[128];
+	struct snapshot before;
+	FILE *f;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "damaged.db");
+	raw_exec(path, "PRAGMA page_size = 512; CREATE TABLE foo (a)");
+	/* page 1's b-tree header starts at byte 100: no cell, and its cell
+	 * content area is said to start at byte 65536 of a 512-byte page */
+	f = fopen(path, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 103, SEEK_SET), 0);
+	assert_int_equal(fwrite("\0\0\0\0", 1, 4, f), 4);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(truncate(path, 761), 0);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master"), 0);
+	snap(path, &before);
+	expect_open_fails(path, 0, -EIO, "damaged.db' is corrupt");
+	expect_unchanged(path, &before);
+	snap(path, &before);
+	expect_open_fails(path, STORE_CREATE, -EIO, "is corrupt");
+	expect_unchanged(path, &before);
+}
+
 static void test_open_newer_schema_version_is_refused_untouched(void **state)
 {
 	char path[128], want[256];
@@ -1747,6 +1779,7 @@ int main(void)
 		cmocka_unit_test(test_open_missing_file_without_create_is_enoent),
 		cmocka_unit_test(test_open_text_file_is_refused_untouched),
 		cmocka_unit_test(test_open_truncated_store_is_refused_untouched),
+		cmocka_unit_test(test_open_damaged_empty_database_is_refused_untouched),
 		cmocka_unit_test(test_open_newer_schema_version_is_refused_untouched),
 		cmocka_unit_test(test_open_newer_hand_made_database_names_both_versions),
 		cmocka_unit_test(test_open_other_applications_database_is_refused_untouched),
