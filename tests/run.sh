@@ -49,6 +49,12 @@ suite() {
 		[ -x "$t" ] || continue
 		CMOCKA_MESSAGE_OUTPUT=TAP tap "$tree: unit/$(basename "$t")" "$t"
 	done
+	# every saved input of each fuzz target (tests/fuzz/corpus/NAME/):
+	# the seeds and each finding once fixed, one TAP line per input
+	for r in "$tree"/fuzz/replay_*; do
+		[ -x "$r" ] || continue
+		tap "$tree: fuzz/${r##*/replay_}" "$r" "tests/fuzz/corpus/${r##*/replay_}"
+	done
 	for t in tests/e2e/*.sh; do
 		[ -f "$t" ] && [ "$(basename "$t")" != lib.sh ] || continue
 		tap "$tree: e2e/$(basename "$t" .sh)" timeout 600 bash "$t"

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Run a fuzz target over saved inputs (files, or every file of a directory), one TAP line each. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fuzz.h"
+
+/* Inputs above this are not ours: libFuzzer's -max_len stays far below. */
+#define REPLAY_MAX_BYTES (16u << 20)
+
+static unsigned ntests;
+
+static int read_all(const char *path, uint8_t **out, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	size_t n = 0, cap = 0;
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	for (;;) {
+		if (n == cap) {
+			uint8_t *nb;
+
+			cap = cap ? 2 * cap : 4096;
+			if (cap > REPLAY_MAX_BYTES) {
+				ret = -EFBIG;
+				break;
+			}
+			nb = realloc(buf, cap);
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+
+		n += got;
+		if (got == 0) {
+			if (ferror(f))
+				ret = -EIO;
+			break;
+		}
+	}
+	fclose(f);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static int replay_file(const char *path)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int ret = read_all(path, &buf, &len);
+
+	if (ret) {
+		printf("not ok %u - %s: cannot read: %s\n", ++ntests, path,
+		       strerror(-ret));
+		return 1;
+	}
+	/* a crash ends the process here, before the "ok" */
+	fflush(stdout);
+	LLVMFuzzerTestOneInput(len ? buf : (const uint8_t *)"", len);
+	free(buf);
+	printf("ok %u - %s (%zu bytes)\n", ++ntests, path, len);
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every regular file of dir, in name order (so that runs compare). */
+static int replay_dir(const char *dir)
+{
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int bad = 0;
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		printf("not ok %u - %s: cannot open: %s\n", ++ntests, dir,
+		       strerror(errno));
+		return 1;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			char **nn = realloc(names, (cap = cap ? 2 * cap : 64) * sizeof(*nn));
+
+			if (!nn) {
+				bad = 1;
+				break;
+			}
+			names = nn;
+		}
+		if (asprintf(&names[n], "%s/%s", dir, e->d_name) < 0) {
+			bad = 1;
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	if (bad)
+		printf("not ok %u - %s: out of memory\n", ++ntests, dir);
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (!bad && stat(names[i], &st) == 0 && S_ISREG(st.st_mode))
+			bad |= replay_file(names[i]);
+		free(names[i]);
+	}
+	free(names);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	int bad = 0;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s FILE|DIR...\n", argv[0]);
+		return 2;
+	}
+	for (int i = 1; i < argc; i++) {
+		struct stat st;
+
+		if (stat(argv[i], &st)) {
+			printf("not ok %u - %s: %s\n", ++ntests, argv[i], strerror(errno));
+			bad = 1;
+		} else if (S_ISDIR(st.st_mode)) {
+			bad |= replay_dir(argv[i]);
+		} else {
+			bad |= replay_file(argv[i]);
+		}
+	}
+	printf("1..%u\n", ntests);
+	return bad;
+}
