@@ -38,10 +38,10 @@ void base_err_prefix(struct base_err *err, const char *fmt, ...)
 #define BASE_QUOTE_LEN (BASE_QUOTE_SHOW * 4 + 4)
 const char *base_quote(const char *s, char *buf);
 
-/* As base_quote(), for a longer text from a library that may carry bytes
- * of the input (a JSON parser's message): at most BASE_ESCAPE_SHOW bytes
- * into buf (BASE_ESCAPE_LEN bytes). */
-#define BASE_ESCAPE_SHOW 160
+/* As base_quote(), for a longer text that may carry bytes of the input (a
+ * JSON parser's or sqlite's message, a peer's reason for refusing): at
+ * most BASE_ESCAPE_SHOW bytes into buf (BASE_ESCAPE_LEN bytes). */
+#define BASE_ESCAPE_SHOW 400
 #define BASE_ESCAPE_LEN (BASE_ESCAPE_SHOW * 4 + 4)
 const char *base_escape(const char *s, char *buf);
 

@@ -88,9 +88,11 @@ static int expect(struct session *s, const char *type, int64_t timeout_ns,
 	if (ret)
 		return ret;
 	if (strcmp(proto_type(m), type)) {
+		char q[BASE_QUOTE_LEN];
+
 		ret = base_err_set(err, -EPROTO,
-				   "client sent '%.40s' where '%s' was expected",
-				   proto_type(m), type);
+				   "client sent '%s' where '%s' was expected",
+				   base_quote(proto_type(m), q), type);
 		json_decref(m);
 		return ret;
 	}
@@ -450,8 +452,11 @@ static int measure(struct session *s, struct base_err *err)
 			json_decref(m);
 			break;
 		} else {
+			char q[BASE_QUOTE_LEN];
+
 			ret = base_err_set(err, -EPROTO,
-					   "client sent '%.40s' during the test", type);
+					   "client sent '%s' during the test",
+					   base_quote(type, q));
 			json_decref(m);
 			return ret;
 		}

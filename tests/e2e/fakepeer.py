@@ -53,6 +53,16 @@ def client(mode, port):
         s.sendall(frame({"type": "hello", "version": PROTO, "tool": "x", "env": {}}))
         recv_frame(s)
         s.sendall(frame({"type": "setup", "config": {"test": "tcp_stream", "streams": "many"}}))
+    elif mode == "forged":
+        # a message type that carries a log line of its own, and a setup
+        # key with an escape sequence: both must reach the log escaped
+        s.sendall(frame({"type": "stop\nFORGED by a client"}))
+        s.close()
+        s = socket.create_connection(("127.0.0.1", port), timeout=15)
+        s.sendall(frame({"type": "hello", "version": PROTO, "tool": "x", "env": {}}))
+        recv_frame(s)
+        s.sendall(frame({"type": "setup", "config": {"test": "tcp_stream", "\x1b[2Jstreams": 1}}))
+        print(json.dumps(recv_frame(s)))
     elif mode == "halfframe":
         s.sendall(b"NR\x02\x00\x00\x00\x10\x00{")
         time.sleep(0.2)

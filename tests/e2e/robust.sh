@@ -82,6 +82,16 @@ timeout 30 "$NR" run tcp_stream -H 127.0.0.1 -p "$SRV_PORT" "${RUN_SHORT[@]}" --
 check "server serves a real client after the garbage" jtrue "$TMP/after.json" 'v("throughput.gbps") > 0'
 check "server logged why it dropped the bad sessions" grep -q "exceeds the .* byte cap" "$TMP/server.log"
 
+# What a client sends reaches the server's log and its refusals escaped:
+# a newline in a message type cannot forge a log line, an escape
+# sequence in a key cannot drive a terminal.
+timeout 20 $FAKE forged "$SRV_PORT" >"$TMP/forged.out" 2>&1
+sleep 0.3
+check "a message type with a newline is logged escaped" grep -qF "client sent 'stop\x0aFORGED by a client' where 'hello' was expected" "$TMP/server.log"
+checkx "and forges no line of the log" '! grep -q "^FORGED" "$TMP/server.log"'
+check "a setup key with an escape sequence is refused escaped" \
+	jtrue "$TMP/forged.out" 'd["type"] == "error" and "\\x1b[2Jstreams" in d["message"] and "\x1b" not in d["message"]'
+
 # A collect.overhead that is not a boolean is refused by name.
 timeout 20 $FAKE badcollect "$SRV_PORT" >"$TMP/badcollect.out" 2>&1
 check "setup with a non-boolean collect.overhead gets an error naming overhead" \
