@@ -271,8 +271,8 @@ int cmd_import(int argc, char **argv)
 			code = EXIT_RUNTIME;
 			continue;
 		}
-		printf("%s: %zu samples added, %zu already stored\n", argv[i], added,
-		       skipped);
+		printf("%s: %zu sample%s added, %zu already stored\n", argv[i],
+		       added, added == 1 ? "" : "s", skipped);
 	}
 	store_close(st);
 	return code;
