@@ -47,7 +47,7 @@ static const char *quote_n(const char *s, size_t show, char *buf)
 {
 	size_t i, o = 0;
 
-	for (i = 0; s[i] && i < show; i++) {
+	for (i = 0; i < show && s[i]; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if (c < 0x20 || c == 0x7f) {

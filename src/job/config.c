@@ -242,16 +242,16 @@ static int finalize_rr(struct job_config *c, uint64_t udp_max,
 	return 0;
 }
 
-/* out = the allowed CPUs not in `not`, in order. */
+/* out = the allowed CPUs not in `taken`, in order. */
 static void cpus_minus(const struct base_cpulist *allowed,
-		       const struct base_cpulist *not, struct base_cpulist *out)
+		       const struct base_cpulist *taken, struct base_cpulist *out)
 {
 	out->n = 0;
 	for (uint16_t i = 0; i < allowed->n; i++) {
 		bool used = false;
 
-		for (uint16_t k = 0; k < not->n && !used; k++)
-			used = not->cpu[k] == allowed->cpu[i];
+		for (uint16_t k = 0; k < taken->n && !used; k++)
+			used = taken->cpu[k] == allowed->cpu[i];
 		if (!used)
 			out->cpu[out->n++] = allowed->cpu[i];
 	}
