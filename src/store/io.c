@@ -227,17 +227,19 @@ static int export_doc(struct store *st, struct store_env_cache *c,
 {
 	const char *text = (const char *)sqlite3_column_text(q, 0);
 	size_t n = (size_t)sqlite3_column_bytes(q, 0);
-	const char *uid = (const char *)sqlite3_column_text(q, 1);
+	const char *uid_raw = (const char *)sqlite3_column_text(q, 1);
 	const char *fp[2] = { (const char *)sqlite3_column_text(q, 2),
 			      (const char *)sqlite3_column_text(q, 3) };
 	char *whole = NULL;
-	char jq[BASE_ESCAPE_LEN];
+	char jq[BASE_ESCAPE_LEN], uid[BASE_QUOTE_LEN];
 	json_error_t jerr;
 	json_t *doc = NULL;
 	int ret = 0;
 
-	if (!text || !uid)
+	if (!text || !uid_raw)
 		return base_err_set(err, -ENOMEM, "out of memory");
+	/* for messages: a damaged file can hold anything there */
+	base_quote(uid_raw, uid);
 	/* a document that referred to no snapshot is written as it is stored */
 	if (fp[0] || fp[1]) {
 		doc = json_loadb(text, n, 0, &jerr);

@@ -653,17 +653,19 @@ int store_load_samples(struct store *st, const char *label,
 	bind_filters(q, label, config_key);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		const char *text = (const char *)sqlite3_column_text(q, 0);
-		const char *uid = (const char *)sqlite3_column_text(q, 2);
+		const char *uid_raw = (const char *)sqlite3_column_text(q, 2);
 		const char *fp[2] = { (const char *)sqlite3_column_text(q, 3),
 				      (const char *)sqlite3_column_text(q, 4) };
-		char jq[BASE_ESCAPE_LEN];
-	json_error_t jerr;
+		char jq[BASE_ESCAPE_LEN], uid[BASE_QUOTE_LEN];
+		json_error_t jerr;
 		json_t *doc;
 
-		if (!text || !uid) {
+		if (!text || !uid_raw) {
 			ret = base_err_set(err, -ENOMEM, "out of memory");
 			goto out;
 		}
+		/* for messages: a damaged file can hold anything there */
+		base_quote(uid_raw, uid);
 		doc = json_loadb(text, (size_t)sqlite3_column_bytes(q, 0), 0, &jerr);
 		if (!doc) {
 			ret = base_err_set(err, -EIO,
@@ -753,7 +755,7 @@ static int migrate_one(struct store *st, sqlite3_stmt *sel, sqlite3_stmt *upd,
 	json_error_t jerr;
 	const char *text;
 	json_t *doc = NULL;
-	char uid[SAMPLE_ID_LEN + 8];
+	char uid[BASE_QUOTE_LEN];
 	int rc, ret = 0;
 
 	base_sample_init(&s);
@@ -766,7 +768,9 @@ static int migrate_one(struct store *st, sqlite3_stmt *sel, sqlite3_stmt *upd,
 		goto out;
 	}
 	text = (const char *)sqlite3_column_text(sel, 1);
-	snprintf(uid, sizeof(uid), "%s", (const char *)sqlite3_column_text(sel, 0));
+	/* for messages: a damaged file can hold anything there */
+	base_quote(sqlite3_column_text(sel, 0) ? (const char *)sqlite3_column_text(sel, 0) : "",
+		   uid);
 	doc = text ? json_loadb(text, (size_t)sqlite3_column_bytes(sel, 1), 0, &jerr) : NULL;
 	sqlite3_reset(sel);
 	if (!text) {
