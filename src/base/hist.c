@@ -119,6 +119,7 @@ int base_hist_from_json(const json_t *j, struct base_hist *h,
 			struct base_err *err)
 {
 	const json_t *b, *sum;
+	char q[BASE_QUOTE_LEN];
 	const char *scheme;
 	uint64_t total = 0;
 	int64_t last = -1, first = -1;
@@ -131,7 +132,7 @@ int base_hist_from_json(const json_t *j, struct base_hist *h,
 	if (!scheme || strcmp(scheme, HIST_SCHEME))
 		return base_err_set(err, -EINVAL,
 				    "histogram scheme '%s' is not %s",
-				    scheme ? scheme : "(none)", HIST_SCHEME);
+				    scheme ? base_quote(scheme, q) : "(none)", HIST_SCHEME);
 	if ((ret = get_u64(j, "n", &h->n, err)) ||
 	    (ret = get_u64(j, "min", &h->min, err)) ||
 	    (ret = get_u64(j, "max", &h->max, err)) ||

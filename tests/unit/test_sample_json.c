@@ -561,6 +561,11 @@ static void test_from_json_rejects_strings_that_do_not_fit(void **state)
 	snprintf(msg, sizeof(msg), R "'metrics.%.112s' has a name that is too long", big);
 	c = (struct bad_case){ json, "{\"value\": 1, \"unit\": \"\"}", msg };
 	check_bad(&c, "tcp_stream");
+	/* the name is quoted escaped: a control character cannot break the line */
+	snprintf(json, sizeof(json), "metrics/%.111s\x7f", big);
+	snprintf(msg, sizeof(msg), R "'metrics.%.111s\\x7f' has a name that is too long", big);
+	c = (struct bad_case){ json, "{\"value\": 1, \"unit\": \"\"}", msg };
+	check_bad(&c, "tcp_stream");
 	snprintf(json, sizeof(json), "env/client/%.57s", big); /* "client." + 57 = 64 */
 	snprintf(msg, sizeof(msg), R "'env.client.%.57s' is not a valid environment key (empty or too long)", big);
 	c = (struct bad_case){ json, "\"v\"", msg };
