@@ -108,20 +108,24 @@ fuzzers: $(FUZZ_BINS)
 
 # Fuzz each target for FUZZ_TIME seconds (FUZZ_TARGETS: some of them),
 # starting from its saved inputs in tests/fuzz/corpus/NAME. New inputs go
-# to $(FUZZ_TREE)/corpus/NAME, a finding to $(FUZZ_TREE)/found/NAME/; copy a
+# to $(FUZZ_TREE)/corpus/NAME, a finding to $(FUZZ_TREE)/found/NAME/ (a
+# target stops at its first; the others still run, and make fails); copy a
 # finding into tests/fuzz/corpus/NAME once it is fixed, so that make test
 # replays it from then on.
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 fuzz: fuzz-deps
 	@$(MAKE) --no-print-directory B=$(FUZZ_TREE) FUZZ=1 fuzzers
-	@for n in $(FUZZ_TARGETS); do \
+	@found=""; for n in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_TREE)/corpus/$$n $(FUZZ_TREE)/found/$$n; \
 		echo "== fuzz $$n: $(FUZZ_TIME) s =="; \
 		$(FUZZ_TREE)/fuzz/fuzz_$$n -max_total_time=$(FUZZ_TIME) -timeout=10 \
 			-rss_limit_mb=2048 -print_final_stats=1 \
 			-artifact_prefix=$(FUZZ_TREE)/found/$$n/ \
-			$(FUZZ_TREE)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
-	done
+			$(FUZZ_TREE)/corpus/$$n tests/fuzz/corpus/$$n || found="$$found $$n"; \
+	done; \
+	if [ -n "$$found" ]; then \
+		echo "findings in:$$found (inputs in $(FUZZ_TREE)/found/)"; exit 1; \
+	fi; echo "no findings"
 e2e: $(BIN)
 
 install: $(BIN)
