@@ -19,7 +19,8 @@
  *
  * The file lives in a directory of this process's own (made once, under
  * $TMPDIR or /tmp), with SQLite's -wal and -shm beside it, and all three
- * are removed after each input.
+ * are removed after each input and the directory at exit. A finding
+ * aborts the process and leaves them as they were then, to look at.
  */
 
 static char dir[64];
