@@ -3,23 +3,54 @@
 #include "base/err.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <string.h>
+
+static bool is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+/* src into dst (cap bytes, NUL included), control characters as \xNN,
+ * up to the last byte or escape that fits whole. Returns the length. */
+static size_t escape_into(char *dst, size_t cap, const char *src)
+{
+	size_t o = 0;
+
+	for (; *src; src++) {
+		unsigned char c = (unsigned char)*src;
+		size_t need = is_control(c) ? 4 : 1;
+
+		if (o + need >= cap)
+			break;
+		if (need == 4)
+			snprintf(dst + o, 5, "\\x%02x", c);
+		else
+			dst[o] = (char)c;
+		o += need;
+	}
+	dst[o] = '\0';
+	return o;
+}
 
 int base_err_set(struct base_err *err, int errnum, const char *fmt, ...)
 {
+	char raw[sizeof(err->msg)];
 	va_list ap;
 
 	if (err) {
+		/* formatted aside: an argument may be err->msg itself */
 		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		vsnprintf(raw, sizeof(raw), fmt, ap);
 		va_end(ap);
+		escape_into(err->msg, sizeof(err->msg), raw);
 	}
 	return errnum;
 }
 
 void base_err_prefix(struct base_err *err, const char *fmt, ...)
 {
-	char pre[256];
+	char raw[256], pre[256];
 	size_t plen, mlen;
 	va_list ap;
 	int n;
@@ -27,11 +58,11 @@ void base_err_prefix(struct base_err *err, const char *fmt, ...)
 	if (!err)
 		return;
 	va_start(ap, fmt);
-	n = vsnprintf(pre, sizeof(pre) - 2, fmt, ap);
+	n = vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;
-	plen = strlen(pre);
+	plen = escape_into(pre, sizeof(pre) - 2, raw);
 	memcpy(pre + plen, ": ", 3);
 	plen += 2;
 	mlen = strnlen(err->msg, sizeof(err->msg) - 1);
@@ -43,14 +74,14 @@ void base_err_prefix(struct base_err *err, const char *fmt, ...)
 	err->msg[plen + mlen] = '\0';
 }
 
-static const char *quote_n(const char *s, size_t show, char *buf)
+const char *base_quote(const char *s, char *buf)
 {
 	size_t i, o = 0;
 
-	for (i = 0; i < show && s[i]; i++) {
+	for (i = 0; i < BASE_QUOTE_SHOW && s[i]; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c < 0x20 || c == 0x7f) {
+		if (is_control(c)) {
 			snprintf(buf + o, 5, "\\x%02x", c);
 			o += 4;
 		} else {
@@ -69,14 +100,4 @@ static const char *quote_n(const char *s, size_t show, char *buf)
 	}
 	buf[o] = '\0';
 	return buf;
-}
-
-const char *base_quote(const char *s, char *buf)
-{
-	return quote_n(s, BASE_QUOTE_SHOW, buf);
-}
-
-const char *base_escape(const char *s, char *buf)
-{
-	return quote_n(s, BASE_ESCAPE_SHOW, buf);
 }

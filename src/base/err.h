@@ -15,35 +15,33 @@ struct base_err {
 	char msg[512];
 };
 
-/* Set err->msg (printf-style); err may be NULL. Returns -errnum so callers
- * can write `return base_err_set(err, -EINVAL, "...")`. Thread-safe. */
+/*
+ * Set err->msg (printf-style); err may be NULL. Returns -errnum so callers
+ * can write `return base_err_set(err, -EINVAL, "...")`. The message is one
+ * line: any control character the arguments bring (a newline or an
+ * escape sequence in a value from a peer, a file or a library's text) is
+ * written as \xNN, so that it cannot forge a line of a log or drive a
+ * terminal; a message that then outgrows the buffer loses its tail.
+ * Thread-safe.
+ */
 int base_err_set(struct base_err *err, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Prefix err->msg with "<prefix>: ". */
+/* Prefix err->msg with "<prefix>: ", escaped as base_err_set() does. */
 void base_err_prefix(struct base_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
  * A value from outside (a flag, a file, a peer) in an error message:
  * base_quote() copies at most BASE_QUOTE_SHOW bytes of s into buf
- * (BASE_QUOTE_LEN bytes) and returns buf. Control characters are escaped
- * as \xNN, so that a stray newline or escape sequence cannot forge a line
- * of a log or drive a terminal; other bytes pass, so that UTF-8 reads as
- * typed, and a longer value ends in "..." (never inside a UTF-8
- * sequence), so that a pasted blob cannot crowd the explanation out of
- * the 512-byte message. Thread-safe.
+ * (BASE_QUOTE_LEN bytes) and returns buf, control characters escaped as
+ * base_err_set() escapes them. A longer value ends in "..." (never inside
+ * a UTF-8 sequence), so that a pasted blob cannot crowd the explanation
+ * out of the 512-byte message. Thread-safe.
  */
 #define BASE_QUOTE_SHOW 48
 #define BASE_QUOTE_LEN (BASE_QUOTE_SHOW * 4 + 4)
 const char *base_quote(const char *s, char *buf);
-
-/* As base_quote(), for a longer text that may carry bytes of the input (a
- * JSON parser's or sqlite's message, a peer's reason for refusing): at
- * most BASE_ESCAPE_SHOW bytes into buf (BASE_ESCAPE_LEN bytes). */
-#define BASE_ESCAPE_SHOW 400
-#define BASE_ESCAPE_LEN (BASE_ESCAPE_SHOW * 4 + 4)
-const char *base_escape(const char *s, char *buf);
 
 /* A broken invariant: always compiled in, prints and aborts. */
 #define BUG(...)                                                              \

@@ -185,11 +185,10 @@ static const char *field_path(const struct doc_reader *r, const char *key,
 static int doc_bad(const struct doc_reader *r, const char *key,
 		   const char *what)
 {
-	char p[320], q[BASE_ESCAPE_LEN];
+	char p[320];
 
-	/* the path holds the document's own keys: quoted escaped */
 	return base_err_set(r->err, -EINVAL, DOC_ERR "'%s' %s",
-			    base_escape(field_path(r, key, p, sizeof(p)), q), what);
+			    field_path(r, key, p, sizeof(p)), what);
 }
 
 /* The member key of the current object: NULL and an error when missing. */

@@ -90,10 +90,9 @@ static int expect(struct client *c, const char *type, int64_t timeout_ns,
 	} while (!strcmp(proto_type(m), "tick"));
 	if (!strcmp(proto_type(m), "error")) {
 		const char *why = json_string_value(json_object_get(m, "message"));
-		char q[BASE_ESCAPE_LEN];
 
-		ret = base_err_set(err, -ECONNREFUSED, "server refused: %s",
-				   why ? base_escape(why, q) : "(no reason given)");
+		ret = base_err_set(err, -ECONNREFUSED, "server refused: %.400s",
+				   why ? why : "(no reason given)");
 		json_decref(m);
 		return ret;
 	}
@@ -465,10 +464,9 @@ static int watch(struct client *c, int64_t until, struct base_err *err)
 				on_tick(c, m);
 			} else if (!strcmp(proto_type(m), "error")) {
 				const char *why = json_string_value(json_object_get(m, "message"));
-				char q[BASE_ESCAPE_LEN];
 
-				ret = base_err_set(err, -EIO, "server failed: %s",
-						   why ? base_escape(why, q) : "(no reason given)");
+				ret = base_err_set(err, -EIO, "server failed: %.400s",
+						   why ? why : "(no reason given)");
 				json_decref(m);
 				return ret;
 			}

@@ -77,7 +77,6 @@ int proto_frame_encode(const json_t *msg, uint8_t **out, size_t *out_len,
 static int decode_payload(const uint8_t *p, uint32_t n, json_t **msg,
 			  struct base_err *err)
 {
-	char q[BASE_ESCAPE_LEN];
 	json_error_t jerr;
 	json_t *j;
 
@@ -85,7 +84,7 @@ static int decode_payload(const uint8_t *p, uint32_t n, json_t **msg,
 	if (!j)
 		return base_err_set(err, -EPROTO,
 				    "control frame is not valid json: %s at byte %d",
-				    base_escape(jerr.text, q), jerr.position);
+				    jerr.text, jerr.position);
 	if (!json_is_object(j) || !json_is_string(json_object_get(j, "type"))) {
 		json_decref(j);
 		return base_err_set(err, -EPROTO,

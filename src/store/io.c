@@ -129,7 +129,6 @@ static int import_array(struct store *st, const char *path, const char *buf,
 			size_t len, int line, struct import_count *c,
 			struct base_err *err)
 {
-	char jq[BASE_ESCAPE_LEN];
 	json_error_t jerr;
 	json_t *arr;
 	size_t i;
@@ -138,7 +137,7 @@ static int import_array(struct store *st, const char *path, const char *buf,
 	arr = json_loadb(buf, len, 0, &jerr);
 	if (!arr)
 		return base_err_set(err, -EINVAL, "%s: line %d: invalid json: %s", path,
-				    line + jerr.line - 1, base_escape(jerr.text, jq));
+				    line + jerr.line - 1, jerr.text);
 	for (i = 0; i < json_array_size(arr) && !ret; i++) {
 		const json_t *doc = json_array_get(arr, i);
 
@@ -157,7 +156,6 @@ static int import_sequence(struct store *st, const char *path, const char *buf,
 			   size_t len, size_t off, int line,
 			   struct import_count *c, struct base_err *err)
 {
-	char jq[BASE_ESCAPE_LEN];
 	json_error_t jerr;
 	size_t idx = 0;
 	json_t *doc;
@@ -168,7 +166,7 @@ static int import_sequence(struct store *st, const char *path, const char *buf,
 		doc = json_loadb(buf + off, len - off, JSON_DISABLE_EOF_CHECK, &jerr);
 		if (!doc)
 			return base_err_set(err, -EINVAL, "%s: document %zu (line %d): invalid json: %s",
-					    path, idx, line + jerr.line - 1, base_escape(jerr.text, jq));
+					    path, idx, line + jerr.line - 1, jerr.text);
 		if (!json_is_object(doc))
 			ret = base_err_set(err, -EINVAL,
 					   "%s: document %zu (line %d): an array of documents must be the whole file",
@@ -231,7 +229,7 @@ static int export_doc(struct store *st, struct store_env_cache *c,
 	const char *fp[2] = { (const char *)sqlite3_column_text(q, 2),
 			      (const char *)sqlite3_column_text(q, 3) };
 	char *whole = NULL;
-	char jq[BASE_ESCAPE_LEN], uid[BASE_QUOTE_LEN];
+	char uid[BASE_QUOTE_LEN];
 	json_error_t jerr;
 	json_t *doc = NULL;
 	int ret = 0;
@@ -246,7 +244,7 @@ static int export_doc(struct store *st, struct store_env_cache *c,
 		if (!doc)
 			return base_err_set(err, -EIO,
 					    "database '%s': the stored document of sample '%s' is not json: %s",
-					    st->path, uid, base_escape(jerr.text, jq));
+					    st->path, uid, jerr.text);
 		if ((ret = store_attach_sysenv(st, c, &doc, fp, uid, NULL, err)))
 			goto out;
 		whole = json_dumps(doc, JSON_COMPACT);

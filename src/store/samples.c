@@ -449,7 +449,6 @@ static bool valid_fingerprint(const char *fp)
 static int load_environment(struct store *st, sqlite3_stmt **q,
 			    const char *fp, json_t **out, struct base_err *err)
 {
-	char jq[BASE_ESCAPE_LEN];
 	json_error_t jerr;
 	int rc, ret;
 
@@ -476,7 +475,7 @@ static int load_environment(struct store *st, sqlite3_stmt **q,
 	if (!*out)
 		return base_err_set(err, -EIO,
 				    "database '%s': the stored environment '%s' is not json: %s",
-				    st->path, fp, base_escape(jerr.text, jq));
+				    st->path, fp, jerr.text);
 	if (!json_is_object(*out)) {
 		json_decref(*out);
 		*out = NULL;
@@ -656,7 +655,7 @@ int store_load_samples(struct store *st, const char *label,
 		const char *uid_raw = (const char *)sqlite3_column_text(q, 2);
 		const char *fp[2] = { (const char *)sqlite3_column_text(q, 3),
 				      (const char *)sqlite3_column_text(q, 4) };
-		char jq[BASE_ESCAPE_LEN], uid[BASE_QUOTE_LEN];
+		char uid[BASE_QUOTE_LEN];
 		json_error_t jerr;
 		json_t *doc;
 
@@ -670,7 +669,7 @@ int store_load_samples(struct store *st, const char *label,
 		if (!doc) {
 			ret = base_err_set(err, -EIO,
 					   "database '%s': the stored document of sample '%s' is not json: %s",
-					   st->path, uid, base_escape(jerr.text, jq));
+					   st->path, uid, jerr.text);
 			goto out;
 		}
 		if ((ret = store_attach_sysenv(st, &cache, &doc, fp, uid, NULL, err))) {
@@ -751,7 +750,6 @@ static int migrate_one(struct store *st, sqlite3_stmt *sel, sqlite3_stmt *upd,
 {
 	struct split_doc sp = { NULL, { NULL, NULL }, { NULL, NULL } };
 	struct base_sample s;
-	char jq[BASE_ESCAPE_LEN];
 	json_error_t jerr;
 	const char *text;
 	json_t *doc = NULL;
@@ -780,7 +778,7 @@ static int migrate_one(struct store *st, sqlite3_stmt *sel, sqlite3_stmt *upd,
 	if (!doc) {
 		ret = base_err_set(err, -EIO,
 				   "database '%s': the stored document of sample '%s' is not json: %s",
-				   st->path, uid, base_escape(jerr.text, jq));
+				   st->path, uid, jerr.text);
 		goto out;
 	}
 	if (!json_object_get(doc, "sysenv"))

@@ -107,11 +107,8 @@ static const struct migration migrations[STORE_SCHEMA_VERSION] = {
 int store_sql_err(struct store *st, int rc, const char *what,
 		  struct base_err *err)
 {
-	char msg[BASE_ESCAPE_LEN];
+	const char *msg = st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
 	int sys;
-
-	/* sqlite's message can quote the damaged schema text of the file */
-	base_escape(st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc), msg);
 
 	st->last_rc = rc;
 	if (rc == SQLITE_READONLY_DIRECTORY || rc == SQLITE_READONLY_CANTINIT)

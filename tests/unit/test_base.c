@@ -128,6 +128,37 @@ static void test_err_prefix_prepends_context(void **state)
 	assert_string_equal(err.msg, "job 3: --rcvbuf: invalid size '8Q'");
 }
 
+/*
+ * Whatever the arguments bring, the message is one line: a control
+ * character is written as \xNN, in the message and in a prefix, and an
+ * escape is never cut in half when the message outgrows the buffer.
+ */
+static void test_err_set_and_prefix_escape_control_characters(void **state)
+{
+	struct base_err err;
+	char big[600];
+	size_t n;
+
+	(void)state;
+	base_err_set(&err, -EPROTO, "client sent '%s'", "stop\nFORGED\x1b[2J\x7f");
+	assert_string_equal(err.msg, "client sent 'stop\\x0aFORGED\\x1b[2J\\x7f'");
+	base_err_prefix(&err, "peer %s", "a\tb");
+	assert_string_equal(err.msg, "peer a\\x09b: client sent 'stop\\x0aFORGED\\x1b[2J\\x7f'");
+
+	/* 509 bytes, then a newline: its escape would not fit whole */
+	memset(big, 'x', sizeof(big));
+	big[509] = '\n';
+	big[510] = '\0';
+	base_err_set(&err, -EINVAL, "%s", big);
+	n = strlen(err.msg);
+	assert_int_equal(n, 509);
+	assert_null(strchr(err.msg, '\\'));
+	/* err->msg as an argument of its own message */
+	base_err_set(&err, -EINVAL, "short");
+	base_err_set(&err, -EINVAL, "again: %s", err.msg);
+	assert_string_equal(err.msg, "again: short");
+}
+
 static void test_err_prefix_accepts_null(void **state)
 {
 	(void)state;
@@ -1176,6 +1207,7 @@ int main(void)
 		cmocka_unit_test(test_err_set_truncates_long_message),
 		cmocka_unit_test(test_err_prefix_prepends_context),
 		cmocka_unit_test(test_err_prefix_accepts_null),
+		cmocka_unit_test(test_err_set_and_prefix_escape_control_characters),
 		cmocka_unit_test(test_err_prefix_truncates_to_message_size),
 
 		cmocka_unit_test(test_parse_size_accepts_plain_integers),
