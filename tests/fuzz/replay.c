@@ -14,47 +14,33 @@
 
 static unsigned ntests;
 
+/* A saved input: a regular file of at most REPLAY_MAX_BYTES. */
 static int read_all(const char *path, uint8_t **out, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	uint8_t *buf = NULL;
-	size_t n = 0, cap = 0;
+	struct stat st;
 	int ret = 0;
 
 	if (!f)
 		return -errno;
-	for (;;) {
-		if (n == cap) {
-			uint8_t *nb;
-
-			cap = cap ? 2 * cap : 4096;
-			if (cap > REPLAY_MAX_BYTES) {
-				ret = -EFBIG;
-				break;
-			}
-			nb = realloc(buf, cap);
-			if (!nb) {
-				ret = -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-
-		n += got;
-		if (got == 0) {
-			if (ferror(f))
-				ret = -EIO;
-			break;
-		}
-	}
+	if (fstat(fileno(f), &st))
+		ret = -errno;
+	else if (!S_ISREG(st.st_mode))
+		ret = -EINVAL;
+	else if ((uint64_t)st.st_size > REPLAY_MAX_BYTES)
+		ret = -EFBIG;
+	else if (!(buf = malloc((size_t)st.st_size + 1)))
+		ret = -ENOMEM;
+	else if (fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size)
+		ret = -EIO;
 	fclose(f);
 	if (ret) {
 		free(buf);
 		return ret;
 	}
 	*out = buf;
-	*len = n;
+	*len = (size_t)st.st_size;
 	return 0;
 }
 

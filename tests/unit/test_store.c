@@ -369,36 +369,6 @@ static void test_open_damaged_empty_database_is_refused_untouched(void **state)
 	expect_unchanged(path, &before);
 }
 
-static int count_loaded(void *ctx, const struct base_sample *s, int64_t run_order)
-{
-	(void)s;
-	(void)run_order;
-	(*(int *)ctx)++;
-	return 0;
-}
-
-/* A damaged row's id reaches the message escaped: one line, whatever it holds. */
-static void test_a_damaged_rows_id_is_quoted_escaped(void **state)
-{
-	struct base_err err = { .msg = "" };
-	char path[128];
-	struct store *st;
-	int calls = 0;
-
-	(void)state;
-	tmp_path(path, sizeof(path), "rowid.db");
-	st = open_ok(path, STORE_CREATE);
-	add(st, "t", 64, 1.0);
-	store_close(st);
-	raw_exec(path, "UPDATE samples SET doc = '{', sample_uid = 'ab' || char(10) || 'FORGED'");
-	st = open_ok(path, STORE_READONLY);
-	assert_int_equal(store_load_samples(st, NULL, NULL, count_loaded, &calls, &err), -EIO);
-	assert_int_equal(calls, 0);
-	assert_non_null(strstr(err.msg, "sample 'ab\\x0aFORGED' is not json"));
-	assert_null(strchr(err.msg, '\n'));
-	store_close(st);
-}
-
 static void test_open_newer_schema_version_is_refused_untouched(void **state)
 {
 	char path[128], want[256];
@@ -864,6 +834,28 @@ static void test_a_callback_can_stop_a_query(void **state)
 	calls = 0;
 	assert_int_equal(store_load_samples(st, NULL, NULL, stop_loading, &calls, &err), 1);
 	assert_int_equal(calls, 1);
+	store_close(st);
+}
+
+/* A damaged row's id reaches the message escaped: one line, whatever it holds. */
+static void test_a_damaged_rows_id_is_quoted_escaped(void **state)
+{
+	struct base_err err = { .msg = "" };
+	char path[128];
+	struct store *st;
+	int calls = 0;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "rowid.db");
+	st = open_ok(path, STORE_CREATE);
+	add(st, "t", 64, 1.0);
+	store_close(st);
+	raw_exec(path, "UPDATE samples SET doc = '{', sample_uid = 'ab' || char(10) || 'FORGED'");
+	st = open_ok(path, STORE_READONLY);
+	assert_int_equal(store_load_samples(st, NULL, NULL, stop_loading, &calls, &err), -EIO);
+	assert_int_equal(calls, 0);
+	assert_non_null(strstr(err.msg, "sample 'ab\\x0aFORGED' is not json"));
+	assert_null(strchr(err.msg, '\n'));
 	store_close(st);
 }
 
@@ -1810,7 +1802,6 @@ int main(void)
 		cmocka_unit_test(test_open_text_file_is_refused_untouched),
 		cmocka_unit_test(test_open_truncated_store_is_refused_untouched),
 		cmocka_unit_test(test_open_damaged_empty_database_is_refused_untouched),
-		cmocka_unit_test(test_a_damaged_rows_id_is_quoted_escaped),
 		cmocka_unit_test(test_open_newer_schema_version_is_refused_untouched),
 		cmocka_unit_test(test_open_newer_hand_made_database_names_both_versions),
 		cmocka_unit_test(test_open_other_applications_database_is_refused_untouched),
@@ -1824,6 +1815,7 @@ int main(void)
 		cmocka_unit_test(test_run_order_counts_per_label_and_config),
 		cmocka_unit_test(test_labels_and_configs_give_one_row_per_config),
 		cmocka_unit_test(test_a_callback_can_stop_a_query),
+		cmocka_unit_test(test_a_damaged_rows_id_is_quoted_escaped),
 		cmocka_unit_test(test_load_samples_gives_back_what_was_added),
 		cmocka_unit_test(test_metric_values_come_in_run_order),
 		cmocka_unit_test(test_env_fingerprint_is_stable_and_ignores_other_entries),
