@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.." || exit 3
 passed=0
 failed=0
 failures=()
+evidence=() # the failed lines again, for whoever sees only the tail
 jobs=$(nproc 2>/dev/null || echo 2)
 
 # Run one TAP producer; count its results, keep its output for failures.
@@ -30,6 +31,14 @@ tap() {
 	if [ "$bad" -ne 0 ]; then
 		failures+=("$name")
 		printf '%s\n' "$out" | sed "s|^|  [$name] |" | grep -vE '^\s*\[[^]]*\] ok ' | tail -40
+		# each "not ok" with the "# " comments right after it
+		local line
+		while IFS= read -r line; do
+			evidence+=("  [$name] $line")
+		done < <(awk '/^not ok /{f=1; print; next} f && /^# /{print; next} {f=0}' <<<"$out" | tail -20)
+		if ! grep -qE '^not ok ' <<<"$out"; then
+			evidence+=("  [$name] exit status $rc, last line: $(tail -n 1 <<<"$out")")
+		fi
 	fi
 	printf '%-44s %3d passed, %d failed\n' "$name" "$ok" "$bad"
 }
@@ -68,6 +77,7 @@ UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 	suite build/san SAN=1
 
 if [ ${#failures[@]} -gt 0 ]; then
+	printf '%s\n' "${evidence[@]}"
 	echo "failed: ${failures[*]}"
 fi
 echo "$passed passed, $failed failed"

@@ -28,16 +28,22 @@ trap 'exit 130' INT TERM
 
 ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }
 not_ok() { tap_n=$((tap_n + 1)); echo "not ok $tap_n - $*"; }
-# check DESCRIPTION COMMAND...: one TAP line from a command's status
+# check DESCRIPTION COMMAND...: one TAP line from a command's status;
+# returns 1 when it failed, for "check ... || diag ..."
 check() {
 	local d=$1
 	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
+	if "$@"; then ok "$d"; else not_ok "$d"; return 1; fi
 }
 # checkx DESCRIPTION 'SHELL CONDITION': one TAP line from a compound condition
 checkx() {
 	local d=$1
-	if eval "$2"; then ok "$d"; else not_ok "$d"; fi
+	if eval "$2"; then ok "$d"; else not_ok "$d"; return 1; fi
+}
+# diag FILE [ERE]: a failed check's evidence as TAP comments, the lines of
+# FILE that match ERE (all when none is given), at most 20
+diag() {
+	grep -E -- "${2:-.}" "$1" 2>/dev/null | head -n 20 | sed 's/^/# /'
 }
 # jq-like queries with Python: jpy FILE 'expression over d' prints the result
 jpy() {
