@@ -33,18 +33,34 @@ static size_t escape_into(char *dst, size_t cap, const char *src)
 	return o;
 }
 
-int base_err_set(struct base_err *err, int errnum, const char *fmt, ...)
+bool base_has_control(const char *s)
+{
+	for (; *s; s++)
+		if (is_control((unsigned char)*s))
+			return true;
+	return false;
+}
+
+int base_err_vset(struct base_err *err, int errnum, const char *fmt,
+		  va_list ap)
 {
 	char raw[sizeof(err->msg)];
-	va_list ap;
 
 	if (err) {
 		/* formatted aside: an argument may be err->msg itself */
-		va_start(ap, fmt);
 		vsnprintf(raw, sizeof(raw), fmt, ap);
-		va_end(ap);
 		escape_into(err->msg, sizeof(err->msg), raw);
 	}
+	return errnum;
+}
+
+int base_err_set(struct base_err *err, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	errnum = base_err_vset(err, errnum, fmt, ap);
+	va_end(ap);
 	return errnum;
 }
 

@@ -3,6 +3,8 @@
 #ifndef NR_BASE_ERR_H
 #define NR_BASE_ERR_H
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -26,6 +28,8 @@ struct base_err {
  */
 int base_err_set(struct base_err *err, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+int base_err_vset(struct base_err *err, int errnum, const char *fmt,
+		  va_list ap) __attribute__((format(printf, 3, 0)));
 
 /* Prefix err->msg with "<prefix>: ", escaped as base_err_set() does. */
 void base_err_prefix(struct base_err *err, const char *fmt, ...)
@@ -39,6 +43,14 @@ void base_err_prefix(struct base_err *err, const char *fmt, ...)
  * a UTF-8 sequence), so that a pasted blob cannot crowd the explanation
  * out of the 512-byte message. Thread-safe.
  */
+/*
+ * Whether s holds a control character (below 0x20, or DEL). Text that is
+ * stored and printed as it is (a label, a configuration key, a name, an
+ * environment value) must not: a newline would forge a line of a table,
+ * an escape sequence would drive the reader's terminal.
+ */
+bool base_has_control(const char *s);
+
 #define BASE_QUOTE_SHOW 48
 #define BASE_QUOTE_LEN (BASE_QUOTE_SHOW * 4 + 4)
 const char *base_quote(const char *s, char *buf);

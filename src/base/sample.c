@@ -80,6 +80,13 @@ const char *base_metric_dir_name(enum metric_dir d)
 	}
 }
 
+bool base_label_ok(const char *s)
+{
+	size_t n = strnlen(s, SAMPLE_LABEL_MAX + 1);
+
+	return n > 0 && n <= SAMPLE_LABEL_MAX && !base_has_control(s);
+}
+
 void base_sample_init(struct base_sample *s)
 {
 	memset(s, 0, sizeof(*s));

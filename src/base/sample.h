@@ -91,6 +91,12 @@ struct base_sample {
 	size_t cap_params, cap_env, cap_metrics;
 };
 
+/* The longest label a sample holds. */
+#define SAMPLE_LABEL_MAX (sizeof(((struct base_sample *)0)->label) - 1)
+/* Whether s is a label a sample may carry: 1 to SAMPLE_LABEL_MAX bytes, no
+ * control character (base_has_control). */
+bool base_label_ok(const char *s);
+
 /* Lifetime: base_sample_init() on an embedded struct, base_sample_release()
  * frees what it owns. Not for concurrent use. */
 void base_sample_init(struct base_sample *s);

@@ -75,16 +75,6 @@ enum {
 
 /* ---- shared helpers ---- */
 
-static bool valid_label(const char *flag, const char *s)
-{
-	if (!*s || strlen(s) >= sizeof(((struct base_sample *)0)->label)) {
-		cli_error("invalid %s '%s': expected 1 to %zu characters", flag, s,
-			  sizeof(((struct base_sample *)0)->label) - 1);
-		return false;
-	}
-	return true;
-}
-
 /* The unit of metric in the first sample of label + key ("" if none). */
 struct unit_ctx {
 	const char *metric;
@@ -312,12 +302,12 @@ static int bisect_start(int argc, char **argv)
 		}
 		switch (opt) {
 		case OPT_GOOD:
-			if (!valid_label("--good", optarg))
+			if (!cli_label("--good", optarg))
 				return EXIT_USAGE;
 			good = optarg;
 			break;
 		case OPT_BAD:
-			if (!valid_label("--bad", optarg))
+			if (!cli_label("--bad", optarg))
 				return EXIT_USAGE;
 			bad = optarg;
 			break;

@@ -57,6 +57,8 @@ bool cli_duration(const char *flag, const char *arg, int64_t *out);
 bool cli_u64(const char *flag, const char *arg, uint64_t min, uint64_t max,
 	     uint64_t *out);
 bool cli_cpulist(const char *flag, const char *arg, struct base_cpulist *out);
+/* A label that samples will be stored under (base_label_ok). */
+bool cli_label(const char *flag, const char *arg);
 /* Handlers for SIGINT/SIGTERM that set cli_interrupted; SIGPIPE ignored. */
 void cli_signals(void);
 /* getopt_long's message for an unknown flag or missing value already

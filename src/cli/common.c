@@ -19,13 +19,14 @@ volatile sig_atomic_t cli_interrupted;
 
 void cli_error(const char *fmt, ...)
 {
+	struct base_err e;
 	va_list ap;
 
-	fputs("netregress: ", stderr);
+	/* one line whatever a flag or a file brought: escaped as err.h does */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	base_err_vset(&e, 0, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "netregress: %s\n", e.msg);
 }
 
 bool cli_size(const char *flag, const char *arg, uint64_t max, uint64_t *out)
@@ -43,6 +44,17 @@ bool cli_size(const char *flag, const char *arg, uint64_t max, uint64_t *out)
 		return false;
 	}
 	return true;
+}
+
+bool cli_label(const char *flag, const char *arg)
+{
+	char q[BASE_QUOTE_LEN];
+
+	if (base_label_ok(arg))
+		return true;
+	cli_error("invalid %s '%s': expected 1 to %zu characters, none of them a control character",
+		  flag, base_quote(arg, q), SAMPLE_LABEL_MAX);
+	return false;
 }
 
 bool cli_duration(const char *flag, const char *arg, int64_t *out)

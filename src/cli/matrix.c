@@ -309,6 +309,8 @@ int cmd_matrix(int argc, char **argv)
 			db = optarg;
 			break;
 		case OPT_LABEL:
+			if (!cli_label("--label", optarg))
+				return EXIT_USAGE;
 			label = optarg;
 			break;
 		case OPT_RESUME:

@@ -305,11 +305,8 @@ int cmd_run(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case OPT_LABEL:
-			if (!*optarg || strlen(optarg) >= sizeof(((struct base_sample *)0)->label)) {
-				cli_error("invalid --label '%s': expected 1 to %zu characters",
-					  optarg, sizeof(((struct base_sample *)0)->label) - 1);
+			if (!cli_label("--label", optarg))
 				return EXIT_USAGE;
-			}
 			label = optarg;
 			break;
 		case OPT_JSON:

@@ -21,7 +21,6 @@
 /* Linux caps a socket buffer request at INT_MAX / 2 (the CLI's limit too). */
 #define BUF_MAX (1ULL << 30)
 #define NAME_MAX_LEN 63
-#define LABEL_MAX_LEN (sizeof(((struct base_sample *)0)->label) - 1)
 /* Headers in front of a UDP payload: IPv4 20 + UDP 8, IPv6 40 + UDP 8. */
 #define UDP4_OVERHEAD 28
 #define UDP6_OVERHEAD 48
@@ -973,14 +972,6 @@ static int parse_collect(struct pctx *x, yaml_node_t *map)
 	return 0;
 }
 
-static bool printable(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return false;
-	return true;
-}
-
 static bool name_chars(const char *s)
 {
 	for (; *s; s++)
@@ -1056,10 +1047,10 @@ static int parse_top_scalar(struct pctx *x, enum top t, yaml_node_t *v)
 		jf->name = strdup(s);
 		return jf->name ? 0 : -ENOMEM;
 	case T_LABEL:
-		if (!*s || strlen(s) > LABEL_MAX_LEN || !printable(s)) {
+		if (!base_label_ok(s)) {
 			snprintf(expect, sizeof(expect),
 				 "expected 1 to %zu printable characters",
-				 LABEL_MAX_LEN);
+				 SAMPLE_LABEL_MAX);
 			return bad_value(x, v, key, expect);
 		}
 		jf->label = strdup(s);

@@ -29,6 +29,15 @@ expect_usage "nodelay with udp refused" "nodelay applies to tcp" run udp_stream 
 expect_usage "duration too short" "expected 100ms to 24h" run tcp_stream -l 10ms
 expect_usage "unknown command" "unknown command 'fly'" fly
 expect_usage "serve: bad port" "'70000'" serve --port 70000
+# a label is printed as it is by labels, show and compare: no control
+# character gets in, and the message quotes it escaped, on one line
+expect_usage "run: a label with an escape sequence is refused, quoted escaped" \
+	"invalid --label 'base\x1b[31m'" run tcp_stream --label $'base\e[31m'
+check "the refusal itself has no escape character" sh -c '! grep -q "$(printf "\033")" "$1"' _ "$TMP/err"
+expect_usage "matrix: a label with a newline is refused" "invalid --label 'v1\x0aFORGED'" \
+	matrix scenarios/default.yaml --label $'v1\nFORGED'
+expect_usage "bisect start: a --good label with a tab is refused" "invalid --good 'a\x09b'" \
+	bisect start --good $'a\tb' --bad b
 
 # A host that does not answer: connection refused, quickly, exit 3.
 port=$(free_port)
