@@ -170,6 +170,15 @@ struct doc_reader {
 };
 
 /* "<parent>.<key>" of the field being read, shortened for messages only. */
+/*
+ * Names and strings are printed as they are by show, compare and report:
+ * no control character (a newline would forge a line, an escape sequence
+ * drive a terminal). netregress never writes one; a document that has one
+ * was made elsewhere.
+ */
+#define CONTROL_IN_NAME "has a control character in its name"
+#define CONTROL_IN_VALUE "must not contain a control character"
+
 static const char *field_path(const struct doc_reader *r, const char *key,
 			      char *buf, size_t len)
 {
@@ -214,6 +223,8 @@ static int doc_string(const struct doc_reader *r, const json_t *v,
 	len = json_string_length(v);
 	if (strlen(json_string_value(v)) != len)
 		return doc_bad(r, key, "must not contain a nul character");
+	if (base_has_control(json_string_value(v)))
+		return doc_bad(r, key, CONTROL_IN_VALUE);
 	if (len >= cap) {
 		snprintf(what, sizeof(what), "is too long (%zu bytes, at most %zu)",
 			 len, cap - 1);
@@ -453,6 +464,8 @@ static int params_from_json(struct doc_reader *r, const json_t *params,
 			return doc_bad(r, "", "is not a parameter name");
 		if (strlen(key) >= sizeof(kv.key))
 			return doc_bad(r, key, "has a name that is too long");
+		if (base_has_control(key))
+			return doc_bad(r, key, CONTROL_IN_NAME);
 		if ((ret = doc_string(r, v, key, kv.val, sizeof(kv.val))))
 			return ret;
 		if ((ret = base_sample_param(s, key, "%s", kv.val)))
@@ -474,12 +487,18 @@ static int env_from_json(struct doc_reader *r, const json_t *env,
 	json_object_foreach((json_t *)env, side, o) {
 		if (!side[0] || strchr(side, '.') || strlen(side) >= 32)
 			return doc_bad(r, side, "is not an environment side (1 to 31 characters, no dot)");
+		if (base_has_control(side))
+			return doc_bad(r, side, CONTROL_IN_NAME);
 		if (!json_is_object(o))
 			return doc_bad(r, side, "must be an object");
 		doc_enter(r, side);
 		json_object_foreach(o, key, v) {
 			if (!key[0] || strlen(side) + 1 + strlen(key) >= sizeof(kv.key)) {
 				ret = doc_bad(r, key, "is not a valid environment key (empty or too long)");
+				goto out;
+			}
+			if (base_has_control(key)) {
+				ret = doc_bad(r, key, CONTROL_IN_NAME);
 				goto out;
 			}
 			if ((ret = doc_string(r, v, key, kv.val, sizeof(kv.val))))
@@ -513,6 +532,8 @@ static int metrics_from_json(struct doc_reader *r, const json_t *metrics,
 			return doc_bad(r, "", "is not a metric name");
 		if (strlen(name) >= sizeof(m.name))
 			return doc_bad(r, name, "has a name that is too long");
+		if (base_has_control(name))
+			return doc_bad(r, name, CONTROL_IN_NAME);
 		if (!json_is_object(o))
 			return doc_bad(r, name, "must be an object");
 		doc_enter(r, name);
@@ -634,6 +655,8 @@ static int sysenv_string(const struct doc_reader *r, const json_t *v,
 	len = json_string_length(v);
 	if (strlen(json_string_value(v)) != len)
 		return doc_bad(r, key, "must not contain a nul character");
+	if (base_has_control(json_string_value(v)))
+		return doc_bad(r, key, CONTROL_IN_VALUE);
 	if (len > max) {
 		snprintf(what, sizeof(what), "is too long (%zu bytes, at most %zu)",
 			 len, max);
@@ -676,6 +699,10 @@ static int sysenv_side_from_json(struct doc_reader *r, const json_t *side)
 	json_object_foreach((json_t *)entries, key, v) {
 		if (!key[0] || strlen(key) > SYSENV_NAME_MAX) {
 			ret = doc_bad(r, key, "is not a valid entry name (empty or longer than 255 bytes)");
+			break;
+		}
+		if (base_has_control(key)) {
+			ret = doc_bad(r, key, CONTROL_IN_NAME);
 			break;
 		}
 		if ((ret = sysenv_string(r, v, key, SYSENV_VALUE_MAX)))

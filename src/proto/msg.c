@@ -34,9 +34,11 @@ int proto_get_str(const json_t *obj, const char *key, size_t max_len,
 	const json_t *v = json_object_get(obj, key);
 	char q[BASE_QUOTE_LEN];
 
-	if (!json_is_string(v) || json_string_length(v) > max_len)
+	if (!json_is_string(v) || json_string_length(v) > max_len ||
+	    strlen(json_string_value(v)) != json_string_length(v) ||
+	    base_has_control(json_string_value(v)))
 		return base_err_set(err, -EPROTO,
-				    "'%s' message: field '%s' must be a string of at most %zu bytes",
+				    "'%s' message: field '%s' must be a string of at most %zu bytes, no control character",
 				    base_quote(proto_type_or(obj), q), key, max_len);
 	*out = json_string_value(v);
 	return 0;
@@ -275,9 +277,10 @@ static int notes_from_json(const json_t *m, json_t **out, struct base_err *err)
 				    "report: notes must be an object of at most 256 strings");
 	json_object_foreach((json_t *)m, k, v) {
 		if (!metric_name_ok(k) || !json_is_string(v) ||
-		    json_string_length(v) >= PROTO_STR_MAX)
+		    json_string_length(v) >= PROTO_STR_MAX ||
+		    base_has_control(json_string_value(v)))
 			return base_err_set(err, -EPROTO,
-					    "report: note '%s' must be a short string", base_quote(k, q));
+					    "report: note '%s' must be a short string with no control character", base_quote(k, q));
 	}
 	*out = json_incref((json_t *)m);
 	return 0;
@@ -401,11 +404,12 @@ int proto_env_check(const json_t *env, struct base_err *err)
 				    "environment must be an object of at most %d keys",
 				    PROTO_ENV_MAX_KEYS);
 	json_object_foreach((json_t *)env, key, v) {
-		if (strlen(key) >= 64 ||
+		if (strlen(key) >= 64 || base_has_control(key) ||
 		    !(json_is_number(v) ||
-		      (json_is_string(v) && json_string_length(v) < PROTO_STR_MAX)))
+		      (json_is_string(v) && json_string_length(v) < PROTO_STR_MAX &&
+		       !base_has_control(json_string_value(v)))))
 			return base_err_set(err, -EPROTO,
-					    "environment entry '%s' must be a short string or a number",
+					    "environment entry '%s' must be a short string or a number, with no control character in either",
 					    base_quote(key, q));
 	}
 	return 0;

@@ -138,6 +138,21 @@ printf '{"schema_version": 1, "oops": true}\n' >"$TMP/bad.json"
 "$NR" import --db "$DB" "$TMP/bad.json" 2>"$TMP/err"
 rc=$?
 checkx "a bad result document: exit 3 naming the file" '[ $rc -eq 3 ] && grep -q "bad.json" "$TMP/err"'
+# a document made elsewhere with an escape sequence in its label: refused
+# whole, the store untouched
+python3 - "$TMP/all.jsonl" "$TMP/esc.json" <<'PY'
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+d["sample_id"] = "e5c" + d["sample_id"][3:]
+d["label"] = "base\x1b]0;owned\x07"
+open(sys.argv[2], "w").write(json.dumps(d) + "\n")
+PY
+before=$(md5 "$DB")
+"$NR" import --db "$DB" "$TMP/esc.json" 2>"$TMP/err"
+rc=$?
+checkx "a label with a control character: exit 3 naming the field, store untouched" \
+	'[ $rc -eq 3 ] && grep -q "esc.json.*'"'"'label'"'"' must not contain a control character" "$TMP/err" && [ "$(md5 "$DB")" = "$before" ]' ||
+	diag "$TMP/err"
 "$NR" compare --db "$DB" base nosuchlabel 2>"$TMP/err"
 rc=$?
 checkx "compare with an unknown label: exit 3 naming it" '[ $rc -eq 3 ] && grep -q "nosuchlabel" "$TMP/err"'

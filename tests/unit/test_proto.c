@@ -909,6 +909,7 @@ static void test_end_report_rejects_bad_accounting(void **state)
 		{ "nworkers", "-1", "nworkers" },
 		{ "worker_cpus", "\"0;rm\"", "cpu list" },
 		{ "worker_cpus", "7", "worker_cpus" },
+		{ "notes", "{\"probe.note\": \"lost\\nFORGED\"}", "no control character" },
 	};
 
 	(void)state;
@@ -1332,6 +1333,47 @@ static void test_errors_quote_what_a_peer_sent_escaped(void **state)
 	json_decref(m);
 }
 
+/*
+ * What a peer sends ends up in stored samples that show, compare and report
+ * print as they are: a control character in an environment key or value, a
+ * note or a string field is refused, not only escaped in the message.
+ */
+static void test_peer_text_with_control_characters_is_refused(void **state)
+{
+	static const char *const bad[] = { "6.1\nFORGED", "\x1b[2J", "a\tb", "x\x7f" };
+	struct base_err err = { .msg = "" };
+	const char *out;
+	json_t *m;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		m = json_pack("{s:s}", "kernel", bad[i]);
+		assert_int_equal(proto_env_check(m, &err), -EPROTO);
+		expect_msg_has(&err, "'kernel'");
+		json_decref(m);
+		m = json_pack("{s:s}", bad[i], "6.1");
+		assert_int_equal(proto_env_check(m, &err), -EPROTO);
+		expect_no_control_chars(&err);
+		json_decref(m);
+		m = json_pack("{s:s, s:s}", "type", "refused", "reason", bad[i]);
+		assert_int_equal(proto_get_str(m, "reason", 256, &out, &err), -EPROTO);
+		expect_msg_has(&err, "no control character");
+		json_decref(m);
+	}
+	/* the same text without them passes */
+	m = json_pack("{s:s}", "kernel", "6.1 FORGED");
+	assert_int_equal(proto_env_check(m, &err), 0);
+	json_decref(m);
+	m = json_pack("{s:s, s:s}", "type", "refused", "reason", "a b");
+	assert_int_equal(proto_get_str(m, "reason", 256, &out, &err), 0);
+	assert_string_equal(out, "a b");
+	json_decref(m);
+	/* a string with a NUL inside is refused as well */
+	m = json_pack("{s:s, s:s#}", "type", "refused", "reason", "a\0b", (size_t)3);
+	assert_int_equal(proto_get_str(m, "reason", 256, &out, &err), -EPROTO);
+	json_decref(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1388,6 +1430,7 @@ int main(void)
 		cmocka_unit_test(test_env_check_rejects_long_strings_and_keys),
 		cmocka_unit_test(test_env_check_rejects_nested_and_other_values),
 		cmocka_unit_test(test_errors_quote_what_a_peer_sent_escaped),
+		cmocka_unit_test(test_peer_text_with_control_characters_is_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,7 +22,7 @@ static json_t *snapshot(const char *fingerprint, const char *release)
 			      "kernel.release", release,
 			      "cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 \"quoted\" \\",
 			      "sysctl.net.core.rmem_max", "212992",
-			      "sysctl.net.ipv4.tcp_rmem", "4096\t131072\t6291456",
+			      "sysctl.net.ipv4.tcp_rmem", "4096 131072 6291456",
 			      "if.lo.mtu", "65536");
 
 	assert_non_null(j);
@@ -661,6 +661,38 @@ static void test_from_json_round_trips_sysenv_with_an_error_side_or_none(void **
 	base_sample_release(&b);
 }
 
+/*
+ * show, compare and report print names and strings as they are: a newline
+ * or an escape sequence in any of them is refused, and the message quotes
+ * it escaped. A tab is refused too: netregress never writes one.
+ */
+static void test_from_json_refuses_control_characters(void **state)
+{
+	static const struct bad_case c[] = {
+		{ "label", "\"A\\u001b[31m\"", R "'label' must not contain a control character" },
+		{ "sample_id", "\"ab\\ncd\"", R "'sample_id' must not contain a control character" },
+		{ "config/key", "\"test=tcp_stream\\u001b]0;x\\u0007\"",
+		  R "'config.key' must not contain a control character" },
+		{ "config/params/msg", "\"256\\t\"", R "'config.params.msg' must not contain a control character" },
+		{ "config/params/m\x1bsg", "\"256\"", R "'config.params.m\\x1bsg' has a control character in its name" },
+		{ "run/server", "\"127.0.0.1\\r\"", R "'run.server' must not contain a control character" },
+		{ "env/client/kernel", "\"6.1\\nFORGED\"", R "'env.client.kernel' must not contain a control character" },
+		{ "env/client/ker\nnel", "\"6.1\"", R "'env.client.ker\\x0anel' has a control character in its name" },
+		{ "env/cli\x7f", "{}", R "'env.cli\\x7f' has a control character in its name" },
+		{ "metrics/throughput\x1b.gbps", "{\"value\": 1, \"unit\": \"\"}",
+		  R "'metrics.throughput\\x1b.gbps' has a control character in its name" },
+		{ "metrics/throughput.gbps/unit", "\"Gb\\u001bps\"",
+		  R "'metrics.throughput.gbps.unit' must not contain a control character" },
+		{ "sysenv/client/entries/cmdline", "\"ro\\nquiet\"",
+		  R "'sysenv.client.entries.cmdline' must not contain a control character" },
+		{ "sysenv/client/entries/if.l\x1bo.mtu", "\"1500\"",
+		  R "'sysenv.client.entries.if.l\\x1bo.mtu' has a control character in its name" },
+	};
+
+	(void)state;
+	check_bad_cases(c, ARRAY_SIZE(c), "tcp_stream");
+}
+
 static void test_from_json_rejects_a_bad_sysenv(void **state)
 {
 	static const struct bad_case c[] = {
@@ -775,6 +807,7 @@ int main(void)
 		cmocka_unit_test(test_from_json_rejects_a_document_that_is_not_an_object),
 		cmocka_unit_test(test_from_json_round_trips_sysenv_with_an_error_side_or_none),
 		cmocka_unit_test(test_from_json_rejects_a_bad_sysenv),
+		cmocka_unit_test(test_from_json_refuses_control_characters),
 		cmocka_unit_test(test_from_json_sysenv_limits_are_the_collectors),
 	};
 

