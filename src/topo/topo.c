@@ -211,6 +211,8 @@ int topo_parse_rate_bps(const char *s, uint64_t *out_bps,
 }
 
 /* Run a command given as arguments up to a NULL. */
+/* run(err, "ip", "netns", "add", name, (char *)NULL): a NULL pointer, not
+ * a bare NULL that may be an int 0, ends the arguments */
 static int run(struct base_err *err, ...) __attribute__((sentinel));
 static int run(struct base_err *err, ...)
 {
@@ -268,7 +270,7 @@ static int make_netns(struct topo *t, int side, struct base_err *err)
 	/* a leftover with our name had our pid: its owner is gone */
 	topo_netns_remove(t->nspath[side]);
 	t->ns_made[side] = true;
-	return run(err, "ip", "netns", "add", t->ns[side], NULL);
+	return run(err, "ip", "netns", "add", t->ns[side], (char *)NULL);
 }
 
 static int both(struct topo *t, struct base_err *err,
@@ -282,7 +284,7 @@ static int both(struct topo *t, struct base_err *err,
 static int lo_up(struct topo *t, int side, struct base_err *err)
 {
 	return run(err, "ip", "-n", t->ns[side], "link", "set", "dev", "lo",
-		   "up", NULL);
+		   "up", (char *)NULL);
 }
 
 static int set_mtu(struct topo *t, int side, struct base_err *err)
@@ -291,24 +293,24 @@ static int set_mtu(struct topo *t, int side, struct base_err *err)
 
 	snprintf(v, sizeof(v), "%" PRIu32, t->spec.mtu);
 	return run(err, "ip", "-n", t->ns[side], "link", "set", "dev",
-		   ifnames[side], "mtu", v, NULL);
+		   ifnames[side], "mtu", v, (char *)NULL);
 }
 
 static int add_addrs(struct topo *t, int side, struct base_err *err)
 {
 	int ret = run(err, "ip", "-n", t->ns[side], "-4", "addr", "add",
-		      cidr4[side], "dev", ifnames[side], NULL);
+		      cidr4[side], "dev", ifnames[side], (char *)NULL);
 
 	if (ret || !t->v6)
 		return ret;
 	return run(err, "ip", "-n", t->ns[side], "-6", "addr", "add", cidr6[side],
-		   "dev", ifnames[side], "nodad", NULL);
+		   "dev", ifnames[side], "nodad", (char *)NULL);
 }
 
 static int link_up(struct topo *t, int side, struct base_err *err)
 {
 	return run(err, "ip", "-n", t->ns[side], "link", "set", "dev",
-		   ifnames[side], "up", NULL);
+		   ifnames[side], "up", (char *)NULL);
 }
 
 int topo_up(const struct topo_spec *s, struct topo **out,
@@ -356,7 +358,7 @@ int topo_up(const struct topo_spec *s, struct topo **out,
 	if ((ret = step("veth", err)) ||
 	    (ret = run(err, "ip", "-n", t->ns[TOPO_CLIENT], "link", "add",
 		       ifnames[TOPO_CLIENT], "type", "veth", "peer", "name",
-		       ifnames[TOPO_SERVER], "netns", t->ns[TOPO_SERVER], NULL)))
+		       ifnames[TOPO_SERVER], "netns", t->ns[TOPO_SERVER], (char *)NULL)))
 		goto fail;
 	if ((ret = step("lo", err)) || (ret = both(t, err, lo_up)))
 		goto fail;
@@ -385,7 +387,7 @@ int topo_up(const struct topo_spec *s, struct topo **out,
 		for (int side = 0; side < 2; side++)
 			if ((ret = run(err, "tc", "-n", t->ns[side], "qdisc", "add",
 				       "dev", ifnames[side], "root", "tbf", "rate",
-				       rate, "burst", burst, "limit", limit, NULL)))
+				       rate, "burst", burst, "limit", limit, (char *)NULL)))
 				goto fail;
 	}
 	if ((ret = step("cgroup", err)))
