@@ -399,6 +399,39 @@ for row in "${ROWS[@]}"; do
 	corr "$row" "$tmp/$row.backlog" "socket backlog" "/MB (TCPBacklogCoalesce)"
 	corr "$row" "$tmp/$row.ctxt" "context switches" "/MB (stat.ctxt)"
 done
+# shared drift: ours and the peer run back to back in every repetition, so
+# whatever moves the machine between repetitions moves both; Pearson r of
+# the two over the repetitions where both ran, each one's r with the dd
+# floor of that repetition, and the cov of ours / peer per repetition (the
+# spread that is left when the shared part divides out)
+# pair_r FILE_A FILE_B -> "n r cov_ratio" over the reps in both ("0 0 -1")
+pair_r() {
+	if [ ! -s "$1" ] || [ ! -s "$2" ]; then echo "0 0 -1"; return; fi
+	awk 'NR == FNR { a[$1] = $2; next }
+	($1 in a) && a[$1] > 0 && $2 > 0 {
+		n++; x[n] = a[$1]; y[n] = $2; q[n] = a[$1] / $2; sx += x[n]; sy += y[n]; sq += q[n] }
+	END {
+		if (n < 3) { print "0 0 -1"; exit }
+		mx = sx / n; my = sy / n; mq = sq / n
+		for (i = 1; i <= n; i++) {
+			vx += (x[i] - mx) ^ 2; vy += (y[i] - my) ^ 2; cxy += (x[i] - mx) * (y[i] - my)
+			vq += (q[i] - mq) ^ 2
+		}
+		r = (vx > 0 && vy > 0) ? cxy / sqrt(vx * vy) : 0
+		printf "%d %.4f %.4f\n", n, r, 100 * sqrt(vq / (n - 1)) / mq }' "$1" "$2"
+}
+for row in "${ROWS[@]}"; do
+	peer=${PEER[$row]}
+	read -r n r qc < <(pair_r "$tmp/$row.ours" "$tmp/$row.$peer")
+	[ "$n" -ge 3 ] || continue
+	read -r fo ro _ < <(pair_r "$tmp/$row.ours" "$tmp/floor.dd")
+	read -r fp rp _ < <(pair_r "$tmp/$row.$peer" "$tmp/floor.dd")
+	awk -v d="${DESC[$row]}" -v p="$peer" -v n="$n" -v r="$r" -v qc="$qc" \
+		-v fo="$fo" -v ro="$ro" -v fp="$fp" -v rp="$rp" 'BEGIN {
+		fl = (fo >= 3 && fp >= 3) ? sprintf("; with the dd floor: ours r = %.2f, %s r = %.2f", ro, p, rp) : ""
+		printf "shared drift     in %-36s ours and %s over %d repetitions: r = %.2f%s; ours/%s per repetition: cov %.2f %%\n",
+			d ":", p, n, r, fl, p, qc }'
+done
 for row in "${ROWS[@]}"; do
 	[ -s "$tmp/$row.levels" ] || continue
 	awk -v d="${DESC[$row]}" '
@@ -424,4 +457,7 @@ echo "probe (host.speed, streams only) over ours' runs of the row; socket backlo
 echo "queued to the socket backlog per MB (the receiver held the socket lock: the high state of"
 echo "loopback TCP); context switches per MB; each with its mean, cov and the Pearson correlation"
 echo "of ours' figure with it: r^2 is the share of ours' run-to-run variance that went with"
-echo "it.  levels: ours' runs whose 100 ms rates left a level and came back (window.mixed)."
+echo "it.  shared drift: ours and the peer ran back to back in every repetition; r near 1"
+echo "says the spread both show is the machine's, moving both together; ours/peer per repetition"
+echo "is what is left of it when that shared part divides out."
+echo "levels: ours' runs whose 100 ms rates left a level and came back (window.mixed)."
