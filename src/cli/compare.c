@@ -18,6 +18,9 @@ static const char compare_help[] =
 	"Compares the samples of label B against label A for every configuration\n"
 	"both have: the headline metric of each test first (throughput, transactions\n"
 	"or connections per second), then the other metrics that changed with it.\n"
+	"First it names what differs between the environments A and B ran in\n"
+	"(kernel, command line, CPU, sysctls, interfaces, host), from the first\n"
+	"sample of each: a change that is not the kernel's shows there.\n"
 	"Exit status 1 when a headline metric regressed, 0 otherwise.\n"
 	"\n"
 	"      --db PATH          the store (default $NETREGRESS_DB or ./netregress.db)\n"
@@ -29,6 +32,36 @@ static const char compare_help[] =
 	"      --csv              CSV rows\n";
 
 enum { OPT_DB = 256, OPT_MINCH, OPT_ALPHA, OPT_ALL, OPT_JSON, OPT_CSV, OPT_KEEP };
+
+/*
+ * The environment lines of one configuration (its first samples of A and
+ * B), printed when they say something else than the last ones printed
+ * (*last, freed by the caller): a matrix's configurations usually ran in
+ * one environment a label, so the lines come once, before the first table.
+ */
+static int env_lines(const struct base_sample *sa, const struct base_sample *sb,
+		     const char *a, const char *b, char **last)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return -ENOMEM;
+	report_env_diff_text(m, sa, sb, a, b);
+	if (fclose(m)) {
+		free(text);
+		return -ENOMEM;
+	}
+	if (*last && !strcmp(*last, text)) {
+		free(text);
+		return 0;
+	}
+	fputs(text, stdout);
+	free(*last);
+	*last = text;
+	return 0;
+}
 
 int cmd_compare(int argc, char **argv)
 {
@@ -49,6 +82,7 @@ int cmd_compare(int argc, char **argv)
 	const char *db = NULL, *a, *b;
 	bool json = false, csv = false, regressed = false;
 	json_t *doc = NULL;
+	char *env_last = NULL;
 	size_t ncommon = 0;
 	struct store *st = NULL;
 	int opt, ret, code = EXIT_RUNTIME;
@@ -138,13 +172,18 @@ int cmd_compare(int argc, char **argv)
 		ret = stats_table_build(sa.p, sa.n, sb.p, sb.n, &to, &t);
 		if (!ret) {
 			if (json) {
-				if (json_array_append_new(json_object_get(doc, "configs"),
-							  report_compare_json(&t)))
+				json_t *c = report_compare_json(&t);
+
+				if (!c || json_object_set_new(c, "environment",
+							      report_env_diff_json(sa.p[0], sb.p[0])) ||
+				    json_array_append_new(json_object_get(doc, "configs"), c))
 					ret = -ENOMEM;
-			} else if (csv)
+			} else if (csv) {
 				report_compare_csv(stdout, &t, a, b);
-			else
+			} else {
+				ret = env_lines(sa.p[0], sb.p[0], a, b, &env_last);
 				report_compare_table(stdout, &t, a, b);
+			}
 			regressed |= t.regressed;
 			stats_table_release(&t);
 		}
@@ -173,6 +212,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	code = regressed ? EXIT_FOUND : EXIT_OK;
 out:
+	free(env_last);
 	json_decref(doc);
 	cli_keys_release(&ka);
 	cli_keys_release(&kb);

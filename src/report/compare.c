@@ -47,47 +47,117 @@ static const char *dir_word(enum metric_dir d)
 	return d == METRIC_HIGHER ? "higher" : d == METRIC_LOWER ? "lower" : "neutral";
 }
 
+/* One row of the terminal table, formatted. */
+struct cells {
+	char name[160], ma[24], mb[24], sa[16], sb[16], ch[16], ci[64], p[16],
+		v[64];
+};
+
+static void format_row(const struct stats_row *r, struct cells *c)
+{
+	char sh[16], lo[16], hi[16];
+
+	snprintf(c->name, sizeof(c->name), "%s (%s)", r->metric, dir_word(r->dir));
+	num(c->ma, sizeof(c->ma), r->c.median_a);
+	num(c->mb, sizeof(c->mb), r->c.median_b);
+	sdp(c->sa, sizeof(c->sa), r->c.sd_pct_a);
+	sdp(c->sb, sizeof(c->sb), r->c.sd_pct_b);
+	pct(c->ch, sizeof(c->ch), r->c.change_mean_pct);
+	if (r->c.shift_abs) {
+		num(sh, sizeof(sh), r->c.shift_pct);
+		num(lo, sizeof(lo), r->c.shift_lo_pct);
+		num(hi, sizeof(hi), r->c.shift_hi_pct);
+	} else {
+		pct(sh, sizeof(sh), r->c.shift_pct);
+		pct(lo, sizeof(lo), r->c.shift_lo_pct);
+		pct(hi, sizeof(hi), r->c.shift_hi_pct);
+	}
+	snprintf(c->ci, sizeof(c->ci), "%s [%s, %s]", sh, lo, hi);
+	if (isnan(r->c.p))
+		snprintf(c->p, sizeof(c->p), "-");
+	else
+		snprintf(c->p, sizeof(c->p), "%.4f", r->headline ? r->c.p : r->q);
+	report_verdict_text(r, c->v, sizeof(c->v));
+}
+
+/* Display columns of a UTF-8 string ("±" is one). */
+static int cols(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* s left- or right-aligned in w display columns. */
+static void cell(FILE *out, const char *s, int w, bool left)
+{
+	int pad = w - cols(s);
+
+	if (left)
+		fputs(s, out);
+	for (; pad > 0; pad--)
+		fputc(' ', out);
+	if (!left)
+		fputs(s, out);
+}
+
 void report_compare_table(FILE *out, const struct stats_table *t,
 			  const char *label_a, const char *label_b)
 {
 	const struct stats_notes *nt = &t->notes;
+	int wname = 34, wch = 8, wci = 22;
+	struct cells c;
 	size_t shown = 0;
 
+	/* the widths of the columns that grow: the longest metric name and
+	 * the widest change and interval shown */
+	for (size_t i = 0; i < t->nrows; i++) {
+		if (!t->rows[i].shown)
+			continue;
+		format_row(&t->rows[i], &c);
+		if (cols(c.name) > wname)
+			wname = cols(c.name);
+		if (cols(c.ch) > wch)
+			wch = cols(c.ch);
+		if (cols(c.ci) > wci)
+			wci = cols(c.ci);
+	}
 	fprintf(out, "config: %s\n", t->config_key);
-	fprintf(out, "%-34s %10s %8s %3s | %8s %-22s | %10s %8s %3s | %7s | %s\n",
-		"metric (better)", "A median", "±%sd", "n", "%change", "shift [95% CI]",
-		"B median", "±%sd", "n", "p", "verdict");
+	cell(out, "metric (better)", wname, true);
+	fprintf(out, " %10s ", "A median");
+	cell(out, "±%sd", 8, false);
+	fprintf(out, " %3s | ", "n");
+	cell(out, "%change", wch, false);
+	fputc(' ', out);
+	cell(out, "shift [95% CI]", wci, true);
+	fprintf(out, " | %10s ", "B median");
+	cell(out, "±%sd", 8, false);
+	fprintf(out, " %3s | %7s | %s\n", "n", "p", "verdict");
 	for (size_t i = 0; i < t->nrows; i++) {
 		const struct stats_row *r = &t->rows[i];
-		char name[160], ma[24], mb[24], sa[16], sb[16], ch[16], sh[16], lo[16],
-			hi[16], ci[64], p[16], v[64];
 
 		if (!r->shown)
 			continue;
 		shown++;
-		snprintf(name, sizeof(name), "%s (%s)", r->metric, dir_word(r->dir));
-		num(ma, sizeof(ma), r->c.median_a);
-		num(mb, sizeof(mb), r->c.median_b);
-		sdp(sa, sizeof(sa), r->c.sd_pct_a);
-		sdp(sb, sizeof(sb), r->c.sd_pct_b);
-		pct(ch, sizeof(ch), r->c.change_mean_pct);
-		if (r->c.shift_abs) {
-			num(sh, sizeof(sh), r->c.shift_pct);
-			num(lo, sizeof(lo), r->c.shift_lo_pct);
-			num(hi, sizeof(hi), r->c.shift_hi_pct);
-		} else {
-			pct(sh, sizeof(sh), r->c.shift_pct);
-			pct(lo, sizeof(lo), r->c.shift_lo_pct);
-			pct(hi, sizeof(hi), r->c.shift_hi_pct);
-		}
-		snprintf(ci, sizeof(ci), "%s [%s, %s]", sh, lo, hi);
-		if (isnan(r->c.p))
-			snprintf(p, sizeof(p), "-");
-		else
-			snprintf(p, sizeof(p), "%.4f", r->headline ? r->c.p : r->q);
-		report_verdict_text(r, v, sizeof(v));
-		fprintf(out, "%-34s %10s %8s %3zu | %8s %-22s | %10s %8s %3zu | %7s | %s\n",
-			name, ma, sa, r->c.na, ch, ci, mb, sb, r->c.nb, p, v);
+		format_row(r, &c);
+		cell(out, c.name, wname, true);
+		fputc(' ', out);
+		cell(out, c.ma, 10, false);
+		fputc(' ', out);
+		cell(out, c.sa, 8, false);
+		fprintf(out, " %3zu | ", r->c.na);
+		cell(out, c.ch, wch, false);
+		fputc(' ', out);
+		cell(out, c.ci, wci, true);
+		fputs(" | ", out);
+		cell(out, c.mb, 10, false);
+		fputc(' ', out);
+		cell(out, c.sb, 8, false);
+		fprintf(out, " %3zu | ", r->c.nb);
+		cell(out, c.p, 7, false);
+		fprintf(out, " | %s\n", c.v);
 	}
 	if (shown < t->nrows)
 		fprintf(out, "(%zu other metrics did not change; --all lists them)\n",

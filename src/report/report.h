@@ -17,6 +17,30 @@ void report_sample_table(FILE *out, const struct base_sample *s);
  * label_a and label_b head the columns. */
 void report_compare_table(FILE *out, const struct stats_table *t,
 			  const char *label_a, const char *label_b);
+/*
+ * What differs between the environments of A and B (a and b: a sample of
+ * each, their first): the host name, memory and clock source of both ends,
+ * and the entries of the full snapshots that the environment fingerprint
+ * covers (kernel, command line, CPU, sysctls, interfaces), when both
+ * samples have one for that end. fn (may be NULL) gets each entry as
+ * "client.sysctl...", with a NULL value for an entry one side lacks.
+ * Returns how many differ.
+ */
+typedef void (*report_env_change_fn)(void *ctx, const char *entry,
+				     const char *a, const char *b);
+size_t report_env_changes(const struct base_sample *a,
+			  const struct base_sample *b,
+			  report_env_change_fn fn, void *ctx);
+/* Whether a and b both have the full snapshot of at least one end. */
+bool report_env_snapshots(const struct base_sample *a,
+			  const struct base_sample *b);
+/* The differences as lines ("environment: ..."; at most 20 entries), and
+ * as JSON {"full_snapshots": bool, "changes": [{"entry", "a", "b"}]}. */
+void report_env_diff_text(FILE *out, const struct base_sample *a,
+			  const struct base_sample *b, const char *label_a,
+			  const char *label_b);
+json_t *report_env_diff_json(const struct base_sample *a,
+			     const struct base_sample *b);
 /* The same as JSON (new reference) and as CSV rows (header once). */
 json_t *report_compare_json(const struct stats_table *t);
 void report_compare_csv_header(FILE *out);

@@ -188,7 +188,17 @@ if make_netns; then
 	rc=$?
 	checkx "identical settings give no REGRESSION at alpha 0.01 (exit 0)" '[ $rc -eq 0 ] && ! grep -q "^throughput.gbps.*REGRESSION" "$TMP/aa.txt"' ||
 		diag "$TMP/aa.txt" "^throughput.gbps"
+	check "compare names the sysctl that differs between A1 and B, both ends" \
+		sh -c 'grep -q "^environment: 2 entries differ from A1 to B" "$1" &&
+			grep -qE "^  client.sysctl.net.ipv4.tcp_rmem +4096 [0-9]+ [0-9]+ -> 4096 8192 8192$" "$1" &&
+			grep -qE "^  server.sysctl.net.ipv4.tcp_rmem +4096 [0-9]+ [0-9]+ -> 4096 8192 8192$" "$1"' _ "$TMP/cmp.txt" ||
+		diag "$TMP/cmp.txt" "^(environment|  )"
+	check "compare finds no environment difference between A1 and A2" \
+		grep -q "^environment: no difference between A1 and A2 (the full snapshots" "$TMP/aa.txt"
 	"$NR" compare --db "$CDB" --keep-disturbed --json A1 B >"$TMP/cmp.json"
+	check "compare --json carries the environment's changes" \
+		jtrue "$TMP/cmp.json" 'd["configs"][0]["environment"]["full_snapshots"] and sorted(c["entry"] for c in d["configs"][0]["environment"]["changes"]) == ["client.sysctl.net.ipv4.tcp_rmem", "server.sysctl.net.ipv4.tcp_rmem"] and d["configs"][0]["environment"]["changes"][0]["b"] == "4096 8192 8192"'
+
 	check "compare --json carries the verdict and the interval" \
 		jtrue "$TMP/cmp.json" 'd["regressed"] and d["configs"][0]["rows"][0]["metric"] == "throughput.gbps" and d["configs"][0]["rows"][0]["verdict"] == "REGRESSION" and d["configs"][0]["rows"][0]["shift_hi_pct"] < -2'
 	"$NR" compare --db "$CDB" --keep-disturbed --csv A1 B >"$TMP/cmp.csv"

@@ -464,6 +464,159 @@ static void fill_table(struct stats_table *t, const char *key)
 	t->notes.drift_p_b = 0.01;
 }
 
+/* The terminal table's columns line up whatever the metric names' lengths:
+ * every row's '|' separators sit where the header's do. */
+static void test_compare_table_columns_line_up(void **state)
+{
+	struct stats_table t;
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0, lines = 0;
+	long bars[4] = { -1, -1, -1, -1 };
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	fill_table(&t, "test=tcp_stream");
+	snprintf(t.rows[1].metric, sizeof(t.rows[1].metric),
+		 "cpu.service_demand.server_host_us_per_kb_and_then_some");
+	report_compare_table(f, &t, "A", "B");
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		long col = 0, k = 0;
+
+		if (!strstr(line, " | "))
+			continue;
+		lines++;
+		/* display columns: a UTF-8 continuation byte adds none */
+		for (const char *c = line; *c; c++) {
+			if (*c == '|' && k < 4) {
+				if (bars[k] < 0)
+					bars[k] = col;
+				else if (bars[k] != col)
+					fail_msg("'|' %ld at column %ld, not %ld: %s", k, col, bars[k], line);
+				k++;
+			}
+			col += ((unsigned char)*c & 0xc0) != 0x80;
+		}
+		assert_int_equal(k, 4);
+	}
+	assert_int_equal(lines, 3); /* the header and the two shown rows */
+	free(buf);
+	free(t.rows);
+}
+
+/* A sample with a full snapshot of both ends from name=value pairs. */
+static void snapshot_sample(struct base_sample *s, const char *host,
+			    const char *const *kv, size_t n)
+{
+	json_t *e = json_object();
+
+	base_sample_init(s);
+	assert_non_null(e);
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = strchr(kv[i], '=');
+		char key[128];
+
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - kv[i]), kv[i]);
+		json_object_set_new(e, key, json_string(eq + 1));
+	}
+	s->sysenv = json_pack("{s:{s:s, s:O}, s:{s:s, s:o}}", "client", "fingerprint",
+			      "0000000000000001", "entries", e, "server", "fingerprint",
+			      "0000000000000001", "entries", json_deep_copy(e));
+	assert_non_null(s->sysenv);
+	json_decref(e);
+	assert_int_equal(base_sample_env(s, "client.hostname", "%s", host), 0);
+	assert_int_equal(base_sample_env(s, "server.hostname", "vm"), 0);
+	assert_int_equal(base_sample_env(s, "client.env_fingerprint", "%s", host), 0);
+}
+
+struct seen {
+	char entry[8][128];
+	const char *a[8], *b[8];
+	size_t n;
+};
+
+static void note_change(void *ctx, const char *entry, const char *a, const char *b)
+{
+	struct seen *s = ctx;
+
+	assert_true(s->n < 8);
+	snprintf(s->entry[s->n], sizeof(s->entry[0]), "%s", entry);
+	s->a[s->n] = a;
+	s->b[s->n] = b;
+	s->n++;
+}
+
+/* What compare names first: the entries the fingerprint covers that differ
+ * (a sysctl, one only B has), the host; not a volatile sysctl, not the
+ * fingerprint itself. */
+static void test_env_changes_name_what_differs(void **state)
+{
+	static const char *const ka[] = {
+		"kernel.release=6.1.0", "sysctl.net.ipv4.tcp_rmem=4096 131072 6291456",
+		"sysctl.net.core.netdev_rss_key=aa:bb", "if.lo.mtu=65536",
+	};
+	static const char *const kb[] = {
+		"kernel.release=6.1.0", "sysctl.net.ipv4.tcp_rmem=4096 8192 8192",
+		"sysctl.net.core.netdev_rss_key=cc:dd", "if.lo.mtu=65536",
+		"sysctl.net.ipv4.tcp_new_knob=1",
+	};
+	struct base_sample a, b, bare;
+	struct seen seen = { .n = 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	json_t *j;
+
+	(void)state;
+	snapshot_sample(&a, "vm", ka, ARRAY_SIZE(ka));
+	snapshot_sample(&b, "other", kb, ARRAY_SIZE(kb));
+	assert_int_equal(report_env_changes(&a, &b, note_change, &seen), 5);
+	assert_string_equal(seen.entry[0], "client.hostname");
+	assert_string_equal(seen.b[0], "other");
+	assert_string_equal(seen.entry[1], "client.sysctl.net.ipv4.tcp_rmem");
+	assert_string_equal(seen.a[1], "4096 131072 6291456");
+	assert_string_equal(seen.b[1], "4096 8192 8192");
+	assert_string_equal(seen.entry[2], "client.sysctl.net.ipv4.tcp_new_knob");
+	assert_null(seen.a[2]);
+	assert_string_equal(seen.entry[3], "server.sysctl.net.ipv4.tcp_rmem");
+	assert_string_equal(seen.entry[4], "server.sysctl.net.ipv4.tcp_new_knob");
+	assert_true(report_env_snapshots(&a, &b));
+	assert_int_equal(report_env_changes(&a, &a, NULL, NULL), 0);
+
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	report_env_diff_text(f, &a, &b, "v1", "v2");
+	report_env_diff_text(f, &a, &a, "v1", "v1");
+	fclose(f);
+	assert_non_null(strstr(buf, "environment: 5 entries differ from v1 to v2"));
+	assert_non_null(strstr(buf, "client.sysctl.net.ipv4.tcp_rmem     4096 131072 6291456 -> 4096 8192 8192\n"));
+	assert_non_null(strstr(buf, "client.sysctl.net.ipv4.tcp_new_knob (none) -> 1\n"));
+	assert_null(strstr(buf, "netdev_rss_key"));
+	assert_null(strstr(buf, "env_fingerprint"));
+	assert_non_null(strstr(buf, "environment: no difference between v1 and v1 (the full snapshots"));
+	free(buf);
+
+	j = report_env_diff_json(&a, &b);
+	assert_non_null(j);
+	assert_true(json_is_true(json_object_get(j, "full_snapshots")));
+	assert_int_equal(json_array_size(json_object_get(j, "changes")), 5);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(j, "changes"), 2), "entry")),
+			    "client.sysctl.net.ipv4.tcp_new_knob");
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(j, "changes"), 2), "a")));
+	json_decref(j);
+
+	/* one side without snapshots: only the short entries are compared */
+	base_sample_init(&bare);
+	assert_int_equal(base_sample_env(&bare, "client.hostname", "vm"), 0);
+	assert_int_equal(base_sample_env(&bare, "server.hostname", "vm"), 0);
+	assert_false(report_env_snapshots(&a, &bare));
+	assert_int_equal(report_env_changes(&a, &bare, NULL, NULL), 0);
+	base_sample_release(&a);
+	base_sample_release(&b);
+	base_sample_release(&bare);
+}
+
 static char *md_of(const struct report_doc *d)
 {
 	char *buf = NULL;
@@ -773,6 +926,8 @@ int main(void)
 		cmocka_unit_test(test_md_escape_table_cells),
 		cmocka_unit_test(test_doc_rejects_duplicates_and_mixed_keys),
 		cmocka_unit_test(test_charts_find_axes_and_their_followers),
+		cmocka_unit_test(test_compare_table_columns_line_up),
+		cmocka_unit_test(test_env_changes_name_what_differs),
 		cmocka_unit_test(test_charts_order_numbers_then_words),
 		cmocka_unit_test(test_md_of_a_hand_built_table),
 		cmocka_unit_test(test_html_marks_charts_for_counting),

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* What differs between the environments two labels ran in: compare's first lines. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "collect/sysenv.h"
+#include "report/report.h"
+
+/* Entries of the short environment that the full snapshot does not hold. */
+static const char *const short_keys[] = { "hostname", "mem_total_kb",
+					  "clocksource" };
+static const char *const sides[] = { "client", "server" };
+
+#define SHOWN_MAX 20
+
+static const char *env_get(const struct base_sample *s, const char *key)
+{
+	for (size_t i = 0; i < s->nenv; i++)
+		if (!strcmp(s->env[i].key, key))
+			return s->env[i].val;
+	return NULL;
+}
+
+static json_t *entries_of(const struct base_sample *s, const char *side)
+{
+	return json_object_get(json_object_get(s->sysenv, side), "entries");
+}
+
+static bool same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* A snapshot entry that may tell two environments apart: one the
+ * fingerprint covers (a sysctl, the command line, CPU, interfaces), not
+ * one that changes at every boot by itself. */
+static bool comparable(const char *name)
+{
+	return collect_sysenv_in_fingerprint(name);
+}
+
+size_t report_env_changes(const struct base_sample *a,
+			  const struct base_sample *b,
+			  report_env_change_fn fn, void *ctx)
+{
+	char key[192];
+	size_t n = 0;
+
+	for (size_t s = 0; s < ARRAY_SIZE(sides); s++) {
+		json_t *ea = entries_of(a, sides[s]), *eb = entries_of(b, sides[s]);
+		const char *name;
+		json_t *v;
+
+		for (size_t k = 0; k < ARRAY_SIZE(short_keys); k++) {
+			const char *va, *vb;
+
+			snprintf(key, sizeof(key), "%s.%s", sides[s], short_keys[k]);
+			va = env_get(a, key);
+			vb = env_get(b, key);
+			if (same(va, vb))
+				continue;
+			if (fn)
+				fn(ctx, key, va, vb);
+			n++;
+		}
+		/* both snapshots or none: one side alone is not a difference
+		 * of the machine, only of what was recorded */
+		if (!json_is_object(ea) || !json_is_object(eb))
+			continue;
+		json_object_foreach(ea, name, v) {
+			const char *vb = json_string_value(json_object_get(eb, name));
+
+			if (!comparable(name) || same(json_string_value(v), vb))
+				continue;
+			snprintf(key, sizeof(key), "%s.%s", sides[s], name);
+			if (fn)
+				fn(ctx, key, json_string_value(v), vb);
+			n++;
+		}
+		json_object_foreach(eb, name, v) {
+			if (!comparable(name) || json_object_get(ea, name))
+				continue;
+			snprintf(key, sizeof(key), "%s.%s", sides[s], name);
+			if (fn)
+				fn(ctx, key, NULL, json_string_value(v));
+			n++;
+		}
+	}
+	return n;
+}
+
+bool report_env_snapshots(const struct base_sample *a,
+			  const struct base_sample *b)
+{
+	for (size_t s = 0; s < ARRAY_SIZE(sides); s++)
+		if (json_is_object(entries_of(a, sides[s])) &&
+		    json_is_object(entries_of(b, sides[s])))
+			return true;
+	return false;
+}
+
+struct text_ctx {
+	FILE *out;
+	size_t shown;
+	int width;
+};
+
+static void text_line(void *ctx, const char *entry, const char *a,
+		      const char *b)
+{
+	struct text_ctx *t = ctx;
+	char qa[BASE_QUOTE_LEN], qb[BASE_QUOTE_LEN];
+
+	if (t->shown++ >= SHOWN_MAX)
+		return;
+	fprintf(t->out, "  %-*s %s -> %s\n", t->width, entry,
+		a ? base_quote(a, qa) : "(none)", b ? base_quote(b, qb) : "(none)");
+}
+
+static void widest(void *ctx, const char *entry, const char *a, const char *b)
+{
+	struct text_ctx *t = ctx;
+	int w = (int)strlen(entry);
+
+	(void)a;
+	(void)b;
+	if (t->shown++ < SHOWN_MAX && w > t->width)
+		t->width = w;
+}
+
+void report_env_diff_text(FILE *out, const struct base_sample *a,
+			  const struct base_sample *b, const char *label_a,
+			  const char *label_b)
+{
+	struct text_ctx t = { .out = out };
+	bool snap = report_env_snapshots(a, b);
+	size_t n = report_env_changes(a, b, widest, &t);
+
+	if (!n) {
+		fprintf(out, "environment: no difference between %s and %s%s\n\n",
+			label_a, label_b,
+			snap ? " (the full snapshots of their first samples: kernel, command line, CPU, sysctls, interfaces)" :
+			       " (host name, memory, clock source; no full snapshot on both sides)");
+		return;
+	}
+	fprintf(out, "environment: %zu entr%s differ%s from %s to %s (their first samples%s):\n",
+		n, n == 1 ? "y" : "ies", n == 1 ? "s" : "", label_a, label_b,
+		snap ? "" : "; no full snapshot on both sides");
+	t.shown = 0;
+	report_env_changes(a, b, text_line, &t);
+	if (n > SHOWN_MAX)
+		fprintf(out, "  ... and %zu more ('netregress report' lists them all)\n",
+			n - SHOWN_MAX);
+	fputc('\n', out);
+}
+
+static void json_change(void *ctx, const char *entry, const char *a,
+			const char *b)
+{
+	json_array_append_new(ctx, json_pack("{s:s, s:s?, s:s?}", "entry", entry,
+					     "a", a, "b", b));
+}
+
+json_t *report_env_diff_json(const struct base_sample *a,
+			     const struct base_sample *b)
+{
+	json_t *changes = json_array();
+
+	if (!changes)
+		return NULL;
+	report_env_changes(a, b, json_change, changes);
+	return json_pack("{s:b, s:o}", "full_snapshots", report_env_snapshots(a, b),
+			 "changes", changes);
+}
