@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The A/B compare table: terminal, JSON and CSV. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -103,6 +104,19 @@ static void cell(FILE *out, const char *s, int w, bool left)
 		fputs(s, out);
 }
 
+/* One label's columns: " median ±sd n | " (n SIZE_MAX: the header's "n"). */
+static void side(FILE *out, const char *median, const char *sd, size_t n)
+{
+	fputc(' ', out);
+	cell(out, median, 10, false);
+	fputc(' ', out);
+	cell(out, sd, 8, false);
+	if (n == SIZE_MAX)
+		fprintf(out, " %3s | ", "n");
+	else
+		fprintf(out, " %3zu | ", n);
+}
+
 void report_compare_table(FILE *out, const struct stats_table *t,
 			  const char *label_a, const char *label_b)
 {
@@ -126,15 +140,13 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 	}
 	fprintf(out, "config: %s\n", t->config_key);
 	cell(out, "metric (better)", wname, true);
-	fprintf(out, " %10s ", "A median");
-	cell(out, "±%sd", 8, false);
-	fprintf(out, " %3s | ", "n");
+	side(out, "A median", "±%sd", SIZE_MAX);
 	cell(out, "%change", wch, false);
 	fputc(' ', out);
 	cell(out, "shift [95% CI]", wci, true);
-	fprintf(out, " | %10s ", "B median");
-	cell(out, "±%sd", 8, false);
-	fprintf(out, " %3s | %7s | %s\n", "n", "p", "verdict");
+	fputs(" |", out);
+	side(out, "B median", "±%sd", SIZE_MAX);
+	fprintf(out, "%7s | %s\n", "p", "verdict");
 	for (size_t i = 0; i < t->nrows; i++) {
 		const struct stats_row *r = &t->rows[i];
 
@@ -143,19 +155,12 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 		shown++;
 		format_row(r, &c);
 		cell(out, c.name, wname, true);
-		fputc(' ', out);
-		cell(out, c.ma, 10, false);
-		fputc(' ', out);
-		cell(out, c.sa, 8, false);
-		fprintf(out, " %3zu | ", r->c.na);
+		side(out, c.ma, c.sa, r->c.na);
 		cell(out, c.ch, wch, false);
 		fputc(' ', out);
 		cell(out, c.ci, wci, true);
-		fputs(" | ", out);
-		cell(out, c.mb, 10, false);
-		fputc(' ', out);
-		cell(out, c.sb, 8, false);
-		fprintf(out, " %3zu | ", r->c.nb);
+		fputs(" |", out);
+		side(out, c.mb, c.sb, r->c.nb);
 		cell(out, c.p, 7, false);
 		fprintf(out, " | %s\n", c.v);
 	}
