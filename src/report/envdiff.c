@@ -5,6 +5,7 @@
 
 #include "base/err.h"
 #include "collect/sysenv.h"
+#include "report/internal.h"
 #include "report/report.h"
 
 /* Entries of the short environment that the full snapshot does not hold. */
@@ -32,10 +33,7 @@ static bool same(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-/* A snapshot entry that may tell two environments apart: one the
- * fingerprint covers (a sysctl, the command line, CPU, interfaces), not
- * one that changes at every boot by itself. */
-static bool comparable(const char *name)
+bool report_env_comparable(const char *name)
 {
 	return collect_sysenv_in_fingerprint(name);
 }
@@ -71,7 +69,7 @@ size_t report_env_changes(const struct base_sample *a,
 		json_object_foreach(ea, name, v) {
 			const char *vb = json_string_value(json_object_get(eb, name));
 
-			if (!comparable(name) || same(json_string_value(v), vb))
+			if (!report_env_comparable(name) || same(json_string_value(v), vb))
 				continue;
 			snprintf(key, sizeof(key), "%s.%s", sides[s], name);
 			if (fn)
@@ -79,7 +77,7 @@ size_t report_env_changes(const struct base_sample *a,
 			n++;
 		}
 		json_object_foreach(eb, name, v) {
-			if (!comparable(name) || json_object_get(ea, name))
+			if (!report_env_comparable(name) || json_object_get(ea, name))
 				continue;
 			snprintf(key, sizeof(key), "%s.%s", sides[s], name);
 			if (fn)

@@ -532,7 +532,7 @@ static void html_snapshot(FILE *out, const struct report_doc *d)
 						else if (!vm != !v0 || (vm && strcmp(vm, v0)))
 							diff = true;
 					}
-					if (pass == 0 && !diff)
+					if (pass == 0 && (!diff || !report_env_comparable(name)))
 						continue;
 					ndiff += pass == 0;
 					nall += pass == 1;
@@ -553,7 +553,7 @@ static void html_snapshot(FILE *out, const struct report_doc *d)
 		}
 		fputs("</tbody></table>\n", out);
 		if (pass == 0)
-			fprintf(out, "<p class=\"note\">%zu entr%s of the full environment snapshots (sysctls, CPU, interface) differ between labels.</p>\n",
+			fprintf(out, "<p class=\"note\">%zu entr%s of the full environment snapshots (sysctls, CPU, interface) differ between labels; sysctls that change by themselves are left out.</p>\n",
 				ndiff, ndiff == 1 ? "y" : "ies");
 		else
 			fprintf(out, "<p class=\"note\">%zu entries.</p></details>\n", nall);

@@ -133,4 +133,9 @@ void report_html_escape(FILE *out, const char *s);
  * newlines as spaces. */
 void report_md_escape(FILE *out, const char *s);
 
+/* A snapshot entry that may tell two environments apart: one the
+ * fingerprint covers (a sysctl, the command line, CPU, interfaces), not one
+ * that changes by itself (sysctl.net.core.netdev_rss_key, at every boot). */
+bool report_env_comparable(const char *name);
+
 #endif

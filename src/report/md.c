@@ -144,10 +144,10 @@ static void md_environment(FILE *out, const struct report_doc *d)
 						  (vals[m] && strcmp(vals[m], vals[0]))))
 						diff = true;
 				}
-				if (!first || !diff)
+				if (!first || !diff || !report_env_comparable(name))
 					continue;
 				if (!ndiff++) {
-					fputs("Entries of the full environment snapshots (sysctls, CPU, interface) that differ:\n\n", out);
+					fputs("Entries of the full environment snapshots (sysctls, CPU, interface) that differ (sysctls that change by themselves left out):\n\n", out);
 					md_labels_header(out, d, "entry");
 				}
 				fprintf(out, "| %s.", sides[s]);
