@@ -10,7 +10,7 @@ B       ?= build
 PREFIX  ?= /usr/local
 CC      ?= cc
 PKGS    := jansson sqlite3 gsl yaml-0.1
-DEBPKGS := build-essential pkg-config libjansson-dev libcmocka-dev libsqlite3-dev libgsl-dev libyaml-dev iproute2 python3
+DEBPKGS := build-essential pkg-config libjansson-dev libcmocka-dev libsqlite3-dev libgsl-dev libyaml-dev iproute2 python3 strace
 FUZZ_DEBPKGS := clang libclang-rt-14-dev
 
 WARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wno-format-nonliteral

@@ -189,12 +189,19 @@ run_ours() {
 }
 
 # ---------------------------------------------------------------- rows
-ROWS=(tcp_128k_p1 tcp_256_8k_p1 tcp_256_8k_p4 tcp_256_auto_p1 tcp_256_auto_p1_free tcp_256_auto_p4 udp_1452 udp_64)
+ROWS=(tcp_128k_p1 tcp_sendfile_p1 tcp_256_8k_p1 tcp_256_8k_p4 tcp_256_auto_p1 tcp_256_auto_p1_free tcp_256_auto_p4 udp_1452 udp_64)
 declare -A DESC OURS PEERS PARGS
 DESC[tcp_128k_p1]="tcp 128K msg, 1 flow"
 OURS[tcp_128k_p1]="tcp_stream -n 1"
 PEERS[tcp_128k_p1]="iperf3"
 PARGS[tcp_128k_p1.iperf3]="-P 1"
+
+# both write with sendfile(2): ours tcp_sendfile, iperf3 -Z (its zero copy
+# mode is sendfile from a file of one buffer)
+DESC[tcp_sendfile_p1]="tcp 128K msg sendfile, 1 flow"
+OURS[tcp_sendfile_p1]="tcp_sendfile -n 1"
+PEERS[tcp_sendfile_p1]="iperf3"
+PARGS[tcp_sendfile_p1.iperf3]="-Z -P 1"
 
 DESC[tcp_256_8k_p1]="tcp 256B nodelay 8K bufs, 1 flow"
 OURS[tcp_256_8k_p1]="tcp_stream -m 256 -s 8K -S 8K --nodelay -n 1"

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -339,6 +340,15 @@ static void *worker_main(void *arg)
 	int64_t drain_end = 0, now;
 
 	atomic_store(&w->tid, (int)gettid());
+	if (e->o.sendfile) {
+		sigset_t pipe;
+
+		/* sendfile(2) has no MSG_NOSIGNAL: a peer that went away
+		 * must give EPIPE, not end the process */
+		sigemptyset(&pipe);
+		sigaddset(&pipe, SIGPIPE);
+		pthread_sigmask(SIG_BLOCK, &pipe, NULL);
+	}
 	if (w->timed) /* open-loop schedules need wake-ups on time */
 		prctl(PR_SET_TIMERSLACK, 1UL);
 	pthread_mutex_lock(&e->lock);
@@ -553,10 +563,38 @@ int engine_add_connector(struct engine *e, uint32_t id,
 	return 0;
 }
 
+/*
+ * tcp_sendfile: the message as a file in memory, written from the worker's
+ * buffer (its pages in the page cache now, not in the window); senders
+ * sendfile(2) from it, as netperf's TCP_SENDFILE sends a file.
+ */
+static int message_file(struct worker *w, uint64_t len, struct base_err *err)
+{
+	uint64_t off = 0;
+
+	w->filefd = memfd_create("netregress-message", MFD_CLOEXEC);
+	if (w->filefd < 0)
+		return base_err_set(err, -errno, "memfd_create: %s", strerror(errno));
+	while (off < len) {
+		ssize_t n = write(w->filefd, w->buf, len - off < w->buf_len ?
+						    len - off : w->buf_len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return base_err_set(err, n < 0 ? -errno : -EIO,
+					    "cannot write the message file: %s",
+					    n < 0 ? strerror(errno) : "short write");
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
 static int worker_init(struct engine *e, struct worker *w, struct base_err *err)
 {
 	const struct engine_opts *o = &e->o;
 	size_t slots = o->udp && o->kind == ENGINE_STREAM ? o->batch : 1;
+	int ret;
 
 	w->e = e;
 	w->epfd = -1;
@@ -578,6 +616,8 @@ static int worker_init(struct engine *e, struct worker *w, struct base_err *err)
 		return base_err_set(err, -ENOMEM, "out of memory for worker buffers");
 	/* touch every page now, not inside the measured window */
 	memset(w->buf, 0x5a, w->buf_len);
+	if (o->sendfile && (ret = message_file(w, o->msg_bytes, err)))
+		return ret;
 	for (size_t k = 0; k < slots; k++) {
 		w->iov[k].iov_base = w->buf + k * o->msg_bytes;
 		w->iov[k].iov_len = o->msg_bytes;
@@ -648,6 +688,7 @@ int engine_launch(struct engine *e, struct base_err *err)
 	for (uint32_t i = 0; i < e->nworkers; i++) {
 		e->workers[i].epfd = -1;
 		e->workers[i].stopfd = -1;
+		e->workers[i].filefd = -1;
 	}
 	for (uint32_t i = 0; i < e->nworkers; i++)
 		if ((ret = worker_init(e, &e->workers[i], err)))
@@ -931,6 +972,8 @@ void engine_free(struct engine *e)
 			close(w->epfd);
 		if (w->stopfd >= 0)
 			close(w->stopfd);
+		if (w->filefd >= 0)
+			close(w->filefd);
 		free(w->buf);
 		free(w->mm);
 		free(w->iov);

@@ -109,6 +109,7 @@ struct worker {
 	bool timed; /* some flow has deadlines */
 	uint8_t *buf;
 	size_t buf_len, rx_len;
+	int filefd; /* tcp_sendfile: a memfd of one message, or -1 */
 	struct mmsghdr *mm;
 	struct iovec *iov;
 	struct base_hist *hist; /* request/response latency, ns */
@@ -161,6 +162,11 @@ static inline uint64_t ctr_get(const _Atomic uint64_t *c)
 static inline ssize_t io_send(int fd, const void *buf, size_t len, int flags)
 {
 	return syscall(SYS_sendto, fd, buf, len, flags, NULL, 0);
+}
+
+static inline ssize_t io_sendfile(int out, int in, off_t *off, size_t len)
+{
+	return syscall(SYS_sendfile, out, in, off, len);
 }
 
 static inline ssize_t io_recv(int fd, void *buf, size_t len, int flags)

@@ -4,9 +4,15 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include "engine/internal.h"
 
+/*
+ * A tcp sender: send() from the worker's buffer, or for tcp_sendfile
+ * sendfile(2) from the message file (a call goes on from where the last
+ * one ended); a message is whole when its last byte went.
+ */
 static void tcp_send(struct worker *w, struct flow *f, uint32_t events)
 {
 	const uint64_t msg = w->e->o.msg_bytes;
@@ -14,8 +20,11 @@ static void tcp_send(struct worker *w, struct flow *f, uint32_t events)
 
 	(void)events;
 	for (int i = 0; i < IO_BUDGET; i++) {
-		ssize_t n = io_send(f->fd, w->buf + f->tx_off, msg - f->tx_off,
-				    MSG_NOSIGNAL | MSG_DONTWAIT);
+		off_t off = (off_t)f->tx_off;
+		ssize_t n = w->filefd >= 0 ?
+			io_sendfile(f->fd, w->filefd, &off, msg - f->tx_off) :
+			io_send(f->fd, w->buf + f->tx_off, msg - f->tx_off,
+				MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n > 0) {
 			bytes += (uint64_t)n;
@@ -29,7 +38,10 @@ static void tcp_send(struct worker *w, struct flow *f, uint32_t events)
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+		/* 0: the message file ended early, which it cannot */
+		if (n == 0)
+			flow_close(w, f, EIO);
+		else if (errno != EAGAIN && errno != EWOULDBLOCK)
 			flow_close(w, f, errno);
 		break;
 	}

@@ -15,6 +15,7 @@ static const char *const test_names[JOB_TEST_COUNT] = {
 	[JOB_TEST_TCP_RR] = "tcp_rr",
 	[JOB_TEST_UDP_RR] = "udp_rr",
 	[JOB_TEST_TCP_CRR] = "tcp_crr",
+	[JOB_TEST_TCP_SENDFILE] = "tcp_sendfile",
 };
 
 static const char *const dir_names[JOB_DIR_COUNT] = {
@@ -39,7 +40,7 @@ int job_test_parse(const char *s, enum job_test *t, struct base_err *err)
 		}
 	}
 	return base_err_set(err, -EINVAL,
-			    "unknown test '%s': expected tcp_stream, udp_stream, tcp_rr, udp_rr or tcp_crr",
+			    "unknown test '%s': expected " JOB_TEST_NAMES,
 			    base_quote(s, q));
 }
 
@@ -112,6 +113,11 @@ int job_dir_parse(const char *s, enum job_dir *d, struct base_err *err)
 bool job_test_is_udp(enum job_test t)
 {
 	return t == JOB_TEST_UDP_STREAM || t == JOB_TEST_UDP_RR;
+}
+
+bool job_test_is_tcp_stream(enum job_test t)
+{
+	return t == JOB_TEST_TCP_STREAM || t == JOB_TEST_TCP_SENDFILE;
 }
 
 enum job_kind job_test_kind(enum job_test t)
@@ -386,12 +392,12 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 	if (udp && c->cc[0])
 		return base_err_set(err, -EINVAL,
 				    "congestion control applies to tcp tests only");
-	if (c->rmsg_bytes && c->test != JOB_TEST_TCP_STREAM)
+	if (c->rmsg_bytes && !job_test_is_tcp_stream(c->test))
 		return base_err_set(err, -EINVAL,
-				    "receive size applies to tcp_stream only (udp reads whole datagrams)");
+				    "receive size applies to tcp_stream and tcp_sendfile only (udp reads whole datagrams)");
 	/* netperf's receiver reads a socket buffer's worth, not a message:
 	 * at least 128K unless --rmsg says otherwise */
-	if (c->test == JOB_TEST_TCP_STREAM && !c->rmsg_bytes)
+	if (job_test_is_tcp_stream(c->test) && !c->rmsg_bytes)
 		c->rmsg_bytes = c->msg_bytes > 128 * 1024 ? c->msg_bytes : 128 * 1024;
 	if (c->rmsg_bytes > JOB_MAX_MSG)
 		return base_err_set(err, -EINVAL,
@@ -533,7 +539,7 @@ void job_config_each_param(const struct job_config *c,
 	fn(ctx, "remote_rcvbuf", v);
 	fmt_buf(c->remote_sndbuf, v, sizeof(v));
 	fn(ctx, "remote_sndbuf", v);
-	if (c->test == JOB_TEST_TCP_STREAM) {
+	if (job_test_is_tcp_stream(c->test)) {
 		snprintf(v, sizeof(v), "%" PRIu64, c->rmsg_bytes);
 		fn(ctx, "rmsg", v);
 	}

@@ -17,8 +17,13 @@ enum job_test {
 	JOB_TEST_TCP_RR,  /* request/response on a standing connection */
 	JOB_TEST_UDP_RR,
 	JOB_TEST_TCP_CRR, /* connect, request, response, close */
+	JOB_TEST_TCP_SENDFILE, /* tcp_stream, the sender writing with sendfile(2) */
 	JOB_TEST_COUNT,
 };
+
+/* For messages: every test's name. */
+#define JOB_TEST_NAMES \
+	"tcp_stream, tcp_sendfile, udp_stream, tcp_rr, udp_rr or tcp_crr"
 
 enum job_kind {
 	JOB_KIND_STREAM,
@@ -153,6 +158,8 @@ int job_test_parse(const char *s, enum job_test *t, struct base_err *err);
 const char *job_dir_name(enum job_dir d);
 int job_dir_parse(const char *s, enum job_dir *d, struct base_err *err);
 bool job_test_is_udp(enum job_test t);
+/* tcp_stream or tcp_sendfile: a bulk TCP stream (reads rmsg bytes). */
+bool job_test_is_tcp_stream(enum job_test t);
 /* Whether the configuration runs in namespaces (a veth topology). */
 bool job_config_is_veth(const struct job_config *c);
 enum job_kind job_test_kind(enum job_test t);

@@ -270,7 +270,7 @@ static void expect_text(const struct pdef *d, char *buf, size_t len)
 
 	switch (d->kind) {
 	case PK_TEST:
-		snprintf(buf, len, "expected tcp_stream, udp_stream, tcp_rr, udp_rr or tcp_crr");
+		snprintf(buf, len, "expected " JOB_TEST_NAMES);
 		break;
 	case PK_DIR:
 		snprintf(buf, len, "expected send, recv or bidir");

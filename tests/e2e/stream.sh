@@ -36,6 +36,43 @@ timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --dir bidir -n 2 --json >"$TMP
 check "bidir: 2 flows each way, both directions carry data" \
 	jtrue "$TMP/bidir.json" '[f["dir"] for f in d["flows"]] == ["send", "send", "recv", "recv"] and v("throughput.send.gbps") > 0 and v("throughput.recv.gbps") > 0 and abs(v("throughput.send.gbps") + v("throughput.recv.gbps") - v("throughput.gbps")) < 1e-6 * v("throughput.gbps")'
 
+# tcp_sendfile: the same stream, every data byte written by sendfile(2) from
+# a file of one message, on whichever end sends (strace counts the calls of
+# both ends: the local server is a child of the run).
+for dir in send recv; do
+	timeout 60 strace -f -qq -e trace=sendfile,sendto,write -o "$TMP/sf.$dir.strace" \
+		"$NR" run tcp_sendfile -l 300ms --warmup 0 --no-collect --dir "$dir" -n 2 \
+		--json --no-store >"$TMP/sf.$dir.json" 2>"$TMP/sf.$dir.err"
+	rc=$?
+	checkx "tcp_sendfile --dir $dir: exits 0, its own key, every byte sent arrived" \
+		'[ $rc -eq 0 ] && jtrue "$TMP/sf.$dir.json" '"'"'"test=tcp_sendfile" in d["config"]["key"] and "rmsg=131072" in d["config"]["key"] and v("throughput.gbps") > 0 and all(f["sender_total_bytes"] == f["receiver_total_bytes"] > 0 for f in d["flows"])'"'"'' ||
+		diag "$TMP/sf.$dir.err"
+	# only the data goes by sendfile: its calls returned at least every
+	# byte the flows sent, in calls of at most one message (128K); an
+	# interrupted call is two lines, "<... sendfile resumed>" has its result
+	check "tcp_sendfile --dir $dir: the data goes by sendfile(2), not send or write" \
+		python3 - "$TMP/sf.$dir.strace" "$TMP/sf.$dir.json" <<'PY'
+import json, re, sys
+calls = {"sendfile": 0, "sendto": 0, "write": 0}
+sent = {"sendfile": 0, "sendto": 0, "write": 0}
+for line in open(sys.argv[1]):
+    m = re.search(r"^\d+ +(?:<\.\.\. )?(sendfile|sendto|write)\b.*\) += (\d+)", line)
+    if m:
+        calls[m.group(1)] += 1
+        sent[m.group(1)] += int(m.group(2))
+d = json.load(open(sys.argv[2]))
+data = sum(f["sender_total_bytes"] for f in d["flows"])
+ok = data > 0 and sent["sendfile"] >= data and calls["sendfile"] >= data // 131072
+print("# sendfile %d calls %d bytes, sendto %d bytes, write %d bytes; flows sent %d" % (
+    calls["sendfile"], sent["sendfile"], sent["sendto"], sent["write"], data))
+sys.exit(0 if ok else 1)
+PY
+done
+timeout 60 "$NR" run tcp_sendfile -l 300ms --warmup 0 --no-collect --dir bidir -m 1M --rmsg 16K \
+	--json --no-store >"$TMP/sfb.json" 2>/dev/null
+check "tcp_sendfile bidir with 1 MB messages and 16K reads: both ways carry data" \
+	jtrue "$TMP/sfb.json" 'v("throughput.send.gbps") > 0 and v("throughput.recv.gbps") > 0 and "msg=1048576" in d["config"]["key"] and "rmsg=16384" in d["config"]["key"]'
+
 # IPv6, both tests.
 timeout 60 "$NR" run tcp_stream -6 "${RUN_SHORT[@]}" --json >"$TMP/v6.json"
 check "ipv6 tcp runs over ::1" jtrue "$TMP/v6.json" 'd["run"]["server"].startswith("[::1]") and v("throughput.gbps") > 0 and "ipv=6" in d["config"]["key"]'

@@ -327,26 +327,37 @@ static void test_finalize_bidir_doubles_flows_for_threads(void **state)
 
 static void test_key_is_exact_for_known_config(void **state)
 {
+	/* tcp_sendfile: the same parameters, rmsg included; only the test differs */
+	static const struct {
+		enum job_test test;
+		const char *name;
+	} tests[] = {
+		{ JOB_TEST_TCP_STREAM, "tcp_stream" },
+		{ JOB_TEST_TCP_SENDFILE, "tcp_sendfile" },
+	};
 	struct job_config c;
-	char key[KEY_LEN];
+	char key[KEY_LEN], want[KEY_LEN];
 
 	(void)state;
-	job_config_init(&c);
-	c.test = JOB_TEST_TCP_STREAM;
-	c.dir = JOB_DIR_RECV;
-	c.streams = 32;
-	c.msg_bytes = 256;
-	c.rcvbuf = 8192;
-	c.sndbuf = 8192;
-	c.nodelay = true;
-	finalize_ok(&c, 4);
-	key_of(&c, key);
-	assert_string_equal(key,
-			    "cc=default cpus=0-1 dir=recv ipv=4 msg=256 "
-			    "nodelay=1 rcvbuf=8192 remote_cpus=2-3 "
-			    "remote_rcvbuf=auto remote_sndbuf=auto rmsg=131072 "
-			    "sndbuf=8192 streams=32 test=tcp_stream threads=2 "
-			    "topology=loopback");
+	for (size_t i = 0; i < ARRAY_SIZE(tests); i++) {
+		job_config_init(&c);
+		c.test = tests[i].test;
+		c.dir = JOB_DIR_RECV;
+		c.streams = 32;
+		c.msg_bytes = 256;
+		c.rcvbuf = 8192;
+		c.sndbuf = 8192;
+		c.nodelay = true;
+		finalize_ok(&c, 4);
+		key_of(&c, key);
+		snprintf(want, sizeof(want),
+			 "cc=default cpus=0-1 dir=recv ipv=4 msg=256 "
+			 "nodelay=1 rcvbuf=8192 remote_cpus=2-3 "
+			 "remote_rcvbuf=auto remote_sndbuf=auto rmsg=131072 "
+			 "sndbuf=8192 streams=32 test=%s threads=2 "
+			 "topology=loopback", tests[i].name);
+		assert_string_equal(key, want);
+	}
 }
 
 /* key has nnames names, each strictly after the one before it. */
@@ -838,7 +849,7 @@ static void test_finalize_rejects_other_out_of_range_fields(void **state)
 
 	job_config_init(&c);
 	c.test = JOB_TEST_COUNT;
-	expect_finalize_rejects(&c, "test 5", NULL);
+	expect_finalize_rejects(&c, "test 6", NULL);
 
 	job_config_init(&c);
 	c.dir = JOB_DIR_COUNT;
@@ -1092,13 +1103,22 @@ static void test_test_parse_round_trips_names_and_names_bad_value(void **state)
 	}
 	assert_true(job_test_is_udp(JOB_TEST_UDP_STREAM));
 	assert_false(job_test_is_udp(JOB_TEST_TCP_STREAM));
+	/* tcp_sendfile is a tcp stream: rmsg, stream kind, the speed probe */
+	assert_int_equal(job_test_parse("tcp_sendfile", &t, &err), 0);
+	assert_int_equal(t, JOB_TEST_TCP_SENDFILE);
+	assert_true(job_test_is_tcp_stream(JOB_TEST_TCP_SENDFILE));
+	assert_true(job_test_is_tcp_stream(JOB_TEST_TCP_STREAM));
+	assert_false(job_test_is_tcp_stream(JOB_TEST_UDP_STREAM));
+	assert_false(job_test_is_udp(JOB_TEST_TCP_SENDFILE));
+	assert_int_equal(job_test_kind(JOB_TEST_TCP_SENDFILE), JOB_KIND_STREAM);
+	assert_true(job_test_speed_default(JOB_TEST_TCP_SENDFILE));
 	t = JOB_TEST_COUNT;
 	assert_true(job_test_is_udp(JOB_TEST_UDP_RR));
 	assert_false(job_test_is_udp(JOB_TEST_TCP_CRR));
 	assert_int_equal(job_test_parse("sctp_rr", &t, &err), -EINVAL);
 	assert_int_equal(t, JOB_TEST_COUNT);
 	expect_msg_has(&err, "'sctp_rr'");
-	expect_msg_has(&err, "tcp_stream, udp_stream, tcp_rr, udp_rr or tcp_crr");
+	expect_msg_has(&err, "tcp_stream, tcp_sendfile, udp_stream, tcp_rr, udp_rr or tcp_crr");
 	assert_int_equal(job_test_parse("TCP_STREAM", &t, &err), -EINVAL);
 	expect_msg_has(&err, "'TCP_STREAM'");
 	assert_int_equal(job_test_parse("", &t, &err), -EINVAL);
