@@ -44,9 +44,9 @@ bool base_has_control(const char *s)
 int base_err_vset(struct base_err *err, int errnum, const char *fmt,
 		  va_list ap)
 {
-	char raw[sizeof(err->msg)];
-
 	if (err) {
+		char raw[sizeof(err->msg)];
+
 		/* formatted aside: an argument may be err->msg itself */
 		vsnprintf(raw, sizeof(raw), fmt, ap);
 		escape_into(err->msg, sizeof(err->msg), raw);

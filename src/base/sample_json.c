@@ -169,7 +169,6 @@ struct doc_reader {
 	char path[192]; /* the object being read, "" for the top level */
 };
 
-/* "<parent>.<key>" of the field being read, shortened for messages only. */
 /*
  * Names and strings are printed as they are by show, compare and report:
  * no control character (a newline would forge a line, an escape sequence
@@ -179,6 +178,7 @@ struct doc_reader {
 #define CONTROL_IN_NAME "has a control character in its name"
 #define CONTROL_IN_VALUE "must not contain a control character"
 
+/* "<parent>.<key>" of the field being read, shortened for messages only. */
 static const char *field_path(const struct doc_reader *r, const char *key,
 			      char *buf, size_t len)
 {

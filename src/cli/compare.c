@@ -173,11 +173,18 @@ int cmd_compare(int argc, char **argv)
 		if (!ret) {
 			if (json) {
 				json_t *c = report_compare_json(&t);
+				json_t *env = report_env_diff_json(sa.p[0], sb.p[0]);
 
-				if (!c || json_object_set_new(c, "environment",
-							      report_env_diff_json(sa.p[0], sb.p[0])) ||
-				    json_array_append_new(json_object_get(doc, "configs"), c))
+				/* set_new and append_new take their value even
+				 * when they fail */
+				if (!c || !env)
 					ret = -ENOMEM;
+				else if (json_object_set_new(c, "environment", json_incref(env)) ||
+					 json_array_append_new(json_object_get(doc, "configs"),
+							       json_incref(c)))
+					ret = -ENOMEM;
+				json_decref(env);
+				json_decref(c);
 			} else if (csv) {
 				report_compare_csv(stdout, &t, a, b);
 			} else {

@@ -594,7 +594,6 @@ static int worker_init(struct engine *e, struct worker *w, struct base_err *err)
 {
 	const struct engine_opts *o = &e->o;
 	size_t slots = o->udp && o->kind == ENGINE_STREAM ? o->batch : 1;
-	int ret;
 
 	w->e = e;
 	w->epfd = -1;
@@ -616,8 +615,6 @@ static int worker_init(struct engine *e, struct worker *w, struct base_err *err)
 		return base_err_set(err, -ENOMEM, "out of memory for worker buffers");
 	/* touch every page now, not inside the measured window */
 	memset(w->buf, 0x5a, w->buf_len);
-	if (o->sendfile && (ret = message_file(w, o->msg_bytes, err)))
-		return ret;
 	for (size_t k = 0; k < slots; k++) {
 		w->iov[k].iov_base = w->buf + k * o->msg_bytes;
 		w->iov[k].iov_len = o->msg_bytes;
@@ -703,6 +700,10 @@ int engine_launch(struct engine *e, struct base_err *err)
 		w->flows[w->nflows++] = f;
 		if (f->ops->deadline)
 			w->timed = true;
+		/* a worker that sends with sendfile(2) gets its file */
+		if (e->o.sendfile && f->tx && w->filefd < 0 &&
+		    (ret = message_file(w, e->o.msg_bytes, err)))
+			return ret;
 		if (f->fd < 0)
 			continue; /* a connector registers each connection */
 		f->interest = f->ops->events;
