@@ -156,6 +156,27 @@ const struct sample_metric *base_sample_get(const struct base_sample *s,
 	return NULL;
 }
 
+static const char *kv_get(const struct sample_kv *kv, size_t n,
+			  const char *key, const char *absent)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(kv[i].key, key))
+			return kv[i].val;
+	return absent;
+}
+
+const char *base_sample_param_get(const struct base_sample *s, const char *key,
+				  const char *absent)
+{
+	return kv_get(s->params, s->nparams, key, absent);
+}
+
+const char *base_sample_env_get(const struct base_sample *s, const char *key,
+				const char *absent)
+{
+	return kv_get(s->env, s->nenv, key, absent);
+}
+
 static int add_kv(struct sample_kv **arr, size_t *n, size_t *cap,
 		  const char *key, const char *fmt, va_list ap)
 {

@@ -109,6 +109,12 @@ int base_sample_set(struct base_sample *s, const char *name, const char *unit,
 /* Find a metric by name; NULL when absent. */
 const struct sample_metric *base_sample_get(const struct base_sample *s,
 					    const char *name);
+/* The value of a parameter ("test") or an environment entry
+ * ("client.kernel"); absent when the sample has none by that key. */
+const char *base_sample_param_get(const struct base_sample *s, const char *key,
+				  const char *absent);
+const char *base_sample_env_get(const struct base_sample *s, const char *key,
+				const char *absent);
 /* Append a parameter or an environment entry (value printf-style). */
 int base_sample_param(struct base_sample *s, const char *key, const char *fmt,
 		      ...) __attribute__((format(printf, 3, 4)));

@@ -61,14 +61,6 @@ static json_t *flow_json(const struct sample_flow *f, bool udp)
 	return j;
 }
 
-static const char *param(const struct base_sample *s, const char *key)
-{
-	for (size_t i = 0; i < s->nparams; i++)
-		if (!strcmp(s->params[i].key, key))
-			return s->params[i].val;
-	return "?";
-}
-
 /* "window_series": {"step_s", "unit", "values": [...]}; nonzero on failure */
 static int series_to_json(const struct base_sample *s, json_t *doc)
 {
@@ -88,8 +80,8 @@ json_t *base_sample_to_json(const struct base_sample *s)
 {
 	json_t *doc, *params = json_object(), *env = json_object(),
 		*metrics = json_object(), *flows = json_array();
-	bool udp = !strcmp(param(s, "test"), "udp_stream") ||
-		   !strcmp(param(s, "test"), "udp_rr");
+	const char *test = base_sample_param_get(s, "test", "?");
+	bool udp = !strcmp(test, "udp_stream") || !strcmp(test, "udp_rr");
 	char when[32];
 
 	if (!params || !env || !metrics || !flows)
@@ -748,7 +740,7 @@ static int sample_from_json(struct doc_reader *r, const json_t *doc,
 			    struct base_sample *s)
 {
 	const json_t *config, *params, *run, *env, *metrics, *flows;
-	const struct sample_kv *test = NULL;
+	const char *test;
 	int64_t version;
 	size_t i;
 	int ret;
@@ -815,13 +807,10 @@ static int sample_from_json(struct doc_reader *r, const json_t *doc,
 		return doc_bad(r, "flows", "must be an array");
 	if ((ret = base_sample_alloc_flows(s, json_array_size(flows))))
 		return base_err_set(r->err, ret, "out of memory");
-	for (i = 0; i < s->nparams; i++)
-		if (!strcmp(s->params[i].key, "test"))
-			test = &s->params[i];
+	test = base_sample_param_get(s, "test", "?");
 	for (i = 0; i < s->nflows; i++) {
 		/* to_json writes "udp" for every flow of a UDP test */
-		bool udp = test && (!strcmp(test->val, "udp_stream") ||
-				    !strcmp(test->val, "udp_rr"));
+		bool udp = !strcmp(test, "udp_stream") || !strcmp(test, "udp_rr");
 
 		snprintf(r->path, sizeof(r->path), "flows[%zu]", i);
 		if ((ret = flow_from_json(r, json_array_get(flows, i), udp,

@@ -134,7 +134,7 @@ struct show_ctx {
 static void show_flush(struct show_ctx *c)
 {
 	const struct base_sample *first;
-	const char *test = NULL;
+	const char *test;
 	double *v;
 
 	if (!c->n)
@@ -174,9 +174,7 @@ static void show_flush(struct show_ctx *c)
 	}
 	free(v);
 	putchar('\n');
-	for (size_t i = 0; i < first->nparams; i++)
-		if (!strcmp(first->params[i].key, "test"))
-			test = first->params[i].val;
+	test = base_sample_param_get(first, "test", NULL);
 	if (test && report_explain(stdout, c->s, c->n, test, SHOW_EXPLAIN_TOP,
 				   SHOW_EXPLAIN_Q))
 		cli_error("out of memory: what went with the headline is not shown");

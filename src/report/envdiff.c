@@ -15,14 +15,6 @@ static const char *const sides[] = { "client", "server" };
 
 #define SHOWN_MAX 20
 
-static const char *env_get(const struct base_sample *s, const char *key)
-{
-	for (size_t i = 0; i < s->nenv; i++)
-		if (!strcmp(s->env[i].key, key))
-			return s->env[i].val;
-	return NULL;
-}
-
 static json_t *entries_of(const struct base_sample *s, const char *side)
 {
 	return json_object_get(json_object_get(s->sysenv, side), "entries");
@@ -54,8 +46,8 @@ size_t report_env_changes(const struct base_sample *a,
 			const char *va, *vb;
 
 			snprintf(key, sizeof(key), "%s.%s", sides[s], short_keys[k]);
-			va = env_get(a, key);
-			vb = env_get(b, key);
+			va = base_sample_env_get(a, key, NULL);
+			vb = base_sample_env_get(b, key, NULL);
 			if (same(va, vb))
 				continue;
 			if (fn)

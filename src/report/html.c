@@ -136,14 +136,6 @@ const struct report_cell *report_doc_cell(const struct report_doc *d,
 	return NULL;
 }
 
-static const char *env_of(const struct base_sample *s, const char *key)
-{
-	for (size_t i = 0; i < s->nenv; i++)
-		if (!strcmp(s->env[i].key, key))
-			return s->env[i].val;
-	return "";
-}
-
 /* The configuration of s, added in key order when new; its index. */
 static int config_of(struct report_doc *d, const struct base_sample *const *s,
 		     size_t n, size_t *out)
@@ -180,9 +172,8 @@ static int config_of(struct report_doc *d, const struct base_sample *const *s,
 	memcpy(cf->params, s0->params, s0->nparams * sizeof(*cf->params));
 	cf->nparams = s0->nparams;
 	snprintf(cf->key, sizeof(cf->key), "%s", s0->config_key);
-	for (size_t i = 0; i < s0->nparams; i++)
-		if (!strcmp(s0->params[i].key, "test"))
-			snprintf(cf->test, sizeof(cf->test), "%.31s", s0->params[i].val);
+	snprintf(cf->test, sizeof(cf->test), "%.31s",
+		 base_sample_param_get(s0, "test", ""));
 	cf->headline = stats_headline_metric(cf->test);
 	for (size_t i = 0; i < n && !cf->unit[0]; i++) {
 		const struct sample_metric *m = base_sample_get(s[i], cf->headline);
@@ -207,10 +198,10 @@ static int label_env(struct report_label *l, const struct base_sample *const *s,
 		l->nenv = s[0]->nenv;
 		l->sysenv = json_incref(s[0]->sysenv);
 		snprintf(l->fingerprint, sizeof(l->fingerprint), "%s",
-			 env_of(s[0], "client.env_fingerprint"));
+			 base_sample_env_get(s[0], "client.env_fingerprint", ""));
 	}
 	for (size_t i = 0; i < n; i++) {
-		fp = env_of(s[i], "client.env_fingerprint");
+		fp = base_sample_env_get(s[i], "client.env_fingerprint", "");
 		if (strcmp(fp, l->fingerprint))
 			l->env_changed = true;
 	}

@@ -10,22 +10,6 @@
 #include "base/time.h"
 #include "report/report.h"
 
-static const char *param(const struct base_sample *s, const char *key)
-{
-	for (size_t i = 0; i < s->nparams; i++)
-		if (!strcmp(s->params[i].key, key))
-			return s->params[i].val;
-	return "?";
-}
-
-static const char *env(const struct base_sample *s, const char *key)
-{
-	for (size_t i = 0; i < s->nenv; i++)
-		if (!strcmp(s->env[i].key, key))
-			return s->env[i].val;
-	return "?";
-}
-
 static void fmt_buf(uint64_t v, char *buf, size_t len)
 {
 	if (v)
@@ -137,7 +121,7 @@ static void print_window(FILE *out, const struct base_sample *s)
 
 void report_sample_table(FILE *out, const struct base_sample *s)
 {
-	const char *test = param(s, "test");
+	const char *test = base_sample_param_get(s, "test", "?");
 	bool rr = strstr(test, "_rr") || strstr(test, "_crr");
 	bool udp = !strncmp(test, "udp", 3);
 	char dur[BASE_DURATION_STRLEN], wu[BASE_DURATION_STRLEN];
@@ -145,7 +129,7 @@ void report_sample_table(FILE *out, const struct base_sample *s)
 	base_format_duration(s->duration_ns, dur, sizeof(dur));
 	base_format_duration(s->warmup_ns, wu, sizeof(wu));
 	fprintf(out, "%s  label %s  server %s (%s)  %s after %s warm-up\n",
-		test, s->label, s->server, env(s, "server.kernel"), dur, wu);
+		test, s->label, s->server, base_sample_env_get(s, "server.kernel", "?"), dur, wu);
 	fprintf(out, "config: %s\n\n", s->config_key);
 	if (rr)
 		fprintf(out, "%4s %14s %9s %9s %9s %9s", "flow", "trans/s",

@@ -36,22 +36,6 @@ void stats_table_opts_init(struct stats_table_opts *o)
 	o->profile_floor_pp = 1.0;
 }
 
-static const char *param_of(const struct base_sample *s, const char *key)
-{
-	for (size_t i = 0; i < s->nparams; i++)
-		if (!strcmp(s->params[i].key, key))
-			return s->params[i].val;
-	return "";
-}
-
-static const char *env_of(const struct base_sample *s, const char *key)
-{
-	for (size_t i = 0; i < s->nenv; i++)
-		if (!strcmp(s->env[i].key, key))
-			return s->env[i].val;
-	return "";
-}
-
 /* Which fingerprint entries differ among the samples of one label. */
 static void env_diff(const struct base_sample *const *s, size_t n, char *out,
 		     size_t len)
@@ -61,8 +45,8 @@ static void env_diff(const struct base_sample *const *s, size_t n, char *out,
 	out[0] = '\0';
 	for (size_t k = 0; k < sizeof(fingerprint_keys) / sizeof(*fingerprint_keys); k++) {
 		for (size_t i = 1; i < n; i++) {
-			if (strcmp(env_of(s[0], fingerprint_keys[k]),
-				   env_of(s[i], fingerprint_keys[k]))) {
+			if (strcmp(base_sample_env_get(s[0], fingerprint_keys[k], ""),
+				   base_sample_env_get(s[i], fingerprint_keys[k], ""))) {
 				int w = snprintf(out + off, len - off, "%s%s",
 						 off ? ", " : "", fingerprint_keys[k]);
 
@@ -271,7 +255,7 @@ static int build(const struct base_sample *const *a, size_t na,
 	if (!na || !nb)
 		return -EINVAL;
 	snprintf(out->config_key, sizeof(out->config_key), "%s", a[0]->config_key);
-	snprintf(out->test, sizeof(out->test), "%.31s", param_of(a[0], "test"));
+	snprintf(out->test, sizeof(out->test), "%.31s", base_sample_param_get(a[0], "test", ""));
 	out->headline = stats_headline_metric(out->test);
 	va = malloc(cap * sizeof(*va));
 	vb = malloc(cap * sizeof(*vb));

@@ -224,7 +224,7 @@ int store_insert(struct store *st, const struct base_sample *s,
 		 const json_t *doc, bool *inserted, struct base_err *err)
 {
 	struct split_doc sp = { NULL, { NULL, NULL }, { NULL, NULL } };
-	const char *test = "";
+	const char *test;
 	char fp[STORE_FINGERPRINT_LEN + 1];
 	int64_t id, run_order;
 	sqlite3_stmt *q = NULL;
@@ -260,9 +260,7 @@ int store_insert(struct store *st, const struct base_sample *s,
 		goto out;
 	}
 
-	for (size_t i = 0; i < s->nparams; i++)
-		if (!strcmp(s->params[i].key, "test"))
-			test = s->params[i].val;
+	test = base_sample_param_get(s, "test", "");
 	store_env_fingerprint(s, fp);
 	if ((ret = store_prepare(st, "INSERT INTO samples (id, sample_uid, label, config_key, test, "
 				 "started_at_ns, duration_ns, warmup_ns, server, env_fingerprint, run_order, doc, "
