@@ -15,6 +15,8 @@
 #   REPS   repetitions of each row (default 5)
 #   DUR    measured seconds of each run (default 10); ours also runs a 2 s
 #          warm-up (--warmup 2s) and iperf3 omits its first 2 s (-O 2)
+#   ONLY   a space-separated subset of the row names (e.g.
+#          ONLY="tcp_256_auto_p1 tcp_256_auto_p1_rmsg"); every row if unset
 #   NETREGRESS  a netregress binary to measure instead of building
 #          $repo/build/netregress with make (e.g. a copy kept apart from a
 #          tree that is being rebuilt)
@@ -91,13 +93,21 @@ start_iperf3() {
 # "gbps bytes cpu_s secs ..." (receiver side) and returns 0, or returns 1.
 RES=
 
+# TcpExt TCPOrigDataSent: the machine's tcp data segments sent so far
+orig_data_sent() {
+	awk '$1 == "TcpExt:" { if (!n) { for (i = 2; i <= NF; i++) if ($i == "TCPOrigDataSent") c = i; n = 1; next }
+		print $c; exit }' /proc/net/netstat
+}
+
 # iperf3 ARGS...
 run_iperf3() {
-	local out="$tmp/iperf3.json" err="$tmp/iperf3.err" res
+	local out="$tmp/iperf3.json" err="$tmp/iperf3.err" res seg0 seg1
 	RES=
 	[ -n "$IPERF_PID" ] && kill -0 "$IPERF_PID" 2>/dev/null || start_iperf3 || return 1
+	seg0=$(orig_data_sent)
 	run_wait "$out" "$err" timeout -k 5 "$TMO" iperf3 -c "$HOST" -p "$IPERF_PORT" -t "$DUR" -O "$WARM" -J "$@"
 	local rc=$?
+	seg1=$(orig_data_sent)
 	res=$(jq -r '
 		if .error then "ERR " + .error
 		else
@@ -106,10 +116,14 @@ run_iperf3() {
 		     else ($e.sum | .bytes *= (1 - .lost_percent / 100)
 		                  | .bits_per_second *= (1 - .lost_percent / 100)) end) as $r
 		  | ($e.sum_sent.seconds // $r.seconds) as $s
+		  # bytes per data segment: every byte sent, omitted seconds
+		  # included, over the segments the machine sent meanwhile
+		  | ([.intervals[]?.sum.bytes] | add) as $all
+		  | (if $segs > 0 and $all then $all / $segs else "-" end) as $bps
 		  | [ $r.bits_per_second / 1e9, $r.bytes,
 		      ($e.cpu_utilization_percent.host_total + $e.cpu_utilization_percent.remote_total) / 100 * $s,
-		      $s ] | map(tostring) | join(" ")
-		end' "$out" 2>/dev/null)
+		      $s, $bps ] | map(tostring) | join(" ")
+		end' --argjson segs "$((${seg1:-0} - ${seg0:-0}))" "$out" 2>/dev/null)
 	if [ $rc -ne 0 ] || [ -z "$res" ] || [ "${res#ERR}" != "$res" ]; then
 		log "    iperf3 $* failed (rc=$rc): ${res:-$(tail -n 3 "$err" | tr '\n' ' ')}"
 		# a failed test can leave the server in a bad state: start anew
@@ -166,7 +180,7 @@ run_sockperf() {
 }
 
 # ---------------------------------------------------------------- ours
-# netregress run ARGS... -> RES="gbps bytes cpu_s secs"
+# netregress run ARGS... -> RES="gbps bytes cpu_s secs bytes_per_tcp_data_segment"
 run_ours() {
 	local out="$tmp/ours.json" err="$tmp/ours.err" res rc
 	RES=
@@ -179,7 +193,11 @@ run_ours() {
 		    ($m["cpu.client.user_s"].value + $m["cpu.client.sys_s"].value
 		     + $m["cpu.server.user_s"].value + $m["cpu.server.sys_s"].value),
 		    $m["window.client_s"].value ]
-		| if any(. == null) then empty else map(tostring) | join(" ") end' "$out" 2>/dev/null)
+		| if any(. == null) then empty else . end
+		# bytes per data segment over the window
+		| . + [ (($m["netstat.TcpExt.TCPOrigDataSent"].value // 0) as $n
+			 | if $n > 0 then .[1] / $n else "-" end) ]
+		| map(tostring) | join(" ")' "$out" 2>/dev/null)
 	if [ $rc -ne 0 ] || [ -z "$res" ]; then
 		log "    netregress run $* failed (rc=$rc): $(tail -n 3 "$err" | tr '\n' ' ')"
 		return 1
@@ -218,12 +236,10 @@ OURS[tcp_256_auto_p1]="tcp_stream -m 256 --nodelay -n 1"
 PEERS[tcp_256_auto_p1]="iperf3"
 PARGS[tcp_256_auto_p1.iperf3]="-l 256 -N -P 1"
 
-# the row above with ours reading as iperf3 does: iperf3's server reads
-# -l bytes a call (256), ours by default a socket buffer's worth (128K, as
-# netperf). A slower reader can make small writes go out as fewer, larger
-# segments; on the 2-vCPU guest this was measured on, the row is bimodal
-# (ours 0.50..1.60 Gbps over three runs, iperf3 1.20..1.64), so the read
-# size is one part of the gap, not all of it
+# the row above with ours reading as iperf3 does, -l bytes a call (ours
+# reads 128K by default, as netperf). It does not make ours iperf3: iperf3
+# 3.12's server waits in pselect6 before every read, falls behind, and its
+# client's writes go out coalesced (see B/seg); ours still keeps up
 DESC[tcp_256_auto_p1_rmsg]="  the same, ours --rmsg 256"
 OURS[tcp_256_auto_p1_rmsg]="tcp_stream -m 256 --nodelay -n 1 --rmsg 256"
 PEERS[tcp_256_auto_p1_rmsg]="iperf3"
@@ -244,6 +260,13 @@ OURS[udp_64]="udp_stream -m 64 -n 1"
 PEERS[udp_64]="sockperf iperf3"
 PARGS[udp_64.sockperf]="64"
 PARGS[udp_64.iperf3]="-u -b 0 -l 64"
+
+if [ -n "${ONLY:-}" ]; then
+	for r in $ONLY; do
+		[ -n "${DESC[$r]:-}" ] || { echo "peers.sh: ONLY names '$r', which is not a row; rows: ${ROWS[*]}" >&2; exit 2; }
+	done
+	ROWS=($ONLY)
+fi
 
 # one line per successful run: "gbps bytes cpu_s secs [extra]" in $tmp/ROW.TOOL
 record() { # ROW TOOL RESULT
@@ -280,16 +303,17 @@ END_S=$(date +%s)
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---------------------------------------------------------------- table
-# stats FILE -> "n median min max median_cpu_per_gb"
+# stats FILE -> "n median min max median_cpu_per_gb median_field5"
 stats() {
-	[ -s "$1" ] || { echo "0 - - - -"; return; }
-	awk '{ g[NR] = $1; c[NR] = ($2 > 0 ? $3 / ($2 / 1e9) : 0) }
+	[ -s "$1" ] || { echo "0 - - - - -"; return; }
+	awk '{ g[NR] = $1; c[NR] = ($2 > 0 ? $3 / ($2 / 1e9) : 0)
+		if ($5 ~ /^[0-9.e+]+$/) f[++nf] = $5 }
 	function med(a, n,   i, j, t) {
 		for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
 	END { n = NR; mg = med(g, n); mn = g[1]; mx = g[n]; mc = med(c, n)
-		printf "%d %.6g %.6g %.6g %.6g\n", n, mg, mn, mx, mc }' "$1"
+		printf "%d %.6g %.6g %.6g %.6g %s\n", n, mg, mn, mx, mc, (nf ? sprintf("%.6g", med(f, nf)) : "-") }' "$1"
 }
 
 ver_nr=$("$NR" --version 2>/dev/null | head -n 1)
@@ -307,22 +331,27 @@ echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD
 echo "tools   : ${ver_nr:-netregress} at $NR; $ver_ip; $ver_sp"
 echo "runs    : REPS=$REPS, DUR=${DUR}s measured (ours --warmup ${WARM}s; iperf3 -O $WARM), interleaved ours/peer per repetition"
 echo
-fmt='%-36s %-8s %9s %17s %9s %17s %9s %10s %10s %5s\n'
-printf "$fmt" "row" "peer" "ours" "ours min..max" "peer" "peer min..max" "ours/peer" "ours" "peer" "runs"
-printf "$fmt" "" "" "Gbps" "Gbps" "Gbps" "Gbps" "" "cpu-s/GB" "cpu-s/GB" "o/p"
-printf '%s\n' "$(printf '%.0s-' $(seq 134))"
+fmt='%-36s %-8s %9s %17s %9s %17s %9s %10s %10s %8s %8s %5s\n'
+printf "$fmt" "row" "peer" "ours" "ours min..max" "peer" "peer min..max" "ours/peer" "ours" "peer" "ours" "peer" "runs"
+printf "$fmt" "" "" "Gbps" "Gbps" "Gbps" "Gbps" "" "cpu-s/GB" "cpu-s/GB" "B/seg" "B/seg" "o/p"
+printf '%s\n' "$(printf '%.0s-' $(seq 152))"
 for row in "${ROWS[@]}"; do
-	read -r on om omin omax oc < <(stats "$tmp/$row.ours")
+	read -r on om omin omax oc ob < <(stats "$tmp/$row.ours")
 	for peer in ${PEERS[$row]}; do
-		read -r pn pm pmin pmax pc < <(stats "$tmp/$row.$peer")
+		read -r pn pm pmin pmax pc pb < <(stats "$tmp/$row.$peer")
+		# bytes per tcp data segment: tcp rows only (sockperf's fifth
+		# field is its count of messages sent)
+		case $row in tcp_*) ;; *) ob=- pb=- ;; esac
 		awk -v d="${DESC[$row]}" -v p="$peer" -v on="$on" -v om="$om" -v omin="$omin" -v omax="$omax" -v oc="$oc" \
-			-v pn="$pn" -v pm="$pm" -v pmin="$pmin" -v pmax="$pmax" -v pc="$pc" -v reps="$REPS" -v fmt="$fmt" 'BEGIN {
+			-v pn="$pn" -v pm="$pm" -v pmin="$pmin" -v pmax="$pmax" -v pc="$pc" -v reps="$REPS" -v fmt="$fmt" \
+			-v ob="$ob" -v pb="$pb" 'BEGIN {
 			f = "%.3f"
 			o = on ? sprintf(f, om) : "-"; orr = on ? sprintf("%.2f..%.2f", omin, omax) : "-"
 			q = pn ? sprintf(f, pm) : "-"; prr = pn ? sprintf("%.2f..%.2f", pmin, pmax) : "-"
 			r = (on && pn && pm > 0) ? sprintf("%.2f", om / pm) : "-"
 			oc2 = on ? sprintf(f, oc) : "-"; pc2 = pn ? sprintf(f, pc) : "-"
-			printf fmt, d, p, o, orr, q, prr, r, oc2, pc2, on "/" pn
+			ob2 = ob == "-" ? "-" : sprintf("%.0f", ob); pb2 = pb == "-" ? "-" : sprintf("%.0f", pb)
+			printf fmt, d, p, o, orr, q, prr, r, oc2, pc2, ob2, pb2, on "/" pn
 		}'
 	done
 done
@@ -338,4 +367,9 @@ echo "sockperf throughput prints only sender figures; its receiver side here is 
 echo "count its server prints on SIGINT ('Total N messages received') x msg size /"
 echo "the client's measured seconds. iperf3 3.12 is single-threaded (all -P flows"
 echo "on one thread per end); ours uses min(flows, cpus) threads per end."
+echo "B/seg (tcp rows): payload bytes per tcp data segment (TcpExt TCPOrigDataSent),"
+echo "median over the runs: ours over the measured window; iperf3 every byte it sent"
+echo "(omitted seconds included) over the machine's delta across its run. 256-byte"
+echo "writes that go out one per segment read near 256; far more means the sender"
+echo "was held back (window, cwnd) and the writes went out coalesced."
 echo "runs o/p: successful runs of ours / of the peer (out of REPS=$REPS)."
