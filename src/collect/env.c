@@ -19,6 +19,7 @@
 #define GOVERNOR_PATH "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
 #define CLOCKSOURCE_PATH \
 	"/sys/devices/system/clocksource/clocksource0/current_clocksource"
+#define BOOT_ID_PATH "/proc/sys/kernel/random/boot_id"
 /*
  * The read buffer. /proc/cpuinfo repeats a block per CPU and can pass 1 MiB
  * on big machines; the model is in the first block, and MemTotal is the
@@ -297,6 +298,10 @@ int collect_env_read(struct collect_env *out, struct base_err *err)
 		goto out;
 	ret = read_optional_str(CLOCKSOURCE_PATH, buf, out->clocksource,
 				sizeof(out->clocksource), err);
+	if (ret)
+		goto out;
+	ret = read_optional_str(BOOT_ID_PATH, buf, out->boot_id,
+				sizeof(out->boot_id), err);
 out:
 	free(buf);
 	return ret;

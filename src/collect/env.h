@@ -19,6 +19,9 @@ struct collect_env {
 	long mem_total_kb; /* /proc/meminfo MemTotal; 0 when not readable */
 	char cpu_governor[64]; /* cpufreq governor of cpu0; "" if none */
 	char clocksource[64]; /* current clocksource; "" if none */
+	/* this boot of this machine, the same in every network namespace:
+	 * two ends with one boot_id share the CPUs; "" if unreadable */
+	char boot_id[40];
 	int64_t wall_ns; /* CLOCK_REALTIME ns when the snapshot was taken */
 };
 

@@ -161,18 +161,32 @@ static double foreign_s(const struct proto_end_report *e, const json_t *env,
 	return busy_s > own_s ? busy_s - own_s : 0;
 }
 
+/* Whether both ends ran on one machine in one boot, whatever their
+ * network namespaces: then they share its CPUs and its /proc/stat. */
+static bool same_boot(const struct engine_run *r)
+{
+	const char *a = json_string_value(json_object_get(r->env_local, "boot_id"));
+	const char *b = json_string_value(json_object_get(r->env_remote, "boot_id"));
+
+	return a && b && *a && !strcmp(a, b);
+}
+
 /*
  * Interference: busy CPU on each machine minus the test's own processes,
  * over the window (cpu.foreign_s, and its share of all CPUs). A sample
  * whose share is over ENGINE_DISTURBED_PCT on either end is flagged
- * disturbed: stored and shown, left out of compare by default.
+ * disturbed: stored and shown, left out of compare by default. Ends in
+ * two namespaces of one machine (the veth topology) count as one machine:
+ * each end's CPU is the test's own on the other end's CPUs too.
  */
 static void add_foreign(struct base_sample *s, const struct engine_run *r,
 			bool same_host)
 {
-	double f = foreign_s(&r->local, r->env_local, &r->remote, same_host);
-	double share = 0, fs;
+	double f, share = 0, fs;
 	int64_t ncpu;
+
+	same_host = same_host || same_boot(r);
+	f = foreign_s(&r->local, r->env_local, &r->remote, same_host);
 
 	if (f >= 0) {
 		ncpu = env_int(r->env_local, "online_cpus");

@@ -506,6 +506,15 @@ static void test_env_read_on_this_machine(void **state)
 	/* Optional values are either absent or one clean word. */
 	assert_null(strchr(env.cpu_governor, '\n'));
 	assert_null(strchr(env.clocksource, '\n'));
+	/* the boot id: 36 characters, the same on a second read (two ends
+	 * of one machine compare it to tell that they share its CPUs) */
+	if (env.boot_id[0]) {
+		struct collect_env again;
+
+		assert_int_equal(strlen(env.boot_id), 36);
+		assert_int_equal(collect_env_read(&again, &err), 0);
+		assert_string_equal(env.boot_id, again.boot_id);
+	}
 }
 
 static void test_cpuinfo_model_falls_back_by_architecture(void **state)
