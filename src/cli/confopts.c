@@ -77,6 +77,19 @@ int cli_config_opt(int opt, const char *arg, struct job_config *c)
 			return -1;
 		c->batch = (uint32_t)v;
 		return 1;
+	case CLI_OPT_UDP_GSO:
+		if (!cli_size("--udp-gso", arg, 65535, &v))
+			return -1;
+		if (v < JOB_UDP_HDR_BYTES) {
+			cli_error("invalid --udp-gso '%s': expected a datagram size of at least %d bytes",
+				  arg, JOB_UDP_HDR_BYTES);
+			return -1;
+		}
+		c->udp_gso = (uint32_t)v;
+		return 1;
+	case CLI_OPT_UDP_GRO:
+		c->udp_gro = true;
+		return 1;
 	case CLI_OPT_CPUS:
 		return cli_cpulist("--cpus", arg, &c->cpus) ? 1 : -1;
 	case CLI_OPT_RCPUS:

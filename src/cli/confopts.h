@@ -12,7 +12,8 @@ enum {
 	CLI_OPT_THREADS = 512, CLI_OPT_RMSG, CLI_OPT_DIR, CLI_OPT_SNDBUF,
 	CLI_OPT_RCVBUF, CLI_OPT_RSNDBUF, CLI_OPT_RRCVBUF, CLI_OPT_CC,
 	CLI_OPT_BATCH, CLI_OPT_CPUS, CLI_OPT_RCPUS, CLI_OPT_BURST,
-	CLI_OPT_RATE, CLI_OPT_RR_TIMEOUT, CLI_OPT_PLACEMENT,
+	CLI_OPT_RATE, CLI_OPT_RR_TIMEOUT, CLI_OPT_PLACEMENT, CLI_OPT_UDP_GSO,
+	CLI_OPT_UDP_GRO,
 };
 
 /* Their short letters, for getopt_long's optstring. */
@@ -32,6 +33,8 @@ enum {
 	{ "nodelay", no_argument, NULL, 'D' },                                \
 	{ "cc", required_argument, NULL, CLI_OPT_CC },                        \
 	{ "batch", required_argument, NULL, CLI_OPT_BATCH },                  \
+	{ "udp-gso", required_argument, NULL, CLI_OPT_UDP_GSO },              \
+	{ "udp-gro", no_argument, NULL, CLI_OPT_UDP_GRO },                    \
 	{ "cpus", required_argument, NULL, CLI_OPT_CPUS },                    \
 	{ "remote-cpus", required_argument, NULL, CLI_OPT_RCPUS },            \
 	{ "placement", required_argument, NULL, CLI_OPT_PLACEMENT },          \

@@ -2,6 +2,8 @@
 /* Worker threads and their epoll loops; workloads plug in through flow_ops. */
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -434,7 +436,11 @@ struct engine *engine_new(const struct engine_opts *o, struct base_err *err)
 	     (!o->req_bytes || !o->resp_bytes || o->req_bytes > JOB_MAX_MSG ||
 	      o->resp_bytes > JOB_MAX_MSG || !o->burst || o->burst > JOB_MAX_BURST ||
 	      o->rate < 0 || o->rr_timeout_ns <= 0)) ||
-	    (o->kind == ENGINE_CRR && o->udp)) {
+	    (o->kind == ENGINE_CRR && o->udp) ||
+	    ((o->udp_gso || o->udp_gro) && (!o->udp || o->kind != ENGINE_STREAM)) ||
+	    (o->udp_gso && (o->udp_gso < JOB_UDP_HDR_BYTES ||
+			    o->udp_gso >= o->msg_bytes ||
+			    (o->msg_bytes + o->udp_gso - 1) / o->udp_gso > JOB_MAX_GSO_SEGS))) {
 		base_err_set(err, -EINVAL, "invalid engine options");
 		return NULL;
 	}
@@ -541,6 +547,16 @@ int engine_add_flow(struct engine *e, uint32_t id, int fd, bool tx,
 		return -ENOMEM;
 	}
 	engine_sock_bufs(fd, &f->sndbuf, &f->rcvbuf);
+	/* the udp offloads belong to the socket: UDP_SEGMENT cuts each send
+	 * into datagrams, UDP_GRO lets a read return them coalesced */
+	if (e->o.udp && e->o.kind == ENGINE_STREAM) {
+		int v = tx ? (int)e->o.udp_gso : 1;
+
+		if ((tx ? e->o.udp_gso != 0 : e->o.udp_gro) &&
+		    setsockopt(fd, SOL_UDP, tx ? UDP_SEGMENT : UDP_GRO, &v, sizeof(v)) < 0)
+			return base_err_set(err, -errno, "flow %u: setsockopt %s: %s", id,
+					    tx ? "UDP_SEGMENT" : "UDP_GRO", strerror(errno));
+	}
 	return 0;
 }
 
@@ -620,6 +636,22 @@ static int worker_init(struct engine *e, struct worker *w, struct base_err *err)
 		w->iov[k].iov_len = o->msg_bytes;
 		w->mm[k].msg_hdr.msg_iov = &w->iov[k];
 		w->mm[k].msg_hdr.msg_iovlen = 1;
+	}
+	if (o->udp_gro) {
+		w->gro_buf = malloc(slots * GRO_SLOT);
+		w->gro_ctl = calloc(slots, GRO_CTL);
+		w->gro_mm = calloc(slots, sizeof(*w->gro_mm));
+		w->gro_iov = calloc(slots, sizeof(*w->gro_iov));
+		if (!w->gro_buf || !w->gro_ctl || !w->gro_mm || !w->gro_iov)
+			return base_err_set(err, -ENOMEM, "out of memory for receive buffers");
+		memset(w->gro_buf, 0, slots * GRO_SLOT);
+		for (size_t k = 0; k < slots; k++) {
+			w->gro_iov[k].iov_base = w->gro_buf + k * GRO_SLOT;
+			w->gro_iov[k].iov_len = GRO_SLOT;
+			w->gro_mm[k].msg_hdr.msg_iov = &w->gro_iov[k];
+			w->gro_mm[k].msg_hdr.msg_iovlen = 1;
+			w->gro_mm[k].msg_hdr.msg_control = w->gro_ctl + k * GRO_CTL;
+		}
 	}
 	if (o->kind != ENGINE_STREAM) {
 		w->hist = malloc(sizeof(*w->hist));
@@ -978,6 +1010,10 @@ void engine_free(struct engine *e)
 		free(w->buf);
 		free(w->mm);
 		free(w->iov);
+		free(w->gro_buf);
+		free(w->gro_ctl);
+		free(w->gro_mm);
+		free(w->gro_iov);
 		free(w->flows);
 		free(w->hist);
 	}

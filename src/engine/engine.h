@@ -43,6 +43,8 @@ struct engine_opts {
 	struct engine_addr peer; /* crr server: accept only from this host */
 	bool nodelay;            /* crr server: for each accepted connection */
 	uint32_t batch;      /* datagrams per sendmmsg/recvmmsg */
+	uint32_t udp_gso;    /* udp stream senders: UDP_SEGMENT size; 0 = off */
+	bool udp_gro;        /* udp stream receivers: UDP_GRO */
 	uint32_t threads;    /* workers; flows go round-robin */
 	struct base_cpulist cpus; /* worker i on cpus[i % n]; n 0 = unpinned */
 	int64_t drain_ns;    /* how long receivers may drain after stop */

@@ -17,6 +17,8 @@
 #define CACHELINE 64
 #define IO_BUDGET 64       /* syscalls per flow per wake-up, for fairness */
 #define SEQ_WIN 1024       /* datagrams remembered for dup/reorder */
+#define GRO_SLOT 65536     /* udp_gro: the most one coalesced read returns */
+#define GRO_CTL CMSG_SPACE(sizeof(int)) /* room for its UDP_GRO size */
 
 struct worker;
 struct flow;
@@ -112,6 +114,11 @@ struct worker {
 	int filefd; /* tcp_sendfile: a memfd of one message, or -1 */
 	struct mmsghdr *mm;
 	struct iovec *iov;
+	/* udp_gro receivers: slots of GRO_SLOT bytes, each with room for the
+	 * UDP_GRO control message that gives the coalesced datagrams' size */
+	uint8_t *gro_buf, *gro_ctl;
+	struct mmsghdr *gro_mm;
+	struct iovec *gro_iov;
 	struct base_hist *hist; /* request/response latency, ns */
 	bool drain_timeout;
 	/* the worker owns one closed-loop request/response flow and waits in

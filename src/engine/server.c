@@ -534,6 +534,8 @@ static int session_run(struct session *s, struct base_err *err)
 	eo.nodelay = s->cfg.nodelay;
 	eo.peer = s->peer;
 	eo.batch = s->cfg.batch;
+	eo.udp_gso = s->cfg.udp_gso;
+	eo.udp_gro = s->cfg.udp_gro;
 	eo.threads = s->cfg.threads;
 	eo.cpus = s->cfg.remote_cpus;
 	eo.drain_ns = 5 * NS_PER_S;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Bulk streams: tcp and udp senders and receivers, the throughput hot path. */
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -84,28 +86,38 @@ static void tcp_recv(struct worker *w, struct flow *f, uint32_t events)
 			      memory_order_relaxed);
 }
 
+/*
+ * A udp sender: batch sends a call (sendmmsg when more than one), each of
+ * msg bytes. With udp_gso the kernel cuts each send into datagrams of
+ * udp_gso bytes (the last one shorter), and every one of them starts with
+ * its own sequence number; msgs counts the datagrams.
+ */
 static void udp_send(struct worker *w, struct flow *f, uint32_t events)
 {
 	const uint64_t msg = w->e->o.msg_bytes;
 	const uint32_t batch = w->e->o.batch;
-	uint64_t sent = 0, calls = 0;
+	const uint64_t seg = w->e->o.udp_gso ? w->e->o.udp_gso : msg;
+	const uint64_t nseg = (msg + seg - 1) / seg;
+	uint64_t sends = 0, calls = 0;
 
 	(void)events;
 	for (int i = 0; i < IO_BUDGET; i++) {
 		int n;
 
 		for (uint32_t k = 0; k < batch; k++) {
-			uint64_t seq = f->seq_next + k;
+			for (uint64_t s = 0; s < nseg; s++) {
+				uint64_t seq = f->seq_next + k * nseg + s;
 
-			memcpy(w->buf + k * msg, &seq, sizeof(seq));
+				memcpy(w->buf + k * msg + s * seg, &seq, sizeof(seq));
+			}
 		}
 		n = batch == 1 ? (int)io_send(f->fd, w->buf, msg, MSG_DONTWAIT) :
 				 io_sendmmsg(f->fd, w->mm, batch, MSG_DONTWAIT);
 		if (batch == 1 && n > 0)
 			n = 1;
 		if (n > 0) {
-			f->seq_next += (uint64_t)n;
-			sent += (uint64_t)n;
+			f->seq_next += (uint64_t)n * nseg;
+			sends += (uint64_t)n;
 			calls++;
 			continue;
 		}
@@ -117,8 +129,8 @@ static void udp_send(struct worker *w, struct flow *f, uint32_t events)
 			flow_close(w, f, errno);
 		break;
 	}
-	ctr_add(&f->bytes, sent * msg);
-	ctr_add(&f->msgs, sent);
+	ctr_add(&f->bytes, sends * msg);
+	ctr_add(&f->msgs, sends * nseg);
 	ctr_add(&f->calls, calls);
 }
 
@@ -158,24 +170,86 @@ static void udp_track(struct flow *f, uint64_t seq, uint64_t *lost,
 		ctr_add(&f->lost, (uint64_t)-1);
 }
 
+struct udp_rx {
+	uint64_t bytes, msgs, lost, reord, dup, calls;
+};
+
+/* One datagram of len bytes at p: its sequence number, when it has one. */
+static void udp_datagram(struct flow *f, const uint8_t *p, uint64_t len,
+			 struct udp_rx *rx)
+{
+	uint64_t seq;
+
+	rx->bytes += len;
+	rx->msgs++;
+	if (len >= sizeof(seq)) {
+		memcpy(&seq, p, sizeof(seq));
+		udp_track(f, seq, &rx->lost, &rx->reord, &rx->dup);
+	}
+}
+
+/* The UDP_GRO size of a coalesced read: its datagrams' size, but the last. */
+static uint64_t gro_size(struct msghdr *h, uint64_t len)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
+		int v;
+
+		if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(v))) {
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			if (v > 0)
+				return (uint64_t)v;
+		}
+	}
+	return len; /* not coalesced: one datagram */
+}
+
+/* udp_gro: reads of up to GRO_SLOT bytes, each one or more datagrams. */
+static int udp_recv_gro(struct worker *w, struct flow *f, uint32_t batch,
+			struct udp_rx *rx)
+{
+	int n;
+
+	for (uint32_t k = 0; k < batch; k++)
+		w->gro_mm[k].msg_hdr.msg_controllen = GRO_CTL;
+	n = io_recvmmsg(f->fd, w->gro_mm, batch, MSG_DONTWAIT);
+	for (int k = 0; k < n; k++) {
+		struct msghdr *h = &w->gro_mm[k].msg_hdr;
+		uint64_t len = w->gro_mm[k].msg_len;
+		uint64_t size = gro_size(h, len);
+		const uint8_t *p = w->gro_buf + (uint64_t)k * GRO_SLOT;
+
+		if (!len)
+			udp_datagram(f, p, 0, rx);
+		for (uint64_t off = 0; off < len; off += size)
+			udp_datagram(f, p + off, len - off < size ? len - off : size, rx);
+	}
+	return n;
+}
+
 static void udp_recv(struct worker *w, struct flow *f, uint32_t events)
 {
 	const uint64_t msg = w->e->o.msg_bytes;
 	const uint32_t batch = w->e->o.batch;
-	uint64_t bytes = 0, msgs = 0, lost = 0, reord = 0, dup = 0, calls = 0;
+	struct udp_rx rx = { 0 };
 
 	(void)events;
 	for (int i = 0; i < IO_BUDGET; i++) {
 		int n;
 
-		if (batch == 1) {
+		if (w->gro_mm) {
+			n = udp_recv_gro(w, f, batch, &rx);
+		} else if (batch == 1) {
 			ssize_t r = io_recv(f->fd, w->buf, msg, MSG_DONTWAIT);
 
 			n = r >= 0 ? 1 : -1;
 			if (r >= 0)
-				w->mm[0].msg_len = (unsigned)r;
+				udp_datagram(f, w->buf, (uint64_t)r, &rx);
 		} else {
 			n = io_recvmmsg(f->fd, w->mm, batch, MSG_DONTWAIT);
+			for (int k = 0; k < n; k++)
+				udp_datagram(f, w->buf + (uint64_t)k * msg,
+					     w->mm[k].msg_len, &rx);
 		}
 		if (n < 0) {
 			if (errno == EINTR)
@@ -187,25 +261,14 @@ static void udp_recv(struct worker *w, struct flow *f, uint32_t events)
 				flow_close(w, f, errno);
 			break;
 		}
-		calls++;
-		for (int k = 0; k < n; k++) {
-			uint32_t len = w->mm[k].msg_len;
-			uint64_t seq;
-
-			bytes += len;
-			msgs++;
-			if (len >= sizeof(seq)) {
-				memcpy(&seq, w->buf + (uint64_t)k * msg, sizeof(seq));
-				udp_track(f, seq, &lost, &reord, &dup);
-			}
-		}
+		rx.calls++;
 	}
-	ctr_add(&f->bytes, bytes);
-	ctr_add(&f->msgs, msgs);
-	ctr_add(&f->lost, lost);
-	ctr_add(&f->reord, reord);
-	ctr_add(&f->dup, dup);
-	ctr_add(&f->calls, calls);
+	ctr_add(&f->bytes, rx.bytes);
+	ctr_add(&f->msgs, rx.msgs);
+	ctr_add(&f->lost, rx.lost);
+	ctr_add(&f->reord, rx.reord);
+	ctr_add(&f->dup, rx.dup);
+	ctr_add(&f->calls, rx.calls);
 }
 
 /* Senders stop: out of the loop; a tcp sender lets the peer see EOF. */

@@ -382,6 +382,32 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 	} else {
 		c->batch = 1;
 	}
+	if ((c->udp_gso || c->udp_gro) &&
+	    (!udp || job_test_kind(c->test) != JOB_KIND_STREAM))
+		return base_err_set(err, -EINVAL,
+				    "%s applies to udp_stream only",
+				    c->udp_gso ? "udp_gso (UDP_SEGMENT)" : "udp_gro (UDP_GRO)");
+	if (c->udp_gso) {
+		uint64_t segs = (c->msg_bytes + c->udp_gso - 1) / c->udp_gso;
+		uint32_t hdr = c->ipv == 6 ? 48 : 28;
+
+		if (c->udp_gso < JOB_UDP_HDR_BYTES || c->udp_gso >= c->msg_bytes)
+			return base_err_set(err, -EINVAL,
+					    "invalid udp_gso %" PRIu32 " for %" PRIu64
+					    "-byte sends: expected %d bytes up to less than the message size (-m), which it cuts into datagrams",
+					    c->udp_gso, c->msg_bytes, JOB_UDP_HDR_BYTES);
+		if (segs > JOB_MAX_GSO_SEGS)
+			return base_err_set(err, -EINVAL,
+					    "invalid udp_gso %" PRIu32 ": %" PRIu64
+					    "-byte sends would be %" PRIu64
+					    " datagrams each, expected at most %d (a larger udp_gso or a smaller -m)",
+					    c->udp_gso, c->msg_bytes, segs, JOB_MAX_GSO_SEGS);
+		if (job_config_is_veth(c) && c->udp_gso + hdr > (c->mtu ? c->mtu : 1500))
+			return base_err_set(err, -EINVAL,
+					    "invalid udp_gso %" PRIu32
+					    ": a datagram and its %" PRIu32 " header bytes must fit the veth mtu %" PRIu32,
+					    c->udp_gso, hdr, c->mtu ? c->mtu : 1500);
+	}
 	if (!valid_cc(c->cc))
 		return base_err_set(err, -EINVAL,
 				    "invalid congestion control '%s': expected a name like cubic or bbr",
@@ -563,6 +589,14 @@ void job_config_each_param(const struct job_config *c,
 	fn(ctx, "topology", c->topology);
 	if (veth)
 		fn(ctx, "tso", toggle(c->tso));
+	/* only when on: the keys of samples taken without them stay as they
+	 * were, and such samples pool with later ones */
+	if (c->udp_gro)
+		fn(ctx, "udp_gro", "1");
+	if (c->udp_gso) {
+		snprintf(v, sizeof(v), "%" PRIu32, c->udp_gso);
+		fn(ctx, "udp_gso", v);
+	}
 }
 
 struct key_ctx {
@@ -599,13 +633,14 @@ int job_config_key(const struct job_config *c, char *buf, size_t len)
 
 json_t *job_config_to_json(const struct job_config *c)
 {
+	json_t *j;
 	char cpus[BASE_CPU_MAX * 6], rcpus[BASE_CPU_MAX * 6];
 
 	if (base_format_cpulist(&c->cpus, cpus, sizeof(cpus)))
 		cpus[0] = '\0';
 	if (base_format_cpulist(&c->remote_cpus, rcpus, sizeof(rcpus)))
 		rcpus[0] = '\0';
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:s, s:I, s:i, s:i, s:i, s:I, s:I, s:s, s:b}",
+	j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:s, s:I, s:i, s:i, s:i, s:I, s:I, s:s, s:b}",
 			 "test", job_test_name(c->test),
 			 "dir", job_dir_name(c->dir),
 			 "streams", (json_int_t)c->streams,
@@ -636,6 +671,13 @@ json_t *job_config_to_json(const struct job_config *c)
 			 "cpu_quota", (json_int_t)c->cpu_quota_pct,
 			 "placement", job_placement_name(c->placement),
 			 "warmup_auto", c->warmup_auto);
+	/* the udp offloads only when on, as in the key: a peer that predates
+	 * them reads every configuration it can run */
+	if (j && c->udp_gso)
+		json_object_set_new(j, "udp_gso", json_integer(c->udp_gso));
+	if (j && c->udp_gro)
+		json_object_set_new(j, "udp_gro", json_true());
+	return j;
 }
 
 static int get_int(const json_t *obj, const char *key, int64_t min,
@@ -681,6 +723,7 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		"warmup_ns", "interval_ns", "req", "resp", "burst", "rate",
 		"rr_timeout_ns", "rmsg", "topology", "mtu", "gro", "gso", "tso",
 		"tbf_rate", "cpu_quota", "placement", "warmup_auto",
+		"udp_gso", "udp_gro",
 	};
 	const char *key, *s = NULL;
 	char q[BASE_QUOTE_LEN];
@@ -740,6 +783,9 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 	INT_FIELD("tso", tso, -1, 1);
 	INT_FIELD("tbf_rate", tbf_rate_bps, 0, INT64_MAX);
 	INT_FIELD("cpu_quota", cpu_quota_pct, 0, 100 * BASE_CPU_MAX);
+	/* optional: absent is off (documents from before they existed) */
+	if (json_object_get(obj, "udp_gso"))
+		INT_FIELD("udp_gso", udp_gso, 0, 65535);
 	if ((ret = get_str(obj, "topology", &s, err)))
 		return ret;
 	if (strlen(s) >= sizeof(c->topology))
@@ -777,6 +823,11 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		return base_err_set(err, -EINVAL,
 				    "configuration field 'warmup_auto': expected true or false");
 	c->warmup_auto = json_is_true(v);
+	v = json_object_get(obj, "udp_gro");
+	if (v && !json_is_boolean(v))
+		return base_err_set(err, -EINVAL,
+				    "configuration field 'udp_gro': expected true or false");
+	c->udp_gro = json_is_true(v);
 	/* absent in what older versions stored: those ran unpinned or as told */
 	c->placement = JOB_PLACE_FREE;
 	if (json_object_get(obj, "placement") &&

@@ -43,6 +43,8 @@ enum job_dir {
 #define JOB_MAX_MSG (64ULL << 20)
 #define JOB_UDP_HDR_BYTES 8 /* the sequence number every datagram carries */
 #define JOB_MAX_BATCH 64
+/* datagrams one UDP_SEGMENT send may become (the kernel's limit until 6.9) */
+#define JOB_MAX_GSO_SEGS 64
 #define JOB_CC_MAX 16
 #define JOB_MAX_BURST 1024
 #define JOB_MAX_RATE 10000000.0 /* transactions/s per flow */
@@ -79,6 +81,10 @@ struct job_config {
 	int ipv; /* 4 or 6 */
 	char cc[JOB_CC_MAX]; /* "" = the system default */
 	uint32_t batch;      /* UDP datagrams per sendmmsg/recvmmsg; 0 = default */
+	/* udp_stream: senders cut each send into datagrams of udp_gso bytes
+	 * (UDP_SEGMENT; 0 = off); receivers take coalesced datagrams (UDP_GRO) */
+	uint32_t udp_gso;
+	bool udp_gro;
 	uint64_t req_bytes, resp_bytes; /* request/response sizes; 0 = 1 */
 	uint32_t burst;      /* transactions in flight per flow; 0 = 1 */
 	double rate;         /* open loop: transactions/s per flow; 0 = closed */

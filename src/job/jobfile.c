@@ -79,6 +79,8 @@ enum pid {
 	P_RBUFFERS,
 	P_ALLBUF,
 	P_PLACEMENT,
+	P_UDP_GSO,
+	P_UDP_GRO,
 	P_COUNT,
 };
 
@@ -125,6 +127,9 @@ static const struct pdef pdefs[P_COUNT] = {
 	/* all four: one axis for "SO_RCVBUF and SO_SNDBUF 8K/16K/auto" */
 	[P_ALLBUF] = { "all_buffers", PK_BUF, 0, BUF_MAX, "auto" },
 	[P_PLACEMENT] = { "placement", PK_PLACEMENT, 0, 0, NULL },
+	/* udp_stream: UDP_SEGMENT size of the senders, UDP_GRO receivers */
+	[P_UDP_GSO] = { "udp_gso", PK_SIZE, JOB_UDP_HDR_BYTES, 65535, "off" },
+	[P_UDP_GRO] = { "udp_gro", PK_BOOL, 0, 0, NULL },
 };
 
 /* A parsed parameter value: the field of its kind is set, the rest zero. */
@@ -282,7 +287,9 @@ static void expect_text(const struct pdef *d, char *buf, size_t len)
 		break;
 	case PK_SIZE:
 		base_format_size(d->max, hi, sizeof(hi));
-		snprintf(buf, len, "expected a size like 8K or 1M, from 1 byte to %s", hi);
+		snprintf(buf, len, "expected a size like 8K or 1M, from %" PRIu64 " byte%s to %s%s%s",
+			 d->min ? d->min : 1, d->min > 1 ? "s" : "", hi,
+			 d->zero_word ? ", or " : "", d->zero_word ? d->zero_word : "");
 		break;
 	case PK_BUF:
 		base_format_size(d->max, hi, sizeof(hi));
@@ -549,6 +556,12 @@ static void apply(struct job_config *c, enum pid p, const struct job_value *v)
 		break;
 	case P_GRO:
 		c->gro = (int8_t)v->i;
+		break;
+	case P_UDP_GSO:
+		c->udp_gso = (uint32_t)v->u;
+		break;
+	case P_UDP_GRO:
+		c->udp_gro = v->i;
 		break;
 	case P_GSO:
 		c->gso = (int8_t)v->i;
@@ -1384,7 +1397,8 @@ static bool excluded(const struct job_file *jf, const size_t *idx)
 }
 
 /*
- * Whether a UDP cell's datagrams exceed the MTU and so would be fragmented.
+ * Whether a UDP cell's datagrams exceed the MTU and so would be fragmented
+ * (with udp_gso the kernel refuses them instead: the cell is dropped too).
  * Checked before finalize, on what the file set: an unset message size
  * takes the test's default, which fits a 1500-byte MTU.
  */
@@ -1397,7 +1411,8 @@ static bool udp_fragments(const struct job_config *c)
 	mtu = job_config_is_veth(c) ? (c->mtu ? c->mtu : 1500) : LOOPBACK_MTU;
 	room = mtu - (c->ipv == 6 ? UDP6_OVERHEAD : UDP4_OVERHEAD);
 	if (job_test_kind(c->test) == JOB_KIND_STREAM)
-		msg = c->msg_bytes;
+		/* udp_gso: the kernel cuts each send into datagrams this big */
+		msg = c->udp_gso ? c->udp_gso : c->msg_bytes;
 	else
 		msg = c->req_bytes > c->resp_bytes ? c->req_bytes : c->resp_bytes;
 	return msg > room;

@@ -95,6 +95,32 @@ check "service demand per KB on both ends" \
 check "udp: receiver counted fewer bytes than the sender sent" \
 	jtrue "$TMP/udp.json" 'all(f["receiver_total_bytes"] < f["sender_total_bytes"] for f in d["flows"])'
 
+# UDP_SEGMENT: each 14720-byte send leaves as ten 1472-byte datagrams, each
+# with its own sequence number. The receiver without UDP_GRO reads them one
+# by one (the kernel cut them: no read is over 1472 bytes, one InDatagram
+# each); with UDP_GRO a read takes them coalesced, one InDatagram for many,
+# and the reader walks the segments: a wrong walk would show as loss.
+timeout 60 "$NR" run udp_stream -m 14720 --udp-gso 1472 "${RUN_SHORT[@]}" --json >"$TMP/gso.json" 2>"$TMP/gso.err"
+check "udp_gso: exits 0, the key says udp_gso=1472" \
+	jtrue "$TMP/gso.json" '"udp_gso=1472" in d["config"]["key"] and "udp_gro" not in d["config"]["key"] and v("throughput.gbps") > 0'
+check "udp_gso: ten datagrams per send, each read at most 1472 bytes, one kernel InDatagram each" \
+	jtrue "$TMP/gso.json" 'abs(v("io.msgs_per_send") - 10 * v("io.bytes_per_send") / 14720) < 1e-6 * v("io.msgs_per_send") and v("io.bytes_per_recv") <= 1472 * v("io.msgs_per_recv") and v("snmp.Udp.InDatagrams.per_msg") > 0.9'
+check "udp_gso: received + lost within the datagrams sent, no duplicates" \
+	jtrue "$TMP/gso.json" 'all(f["receiver_msgs"] + f["udp"]["lost"] <= f["sender_total_bytes"] // 14720 * 10 and f["udp"]["duplicates"] == 0 for f in d["flows"]) and v("udp.loss_pct") < 50'
+timeout 60 "$NR" run udp_stream -m 14720 --udp-gso 1472 --udp-gro "${RUN_SHORT[@]}" --json >"$TMP/gro.json" 2>"$TMP/gro.err"
+check "udp_gro: the key says udp_gro=1 udp_gso=1472" \
+	jtrue "$TMP/gro.json" 'd["config"]["key"].endswith(" udp_gro=1 udp_gso=1472") and v("throughput.gbps") > 0'
+check "udp_gro: reads took datagrams coalesced (under half an InDatagram per datagram)" \
+	jtrue "$TMP/gro.json" 'v("snmp.Udp.InDatagrams.per_msg") < 0.5 and v("io.bytes_per_recv") / v("io.msgs_per_recv") <= 1472'
+check "udp_gro: each coalesced datagram counted, in order: loss under 50%, none reordered or duplicated" \
+	jtrue "$TMP/gro.json" 'all(f["receiver_msgs"] + f["udp"]["lost"] <= f["sender_total_bytes"] // 14720 * 10 and f["udp"]["duplicates"] == 0 and f["udp"]["reordered"] == 0 for f in d["flows"]) and v("udp.loss_pct") < 50'
+"$NR" run tcp_stream --udp-gso 1K -m 4K -l 1s --no-store >/dev/null 2>"$TMP/gso_tcp.err"
+check "--udp-gso on tcp_stream: exit 2, named" sh -c '[ $1 -eq 2 ] && grep -q "udp_gso (UDP_SEGMENT) applies to udp_stream only" "$2"' _ $? "$TMP/gso_tcp.err"
+"$NR" run udp_stream --udp-gso 1472 -m 1472 -l 1s --no-store >/dev/null 2>"$TMP/gso_big.err"
+check "--udp-gso not below -m: exit 2, naming both" sh -c '[ $1 -eq 2 ] && grep -q "invalid udp_gso 1472 for 1472-byte sends" "$2"' _ $? "$TMP/gso_big.err"
+"$NR" run udp_stream --udp-gso 100 -m 64000 -l 1s --no-store >/dev/null 2>"$TMP/gso_segs.err"
+check "--udp-gso with over 64 datagrams a send: exit 2, naming the count" sh -c '[ $1 -eq 2 ] && grep -q "would be 640 datagrams each, expected at most 64" "$2"' _ $? "$TMP/gso_segs.err"
+
 timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --no-collect --json >"$TMP/nocol.json"
 check "--no-collect leaves the kernel counters out" jtrue "$TMP/nocol.json" '"snmp.Tcp.OutSegs" not in d["metrics"] and v("throughput.gbps") > 0'
 check "tcp: segments per write recorded" jtrue "$TMP/tcp.json" 'v("snmp.Tcp.OutSegs.per_write") > 0'

@@ -1284,6 +1284,94 @@ static void test_parse_warmup(void **state)
  * characters escaped, so that the message stays one line (found by
  * tests/fuzz: fuzz_parse, fuzz_proto).
  */
+/*
+ * udp_gso and udp_gro: udp_stream only, checked against the message size,
+ * the kernel's segment limit and a veth mtu; in the key (and the JSON) only
+ * when on, so that samples taken before they existed keep their keys.
+ */
+static void test_udp_offloads_key_json_and_limits(void **state)
+{
+	struct job_config c, back;
+	struct base_err err = { "" };
+	char plain[KEY_LEN], key[KEY_LEN];
+	json_t *j;
+
+	(void)state;
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	finalize_ok(&c, 8);
+	key_of(&c, plain);
+	assert_null(strstr(plain, "udp_g"));
+	j = job_config_to_json(&c);
+	assert_null(json_object_get(j, "udp_gso"));
+	assert_null(json_object_get(j, "udp_gro"));
+	/* a document without them reads as off */
+	assert_int_equal(job_config_from_json(j, &back, &err), 0);
+	assert_int_equal(back.udp_gso, 0);
+	assert_false(back.udp_gro);
+	json_decref(j);
+
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	c.msg_bytes = 14720;
+	c.udp_gso = 1472;
+	c.udp_gro = true;
+	finalize_ok(&c, 8);
+	key_of(&c, key);
+	assert_non_null(strstr(key, " topology=loopback udp_gro=1 udp_gso=1472"));
+	expect_sorted_names(key, 18);
+	expect_json_round_trip(&c);
+
+	/* each alone makes its own key */
+	c.udp_gro = false;
+	key_of(&c, plain);
+	assert_non_null(strstr(plain, " topology=loopback udp_gso=1472"));
+	assert_null(strstr(plain, "udp_gro"));
+
+	job_config_init(&c);
+	c.udp_gro = true;
+	expect_finalize_rejects(&c, "udp_gro (UDP_GRO) applies to udp_stream only", NULL);
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_RR;
+	c.udp_gso = 512;
+	expect_finalize_rejects(&c, "udp_gso (UDP_SEGMENT) applies to udp_stream only", NULL);
+
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	c.udp_gso = 1472; /* the default message, 1472 bytes: nothing to cut */
+	expect_finalize_rejects(&c, "invalid udp_gso 1472 for 1472-byte sends", NULL);
+	c.msg_bytes = 64000;
+	c.udp_gso = 999; /* 65 datagrams */
+	expect_finalize_rejects(&c, "would be 65 datagrams each, expected at most 64", NULL);
+	c.udp_gso = 1000; /* 64: the limit */
+	finalize_ok(&c, 8);
+	c.udp_gso = 4;
+	expect_finalize_rejects(&c, "expected 8 bytes up to less than the message size", NULL);
+
+	/* on veth a datagram must fit the mtu with its headers */
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	snprintf(c.topology, sizeof(c.topology), "veth");
+	c.msg_bytes = 60000;
+	c.udp_gso = 1473;
+	expect_finalize_rejects(&c, "must fit the veth mtu 1500", NULL);
+	c.udp_gso = 1472;
+	finalize_ok(&c, 8);
+	c.ipv = 6;
+	expect_finalize_rejects(&c, "its 48 header bytes must fit the veth mtu 1500", NULL);
+	c.mtu = 9000;
+	c.udp_gso = 8952;
+	finalize_ok(&c, 8);
+
+	/* from a peer: a wrong type or size is named */
+	j = good_json();
+	json_object_set_new(j, "udp_gro", json_string("yes"));
+	assert_int_equal(job_config_from_json(j, &back, &err), -EINVAL);
+	expect_msg_has(&err, "'udp_gro': expected true or false");
+	json_decref(j);
+	expect_json_rejects("udp_gso", json_integer(70000), "'udp_gso' = 70000");
+}
+
 static void test_bad_values_are_quoted_escaped(void **state)
 {
 	struct job_config c;
@@ -1331,6 +1419,7 @@ int main(void)
 		cmocka_unit_test(test_key_changes_with_every_workload_parameter),
 		cmocka_unit_test(test_key_changes_with_udp_batch),
 		cmocka_unit_test(test_key_keeps_cpu_order),
+		cmocka_unit_test(test_udp_offloads_key_json_and_limits),
 		cmocka_unit_test(test_key_ignores_duration_warmup_and_interval),
 		cmocka_unit_test(test_key_reports_enospc_when_buffer_too_small),
 		cmocka_unit_test(test_each_param_walks_the_key_in_order),

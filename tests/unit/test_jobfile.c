@@ -286,6 +286,14 @@ static void test_no_fragmentation_drops_udp_cells_over_mtu(void **state)
 				     "  topology: veth\n"
 				     "  msg: 9000\n"),
 			 1);
+	/* udp_gso: the kernel's datagrams are udp_gso bytes, not msg */
+	assert_int_equal(count_cells("no_fragmentation: true\n"
+				     "params:\n"
+				     "  test: udp_stream\n"
+				     "  topology: veth\n"
+				     "  msg: 60000\n"
+				     "  udp_gso: [1472, 1473, 8952]\n"),
+			 1);
 	/* loopback: a 65536-byte mtu, so only the largest ipv6 datagrams */
 	assert_int_equal(count_cells("no_fragmentation: true\n"
 				     "params:\n"
@@ -544,6 +552,18 @@ static void test_every_parameter_reaches_the_configuration(void **state)
 	assert_int_equal(cells[1].cfg.batch, 64);
 	job_cells_free(cells, n);
 	job_file_free(jf);
+
+	jf = parse_ok("params:\n  test: udp_stream\n  msg: 14720\n"
+		      "  udp_gso: [off, 1472]\n  udp_gro: [no, yes]\n");
+	n = expand_ok(jf, &cells);
+	assert_int_equal(n, 4);
+	assert_int_equal(cells[0].cfg.udp_gso, 0);
+	assert_false(cells[0].cfg.udp_gro);
+	assert_int_equal(cells[3].cfg.udp_gso, 1472);
+	assert_true(cells[3].cfg.udp_gro);
+	assert_string_equal(cells[3].desc, "udp_gso=1472 udp_gro=yes");
+	job_cells_free(cells, n);
+	job_file_free(jf);
 }
 
 static void test_seed_is_drawn_when_absent_and_kept_when_given(void **state)
@@ -733,6 +753,12 @@ static void test_params_errors(void **state)
 			   "x.yaml:2:14: invalid value 'pinned' for 'placement': expected split or free");
 	expect_parse_error("params:\n  mtu: 576\n",
 			   "x.yaml:2:8: invalid value '576' for 'mtu': expected an integer from 1280 to 65535");
+	expect_parse_error("params:\n  udp_gso: 4\n",
+			   "x.yaml:2:12: invalid value '4' for 'udp_gso': expected a size like 8K or 1M, from 8 bytes to 65535, or off");
+	expect_parse_error("params:\n  udp_gso: auto\n",
+			   "x.yaml:2:12: invalid value 'auto' for 'udp_gso': expected a size like 8K or 1M, from 8 bytes to 65535, or off");
+	expect_parse_error("params:\n  udp_gro: 1472\n",
+			   "x.yaml:2:12: invalid value '1472' for 'udp_gro': expected true or false");
 	expect_parse_error("params:\n  gro: auto\n",
 			   "x.yaml:2:8: invalid value 'auto' for 'gro': expected on, off or default");
 	expect_parse_error("params:\n  tbf_rate: 10mbps\n",
