@@ -440,6 +440,8 @@ struct engine *engine_new(const struct engine_opts *o, struct base_err *err)
 	    ((o->udp_gso || o->udp_gro) && (!o->udp || o->kind != ENGINE_STREAM)) ||
 	    (o->udp_gso && (o->udp_gso < JOB_UDP_HDR_BYTES ||
 			    o->udp_gso >= o->msg_bytes ||
+			    (o->msg_bytes % o->udp_gso &&
+			     o->msg_bytes % o->udp_gso < JOB_UDP_HDR_BYTES) ||
 			    (o->msg_bytes + o->udp_gso - 1) / o->udp_gso > JOB_MAX_GSO_SEGS))) {
 		base_err_set(err, -EINVAL, "invalid engine options");
 		return NULL;

@@ -396,6 +396,14 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 					    "invalid udp_gso %" PRIu32 " for %" PRIu64
 					    "-byte sends: expected %d bytes up to less than the message size (-m), which it cuts into datagrams",
 					    c->udp_gso, c->msg_bytes, JOB_UDP_HDR_BYTES);
+		if (c->msg_bytes % c->udp_gso &&
+		    c->msg_bytes % c->udp_gso < JOB_UDP_HDR_BYTES)
+			return base_err_set(err, -EINVAL,
+					    "invalid udp_gso %" PRIu32 " for %" PRIu64
+					    "-byte sends: their last datagram would be %" PRIu64
+					    " bytes, expected at least %d (each carries a sequence number)",
+					    c->udp_gso, c->msg_bytes,
+					    c->msg_bytes % c->udp_gso, JOB_UDP_HDR_BYTES);
 		if (segs > JOB_MAX_GSO_SEGS)
 			return base_err_set(err, -EINVAL,
 					    "invalid udp_gso %" PRIu32 ": %" PRIu64

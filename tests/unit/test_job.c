@@ -1345,6 +1345,13 @@ static void test_udp_offloads_key_json_and_limits(void **state)
 	expect_finalize_rejects(&c, "would be 65 datagrams each, expected at most 64", NULL);
 	c.udp_gso = 1000; /* 64: the limit */
 	finalize_ok(&c, 8);
+	/* every datagram, the last one too, holds its 8-byte sequence number */
+	c.msg_bytes = 14725;
+	c.udp_gso = 1472;
+	expect_finalize_rejects(&c, "their last datagram would be 5 bytes, expected at least 8", NULL);
+	c.msg_bytes = 14728; /* the last one 8 bytes */
+	finalize_ok(&c, 8);
+	c.msg_bytes = 64000;
 	c.udp_gso = 4;
 	expect_finalize_rejects(&c, "expected 8 bytes up to less than the message size", NULL);
 
