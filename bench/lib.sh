@@ -192,3 +192,15 @@ metric_values() {
 	jq -r --args '.metrics as $m | [ $ARGS.positional[] | $m[.].value ]
 		| if any(. == null) then empty else map(tostring) | join(" ") end' "$@" <"$f" 2>/dev/null
 }
+
+# pick_rows SCRIPT: with ONLY set (a space-separated list of row names),
+# keep only those rows of ROWS, in ONLY's order; a name that is not a row
+# (not a key of DESC) exits 2 naming it and the rows there are.
+pick_rows() {
+	local r
+	[ -n "${ONLY:-}" ] || return 0
+	for r in $ONLY; do
+		[ -n "${DESC[$r]:-}" ] || { echo "$1: ONLY names '$r', which is not a row; rows: ${ROWS[*]}" >&2; exit 2; }
+	done
+	read -r -a ROWS <<<"$ONLY"
+}

@@ -261,12 +261,7 @@ PEERS[udp_64]="sockperf iperf3"
 PARGS[udp_64.sockperf]="64"
 PARGS[udp_64.iperf3]="-u -b 0 -l 64"
 
-if [ -n "${ONLY:-}" ]; then
-	for r in $ONLY; do
-		[ -n "${DESC[$r]:-}" ] || { echo "peers.sh: ONLY names '$r', which is not a row; rows: ${ROWS[*]}" >&2; exit 2; }
-	done
-	ROWS=($ONLY)
-fi
+pick_rows peers.sh
 
 # one line per successful run: "gbps bytes cpu_s secs [extra]" in $tmp/ROW.TOOL
 record() { # ROW TOOL RESULT
