@@ -113,6 +113,10 @@ check "scenario udp-loopback-defer-free-quick runs with the profiler" \
 	python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); sys.exit(0 if c.execute("select count(*) from metrics where name like ?", ("profile.self.%",)).fetchone()[0] > 0 else 1)' "$NETREGRESS_DB"
 timeout 120 "$NR" matrix "$SC/lmbench-tcp-bw-quick.yaml" --label sc >"$TMP/sc3" 2>&1
 check "scenario lmbench-tcp-bw-quick runs" [ $? -eq 0 ]
+timeout 120 "$NR" matrix "$SC/udp-gso-quick.yaml" --label gso >"$TMP/sc4" 2>&1
+rc=$?
+checkx "scenario udp-gso-quick runs its 6 cells, each udp_gso key with udp_gro or without" \
+	'[ $rc -eq 0 ] && cells_ok gso 2 && [ "$(grep -cE "^udp_gso=(1200|1472|8952) udp_gro=(false|true) " "$TMP/sc4")" -eq 6 ]'
 
 # The veth scenario: namespaces made and removed by the matrix itself.
 "$NR" matrix "$SC/udp-matrix-quick.yaml" --label veth >"$TMP/veth" 2>&1 &
