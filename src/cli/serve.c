@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "base/time.h"
@@ -48,6 +49,25 @@ static void log_line(void *ctx, const char *line)
 	fprintf(stderr, "[%s] %s\n", when, line);
 }
 
+/*
+ * A server that `run` or `matrix` started executes /proc/self/exe, so the
+ * kernel names it "exe" (the basename of what was executed): in ps, pgrep
+ * and perf's comm column. Such a server is netregress's own: say so.
+ */
+static void name_process(void)
+{
+	char comm[16] = "";
+	FILE *f = fopen("/proc/self/comm", "re");
+
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	if (!strcmp(comm, "exe\n"))
+		prctl(PR_SET_NAME, "netregress", 0, 0, 0);
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	struct engine_server_opts o = {
@@ -64,6 +84,7 @@ int cmd_serve(int argc, char **argv)
 	uint64_t v;
 	int opt, ret;
 
+	name_process(); /* before any thread: they take the name */
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "p:qh", serve_opts, NULL)) != -1) {

@@ -121,6 +121,23 @@ check "--udp-gso not below -m: exit 2, naming both" sh -c '[ $1 -eq 2 ] && grep 
 "$NR" run udp_stream --udp-gso 100 -m 64000 -l 1s --no-store >/dev/null 2>"$TMP/gso_segs.err"
 check "--udp-gso with over 64 datagrams a send: exit 2, naming the count" sh -c '[ $1 -eq 2 ] && grep -q "would be 640 datagrams each, expected at most 64" "$2"' _ $? "$TMP/gso_segs.err"
 
+# the embedded server runs /proc/self/exe, which the kernel would name
+# "exe": it names itself netregress (ps, pgrep, perf's comm column)
+timeout 60 "$NR" run tcp_stream -l 2s --warmup 0 --no-store >/dev/null 2>&1 &
+rpid=$!
+PIDS+=($rpid)
+comm=
+for _ in $(seq 30); do
+	# the server once it has executed (a forked child not yet past
+	# exec still has the client's name and command line)
+	# (rpid is timeout's; the run is its child, the server the run's)
+	spid=$(pgrep -P "$(pgrep -P "$rpid" | head -n 1)" -f ' serve ' 2>/dev/null | head -n 1)
+	[ -n "$spid" ] && comm=$(cat "/proc/$spid/comm" 2>/dev/null) && [ -n "$comm" ] && break
+	sleep 0.1
+done
+wait "$rpid"
+check "the embedded server's process name is netregress, not exe (got '$comm')" [ "$comm" = netregress ]
+
 timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --no-collect --json >"$TMP/nocol.json"
 check "--no-collect leaves the kernel counters out" jtrue "$TMP/nocol.json" '"snmp.Tcp.OutSegs" not in d["metrics"] and v("throughput.gbps") > 0'
 check "tcp: segments per write recorded" jtrue "$TMP/tcp.json" 'v("snmp.Tcp.OutSegs.per_write") > 0'
