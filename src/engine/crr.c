@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* tcp_crr: a new connection per transaction, on the client and on the server. */
+/* tcp_crr and tcp_cc: a new connection per transaction, on the client and on the server. */
 #include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -101,6 +101,15 @@ static void client_io(struct worker *w, struct flow *f, uint32_t events)
 			return;
 		}
 		f->crr_state = CRR_SENDING;
+		if (w->e->o.connect_only) {
+			/* tcp_cc: connected is done; the client closes */
+			flow_latency(w, now - f->t_start_ns);
+			ctr_add(&f->msgs, 1);
+			conn_end(w, f);
+			if (!w->stopping)
+				conn_begin(w, f, now);
+			return;
+		}
 	}
 	if (f->crr_state == CRR_SENDING) {
 		client_send(w, f, now);
@@ -212,7 +221,10 @@ static void server_conn_event(struct worker *w, struct engine_ev *ev,
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
-		/* the client's close (or reset): this transaction is over */
+		/* the client's close (or reset): this transaction is over;
+		 * tcp_cc's is a clean close after nothing */
+		if (n == 0 && o->connect_only)
+			ctr_add(&f->msgs, 1);
 		server_conn_close(w, f, c);
 		return;
 	}

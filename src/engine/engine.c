@@ -432,7 +432,8 @@ struct engine *engine_new(const struct engine_opts *o, struct base_err *err)
 	    o->threads > JOB_MAX_THREADS || !o->batch ||
 	    o->batch > JOB_MAX_BATCH ||
 	    (o->kind == ENGINE_STREAM && o->udp && o->msg_bytes < JOB_UDP_HDR_BYTES) ||
-	    (o->kind != ENGINE_STREAM &&
+	    (o->connect_only && (o->kind != ENGINE_CRR || o->req_bytes || o->resp_bytes)) ||
+	    (o->kind != ENGINE_STREAM && !o->connect_only &&
 	     (!o->req_bytes || !o->resp_bytes || o->req_bytes > JOB_MAX_MSG ||
 	      o->resp_bytes > JOB_MAX_MSG || !o->burst || o->burst > JOB_MAX_BURST ||
 	      o->rate < 0 || o->rr_timeout_ns <= 0)) ||

@@ -42,6 +42,7 @@ struct engine_opts {
 	int64_t rr_timeout_ns; /* udp: a reply later than this is lost */
 	struct engine_addr peer; /* crr server: accept only from this host */
 	bool nodelay;            /* crr server: for each accepted connection */
+	bool connect_only;   /* crr kind, tcp_cc: connect and close, no data */
 	uint32_t batch;      /* datagrams per sendmmsg/recvmmsg */
 	uint32_t udp_gso;    /* udp stream senders: UDP_SEGMENT size; 0 = off */
 	bool udp_gro;        /* udp stream receivers: UDP_GRO */

@@ -532,6 +532,7 @@ static int session_run(struct session *s, struct base_err *err)
 	eo.rate = s->cfg.rate;
 	eo.rr_timeout_ns = s->cfg.rr_timeout_ns;
 	eo.nodelay = s->cfg.nodelay;
+	eo.connect_only = s->cfg.test == JOB_TEST_TCP_CC;
 	eo.peer = s->peer;
 	eo.batch = s->cfg.batch;
 	eo.udp_gso = s->cfg.udp_gso;

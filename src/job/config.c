@@ -16,6 +16,7 @@ static const char *const test_names[JOB_TEST_COUNT] = {
 	[JOB_TEST_UDP_RR] = "udp_rr",
 	[JOB_TEST_TCP_CRR] = "tcp_crr",
 	[JOB_TEST_TCP_SENDFILE] = "tcp_sendfile",
+	[JOB_TEST_TCP_CC] = "tcp_cc",
 };
 
 static const char *const dir_names[JOB_DIR_COUNT] = {
@@ -127,6 +128,7 @@ enum job_kind job_test_kind(enum job_test t)
 	case JOB_TEST_UDP_RR:
 		return JOB_KIND_RR;
 	case JOB_TEST_TCP_CRR:
+	case JOB_TEST_TCP_CC:
 		return JOB_KIND_CRR;
 	default:
 		return JOB_KIND_STREAM;
@@ -203,6 +205,25 @@ static int finalize_rr(struct job_config *c, uint64_t udp_max,
 		return base_err_set(err, -EINVAL,
 				    "direction %s applies to stream tests only: request/response flows are driven by the client",
 				    job_dir_name(c->dir));
+	if (c->test == JOB_TEST_TCP_CC) {
+		/* no data: the sizes stay 0, the engine's buffers 1 byte (an
+		 * earlier pass set that) */
+		if (c->req_bytes || c->resp_bytes)
+			return base_err_set(err, -EINVAL,
+					    "tcp_cc connects and closes, moving no data: no request,response sizes (-r)");
+		if (c->msg_bytes > 1)
+			return base_err_set(err, -EINVAL,
+					    "message size applies to stream tests: tcp_cc moves no data");
+		if (c->burst > 1 || c->rate)
+			return base_err_set(err, -EINVAL,
+					    "tcp_cc runs closed loop, one connection per flow at a time: no --burst or --rate");
+		if (c->batch > 1)
+			return base_err_set(err, -EINVAL, "batch applies to udp_stream only");
+		c->burst = 1;
+		c->msg_bytes = 1;
+		c->batch = 1;
+		return 0;
+	}
 	if (!c->req_bytes)
 		c->req_bytes = 1;
 	if (!c->resp_bytes)

@@ -18,12 +18,13 @@ enum job_test {
 	JOB_TEST_UDP_RR,
 	JOB_TEST_TCP_CRR, /* connect, request, response, close */
 	JOB_TEST_TCP_SENDFILE, /* tcp_stream, the sender writing with sendfile(2) */
+	JOB_TEST_TCP_CC,  /* connect, close: no data (netperf's TCP_CC) */
 	JOB_TEST_COUNT,
 };
 
 /* For messages: every test's name. */
 #define JOB_TEST_NAMES \
-	"tcp_stream, tcp_sendfile, udp_stream, tcp_rr, udp_rr or tcp_crr"
+	"tcp_stream, tcp_sendfile, udp_stream, tcp_rr, udp_rr, tcp_crr or tcp_cc"
 
 enum job_kind {
 	JOB_KIND_STREAM,

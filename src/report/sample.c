@@ -141,7 +141,7 @@ void report_sample_table(FILE *out, const struct base_sample *s)
 	if (udp)
 		fprintf(out, " %10s %8s %6s\n", "lost", rr ? "-" : "reorder",
 			rr ? "late" : "dup");
-	else if (!strcmp(test, "tcp_crr"))
+	else if (!strcmp(test, "tcp_crr") || !strcmp(test, "tcp_cc"))
 		fprintf(out, " %10s\n", "failures");
 	else
 		fprintf(out, " %7s %7s %6s\n", "retrans", "rtt_us", "cwnd");
@@ -162,7 +162,7 @@ void report_sample_table(FILE *out, const struct base_sample *s)
 		if (udp)
 			fprintf(out, " %10" PRIu64 " %8" PRIu64 " %6" PRIu64 "\n",
 				f->udp_lost, f->udp_reordered, f->udp_dup);
-		else if (!strcmp(test, "tcp_crr"))
+		else if (!strcmp(test, "tcp_crr") || !strcmp(test, "tcp_cc"))
 			fprintf(out, " %10" PRIu64 "\n", f->fails);
 		else if (f->has_tcp_info)
 			fprintf(out, " %7u %7u %6u\n", f->tcpi_retrans,

@@ -22,7 +22,7 @@ const char *stats_headline_metric(const char *test)
 {
 	if (!strcmp(test, "tcp_rr") || !strcmp(test, "udp_rr"))
 		return "transactions.per_s";
-	if (!strcmp(test, "tcp_crr"))
+	if (!strcmp(test, "tcp_crr") || !strcmp(test, "tcp_cc"))
 		return "crr.connects_per_s";
 	return "throughput.gbps";
 }

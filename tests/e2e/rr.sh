@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# End to end on loopback: tcp_rr, udp_rr and tcp_crr count transactions and
+# End to end on loopback: tcp_rr, udp_rr, tcp_crr and tcp_cc count transactions and
 # measure their latency; lost datagrams never stall a flow.
 . "$(dirname "$0")/lib.sh"
 
@@ -39,6 +39,21 @@ timeout 60 "$NR" run tcp_crr "${RUN_SHORT[@]}" --json >"$TMP/crr.json"
 check "tcp_crr: connects/s and failures reported" jtrue "$TMP/crr.json" 'v("crr.connects_per_s") > 0 and v("crr.connects_per_s") == v("transactions.per_s") and v("crr.connect_failures") >= 0'
 check "tcp_crr: latency percentiles ordered" jtrue "$TMP/crr.json" "$LAT_OK"
 
+# tcp_cc (netperf's TCP_CC): connect and close, nothing else. The kernel's
+# counters say so: one active and one passive open per transaction, and
+# six segments each (SYN, SYN-ACK, ACK, FIN, FIN, ACK: no data); no byte
+# moved. The server counts a transaction at the client's clean close.
+timeout 60 "$NR" run tcp_cc "${RUN_SHORT[@]}" --json >"$TMP/cc.json"
+check "tcp_cc: connects/s reported, the key says req=0 resp=0" \
+	jtrue "$TMP/cc.json" 'v("crr.connects_per_s") > 0 and v("crr.connects_per_s") == v("transactions.per_s") and " req=0 resp=0 " in d["config"]["key"] and "test=tcp_cc" in d["config"]["key"]'
+check "tcp_cc: one active and one passive open per transaction, within 2%" \
+	jtrue "$TMP/cc.json" 'abs(v("snmp.Tcp.ActiveOpens") - v("snmp.Tcp.PassiveOpens")) <= 2 + 0.01 * v("snmp.Tcp.ActiveOpens") and abs(v("snmp.Tcp.ActiveOpens") - sum(f["sender_msgs"] for f in d["flows"])) <= 0.02 * v("snmp.Tcp.ActiveOpens") + 4'
+check "tcp_cc: six segments a transaction, no byte moved" \
+	jtrue "$TMP/cc.json" '5.5 < v("snmp.Tcp.OutSegs.per_trans") < 6.5 and all(f["sender_total_bytes"] == f["receiver_total_bytes"] == 0 for f in d["flows"])'
+check "tcp_cc: the server saw the closes (at most what the client made)" \
+	jtrue "$TMP/cc.json" 'all(0 < f["receiver_msgs"] <= f["sender_msgs"] + 2 for f in d["flows"])'
+check "tcp_cc: latency percentiles ordered" jtrue "$TMP/cc.json" "$LAT_OK"
+
 # Losses on purpose: bursts of 1K requests overflow a tiny server receive
 # buffer. The flow goes on after each timeout and the run ends on time.
 start=$(date +%s%N)
@@ -59,6 +74,9 @@ checkx "direction with rr tests refused" '[ $rc -eq 2 ] && grep -q "stream tests
 timeout 10 "$NR" run tcp_crr --burst 2 2>"$TMP/err"
 rc=$?
 checkx "tcp_crr refuses --burst" '[ $rc -eq 2 ] && grep -q "closed loop" "$TMP/err"'
+timeout 10 "$NR" run tcp_cc -r 64,64 2>"$TMP/err"
+rc=$?
+checkx "tcp_cc refuses request/response sizes" '[ $rc -eq 2 ] && grep -q "tcp_cc connects and closes, moving no data" "$TMP/err"'
 timeout 10 "$NR" run udp_rr -r 70000,1 2>"$TMP/err"
 rc=$?
 checkx "udp_rr request over the datagram limit" '[ $rc -eq 2 ] && grep -q "expected 1 to 65507" "$TMP/err"'

@@ -849,7 +849,12 @@ static void test_finalize_rejects_other_out_of_range_fields(void **state)
 
 	job_config_init(&c);
 	c.test = JOB_TEST_COUNT;
-	expect_finalize_rejects(&c, "test 6", NULL);
+	{
+		char want[32];
+
+		snprintf(want, sizeof(want), "invalid test %d", (int)JOB_TEST_COUNT);
+		expect_finalize_rejects(&c, want, NULL);
+	}
 
 	job_config_init(&c);
 	c.dir = JOB_DIR_COUNT;
@@ -1118,7 +1123,7 @@ static void test_test_parse_round_trips_names_and_names_bad_value(void **state)
 	assert_int_equal(job_test_parse("sctp_rr", &t, &err), -EINVAL);
 	assert_int_equal(t, JOB_TEST_COUNT);
 	expect_msg_has(&err, "'sctp_rr'");
-	expect_msg_has(&err, "tcp_stream, tcp_sendfile, udp_stream, tcp_rr, udp_rr or tcp_crr");
+	expect_msg_has(&err, "tcp_stream, tcp_sendfile, udp_stream, tcp_rr, udp_rr, tcp_crr or tcp_cc");
 	assert_int_equal(job_test_parse("TCP_STREAM", &t, &err), -EINVAL);
 	expect_msg_has(&err, "'TCP_STREAM'");
 	assert_int_equal(job_test_parse("", &t, &err), -EINVAL);
@@ -1170,6 +1175,61 @@ static void test_rr_defaults_and_exact_key(void **state)
 			    "rcvbuf=auto remote_cpus=1 remote_rcvbuf=auto "
 			    "remote_sndbuf=auto req=1 resp=1 sndbuf=auto streams=4 "
 			    "test=tcp_rr threads=1 topology=loopback");
+}
+
+/*
+ * tcp_cc (netperf's TCP_CC): connect and close, no data. Its key says
+ * req=0 resp=0; a second pass through JSON (the server's) keeps it; the
+ * knobs of data-moving tests are refused by name.
+ */
+static void test_tcp_cc_moves_no_data(void **state)
+{
+	struct base_err err = { .msg = "" };
+	struct job_config c, d;
+	char key[1024], k2[1024];
+	json_t *j;
+
+	(void)state;
+	assert_int_equal(job_test_parse("tcp_cc", &c.test, &err), 0);
+	assert_int_equal(c.test, JOB_TEST_TCP_CC);
+	assert_int_equal(job_test_kind(JOB_TEST_TCP_CC), JOB_KIND_CRR);
+	assert_false(job_test_is_udp(JOB_TEST_TCP_CC));
+	assert_false(job_test_speed_default(JOB_TEST_TCP_CC));
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_CC;
+	finalize_ok(&c, 2);
+	assert_int_equal(c.req_bytes, 0);
+	assert_int_equal(c.resp_bytes, 0);
+	assert_int_equal(c.burst, 1);
+	assert_int_equal(job_config_key(&c, key, sizeof(key)), 0);
+	assert_string_equal(key,
+			    "burst=1 cc=default cpus=0 ipv=4 nodelay=0 rate=0 "
+			    "rcvbuf=auto remote_cpus=1 remote_rcvbuf=auto "
+			    "remote_sndbuf=auto req=0 resp=0 sndbuf=auto streams=1 "
+			    "test=tcp_cc threads=1 topology=loopback");
+	j = job_config_to_json(&c);
+	assert_int_equal(job_config_from_json(j, &d, &err), 0);
+	finalize_ok(&d, 2);
+	assert_int_equal(job_config_key(&d, k2, sizeof(k2)), 0);
+	assert_string_equal(key, k2);
+	json_decref(j);
+
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_CC;
+	c.req_bytes = 64;
+	expect_finalize_rejects(&c, "tcp_cc connects and closes, moving no data", "(-r)");
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_CC;
+	c.rate = 100;
+	expect_finalize_rejects(&c, "tcp_cc runs closed loop", "no --burst or --rate");
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_CC;
+	c.msg_bytes = 64;
+	expect_finalize_rejects(&c, "message size applies to stream tests", NULL);
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_CC;
+	c.dir = JOB_DIR_BIDIR;
+	expect_finalize_rejects(&c, "direction bidir applies to stream tests only", NULL);
 }
 
 /* The server finalizes what the client finalized: a second pass is a no-op. */
@@ -1408,6 +1468,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rr_defaults_and_exact_key),
 		cmocka_unit_test(test_rr_finalize_is_idempotent_through_json),
+		cmocka_unit_test(test_tcp_cc_moves_no_data),
 		cmocka_unit_test(test_rr_finalize_rejects_stream_knobs_and_bad_mixes),
 		cmocka_unit_test(test_init_gives_documented_defaults),
 		cmocka_unit_test(test_finalize_tcp_defaults_to_128k_messages_and_batch_1),

@@ -728,7 +728,7 @@ static void test_params_errors(void **state)
 	expect_parse_error("params:\n  msg: 0\n",
 			   "x.yaml:2:8: invalid value '0' for 'msg': expected a size like 8K or 1M, from 1 byte to 64M");
 	expect_parse_error("params:\n  test: tcp_strem\n",
-			   "x.yaml:2:9: invalid value 'tcp_strem' for 'test': expected tcp_stream, tcp_sendfile, udp_stream, tcp_rr, udp_rr or tcp_crr");
+			   "x.yaml:2:9: invalid value 'tcp_strem' for 'test': expected tcp_stream, tcp_sendfile, udp_stream, tcp_rr, udp_rr, tcp_crr or tcp_cc");
 	expect_parse_error("params:\n  dir: [send, both]\n",
 			   "x.yaml:2:15: invalid value 'both' for 'dir': expected send, recv or bidir");
 	expect_parse_error("params:\n  streams: 1025\n",
