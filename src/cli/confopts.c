@@ -12,11 +12,29 @@ int cli_config_opt(int opt, const char *arg, struct job_config *c)
 	uint64_t v;
 
 	switch (opt) {
-	case 'n':
+	case 'n': {
+		size_t len = strlen(arg);
+		char pct[16];
+
+		/* "200%": a share of the cpus, as lkp's nr_threads */
+		if (len > 1 && arg[len - 1] == '%' && len - 1 < sizeof(pct)) {
+			memcpy(pct, arg, len - 1);
+			pct[len - 1] = '\0';
+			if (base_parse_u64(pct, 1, JOB_MAX_STREAMS_PCT, &v, NULL)) {
+				cli_error("invalid --streams '%s': expected a share of the cpus from 1%% to %d%%",
+					  arg, JOB_MAX_STREAMS_PCT);
+				return -1;
+			}
+			c->streams_pct = (uint32_t)v;
+			c->streams = 1;
+			return 1;
+		}
 		if (!cli_u64("--streams", arg, 1, JOB_MAX_STREAMS, &v))
 			return -1;
 		c->streams = (uint32_t)v;
+		c->streams_pct = 0;
 		return 1;
+	}
 	case CLI_OPT_THREADS:
 		if (!cli_u64("--threads", arg, 1, JOB_MAX_THREADS, &v))
 			return -1;

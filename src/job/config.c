@@ -364,6 +364,21 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 	if (c->ipv != 4 && c->ipv != 6)
 		return base_err_set(err, -EINVAL,
 				    "invalid ip version %d: expected 4 or 6", c->ipv);
+	if (c->streams_pct) {
+		uint64_t n = ((uint64_t)allowed->n * c->streams_pct + 50) / 100;
+
+		if (c->streams_pct > JOB_MAX_STREAMS_PCT)
+			return base_err_set(err, -EINVAL,
+					    "invalid streams %" PRIu32 "%%: expected 1%% to %d%% of the cpus",
+					    c->streams_pct, JOB_MAX_STREAMS_PCT);
+		if (n > JOB_MAX_STREAMS)
+			return base_err_set(err, -EINVAL,
+					    "invalid streams %" PRIu32 "%% of %u cpus: %" PRIu64
+					    " flows, expected at most %d",
+					    c->streams_pct, (unsigned)allowed->n, n, JOB_MAX_STREAMS);
+		c->streams = n ? (uint32_t)n : 1;
+		c->streams_pct = 0;
+	}
 	if (c->streams < 1 || c->streams > JOB_MAX_STREAMS)
 		return base_err_set(err, -EINVAL,
 				    "invalid streams %" PRIu32 ": expected 1 to %d",

@@ -40,6 +40,7 @@ enum job_dir {
 };
 
 #define JOB_MAX_STREAMS 1024
+#define JOB_MAX_STREAMS_PCT 10000 /* -n 10000%: a hundred flows a CPU */
 #define JOB_MAX_THREADS 256
 #define JOB_MAX_MSG (64ULL << 20)
 #define JOB_UDP_HDR_BYTES 8 /* the sequence number every datagram carries */
@@ -73,6 +74,10 @@ struct job_config {
 	enum job_test test;
 	enum job_dir dir;
 	uint32_t streams;      /* flows per direction */
+	/* set: streams is this share of the CPUs this process may use, as
+	 * lkp's nr_threads: 200 = twice as many flows as CPUs (at least 1);
+	 * finalize resolves it into streams and clears it */
+	uint32_t streams_pct;
 	uint32_t threads;      /* workers per end; 0 = min(flows, online CPUs) */
 	uint64_t msg_bytes;    /* 0 = the test's default */
 	uint64_t rmsg_bytes;   /* tcp_stream: bytes per recv; 0 = msg_bytes */

@@ -44,6 +44,7 @@ enum pkind {
 	PK_TOGGLE,
 	PK_BPS,
 	PK_PCT,
+	PK_STREAMS,
 };
 
 enum pid {
@@ -95,7 +96,8 @@ struct pdef {
 static const struct pdef pdefs[P_COUNT] = {
 	[P_TEST] = { "test", PK_TEST, 0, 0, NULL },
 	[P_DIR] = { "dir", PK_DIR, 0, 0, NULL },
-	[P_STREAMS] = { "streams", PK_INT, 1, JOB_MAX_STREAMS, NULL },
+	/* a count, or a share of the cpus like lkp's nr_threads: 200% */
+	[P_STREAMS] = { "streams", PK_STREAMS, 1, JOB_MAX_STREAMS, NULL },
 	[P_THREADS] = { "threads", PK_INT, 1, JOB_MAX_THREADS, "auto" },
 	[P_MSG] = { "msg", PK_SIZE, 1, JOB_MAX_MSG, NULL },
 	[P_RMSG] = { "rmsg", PK_SIZE, 1, JOB_MAX_MSG, NULL },
@@ -330,6 +332,11 @@ static void expect_text(const struct pdef *d, char *buf, size_t len)
 		snprintf(buf, len, "expected a percentage of one cpu from %" PRIu64 " to %" PRIu64 ", or none",
 			 d->min, d->max);
 		break;
+	case PK_STREAMS:
+		snprintf(buf, len, "expected an integer from %" PRIu64 " to %" PRIu64
+			 ", or a share of the cpus from 1%% to %d%% (200%%: two flows a cpu)",
+			 d->min, d->max, JOB_MAX_STREAMS_PCT);
+		break;
 	}
 }
 
@@ -440,6 +447,22 @@ static int parse_value(const struct pdef *d, const char *s, struct job_value *v)
 		memcpy(pct, s, n);
 		pct[n] = '\0';
 		return base_parse_u64(pct, d->min, d->max, &v->u, NULL) ? -EINVAL : 0;
+	case PK_STREAMS: {
+		/* "8", or "200%" of the cpus: the share goes in i */
+		uint64_t p;
+
+		n = strlen(s);
+		if (!n || s[n - 1] != '%')
+			return base_parse_u64(s, d->min, d->max, &v->u, NULL) ? -EINVAL : 0;
+		if (n - 1 >= sizeof(pct))
+			return -EINVAL;
+		memcpy(pct, s, n - 1);
+		pct[n - 1] = '\0';
+		if (base_parse_u64(pct, 1, JOB_MAX_STREAMS_PCT, &p, NULL))
+			return -EINVAL;
+		v->i = (int64_t)p;
+		return 0;
+	}
 	}
 	return -EINVAL;
 }
@@ -474,7 +497,8 @@ static void apply(struct job_config *c, enum pid p, const struct job_value *v)
 		c->dir = (enum job_dir)v->i;
 		break;
 	case P_STREAMS:
-		c->streams = (uint32_t)v->u;
+		c->streams_pct = (uint32_t)v->i;
+		c->streams = v->i ? 1 : (uint32_t)v->u;
 		break;
 	case P_THREADS:
 		c->threads = (uint32_t)v->u;

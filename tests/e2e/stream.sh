@@ -23,6 +23,12 @@ check "environment of both ends recorded" \
 check "cpu split and process cpu of both ends" \
 	jtrue "$TMP/tcp.json" 'all(("cpu.%s.%s" % (s, k)) in d["metrics"] for s in ("client", "server") for k in ("user_s", "sys_s", "softirq_pct", "idle_pct"))'
 
+# -n as a share of the cpus (lkp's nr_threads): 150% of nproc, rounded
+timeout 60 "$NR" run tcp_stream -n 150% "${RUN_SHORT[@]}" --json >"$TMP/pct.json" 2>"$TMP/pct.err"
+want=$(( ($(nproc) * 150 + 50) / 100 ))
+check "-n 150% runs $want flows on $(nproc) cpus, the key holds the count" \
+	jtrue "$TMP/pct.json" "len(d['flows']) == $want and ' streams=$want ' in d['config']['key']"
+
 # Requested buffers are echoed as granted: Linux doubles SO_RCVBUF/SO_SNDBUF.
 timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --dir recv -m 256 --nodelay \
 	--rcvbuf 8K --sndbuf 16K --remote-sndbuf 8K --remote-rcvbuf 32K --json >"$TMP/buf.json"

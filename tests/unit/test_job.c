@@ -1232,6 +1232,57 @@ static void test_tcp_cc_moves_no_data(void **state)
 	expect_finalize_rejects(&c, "direction bidir applies to stream tests only", NULL);
 }
 
+/*
+ * -n 200%: a share of the cpus this process may use, as lkp's nr_threads,
+ * rounded to the nearest flow and at least one. Finalize resolves it: the
+ * key, the JSON and the server see the count.
+ */
+static void test_streams_as_a_share_of_the_cpus(void **state)
+{
+	static const struct {
+		uint32_t pct;
+		int ncpus;
+		uint32_t want;
+	} cases[] = {
+		{ 200, 2, 4 }, { 100, 2, 2 }, { 50, 2, 1 }, { 25, 2, 1 },
+		{ 1, 2, 1 }, { 25, 8, 2 }, { 150, 3, 5 }, { 10000, 8, 800 },
+	};
+	struct base_err err = { .msg = "" };
+	struct base_cpulist allowed;
+	struct job_config c, d;
+	char key[1024];
+	json_t *j;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		job_config_init(&c);
+		c.streams_pct = cases[i].pct;
+		finalize_ok(&c, cases[i].ncpus);
+		if (c.streams != cases[i].want)
+			fail_msg("%u%% of %d cpus gave %u flows, want %u", cases[i].pct,
+				 cases[i].ncpus, c.streams, cases[i].want);
+		assert_int_equal(c.streams_pct, 0);
+	}
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	c.dir = JOB_DIR_BIDIR;
+	c.streams_pct = 200;
+	finalize_ok(&c, 2);
+	assert_int_equal(job_config_nflows(&c), 8);
+	assert_int_equal(job_config_key(&c, key, sizeof(key)), 0);
+	assert_non_null(strstr(key, " streams=4 "));
+	j = job_config_to_json(&c);
+	assert_int_equal(job_config_from_json(j, &d, &err), 0);
+	assert_int_equal(d.streams, 4);
+	json_decref(j);
+
+	job_config_init(&c);
+	c.streams_pct = 10000;
+	base_cpus_first(&allowed, 16);
+	assert_int_equal(job_config_finalize(&c, &allowed, &err), -EINVAL);
+	expect_msg_has(&err, "invalid streams 10000% of 16 cpus: 1600 flows, expected at most 1024");
+}
+
 /* The server finalizes what the client finalized: a second pass is a no-op. */
 static void test_rr_finalize_is_idempotent_through_json(void **state)
 {
@@ -1469,6 +1520,7 @@ int main(void)
 		cmocka_unit_test(test_rr_defaults_and_exact_key),
 		cmocka_unit_test(test_rr_finalize_is_idempotent_through_json),
 		cmocka_unit_test(test_tcp_cc_moves_no_data),
+		cmocka_unit_test(test_streams_as_a_share_of_the_cpus),
 		cmocka_unit_test(test_rr_finalize_rejects_stream_knobs_and_bad_mixes),
 		cmocka_unit_test(test_init_gives_documented_defaults),
 		cmocka_unit_test(test_finalize_tcp_defaults_to_128k_messages_and_batch_1),

@@ -553,6 +553,17 @@ static void test_every_parameter_reaches_the_configuration(void **state)
 	job_cells_free(cells, n);
 	job_file_free(jf);
 
+	/* a share of the cpus, as lkp's nr_threads: 4 cpus here */
+	jf = parse_ok("params:\n  streams: [2, 50%, 200%]\n");
+	n = expand_ok(jf, &cells);
+	assert_int_equal(n, 3);
+	assert_int_equal(cells[0].cfg.streams, 2);
+	assert_int_equal(cells[1].cfg.streams, 2);
+	assert_int_equal(cells[2].cfg.streams, 8);
+	assert_string_equal(cells[2].desc, "streams=200%");
+	job_cells_free(cells, n);
+	job_file_free(jf);
+
 	jf = parse_ok("params:\n  test: udp_stream\n  msg: 14720\n"
 		      "  udp_gso: [off, 1472]\n  udp_gro: [no, yes]\n");
 	n = expand_ok(jf, &cells);
@@ -732,7 +743,7 @@ static void test_params_errors(void **state)
 	expect_parse_error("params:\n  dir: [send, both]\n",
 			   "x.yaml:2:15: invalid value 'both' for 'dir': expected send, recv or bidir");
 	expect_parse_error("params:\n  streams: 1025\n",
-			   "x.yaml:2:12: invalid value '1025' for 'streams': expected an integer from 1 to 1024");
+			   "x.yaml:2:12: invalid value '1025' for 'streams': expected an integer from 1 to 1024, or a share of the cpus from 1% to 10000% (200%: two flows a cpu)");
 	expect_parse_error("params:\n  threads: 0\n",
 			   "x.yaml:2:12: invalid value '0' for 'threads': expected an integer from 1 to 256, or auto");
 	expect_parse_error("params:\n  ipv: 5\n",
@@ -753,6 +764,10 @@ static void test_params_errors(void **state)
 			   "x.yaml:2:14: invalid value 'pinned' for 'placement': expected split or free");
 	expect_parse_error("params:\n  mtu: 576\n",
 			   "x.yaml:2:8: invalid value '576' for 'mtu': expected an integer from 1280 to 65535");
+	expect_parse_error("params:\n  streams: 0%\n",
+			   "x.yaml:2:12: invalid value '0%' for 'streams': expected an integer from 1 to 1024, or a share of the cpus from 1% to 10000% (200%: two flows a cpu)");
+	expect_parse_error("params:\n  streams: [1, 2, 5x%]\n",
+			   "x.yaml:2:19: invalid value '5x%' for 'streams': expected an integer from 1 to 1024, or a share of the cpus from 1% to 10000% (200%: two flows a cpu)");
 	expect_parse_error("params:\n  udp_gso: 4\n",
 			   "x.yaml:2:12: invalid value '4' for 'udp_gso': expected a size like 8K or 1M, from 8 bytes to 65535, or off");
 	expect_parse_error("params:\n  udp_gso: auto\n",
