@@ -239,7 +239,8 @@ PARGS[tcp_256_auto_p1.iperf3]="-l 256 -N -P 1"
 # the row above with ours reading as iperf3 does, -l bytes a call (ours
 # reads 128K by default, as netperf). It does not make ours iperf3: iperf3
 # 3.12's server waits in pselect6 before every read, falls behind, and its
-# client's writes go out coalesced (see B/seg); ours still keeps up
+# client's writes go out coalesced (see B/seg); ours mostly keeps up, and
+# falls behind only in some runs (bimodal)
 DESC[tcp_256_auto_p1_rmsg]="  the same, ours --rmsg 256"
 OURS[tcp_256_auto_p1_rmsg]="tcp_stream -m 256 --nodelay -n 1 --rmsg 256"
 PEERS[tcp_256_auto_p1_rmsg]="iperf3"
