@@ -640,22 +640,6 @@ static int worker_init(struct engine *e, struct worker *w, struct base_err *err)
 		w->mm[k].msg_hdr.msg_iov = &w->iov[k];
 		w->mm[k].msg_hdr.msg_iovlen = 1;
 	}
-	if (o->udp_gro) {
-		w->gro_buf = malloc(slots * GRO_SLOT);
-		w->gro_ctl = calloc(slots, GRO_CTL);
-		w->gro_mm = calloc(slots, sizeof(*w->gro_mm));
-		w->gro_iov = calloc(slots, sizeof(*w->gro_iov));
-		if (!w->gro_buf || !w->gro_ctl || !w->gro_mm || !w->gro_iov)
-			return base_err_set(err, -ENOMEM, "out of memory for receive buffers");
-		memset(w->gro_buf, 0, slots * GRO_SLOT);
-		for (size_t k = 0; k < slots; k++) {
-			w->gro_iov[k].iov_base = w->gro_buf + k * GRO_SLOT;
-			w->gro_iov[k].iov_len = GRO_SLOT;
-			w->gro_mm[k].msg_hdr.msg_iov = &w->gro_iov[k];
-			w->gro_mm[k].msg_hdr.msg_iovlen = 1;
-			w->gro_mm[k].msg_hdr.msg_control = w->gro_ctl + k * GRO_CTL;
-		}
-	}
 	if (o->kind != ENGINE_STREAM) {
 		w->hist = malloc(sizeof(*w->hist));
 		if (!w->hist)
@@ -669,6 +653,31 @@ static int worker_init(struct engine *e, struct worker *w, struct base_err *err)
 	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->stopfd,
 		      &(struct epoll_event){ .events = EPOLLIN }) < 0)
 		return base_err_set(err, -errno, "epoll_ctl: %s", strerror(errno));
+	return 0;
+}
+
+/*
+ * udp_gro: a worker that receives reads into slots of GRO_SLOT bytes (one
+ * coalesced read each), each with room for its UDP_GRO control message;
+ * batch of them, up to 4 MiB, so only workers with a receiving flow.
+ */
+static int gro_buffers(struct worker *w, size_t slots, struct base_err *err)
+{
+	w->gro_buf = malloc(slots * GRO_SLOT);
+	w->gro_ctl = calloc(slots, GRO_CTL);
+	w->gro_mm = calloc(slots, sizeof(*w->gro_mm));
+	w->gro_iov = calloc(slots, sizeof(*w->gro_iov));
+	if (!w->gro_buf || !w->gro_ctl || !w->gro_mm || !w->gro_iov)
+		return base_err_set(err, -ENOMEM, "out of memory for receive buffers");
+	/* touch every page now, not inside the measured window */
+	memset(w->gro_buf, 0, slots * GRO_SLOT);
+	for (size_t k = 0; k < slots; k++) {
+		w->gro_iov[k].iov_base = w->gro_buf + k * GRO_SLOT;
+		w->gro_iov[k].iov_len = GRO_SLOT;
+		w->gro_mm[k].msg_hdr.msg_iov = &w->gro_iov[k];
+		w->gro_mm[k].msg_hdr.msg_iovlen = 1;
+		w->gro_mm[k].msg_hdr.msg_control = w->gro_ctl + k * GRO_CTL;
+	}
 	return 0;
 }
 
@@ -738,6 +747,10 @@ int engine_launch(struct engine *e, struct base_err *err)
 		/* a worker that sends with sendfile(2) gets its file */
 		if (e->o.sendfile && f->tx && w->filefd < 0 &&
 		    (ret = message_file(w, e->o.msg_bytes, err)))
+			return ret;
+		/* and one that reads with UDP_GRO its coalesced slots */
+		if (e->o.udp_gro && !f->tx && !w->gro_mm &&
+		    (ret = gro_buffers(w, e->o.batch, err)))
 			return ret;
 		if (f->fd < 0)
 			continue; /* a connector registers each connection */
