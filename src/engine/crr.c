@@ -102,12 +102,16 @@ static void client_io(struct worker *w, struct flow *f, uint32_t events)
 		}
 		f->crr_state = CRR_SENDING;
 		if (w->e->o.connect_only) {
-			/* tcp_cc: connected is done; the client closes */
-			flow_latency(w, now - f->t_start_ns);
-			ctr_add(&f->msgs, 1);
-			conn_end(w, f);
-			if (!w->stopping)
-				conn_begin(w, f, now);
+			/* tcp_cc: connected, the client closes its side and
+			 * waits for the server's close, so that one
+			 * connection per flow is in flight at a time: a
+			 * client that only closed would outrun the server's
+			 * accepts, overflow its listen queue, and stall on
+			 * a dropped SYN for a second */
+			f->crr_state = CRR_RECEIVING;
+			if (shutdown(f->fd, SHUT_WR) < 0 ||
+			    flow_interest(w, f, EPOLLIN) < 0)
+				conn_failed(w, f, now);
 			return;
 		}
 	}
@@ -136,6 +140,16 @@ static void client_io(struct worker *w, struct flow *f, uint32_t events)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
+		if (n == 0 && w->e->o.connect_only) {
+			/* tcp_cc: the server's close ends the transaction */
+			now = base_now_ns();
+			flow_latency(w, now - f->t_start_ns);
+			ctr_add(&f->msgs, 1);
+			conn_end(w, f);
+			if (!w->stopping)
+				conn_begin(w, f, now);
+			return;
+		}
 		conn_failed(w, f, now); /* EOF or reset before the reply */
 		return;
 	}

@@ -42,7 +42,8 @@ check "tcp_crr: latency percentiles ordered" jtrue "$TMP/crr.json" "$LAT_OK"
 # tcp_cc (netperf's TCP_CC): connect and close, nothing else. The kernel's
 # counters say so: one active and one passive open per transaction, and
 # six segments each (SYN, SYN-ACK, ACK, FIN, FIN, ACK: no data); no byte
-# moved. The server counts a transaction at the client's clean close.
+# moved. The client closes its side and waits for the server's close, so
+# the server counts (at the client's clean close) what the client counts.
 timeout 60 "$NR" run tcp_cc "${RUN_SHORT[@]}" --json >"$TMP/cc.json"
 check "tcp_cc: connects/s reported, the key says req=0 resp=0" \
 	jtrue "$TMP/cc.json" 'v("crr.connects_per_s") > 0 and v("crr.connects_per_s") == v("transactions.per_s") and " req=0 resp=0 " in d["config"]["key"] and "test=tcp_cc" in d["config"]["key"]'
@@ -50,8 +51,8 @@ check "tcp_cc: one active and one passive open per transaction, within 2%" \
 	jtrue "$TMP/cc.json" 'abs(v("snmp.Tcp.ActiveOpens") - v("snmp.Tcp.PassiveOpens")) <= 2 + 0.01 * v("snmp.Tcp.ActiveOpens") and abs(v("snmp.Tcp.ActiveOpens") - sum(f["sender_msgs"] for f in d["flows"])) <= 0.02 * v("snmp.Tcp.ActiveOpens") + 4'
 check "tcp_cc: six segments a transaction, no byte moved" \
 	jtrue "$TMP/cc.json" '5.5 < v("snmp.Tcp.OutSegs.per_trans") < 6.5 and all(f["sender_total_bytes"] == f["receiver_total_bytes"] == 0 for f in d["flows"])'
-check "tcp_cc: the server saw the closes (at most what the client made)" \
-	jtrue "$TMP/cc.json" 'all(0 < f["receiver_msgs"] <= f["sender_msgs"] + 2 for f in d["flows"])'
+check "tcp_cc: the server saw the closes (at most what the client made, within 1%)" \
+	jtrue "$TMP/cc.json" 'all(0 < f["receiver_msgs"] <= f["sender_msgs"] + 2 and f["receiver_msgs"] >= 0.99 * f["sender_msgs"] - 4 for f in d["flows"])'
 check "tcp_cc: latency percentiles ordered" jtrue "$TMP/cc.json" "$LAT_OK"
 
 # Losses on purpose: bursts of 1K requests overflow a tiny server receive
