@@ -51,8 +51,10 @@ check "tcp_cc: one active and one passive open per transaction, within 2%" \
 	jtrue "$TMP/cc.json" 'abs(v("snmp.Tcp.ActiveOpens") - v("snmp.Tcp.PassiveOpens")) <= 2 + 0.01 * v("snmp.Tcp.ActiveOpens") and abs(v("snmp.Tcp.ActiveOpens") - sum(f["sender_msgs"] for f in d["flows"])) <= 0.02 * v("snmp.Tcp.ActiveOpens") + 4'
 check "tcp_cc: six segments a transaction, no byte moved" \
 	jtrue "$TMP/cc.json" '5.5 < v("snmp.Tcp.OutSegs.per_trans") < 6.5 and all(f["sender_total_bytes"] == f["receiver_total_bytes"] == 0 for f in d["flows"])'
-check "tcp_cc: the server saw the closes (at most what the client made, within 1%)" \
-	jtrue "$TMP/cc.json" 'all(0 < f["receiver_msgs"] <= f["sender_msgs"] + 2 and f["receiver_msgs"] >= 0.99 * f["sender_msgs"] - 4 for f in d["flows"])'
+# (each end counts over its own window: the two windows differ by a few
+# ms, so either count may be ahead by that much)
+check "tcp_cc: the server saw the closes the client counted, within 2%" \
+	jtrue "$TMP/cc.json" 'all(f["receiver_msgs"] > 0 and abs(f["receiver_msgs"] - f["sender_msgs"]) <= 0.02 * f["sender_msgs"] + 4 for f in d["flows"])'
 check "tcp_cc: latency percentiles ordered" jtrue "$TMP/cc.json" "$LAT_OK"
 
 # Losses on purpose: bursts of 1K requests overflow a tiny server receive

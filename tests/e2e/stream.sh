@@ -139,8 +139,10 @@ for _ in $(seq 30); do
 	# the server once it has executed (a forked child not yet past
 	# exec still has the client's name and command line)
 	# (rpid is timeout's; the run is its child, the server the run's)
+	# and until it named itself (an ASan build starts slowly): a
+	# server that never does stays "exe" and fails the check
 	spid=$(pgrep -P "$(pgrep -P "$rpid" | head -n 1)" -f ' serve ' 2>/dev/null | head -n 1)
-	[ -n "$spid" ] && comm=$(cat "/proc/$spid/comm" 2>/dev/null) && [ -n "$comm" ] && break
+	[ -n "$spid" ] && comm=$(cat "/proc/$spid/comm" 2>/dev/null) && [ "$comm" = netregress ] && break
 	sleep 0.1
 done
 wait "$rpid"
