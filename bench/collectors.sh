@@ -85,13 +85,13 @@ WARM=${WARM:-1}
 NR=${NETREGRESS:-$repo/build/netregress}
 EXTRA=${EXTRA:-}
 
-case $REPS in '' | *[!0-9]* | 0) echo "collectors.sh: REPS must be a positive integer" >&2; exit 2 ;; esac
-case $DUR in '' | *[!0-9]* | 0) echo "collectors.sh: DUR must be a positive integer (seconds)" >&2; exit 2 ;; esac
-case $WARM in '' | *[!0-9]*) echo "collectors.sh: WARM must be a whole number of seconds" >&2; exit 2 ;; esac
+need_count collectors.sh REPS 1
+need_count collectors.sh DUR 1 seconds
+need_count collectors.sh WARM 0 seconds
 ORUNS=${ORUNS:-10}
 ODUR=${ODUR:-20}
-case $ORUNS in '' | *[!0-9]*) echo "collectors.sh: ORUNS must be a whole number" >&2; exit 2 ;; esac
-case $ODUR in '' | *[!0-9]* | 0 | 1) echo "collectors.sh: ODUR must be an integer >= 2 (seconds)" >&2; exit 2 ;; esac
+need_count collectors.sh ORUNS 0
+need_count collectors.sh ODUR 2 seconds
 
 
 # ---------------------------------------------------------------- cleanup
@@ -174,10 +174,7 @@ record() { # TEST VARIANT REP RESULT
 }
 
 # ---------------------------------------------------------------- run
-START_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-START_S=$(date +%s)
-LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-BUSY0=$(busy_probe 2)
+stamp_start busy
 log "collectors.sh: REPS=$REPS DUR=${DUR}s, started $START_DATE, loadavg $LOAD0, others' busy share $BUSY0"
 
 nv=${#VARIANTS[@]}
@@ -219,10 +216,7 @@ for rep in $(seq "$ORUNS"); do
 		done
 	done
 done
-END_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-END_S=$(date +%s)
-LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
-BUSY1=$(busy_probe 2)
+stamp_end busy
 
 # ---------------------------------------------------------------- table
 # stats FILE -> "n median min max cv% median_foreign median_cpu_s_per_gb cpu_cv% median_aux_pct"

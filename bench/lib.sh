@@ -204,3 +204,36 @@ pick_rows() {
 	done
 	read -r -a ROWS <<<"$ONLY"
 }
+
+# need_count SCRIPT NAME MIN [UNIT]: the variable NAME must be a whole
+# number of at least MIN (UNIT, e.g. "seconds", in the message), or exit 2.
+need_count() {
+	local v=${!2-} what
+	case $3 in 0) what="a whole number" ;; 1) what="a positive integer" ;; *) what="an integer >= $3" ;; esac
+	case $v in
+	'' | *[!0-9]*) ;;
+	*) [ "$v" -ge "$3" ] && return 0 ;;
+	esac
+	echo "$1: $2 must be $what${4:+ ($4)}, not '$v'" >&2
+	exit 2
+}
+
+# stamp_start [busy] / stamp_end [busy]: START_DATE START_S LOAD0 (and
+# BUSY0, a 2 s probe of the other tenants) / END_DATE END_S LOAD1 (BUSY1),
+# for the header of a table (set here for the script that sources this).
+# shellcheck disable=SC2034,SC2120
+stamp_start() {
+	START_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+	START_S=$(date +%s)
+	LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+	[ "${1:-}" = busy ] && BUSY0=$(busy_probe 2)
+	return 0
+}
+# shellcheck disable=SC2034,SC2120
+stamp_end() {
+	END_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+	END_S=$(date +%s)
+	LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+	[ "${1:-}" = busy ] && BUSY1=$(busy_probe 2)
+	return 0
+}

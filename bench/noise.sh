@@ -64,8 +64,8 @@ DUR=${DUR:-10}
 HOST=127.0.0.1
 NR=${NETREGRESS:-$repo/build/netregress}
 
-case $REPS in '' | *[!0-9]* | 0) echo "noise.sh: REPS must be a positive integer" >&2; exit 2 ;; esac
-case $DUR in '' | *[!0-9]* | 0) echo "noise.sh: DUR must be a positive integer (seconds)" >&2; exit 2 ;; esac
+need_count noise.sh REPS 1
+need_count noise.sh DUR 1 seconds
 
 # ---------------------------------------------------------------- cleanup
 tmp=
@@ -272,10 +272,7 @@ record() { # ROW TOOL REP RESULT
 }
 
 # ---------------------------------------------------------------- run
-START_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-START_S=$(date +%s)
-LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-BUSY0=$(busy_probe 2)
+stamp_start busy
 start_serve || exit 1
 start_iperf3 || exit 1
 log "noise.sh: REPS=$REPS DUR=${DUR}s, netregress serve pid $SERVE_PID port $SERVE_PORT," \
@@ -304,10 +301,7 @@ done
 # nothing of ours may run during the closing probe
 stop_pid "$IPERF_PID"; IPERF_PID=
 stop_pid "$SERVE_PID"; SERVE_PID=
-END_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-END_S=$(date +%s)
-LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
-BUSY1=$(busy_probe 2)
+stamp_end busy
 
 # ---------------------------------------------------------------- table
 # stats FILE KEEP(all|kept) -> "n median cov_pct"; kept: runs not flagged

@@ -36,8 +36,8 @@ WARM=2
 HOST=127.0.0.1
 NR=${NETREGRESS:-$repo/build/netregress}
 
-case $REPS in '' | *[!0-9]* | 0) echo "peers.sh: REPS must be a positive integer" >&2; exit 2 ;; esac
-case $DUR in '' | *[!0-9]* | 0) echo "peers.sh: DUR must be a positive integer (seconds)" >&2; exit 2 ;; esac
+need_count peers.sh REPS 1
+need_count peers.sh DUR 1 seconds
 
 
 # ---------------------------------------------------------------- cleanup
@@ -275,9 +275,7 @@ record() { # ROW TOOL RESULT
 }
 
 # ---------------------------------------------------------------- run
-START_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-START_S=$(date +%s)
-LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+stamp_start
 start_iperf3 || exit 1
 log "peers.sh: REPS=$REPS DUR=${DUR}s, iperf3 server pid $IPERF_PID port $IPERF_PORT, started $START_DATE"
 
@@ -294,9 +292,7 @@ for rep in $(seq "$REPS"); do
 		done
 	done
 done
-END_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-END_S=$(date +%s)
-LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+stamp_end
 
 # ---------------------------------------------------------------- table
 # stats FILE -> "n median min max median_cpu_per_gb median_field5"

@@ -57,8 +57,8 @@ MSG=64
 NR=${NETREGRESS:-$repo/build/netregress}
 OURS_EXTRA=${OURS_EXTRA:-}
 
-case $REPS in '' | *[!0-9]* | 0) echo "rr.sh: REPS must be a positive integer" >&2; exit 2 ;; esac
-case $DUR in '' | *[!0-9]* | 0) echo "rr.sh: DUR must be a positive integer (seconds)" >&2; exit 2 ;; esac
+need_count rr.sh REPS 1
+need_count rr.sh DUR 1 seconds
 
 
 # ---------------------------------------------------------------- cleanup
@@ -186,10 +186,7 @@ record() { # ROW TOOL REP RESULT
 }
 
 # ---------------------------------------------------------------- run
-START_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-START_S=$(date +%s)
-LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-BUSY0=$(busy_probe 2)
+stamp_start busy
 log "rr.sh: REPS=$REPS DUR=${DUR}s, started $START_DATE, loadavg $LOAD0, others' busy share $BUSY0"
 
 for rep in $(seq "$REPS"); do
@@ -208,10 +205,7 @@ for rep in $(seq "$REPS"); do
 		done
 	done
 done
-END_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-END_S=$(date +%s)
-LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
-BUSY1=$(busy_probe 2)
+stamp_end busy
 
 # ---------------------------------------------------------------- table
 # stats FILE -> "n med_tps min_tps max_tps med_p50 med_p99"

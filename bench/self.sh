@@ -40,9 +40,9 @@ DUR=${DUR:-2}
 WARM=${WARM:-1}
 NR=${NETREGRESS:-$repo/build/netregress}
 
-case $REPS in '' | *[!0-9]* | 0) echo "self.sh: REPS must be a positive integer" >&2; exit 2 ;; esac
-case $DUR in '' | *[!0-9]* | 0) echo "self.sh: DUR must be a positive integer (seconds)" >&2; exit 2 ;; esac
-case $WARM in '' | *[!0-9]*) echo "self.sh: WARM must be a whole number of seconds" >&2; exit 2 ;; esac
+need_count self.sh REPS 1
+need_count self.sh DUR 1 seconds
+need_count self.sh WARM 0 seconds
 [ -n "${BEFORE:-}" ] || { echo "self.sh: BEFORE must name the earlier netregress: a binary or a git revision" >&2; exit 2; }
 if ! { [ -x "$BEFORE" ] && [ -f "$BEFORE" ]; } && ! git -C "$repo" rev-parse --verify --quiet "$BEFORE^{commit}" >/dev/null; then
 	echo "self.sh: BEFORE='$BEFORE' is neither an executable file nor a git revision of $repo" >&2
@@ -132,10 +132,7 @@ run_one() {
 	log "    $2: $f"
 }
 
-START_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-START_S=$(date +%s)
-LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-BUSY0=$(busy_probe 2)
+stamp_start busy
 log "self.sh: REPS=$REPS DUR=${DUR}s, before $old_desc, after $NR"
 for rep in $(seq "$REPS"); do
 	for row in "${ROWS[@]}"; do
@@ -149,10 +146,7 @@ for rep in $(seq "$REPS"); do
 		fi
 	done
 done
-END_DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-END_S=$(date +%s)
-LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
-BUSY1=$(busy_probe 2)
+stamp_end busy
 
 # compare's judgement, from a store of its own
 db="$tmp/self.db"
