@@ -713,6 +713,52 @@ static int flow_prepare(struct engine *e, struct flow *f, struct base_err *err)
 	return 0;
 }
 
+/*
+ * A udp sender's calls per wake-up and datagrams per call. Sends on
+ * loopback and veth deliver to the peer's socket in the sender's own
+ * context and never wait, so a worker that also receives udp (dir bidir)
+ * filled the peer's socket and then its own by IO_BUDGET calls of batch
+ * datagrams before its receivers got a turn: 95% of a 1472 B bidir stream
+ * and 99.7% of an 8952 B one on veth were lost in the receive buffers, and
+ * the figure measured that turn-taking, not the kernel. Such a worker
+ * takes turns: one send call per flow, then its receivers; and a call
+ * carries at most a quarter of the receive buffer in payload (the kernel
+ * charges a datagram's truesize, up to twice its payload, so half the
+ * buffer), at least one datagram. The buffer is the smaller of this end's
+ * (granted) and the one the peer asked for (doubled, as Linux grants it).
+ */
+static void tx_budget(const struct engine *e, struct worker *w)
+{
+	uint64_t rcvbuf = UINT64_MAX, fit;
+	bool tx = false, rx = false;
+
+	w->tx_budget = IO_BUDGET;
+	w->tx_batch = e->o.batch;
+	for (uint32_t i = 0; i < w->nflows; i++) {
+		const struct flow *f = w->flows[i];
+
+		tx |= f->tx;
+		if (!f->tx) {
+			rx = true;
+			if (f->rcvbuf && f->rcvbuf < rcvbuf)
+				rcvbuf = f->rcvbuf;
+		}
+	}
+	if (!e->o.udp || e->o.kind != ENGINE_STREAM || !tx || !rx)
+		return;
+	if (e->o.peer_rcvbuf && e->o.peer_rcvbuf < UINT64_MAX / 2 &&
+	    2 * e->o.peer_rcvbuf < rcvbuf)
+		rcvbuf = 2 * e->o.peer_rcvbuf;
+	w->tx_budget = 1;
+	if (rcvbuf == UINT64_MAX)
+		return;
+	fit = rcvbuf / 4 / e->o.msg_bytes;
+	if (fit < 1)
+		fit = 1;
+	if (fit < w->tx_batch)
+		w->tx_batch = (uint32_t)fit;
+}
+
 int engine_launch(struct engine *e, struct base_err *err)
 {
 	const struct base_cpulist *cpus = &e->o.cpus;
@@ -761,6 +807,8 @@ int engine_launch(struct engine *e, struct base_err *err)
 			return base_err_set(err, -errno, "epoll_ctl: %s",
 					    strerror(errno));
 	}
+	for (uint32_t i = 0; i < e->nworkers; i++)
+		tx_budget(e, &e->workers[i]);
 	for (uint32_t i = 0; i < e->nworkers; i++)
 		if ((ret = worker_blocking(&e->workers[i])))
 			return base_err_set(err, ret, "cannot make a flow's socket blocking: %s",

@@ -46,6 +46,8 @@ struct engine_opts {
 	uint32_t batch;      /* datagrams per sendmmsg/recvmmsg */
 	uint32_t udp_gso;    /* udp stream senders: UDP_SEGMENT size; 0 = off */
 	bool udp_gro;        /* udp stream receivers: UDP_GRO */
+	uint64_t peer_rcvbuf; /* the SO_RCVBUF the peer asked for; 0 = its
+			       * default (udp bidir sizes its send calls) */
 	uint32_t threads;    /* workers; flows go round-robin */
 	struct base_cpulist cpus; /* worker i on cpus[i % n]; n 0 = unpinned */
 	int64_t drain_ns;    /* how long receivers may drain after stop */

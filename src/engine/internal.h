@@ -109,6 +109,10 @@ struct worker {
 	struct flow **flows;
 	uint32_t nflows, ndrain;
 	bool timed; /* some flow has deadlines */
+	/* a udp sender's calls per wake-up and datagrams (sends of msg_bytes)
+	 * per call: IO_BUDGET and batch, or less when the worker also
+	 * receives udp (see tx_budget in engine.c) */
+	uint32_t tx_budget, tx_batch;
 	uint8_t *buf;
 	size_t buf_len, rx_len;
 	int filefd; /* tcp_sendfile: a memfd of one message, or -1 */

@@ -537,6 +537,7 @@ static int session_run(struct session *s, struct base_err *err)
 	eo.batch = s->cfg.batch;
 	eo.udp_gso = s->cfg.udp_gso;
 	eo.udp_gro = s->cfg.udp_gro;
+	eo.peer_rcvbuf = s->cfg.rcvbuf;
 	eo.threads = s->cfg.threads;
 	eo.cpus = s->cfg.remote_cpus;
 	eo.drain_ns = 5 * NS_PER_S;

@@ -87,6 +87,20 @@ check "ipv6 tcp runs over ::1" jtrue "$TMP/v6.json" 'd["run"]["server"].startswi
 timeout 60 "$NR" run udp_stream -6 -m 1452 "${RUN_SHORT[@]}" --dir bidir --json >"$TMP/v6u.json"
 check "ipv6 udp bidir, 1452 B" jtrue "$TMP/v6u.json" 'v("throughput.send.gbps") > 0 and v("throughput.recv.gbps") > 0 and "msg=1452" in d["config"]["key"]'
 
+# UDP both ways, one worker per end holding a sender and a receiver: the
+# worker takes turns (one send call, then its receivers), so the figure is
+# the kernel's and not the worker's; a worker that sent 64 calls a turn
+# lost 95% in its own and the peer's receive buffers.
+timeout 60 "$NR" run udp_stream -m 1472 -n 2 "${RUN_SHORT[@]}" --dir bidir --json --no-store >"$TMP/ubidir.json"
+check "udp bidir, 2 flows each way on one worker an end: loss under 50%, every receiver near its sender" \
+	jtrue "$TMP/ubidir.json" '"threads=1" in d["config"]["key"] and v("udp.loss_pct") < 50 and all(f["udp"]["lost"] < f["receiver_msgs"] for f in d["flows"])'
+# With udp_gso a call of 32 sends of 14720 B (471 KB) would overflow a
+# 208 KB receive buffer by itself: a call carries at most a quarter of the
+# smaller receive buffer, in whole sends of 10 datagrams.
+timeout 60 "$NR" run udp_stream -m 14720 --udp-gso 1472 "${RUN_SHORT[@]}" --dir bidir --json --no-store >"$TMP/ugbidir.json"
+check "udp bidir with gso: a call holds at most a quarter of the receive buffer, loss under 50%" \
+	jtrue "$TMP/ugbidir.json" 'min(d["flows"][0]["sockbuf_start"]["client_rcvbuf"], d["flows"][0]["sockbuf_start"]["server_rcvbuf"]) // 4 // 14720 * 10 >= v("io.msgs_per_send") >= 10 and v("udp.loss_pct") < 50'
+
 # UDP with a tiny receive buffer on the server: loss is counted and plausible.
 timeout 60 "$NR" run udp_stream -m 1400 --remote-rcvbuf 4K --batch 16 "${RUN_SHORT[@]}" --json >"$TMP/udp.json"
 check "udp loss counted with a tiny receiver buffer" jtrue "$TMP/udp.json" 'v("udp.lost") > 0 and 0 < v("udp.loss_pct") < 100'
