@@ -95,13 +95,13 @@ static void tcp_recv(struct worker *w, struct flow *f, uint32_t events)
 static void udp_send(struct worker *w, struct flow *f, uint32_t events)
 {
 	const uint64_t msg = w->e->o.msg_bytes;
-	const uint32_t batch = w->tx_batch;
+	const uint32_t batch = w->tx_batch, budget = w->tx_budget;
 	const uint64_t seg = w->e->o.udp_gso ? w->e->o.udp_gso : msg;
 	const uint64_t nseg = (msg + seg - 1) / seg;
 	uint64_t sends = 0, calls = 0;
 
 	(void)events;
-	for (uint32_t i = 0; i < w->tx_budget; i++) {
+	for (uint32_t i = 0; i < budget; i++) {
 		int n;
 
 		for (uint32_t k = 0; k < batch; k++) {
