@@ -171,6 +171,7 @@ int cmd_compare(int argc, char **argv)
 		}
 		ret = stats_table_build(sa.p, sa.n, sb.p, sb.n, &to, &t);
 		if (!ret) {
+			report_env_within_note(&t, sa.p, sa.n, sb.p, sb.n);
 			if (json) {
 				json_t *c = report_compare_json(&t);
 				json_t *env = report_env_diff_json(sa.p[0], sb.p[0]);

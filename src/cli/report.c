@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/load.h"
 #include "report/page.h"
+#include "report/report.h"
 #include "stats/table.h"
 #include "store/store.h"
 
@@ -222,6 +223,9 @@ static int add_config(struct store *st, const struct report_args *a,
 			continue;
 		ret = stats_table_build(ss[baseline].p, ss[baseline].n, ss[l].p,
 					ss[l].n, &a->to, &t);
+		if (!ret)
+			report_env_within_note(&t, ss[baseline].p, ss[baseline].n,
+					       ss[l].p, ss[l].n);
 		if (!ret && (ret = report_doc_add_table(doc, baseline, l, &t)))
 			stats_table_release(&t);
 		if (ret)

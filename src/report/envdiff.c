@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* What differs between the environments two labels ran in: compare's first lines. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -150,6 +151,119 @@ static void json_change(void *ctx, const char *entry, const char *a,
 {
 	json_array_append_new(ctx, json_pack("{s:s, s:s?, s:s?}", "entry", entry,
 					     "a", a, "b", b));
+}
+
+/* What entry `key` ("client.hostname", "server.net.core.rmem_max") of s
+ * holds: the short environment first, then the full snapshot. */
+static const char *entry_value(const struct base_sample *s, const char *key)
+{
+	const char *v = base_sample_env_get(s, key, NULL), *dot;
+	char side[16];
+
+	if (v)
+		return v;
+	dot = strchr(key, '.');
+	if (!dot || (size_t)(dot - key) >= sizeof(side))
+		return NULL;
+	memcpy(side, key, (size_t)(dot - key));
+	side[dot - key] = '\0';
+	return json_string_value(json_object_get(entries_of(s, side), dot + 1));
+}
+
+#define WITHIN_KEYS 8
+#define WITHIN_VALUES 4
+
+struct within {
+	size_t nkeys, more;
+	char key[WITHIN_KEYS][192];
+};
+
+static void within_key(void *ctx, const char *entry, const char *a,
+		       const char *b)
+{
+	struct within *w = ctx;
+
+	(void)a;
+	(void)b;
+	for (size_t k = 0; k < w->nkeys; k++)
+		if (!strcmp(w->key[k], entry))
+			return;
+	if (w->nkeys == WITHIN_KEYS) {
+		w->more++;
+		return;
+	}
+	snprintf(w->key[w->nkeys++], sizeof(w->key[0]), "%s", entry);
+}
+
+/* Append printf-style to out[len] at *off; a full buffer keeps what fit. */
+static void put(char *out, size_t len, size_t *off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void put(char *out, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	if (*off >= len)
+		return;
+	va_start(ap, fmt);
+	w = vsnprintf(out + *off, len - *off, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		*off = (size_t)w < len - *off ? *off + (size_t)w : len;
+}
+
+size_t report_env_within(const struct base_sample *const *s, size_t n,
+			 char *out, size_t len)
+{
+	struct within w = { 0 };
+	size_t off = 0;
+
+	if (len)
+		out[0] = '\0';
+	for (size_t i = 1; i < n; i++)
+		report_env_changes(s[0], s[i], within_key, &w);
+	for (size_t k = 0; k < w.nkeys; k++) {
+		const char *val[WITHIN_VALUES];
+		size_t cnt[WITHIN_VALUES] = { 0 }, nval = 0, other = 0;
+		char q[BASE_QUOTE_LEN];
+
+		for (size_t i = 0; i < n; i++) {
+			const char *v = entry_value(s[i], w.key[k]);
+			size_t j = 0;
+
+			while (j < nval && !same(val[j], v))
+				j++;
+			if (j == nval && nval == WITHIN_VALUES) {
+				other++;
+				continue;
+			}
+			if (j == nval)
+				val[nval++] = v;
+			cnt[j]++;
+		}
+		put(out, len, &off, "%s%s:", k ? "; " : "", w.key[k]);
+		for (size_t j = 0; j < nval; j++)
+			put(out, len, &off, "%s %s in %zu", j ? "," : "",
+			    val[j] ? base_quote(val[j], q) : "(none)", cnt[j]);
+		if (other)
+			put(out, len, &off, ", other values in %zu", other);
+	}
+	if (w.more)
+		put(out, len, &off, "; and %zu more entr%s", w.more,
+		    w.more == 1 ? "y" : "ies");
+	return w.nkeys + w.more;
+}
+
+void report_env_within_note(struct stats_table *t,
+			    const struct base_sample *const *a, size_t na,
+			    const struct base_sample *const *b, size_t nb)
+{
+	char buf[sizeof(t->notes.env_diff_a)];
+
+	if (t->notes.env_diff_a[0] && report_env_within(a, na, buf, sizeof(buf)))
+		memcpy(t->notes.env_diff_a, buf, sizeof(buf));
+	if (t->notes.env_diff_b[0] && report_env_within(b, nb, buf, sizeof(buf)))
+		memcpy(t->notes.env_diff_b, buf, sizeof(buf));
 }
 
 json_t *report_env_diff_json(const struct base_sample *a,

@@ -41,6 +41,20 @@ void report_env_diff_text(FILE *out, const struct base_sample *a,
 			  const char *label_b);
 json_t *report_env_diff_json(const struct base_sample *a,
 			     const struct base_sample *b);
+/*
+ * Within one label: the environment entries in which s[1..n) differ from
+ * s[0], each with its values and how many samples had each ("client.
+ * net.core.rmem_max: 212992 in 4, 4194304 in 2; ..."), into out[len].
+ * Returns how many entries differ (0: none that the snapshots show).
+ */
+size_t report_env_within(const struct base_sample *const *s, size_t n,
+			 char *out, size_t len);
+/* A table's notes name the fingerprint entries that differ within a
+ * label; this puts the entries and values there instead, when the
+ * samples' snapshots show them. */
+void report_env_within_note(struct stats_table *t,
+			    const struct base_sample *const *a, size_t na,
+			    const struct base_sample *const *b, size_t nb);
 /* The same as JSON (new reference) and as CSV rows (header once). */
 json_t *report_compare_json(const struct stats_table *t);
 void report_compare_csv_header(FILE *out);

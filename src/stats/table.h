@@ -34,7 +34,9 @@ struct stats_notes {
 	bool too_few;                /* fewer than min_n samples a side */
 	size_t outliers_a, outliers_b; /* headline values with |modified z| > 3.5 */
 	double drift_p_a, drift_p_b; /* headline trend with run order (NaN: untested) */
-	char env_diff_a[160], env_diff_b[160]; /* "client.kernel" etc. that differ within a label */
+	/* "client.kernel" etc. that differ within a label (the caller may
+	 * replace them by the entries and values, report_env_within_note) */
+	char env_diff_a[512], env_diff_b[512];
 	size_t disturbed_a, disturbed_b; /* samples left out as disturbed */
 	size_t not_steady_a, not_steady_b; /* samples whose window trended */
 	size_t host_trend_a, host_trend_b; /* of those, with the host's speed trending the same way */

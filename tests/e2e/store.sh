@@ -79,6 +79,35 @@ check "compare --json carries the speed note's shift" \
 check "compare --json carries the mixed windows and their widest gap" \
 	jtrue "$TMP/speed.json" 'd["configs"][0]["notes"]["mixed_a"] == 3 and d["configs"][0]["notes"]["mixed_b"] == 0 and d["configs"][0]["notes"]["mixed_gap_pct_a"] == 28'
 
+# Samples of one label that ran in different environments: the note names
+# the entry that differs and how many samples had each value. Five of
+# envA from the stored sample, two of them with another rmem_max (and so
+# another fingerprint); three of envB.
+python3 - "$TMP/all.jsonl" "$TMP/envw.jsonl" <<'PY'
+import json, sys, uuid
+base = json.loads(open(sys.argv[1]).readline())
+with open(sys.argv[2], "w") as out:
+    for label, n, changed in (("envA", 5, (3, 4)), ("envB", 3, ())):
+        for i in range(n):
+            d = json.loads(json.dumps(base))
+            d["sample_id"] = uuid.uuid4().hex
+            d["label"] = label
+            if i in changed:
+                for side in ("client", "server"):
+                    d["sysenv"][side]["entries"]["sysctl.net.core.rmem_max"] = "12345"
+                    d["sysenv"][side]["fingerprint"] = "00000000deadbeef"
+                    d["env"][side]["env_fingerprint"] = "00000000deadbeef"
+            out.write(json.dumps(d) + "\n")
+PY
+"$NR" import --db "$TMP/envw.db" "$TMP/envw.jsonl" >/dev/null
+"$NR" compare --db "$TMP/envw.db" envA envB >"$TMP/envw.txt"
+rmem=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["sysenv"]["client"]["entries"]["sysctl.net.core.rmem_max"])' "$TMP/all.jsonl")
+check "compare: a label whose samples ran in two environments, the entry and its values with their counts" \
+	grep -qF "note: samples of envA ran in different environments: client.sysctl.net.core.rmem_max: $rmem in 3, 12345 in 2; server.sysctl.net.core.rmem_max: $rmem in 3, 12345 in 2" "$TMP/envw.txt"
+check "compare: no such note for the label whose samples ran in one" sh -c '! grep -q "samples of envB ran in different" "$1"' _ "$TMP/envw.txt"
+"$NR" report --db "$TMP/envw.db" --format md -o "$TMP/envw.md" envA envB 2>/dev/null
+check "report (markdown) names the entry as well" grep -qF "client.sysctl.net.core.rmem\\_max: $rmem in 3, 12345 in 2" "$TMP/envw.md"
+
 # show says what went with the headline: ten tcp_stream samples (from the
 # stored one, new ids) whose throughput follows their socket backlog per MB
 # and goes against their context switches per MB, another metric unrelated.

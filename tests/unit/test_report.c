@@ -617,6 +617,44 @@ static void test_env_changes_name_what_differs(void **state)
 	base_sample_release(&bare);
 }
 
+/* Within one label: each differing entry with its values and counts; past
+ * four values the rest are counted together; an entry a sample lacks is
+ * "(none)"; a small buffer keeps what fits, terminated. */
+static void test_env_within_counts_values(void **state)
+{
+	static const char *const v[6][2] = {
+		{ "kernel.release=6.1.0", "sysctl.net.core.rmem_max=212992" },
+		{ "kernel.release=6.1.0", "sysctl.net.core.rmem_max=212992" },
+		{ "kernel.release=6.1.0", "sysctl.net.core.rmem_max=4194304" },
+		{ "kernel.release=6.2.0", "sysctl.net.core.rmem_max=1" },
+		{ "kernel.release=6.1.0", "sysctl.net.core.rmem_max=2" },
+		{ "kernel.release=6.1.0", "if.lo.mtu=65536" },
+	};
+	struct base_sample s[6];
+	const struct base_sample *p[6];
+	char out[512], small[40];
+
+	(void)state;
+	for (size_t i = 0; i < 6; i++) {
+		snapshot_sample(&s[i], "vm", v[i], 2);
+		p[i] = &s[i];
+	}
+	assert_int_equal(report_env_within(p, 2, out, sizeof(out)), 0);
+	assert_string_equal(out, "");
+	assert_int_equal(report_env_within(p, 3, out, sizeof(out)), 2);
+	assert_string_equal(out, "client.sysctl.net.core.rmem_max: 212992 in 2, 4194304 in 1; "
+				 "server.sysctl.net.core.rmem_max: 212992 in 2, 4194304 in 1");
+	/* client: kernel.release, rmem_max, if.lo.mtu; server: the same */
+	assert_int_equal(report_env_within(p, 6, out, sizeof(out)), 6);
+	assert_non_null(strstr(out, "client.sysctl.net.core.rmem_max: 212992 in 2, 4194304 in 1, 1 in 1, 2 in 1, other values in 1;"));
+	assert_non_null(strstr(out, "client.kernel.release: 6.1.0 in 5, 6.2.0 in 1;"));
+	assert_non_null(strstr(out, "client.if.lo.mtu: (none) in 5, 65536 in 1;"));
+	assert_int_equal(report_env_within(p, 6, small, sizeof(small)), 6);
+	assert_int_equal(strlen(small), sizeof(small) - 1);
+	for (size_t i = 0; i < 6; i++)
+		base_sample_release(&s[i]);
+}
+
 static char *md_of(const struct report_doc *d)
 {
 	char *buf = NULL;
@@ -928,6 +966,7 @@ int main(void)
 		cmocka_unit_test(test_charts_find_axes_and_their_followers),
 		cmocka_unit_test(test_compare_table_columns_line_up),
 		cmocka_unit_test(test_env_changes_name_what_differs),
+		cmocka_unit_test(test_env_within_counts_values),
 		cmocka_unit_test(test_charts_order_numbers_then_words),
 		cmocka_unit_test(test_md_of_a_hand_built_table),
 		cmocka_unit_test(test_html_marks_charts_for_counting),
