@@ -108,6 +108,13 @@ int cli_config_opt(int opt, const char *arg, struct job_config *c)
 	case CLI_OPT_UDP_GRO:
 		c->udp_gro = true;
 		return 1;
+	case CLI_OPT_SENDFILE_FROM:
+		if (job_sendfile_from_parse(arg, &c->sendfile_from)) {
+			cli_error("invalid --sendfile-from '%s': expected tmp (a file in $TMPDIR or /tmp) or memfd",
+				  arg);
+			return -1;
+		}
+		return 1;
 	case CLI_OPT_CPUS:
 		return cli_cpulist("--cpus", arg, &c->cpus) ? 1 : -1;
 	case CLI_OPT_RCPUS:

@@ -55,6 +55,8 @@ static const char run_help[] =
 	"                          leaves as datagrams of SIZE bytes (at most 64)\n"
 	"      --udp-gro           udp_stream receivers: UDP_GRO, take datagrams\n"
 	"                          the kernel kept coalesced in one read\n"
+	"      --sendfile-from F   tcp_sendfile: tmp (a file in $TMPDIR or /tmp,\n"
+	"                          as iperf3 -Z; default) or memfd (shmem pages)\n"
 	"  -r REQ,RESP             request/response sizes (default 1,1)\n"
 	"      --burst N           requests in flight per flow (closed loop)\n"
 	"      --rate R            open loop: R requests/s per flow; latency counts\n"

@@ -7,8 +7,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -225,6 +227,38 @@ static int read_optional_str(const char *path, char *buf, char *out,
 	return 0;
 }
 
+const char *collect_tmp_dir(void)
+{
+	const char *d = getenv("TMPDIR");
+
+	return d && d[0] == '/' && strlen(d) < sizeof(((struct collect_env *)0)->tmp_dir) ?
+		       d : "/tmp";
+}
+
+void collect_fs_name(unsigned long magic, char *out, size_t cap)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} fs[] = {
+		{ 0xEF53, "ext4" }, /* ext2, ext3 and ext4 share it */
+		{ 0x01021994, "tmpfs" }, { 0x58465342, "xfs" },
+		{ 0x9123683E, "btrfs" }, { 0x794C7630, "overlay" },
+		{ 0x6969, "nfs" }, { 0xF2F52010, "f2fs" }, { 0x2FC12FC1, "zfs" },
+		{ 0x858458F6, "ramfs" }, { 0x73717368, "squashfs" },
+		{ 0x65735546, "fuse" }, { 0x01021997, "9p" },
+		{ 0x5346544E, "ntfs" }, { 0x4D44, "vfat" },
+	};
+
+	for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++) {
+		if (fs[i].magic == magic) {
+			snprintf(out, cap, "%s", fs[i].name);
+			return;
+		}
+	}
+	snprintf(out, cap, "0x%lx", magic);
+}
+
 int collect_env_read(struct collect_env *out, struct base_err *err)
 {
 	struct utsname u;
@@ -302,6 +336,16 @@ int collect_env_read(struct collect_env *out, struct base_err *err)
 		goto out;
 	ret = read_optional_str(BOOT_ID_PATH, buf, out->boot_id,
 				sizeof(out->boot_id), err);
+	if (ret)
+		goto out;
+	{
+		struct statfs sf;
+
+		snprintf(out->tmp_dir, sizeof(out->tmp_dir), "%s", collect_tmp_dir());
+		if (!statfs(out->tmp_dir, &sf))
+			collect_fs_name((unsigned long)sf.f_type, out->tmp_fs,
+					sizeof(out->tmp_fs));
+	}
 out:
 	free(buf);
 	return ret;

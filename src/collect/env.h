@@ -22,6 +22,11 @@ struct collect_env {
 	/* this boot of this machine, the same in every network namespace:
 	 * two ends with one boot_id share the CPUs; "" if unreadable */
 	char boot_id[40];
+	/* the temporary directory (collect_tmp_dir) and its filesystem
+	 * ("ext4", "tmpfs", ... or the magic in hex; "" if statfs failed):
+	 * tcp_sendfile sends from a file there */
+	char tmp_dir[256];
+	char tmp_fs[32];
 	int64_t wall_ns; /* CLOCK_REALTIME ns when the snapshot was taken */
 };
 
@@ -41,6 +46,13 @@ struct collect_env {
  * measured loop; any thread, including a worker.
  */
 int collect_env_read(struct collect_env *out, struct base_err *err);
+
+/* $TMPDIR when it is an absolute path (and fits), else "/tmp". Any thread. */
+const char *collect_tmp_dir(void);
+
+/* The name of a filesystem's statfs f_type ("ext4", "tmpfs", "xfs",
+ * "btrfs", "overlay", "nfs", ...) into out, or the magic in hex. */
+void collect_fs_name(unsigned long magic, char *out, size_t cap);
 
 /*
  * The CPU model in /proc/cpuinfo text (len bytes, need not be

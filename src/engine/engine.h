@@ -34,8 +34,9 @@ struct engine_opts {
 	bool udp;
 	uint64_t msg_bytes;  /* bytes per send (a datagram for udp) */
 	uint64_t rmsg_bytes; /* tcp stream: bytes per recv; 0 = msg_bytes */
-	bool sendfile;       /* tcp stream senders: sendfile(2) from a memfd
+	bool sendfile;       /* tcp stream senders: sendfile(2) from a file
 			      * of msg_bytes, not send() from a buffer */
+	bool sendfile_memfd; /* that file: a memfd, not one in the temp dir */
 	uint64_t req_bytes, resp_bytes; /* request/response sizes */
 	uint32_t burst;      /* requests in flight per flow (closed loop) */
 	double rate;         /* open loop: requests/s per flow; 0 = closed */

@@ -55,6 +55,27 @@ const char *job_placement_name(enum job_placement p)
 	return (unsigned)p < JOB_PLACE_COUNT ? placement_names[p] : "?";
 }
 
+static const char *const sendfile_from_names[JOB_SENDFILE_COUNT] = {
+	[JOB_SENDFILE_UNSET] = "", [JOB_SENDFILE_TMP] = "tmp",
+	[JOB_SENDFILE_MEMFD] = "memfd",
+};
+
+const char *job_sendfile_from_name(enum job_sendfile_from f)
+{
+	return (unsigned)f < JOB_SENDFILE_COUNT ? sendfile_from_names[f] : "?";
+}
+
+int job_sendfile_from_parse(const char *s, enum job_sendfile_from *out)
+{
+	for (int i = JOB_SENDFILE_TMP; i < JOB_SENDFILE_COUNT; i++) {
+		if (!strcmp(s, sendfile_from_names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 int job_placement_parse(const char *s, enum job_placement *out)
 {
 	for (int i = 0; i < JOB_PLACE_COUNT; i++) {
@@ -418,6 +439,16 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 	} else {
 		c->batch = 1;
 	}
+	if ((unsigned)c->sendfile_from >= JOB_SENDFILE_COUNT)
+		return base_err_set(err, -EINVAL,
+				    "invalid sendfile_from %d: expected tmp or memfd",
+				    (int)c->sendfile_from);
+	if (c->sendfile_from && c->test != JOB_TEST_TCP_SENDFILE)
+		return base_err_set(err, -EINVAL,
+				    "sendfile_from applies to tcp_sendfile only, not %s",
+				    job_test_name(c->test));
+	if (c->test == JOB_TEST_TCP_SENDFILE && !c->sendfile_from)
+		c->sendfile_from = JOB_SENDFILE_TMP;
 	if ((c->udp_gso || c->udp_gro) &&
 	    (!udp || job_test_kind(c->test) != JOB_KIND_STREAM))
 		return base_err_set(err, -EINVAL,
@@ -619,6 +650,10 @@ void job_config_each_param(const struct job_config *c,
 		snprintf(v, sizeof(v), "%" PRIu64, c->resp_bytes);
 		fn(ctx, "resp", v);
 	}
+	/* always with tcp_sendfile: samples stored before it sent from a
+	 * memfd, and stand apart from both kinds */
+	if (c->test == JOB_TEST_TCP_SENDFILE)
+		fn(ctx, "sendfile_from", job_sendfile_from_name(c->sendfile_from));
 	fmt_buf(c->sndbuf, v, sizeof(v));
 	fn(ctx, "sndbuf", v);
 	snprintf(v, sizeof(v), "%" PRIu32, c->streams);
@@ -721,6 +756,11 @@ json_t *job_config_to_json(const struct job_config *c)
 		json_object_set_new(j, "udp_gso", json_integer(c->udp_gso));
 	if (j && c->udp_gro)
 		json_object_set_new(j, "udp_gro", json_true());
+	/* a peer that predates it refuses the field: it would send from a
+	 * memfd under a key that says otherwise */
+	if (j && c->sendfile_from)
+		json_object_set_new(j, "sendfile_from",
+				    json_string(job_sendfile_from_name(c->sendfile_from)));
 	return j;
 }
 
@@ -767,7 +807,7 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		"warmup_ns", "interval_ns", "req", "resp", "burst", "rate",
 		"rr_timeout_ns", "rmsg", "topology", "mtu", "gro", "gso", "tso",
 		"tbf_rate", "cpu_quota", "placement", "warmup_auto",
-		"udp_gso", "udp_gro",
+		"udp_gso", "udp_gro", "sendfile_from",
 	};
 	const char *key, *s = NULL;
 	char q[BASE_QUOTE_LEN];
@@ -872,6 +912,15 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		return base_err_set(err, -EINVAL,
 				    "configuration field 'udp_gro': expected true or false");
 	c->udp_gro = json_is_true(v);
+	/* absent: what older versions ran, a memfd */
+	v = json_object_get(obj, "sendfile_from");
+	if (!v && c->test == JOB_TEST_TCP_SENDFILE)
+		c->sendfile_from = JOB_SENDFILE_MEMFD;
+	if (v && ((ret = get_str(obj, "sendfile_from", &s, err)) ||
+		  job_sendfile_from_parse(s, &c->sendfile_from)))
+		return ret ? ret : base_err_set(err, -EINVAL,
+						"configuration field 'sendfile_from' = '%s': expected tmp or memfd",
+						base_quote(s, q));
 	/* absent in what older versions stored: those ran unpinned or as told */
 	c->placement = JOB_PLACE_FREE;
 	if (json_object_get(obj, "placement") &&

@@ -66,6 +66,20 @@ enum job_placement {
 };
 
 /*
+ * tcp_sendfile: the file the senders sendfile(2) from. tmp: an unnamed file
+ * in the sending end's $TMPDIR or /tmp, as iperf3 -Z and netperf's
+ * TCP_SENDFILE send (its filesystem's page cache: on ext4 large folios);
+ * memfd: shmem pages (what netregress sent before the choice existed, and
+ * what a document without the field ran). The two differ by a third here.
+ */
+enum job_sendfile_from {
+	JOB_SENDFILE_UNSET, /* finalize: tmp for tcp_sendfile */
+	JOB_SENDFILE_TMP,
+	JOB_SENDFILE_MEMFD,
+	JOB_SENDFILE_COUNT,
+};
+
+/*
  * Everything that defines the workload of one test; the run-control fields
  * at the end (duration, warm-up, interval) are recorded with each sample but
  * are not part of the canonical key.
@@ -91,6 +105,7 @@ struct job_config {
 	 * (UDP_SEGMENT; 0 = off); receivers take coalesced datagrams (UDP_GRO) */
 	uint32_t udp_gso;
 	bool udp_gro;
+	enum job_sendfile_from sendfile_from; /* tcp_sendfile only */
 	uint64_t req_bytes, resp_bytes; /* request/response sizes; 0 = 1 */
 	uint32_t burst;      /* transactions in flight per flow; 0 = 1 */
 	double rate;         /* open loop: transactions/s per flow; 0 = closed */
@@ -142,6 +157,9 @@ int job_parse_warmup(const char *s, int64_t *ns, bool *autow,
 const char *job_placement_name(enum job_placement p);
 /* "split" or "free"; -EINVAL otherwise. */
 int job_placement_parse(const char *s, enum job_placement *out);
+/* tmp, memfd ("" unset); parse takes tmp or memfd. */
+const char *job_sendfile_from_name(enum job_sendfile_from f);
+int job_sendfile_from_parse(const char *s, enum job_sendfile_from *out);
 
 /* Flows on the wire: streams, twice that for bidir. */
 uint32_t job_config_nflows(const struct job_config *c);

@@ -45,6 +45,7 @@ enum pkind {
 	PK_BPS,
 	PK_PCT,
 	PK_STREAMS,
+	PK_SENDFILE,
 };
 
 enum pid {
@@ -82,6 +83,7 @@ enum pid {
 	P_PLACEMENT,
 	P_UDP_GSO,
 	P_UDP_GRO,
+	P_SENDFILE_FROM,
 	P_COUNT,
 };
 
@@ -132,6 +134,8 @@ static const struct pdef pdefs[P_COUNT] = {
 	/* udp_stream: UDP_SEGMENT size of the senders, UDP_GRO receivers */
 	[P_UDP_GSO] = { "udp_gso", PK_SIZE, JOB_UDP_HDR_BYTES, 65535, "off" },
 	[P_UDP_GRO] = { "udp_gro", PK_BOOL, 0, 0, NULL },
+	/* tcp_sendfile: the file sent from */
+	[P_SENDFILE_FROM] = { "sendfile_from", PK_SENDFILE, 0, 0, NULL },
 };
 
 /* A parsed parameter value: the field of its kind is set, the rest zero. */
@@ -322,6 +326,9 @@ static void expect_text(const struct pdef *d, char *buf, size_t len)
 	case PK_PLACEMENT:
 		snprintf(buf, len, "expected split or free");
 		break;
+	case PK_SENDFILE:
+		snprintf(buf, len, "expected tmp (a file in $TMPDIR or /tmp) or memfd");
+		break;
 	case PK_TOGGLE:
 		snprintf(buf, len, "expected on, off or default");
 		break;
@@ -426,6 +433,14 @@ static int parse_value(const struct pdef *d, const char *s, struct job_value *v)
 		if (job_placement_parse(s, &pl))
 			return -EINVAL;
 		v->i = pl;
+		return 0;
+	}
+	case PK_SENDFILE: {
+		enum job_sendfile_from f;
+
+		if (job_sendfile_from_parse(s, &f))
+			return -EINVAL;
+		v->i = f;
 		return 0;
 	}
 	case PK_TOGGLE:
@@ -586,6 +601,9 @@ static void apply(struct job_config *c, enum pid p, const struct job_value *v)
 		break;
 	case P_UDP_GRO:
 		c->udp_gro = v->i;
+		break;
+	case P_SENDFILE_FROM:
+		c->sendfile_from = (enum job_sendfile_from)v->i;
 		break;
 	case P_GSO:
 		c->gso = (int8_t)v->i;

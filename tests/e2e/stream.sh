@@ -81,6 +81,32 @@ timeout 60 "$NR" run tcp_sendfile -l 300ms --warmup 0 --no-collect --dir bidir -
 check "tcp_sendfile bidir with 1 MB messages and 16K reads: both ways carry data" \
 	jtrue "$TMP/sfb.json" 'v("throughput.send.gbps") > 0 and v("throughput.recv.gbps") > 0 and "msg=1048576" in d["config"]["key"] and "rmsg=16384" in d["config"]["key"]'
 
+# tcp_sendfile sends from a file in $TMPDIR (else /tmp), as iperf3 -Z:
+# the key says so and the environment names that directory's filesystem;
+# --sendfile-from memfd sends from shmem under its own key; a temp
+# directory that is not there fails the run naming it.
+TMPDIR=$TMP timeout 60 "$NR" run tcp_sendfile -l 300ms --warmup 0 --no-collect --dir recv \
+	--json --no-store >"$TMP/sft.json" 2>"$TMP/sft.err"
+check "tcp_sendfile: the key says sendfile_from=tmp, the environment names TMPDIR and its filesystem on both ends" \
+	jtrue "$TMP/sft.json" '" sendfile_from=tmp " in d["config"]["key"] and d["env"]["client"]["tmp_dir"] == d["env"]["server"]["tmp_dir"] == "'"$TMP"'" and d["env"]["server"]["tmp_fs"] != "" and all(f["sender_total_bytes"] == f["receiver_total_bytes"] > 0 for f in d["flows"])'
+timeout 60 "$NR" run tcp_sendfile -l 300ms --warmup 0 --no-collect --sendfile-from memfd \
+	--json --no-store >"$TMP/sfm.json" 2>"$TMP/sfm.err"
+check "tcp_sendfile --sendfile-from memfd: its own key, every byte sent arrived" \
+	jtrue "$TMP/sfm.json" '" sendfile_from=memfd " in d["config"]["key"] and all(f["sender_total_bytes"] == f["receiver_total_bytes"] > 0 for f in d["flows"])'
+TMPDIR=$TMP/not-there timeout 60 "$NR" run tcp_sendfile -l 300ms --warmup 0 --no-collect \
+	--no-store >"$TMP/sfx.out" 2>"$TMP/sfx.err"
+rc=$?
+checkx "tcp_sendfile with a TMPDIR that is not there: fails, naming the directory" \
+	'[ $rc -ne 0 ] && grep -qF "cannot make the message file in $TMP/not-there" "$TMP/sfx.err"'
+"$NR" run tcp_stream --sendfile-from memfd -l 300ms --no-store >/dev/null 2>"$TMP/sfo.err"
+rc=$?
+checkx "--sendfile-from on tcp_stream: exit 2, named" \
+	'[ $rc -eq 2 ] && grep -q "sendfile_from applies to tcp_sendfile only, not tcp_stream" "$TMP/sfo.err"'
+"$NR" run tcp_sendfile --sendfile-from disk -l 300ms --no-store >/dev/null 2>"$TMP/sfd.err"
+rc=$?
+checkx "--sendfile-from disk: exit 2, naming the value and what is expected" \
+	'[ $rc -eq 2 ] && grep -qF "invalid --sendfile-from '"'"'disk'"'"': expected tmp" "$TMP/sfd.err"'
+
 # IPv6, both tests.
 timeout 60 "$NR" run tcp_stream -6 "${RUN_SHORT[@]}" --json >"$TMP/v6.json"
 check "ipv6 tcp runs over ::1" jtrue "$TMP/v6.json" 'd["run"]["server"].startswith("[::1]") and v("throughput.gbps") > 0 and "ipv=6" in d["config"]["key"]'

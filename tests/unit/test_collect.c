@@ -517,6 +517,39 @@ static void test_env_read_on_this_machine(void **state)
 	}
 }
 
+/* The temp directory tcp_sendfile sends from, and its filesystem's name. */
+static void test_env_tmp_dir_and_filesystem(void **state)
+{
+	struct base_err err = { "" };
+	struct collect_env env;
+	const char *saved = getenv("TMPDIR");
+	char keep[256] = "", name[32];
+
+	(void)state;
+	if (saved)
+		snprintf(keep, sizeof(keep), "%s", saved);
+	setenv("TMPDIR", "relative/dir", 1);
+	assert_string_equal(collect_tmp_dir(), "/tmp");
+	setenv("TMPDIR", "/proc", 1);
+	assert_string_equal(collect_tmp_dir(), "/proc");
+	assert_int_equal(collect_env_read(&env, &err), 0);
+	assert_string_equal(env.tmp_dir, "/proc");
+	assert_string_equal(env.tmp_fs, "0x9fa0"); /* procfs: not in the table */
+	setenv("TMPDIR", "/nonexistent-netregress", 1);
+	assert_int_equal(collect_env_read(&env, &err), 0);
+	assert_string_equal(env.tmp_fs, "");
+	if (saved)
+		setenv("TMPDIR", keep, 1);
+	else
+		unsetenv("TMPDIR");
+	collect_fs_name(0xEF53, name, sizeof(name));
+	assert_string_equal(name, "ext4");
+	collect_fs_name(0x01021994, name, sizeof(name));
+	assert_string_equal(name, "tmpfs");
+	collect_fs_name(0x12345678, name, sizeof(name));
+	assert_string_equal(name, "0x12345678");
+}
+
 static void test_cpuinfo_model_falls_back_by_architecture(void **state)
 {
 	static const struct {
@@ -691,6 +724,7 @@ int main(void)
 		cmocka_unit_test(test_read_real_proc_stat_has_online_cpus),
 		cmocka_unit_test(test_cpustat_free_accepts_null),
 		cmocka_unit_test(test_env_read_on_this_machine),
+		cmocka_unit_test(test_env_tmp_dir_and_filesystem),
 		cmocka_unit_test(test_cpuinfo_model_falls_back_by_architecture),
 		cmocka_unit_test(test_sysctl_read_u64),
 		cmocka_unit_test(test_rusage_delta_monotonic_after_burning_cpu),

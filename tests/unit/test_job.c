@@ -327,13 +327,14 @@ static void test_finalize_bidir_doubles_flows_for_threads(void **state)
 
 static void test_key_is_exact_for_known_config(void **state)
 {
-	/* tcp_sendfile: the same parameters, rmsg included; only the test differs */
+	/* tcp_sendfile: the same parameters, rmsg included, and the file it
+	 * sends from */
 	static const struct {
 		enum job_test test;
-		const char *name;
+		const char *name, *from;
 	} tests[] = {
-		{ JOB_TEST_TCP_STREAM, "tcp_stream" },
-		{ JOB_TEST_TCP_SENDFILE, "tcp_sendfile" },
+		{ JOB_TEST_TCP_STREAM, "tcp_stream", "" },
+		{ JOB_TEST_TCP_SENDFILE, "tcp_sendfile", "sendfile_from=tmp " },
 	};
 	struct job_config c;
 	char key[KEY_LEN], want[KEY_LEN];
@@ -354,8 +355,8 @@ static void test_key_is_exact_for_known_config(void **state)
 			 "cc=default cpus=0-1 dir=recv ipv=4 msg=256 "
 			 "nodelay=1 rcvbuf=8192 remote_cpus=2-3 "
 			 "remote_rcvbuf=auto remote_sndbuf=auto rmsg=131072 "
-			 "sndbuf=8192 streams=32 test=%s threads=2 "
-			 "topology=loopback", tests[i].name);
+			 "%ssndbuf=8192 streams=32 test=%s threads=2 "
+			 "topology=loopback", tests[i].from, tests[i].name);
 		assert_string_equal(key, want);
 	}
 }
@@ -1396,6 +1397,61 @@ static void test_parse_warmup(void **state)
  * tests/fuzz: fuzz_parse, fuzz_proto).
  */
 /*
+ * sendfile_from: tcp_sendfile only, tmp unless set; always in its key and
+ * JSON; a document without it ran from a memfd; a bad value is named.
+ */
+static void test_sendfile_from_key_json_and_default(void **state)
+{
+	struct job_config c, back;
+	struct base_err err = { "" };
+	char key[KEY_LEN];
+	json_t *j;
+
+	(void)state;
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_SENDFILE;
+	finalize_ok(&c, 8);
+	assert_int_equal(c.sendfile_from, JOB_SENDFILE_TMP);
+	key_of(&c, key);
+	assert_non_null(strstr(key, " rmsg=131072 sendfile_from=tmp sndbuf=auto "));
+	expect_sorted_names(key, 17);
+	expect_json_round_trip(&c);
+	j = job_config_to_json(&c);
+	assert_string_equal(json_string_value(json_object_get(j, "sendfile_from")), "tmp");
+	json_object_del(j, "sendfile_from");
+	assert_int_equal(job_config_from_json(j, &back, &err), 0);
+	assert_int_equal(back.sendfile_from, JOB_SENDFILE_MEMFD);
+	json_object_set_new(j, "sendfile_from", json_string("disk"));
+	assert_int_equal(job_config_from_json(j, &back, &err), -EINVAL);
+	expect_msg_has(&err, "'sendfile_from' = 'disk': expected tmp or memfd");
+	json_object_set_new(j, "sendfile_from", json_integer(1));
+	assert_int_equal(job_config_from_json(j, &back, &err), -EINVAL);
+	expect_msg_has(&err, "'sendfile_from': expected a string");
+	json_decref(j);
+
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_SENDFILE;
+	assert_int_equal(job_sendfile_from_parse("memfd", &c.sendfile_from), 0);
+	finalize_ok(&c, 8);
+	key_of(&c, key);
+	assert_non_null(strstr(key, " sendfile_from=memfd "));
+	expect_json_round_trip(&c);
+	assert_int_equal(job_sendfile_from_parse("", &c.sendfile_from), -EINVAL);
+
+	/* other tests: not in the key, refused when set */
+	job_config_init(&c);
+	finalize_ok(&c, 8);
+	key_of(&c, key);
+	assert_null(strstr(key, "sendfile_from"));
+	j = job_config_to_json(&c);
+	assert_null(json_object_get(j, "sendfile_from"));
+	json_decref(j);
+	job_config_init(&c);
+	c.sendfile_from = JOB_SENDFILE_MEMFD;
+	expect_finalize_rejects(&c, "sendfile_from applies to tcp_sendfile only, not tcp_stream", NULL);
+}
+
+/*
  * udp_gso and udp_gro: udp_stream only, checked against the message size,
  * the kernel's segment limit and a veth mtu; in the key (and the JSON) only
  * when on, so that samples taken before they existed keep their keys.
@@ -1539,6 +1595,7 @@ int main(void)
 		cmocka_unit_test(test_key_changes_with_every_workload_parameter),
 		cmocka_unit_test(test_key_changes_with_udp_batch),
 		cmocka_unit_test(test_key_keeps_cpu_order),
+		cmocka_unit_test(test_sendfile_from_key_json_and_default),
 		cmocka_unit_test(test_udp_offloads_key_json_and_limits),
 		cmocka_unit_test(test_key_ignores_duration_warmup_and_interval),
 		cmocka_unit_test(test_key_reports_enospc_when_buffer_too_small),

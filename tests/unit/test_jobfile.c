@@ -575,6 +575,15 @@ static void test_every_parameter_reaches_the_configuration(void **state)
 	assert_string_equal(cells[3].desc, "udp_gso=1472 udp_gro=yes");
 	job_cells_free(cells, n);
 	job_file_free(jf);
+
+	jf = parse_ok("params:\n  test: tcp_sendfile\n  sendfile_from: [tmp, memfd]\n");
+	n = expand_ok(jf, &cells);
+	assert_int_equal(n, 2);
+	assert_int_equal(cells[0].cfg.sendfile_from, JOB_SENDFILE_TMP);
+	assert_int_equal(cells[1].cfg.sendfile_from, JOB_SENDFILE_MEMFD);
+	assert_string_equal(cells[1].desc, "sendfile_from=memfd");
+	job_cells_free(cells, n);
+	job_file_free(jf);
 }
 
 static void test_seed_is_drawn_when_absent_and_kept_when_given(void **state)
@@ -772,6 +781,8 @@ static void test_params_errors(void **state)
 			   "x.yaml:2:12: invalid value '4' for 'udp_gso': expected a size like 8K or 1M, from 8 bytes to 65535, or off");
 	expect_parse_error("params:\n  udp_gso: auto\n",
 			   "x.yaml:2:12: invalid value 'auto' for 'udp_gso': expected a size like 8K or 1M, from 8 bytes to 65535, or off");
+	expect_parse_error("params:\n  sendfile_from: disk\n",
+			   "x.yaml:2:18: invalid value 'disk' for 'sendfile_from': expected tmp (a file in $TMPDIR or /tmp) or memfd");
 	expect_parse_error("params:\n  udp_gro: 1472\n",
 			   "x.yaml:2:12: invalid value '1472' for 'udp_gro': expected true or false");
 	expect_parse_error("params:\n  gro: auto\n",
