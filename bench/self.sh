@@ -91,7 +91,7 @@ fi
 # The rows cover each engine path: tcp send/recv, sendfile, small nodelay
 # writes, udp sendmmsg/recvmmsg at two sizes and both ways on one worker,
 # and the request/response loops.
-ROWS=(tcp_128k tcp_sendfile tcp_256_nodelay udp_1472 udp_64 udp_1472_bidir tcp_rr udp_rr tcp_crr)
+ROWS=(tcp_128k tcp_sendfile tcp_256_nodelay udp_1472 udp_64 udp_1472_bidir tcp_rr udp_rr tcp_crr tcp_cc)
 declare -A DESC ARGS
 DESC[tcp_128k]="tcp_stream 128K, 1 flow";          ARGS[tcp_128k]="tcp_stream -n 1"
 DESC[tcp_sendfile]="tcp_sendfile 128K, 1 flow";    ARGS[tcp_sendfile]="tcp_sendfile -n 1"
@@ -102,6 +102,7 @@ DESC[udp_1472_bidir]="udp_stream 1472B bidir, 2+2"; ARGS[udp_1472_bidir]="udp_st
 DESC[tcp_rr]="tcp_rr 64B nodelay";                 ARGS[tcp_rr]="tcp_rr -r 64,64 --nodelay"
 DESC[udp_rr]="udp_rr 64B";                         ARGS[udp_rr]="udp_rr -r 64,64"
 DESC[tcp_crr]="tcp_crr 1B";                        ARGS[tcp_crr]="tcp_crr"
+DESC[tcp_cc]="tcp_cc";                             ARGS[tcp_cc]="tcp_cc"
 pick_rows self.sh
 
 # headline and CPU per unit of work of a document: "value cpu_per_unit"

@@ -38,6 +38,30 @@ check "open loop --rate 2000 holds the rate within 5%" jtrue "$TMP/open.json" 'a
 timeout 60 "$NR" run tcp_crr "${RUN_SHORT[@]}" --json >"$TMP/crr.json"
 check "tcp_crr: connects/s and failures reported" jtrue "$TMP/crr.json" 'v("crr.connects_per_s") > 0 and v("crr.connects_per_s") == v("transactions.per_s") and v("crr.connect_failures") >= 0'
 check "tcp_crr: latency percentiles ordered" jtrue "$TMP/crr.json" "$LAT_OK"
+# The server closes first, so the TIME_WAIT sockets a run leaves are the
+# server's, on its one listening port: the local port whose TIME_WAITs
+# grew most holds at least twice as many new ones as all the other ports
+# together (at tcp_max_tw_buckets the kernel makes fewer, on both sides
+# alike). A client that closed first left one on
+# each of its own ports, and the run measured connect()'s search of a
+# range full of them.
+tw_local() { ss -Htan state time-wait | awk '{ n = split($3, a, ":"); print a[n] }' | sort | uniq -c; }
+tw_local >"$TMP/tw0"
+timeout 60 "$NR" run tcp_crr -l 1s --warmup 0 --no-collect --no-store --json >"$TMP/crrtw.json"
+tw_local >"$TMP/tw1"
+read -r n top rest < <(python3 - "$TMP/crrtw.json" "$TMP/tw0" "$TMP/tw1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = int(d["metrics"]["crr.connects_per_s"]["value"] * d["metrics"]["window.client_s"]["value"])
+def counts(path):
+    return {p: int(c) for c, p in (l.split() for l in open(path) if l.strip())}
+a, b = counts(sys.argv[2]), counts(sys.argv[3])
+grew = sorted((b[p] - a.get(p, 0) for p in b if b[p] > a.get(p, 0)), reverse=True) or [0]
+print(n, grew[0], sum(grew[1:]))
+PY
+)
+checkx "tcp_crr: the server closes first: $n transactions, ${top:-0} new TIME_WAITs on one local port, ${rest:-0} on all others" \
+	'[ "${n:-0}" -ge 1000 ] && [ "${top:-0}" -ge 100 ] && [ "${top:-0}" -ge $((2 * ${rest:-0})) ]'
 
 # tcp_cc (netperf's TCP_CC): connect and close, nothing else. The kernel's
 # counters say so: one active and one passive open per transaction, and
