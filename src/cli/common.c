@@ -217,8 +217,17 @@ int cli_sample(const struct job_config *cfg, const struct engine_run *run,
 		base_sample_set(s, "window.trend_p", "", tr.p);
 	}
 	base_sample_set(s, "window.not_steady", "", not_steady ? 1 : 0);
-	if (run->rates)
+	if (run->rates) {
+		double cov;
+
 		add_levels(run, s);
+		/* how far the 100 ms rates swing around their mean: a
+		 * window can hold one level and no trend and still swing
+		 * (a tcp_crr client that closed first went from 28k to
+		 * 500 connections/s and back within each second) */
+		if (run->nrates >= 2 && !stats_cv_pct(run->rates, run->nrates, &cov))
+			base_sample_set(s, "window.rate_cov_pct", "%", cov);
+	}
 	/* the rates themselves, in the headline's unit: receiver bytes of
 	 * both directions per second as Gbps, or transactions per second.
 	 * Without memory for them the sample is still kept, without them. */

@@ -100,6 +100,8 @@ static void print_window(FILE *out, const struct base_sample *s)
 	if (isnan(n))
 		return;
 	fprintf(out, "\nwindow: %.0f intervals of 100 ms", n);
+	if (!isnan(mval(s, "window.rate_cov_pct")))
+		fprintf(out, " (their rates %.1f%% cov)", mval(s, "window.rate_cov_pct"));
 	if (mval(s, "window.disturbed") == 1)
 		fprintf(out, "; DISTURBED: foreign CPU %.1f%% of the machine",
 			mval(s, "cpu.foreign_busy_pct"));

@@ -64,6 +64,16 @@ check "levels on a run left alone: lowest <= mean <= highest, mixed only with th
 
 check "the window's 100 ms rates are kept: one per interval, in Gbps, their mean within 10% of the throughput" \
 	jtrue "$TMP/quiet.json" 'len(d["window_series"]["values"]) == v("window.intervals") and d["window_series"]["unit"] == "Gbps" and d["window_series"]["step_s"] == 0.1 and abs(sum(d["window_series"]["values"]) / len(d["window_series"]["values"]) / v("throughput.gbps") - 1) < 0.1'
+check "the window's rates' cov is the series' own, and a rate throttled half-way swings more than one left alone" \
+	python3 - "$TMP/quiet.json" "$TMP/trend.json" <<'PY'
+import json, statistics, sys
+q, t = (json.load(open(p)) for p in sys.argv[1:3])
+def cov(d):
+    x = d["window_series"]["values"]
+    return 100 * statistics.stdev(x) / statistics.mean(x)
+m = lambda d: d["metrics"]["window.rate_cov_pct"]["value"]
+sys.exit(not (abs(m(q) - cov(q)) <= 0.01 * cov(q) + 1e-6 and abs(m(t) - cov(t)) <= 0.01 * cov(t) + 1e-6 and m(t) > m(q)))
+PY
 # Exact accounting: the processes' CPU against the machine's busy time.
 check "process CPU of both ends is within the machine's busy time" \
 	jtrue "$TMP/quiet.json" 'v("cpu.client.cpu_s") + v("cpu.server.cpu_s") <= v("cpu.client.busy_pct") / 100 * int(d["env"]["client"]["online_cpus"]) * v("window.client_s") * 1.1'
