@@ -52,8 +52,17 @@ FUZZ_OBJS   := $(patsubst %.c,$(B)/%.o,$(FUZZ_SRCS) tests/fuzz/replay.c)
 FUZZ_TREE   := build/fuzz-tree
 FUZZ_TIME   ?= 60
 
-.PHONY: all run test check unit e2e install clean deps san-test fuzz fuzz-deps fuzzers
+.PHONY: all run test check unit e2e install clean deps san-test fuzz fuzz-deps fuzzers FORCE
 all: $(BIN)
+
+# The git revision every sample records (base/build.c); build.o is made
+# again when it changes: $(B)/build-id holds the one it was made with.
+NR_BUILD := $(shell git -C $(CURDIR) describe --always --dirty --abbrev=12 2>/dev/null)
+$(B)/build-id: FORCE
+	@mkdir -p $(@D)
+	@echo '$(NR_BUILD)' | cmp -s - $@ || echo '$(NR_BUILD)' >$@
+$(B)/src/base/build.o: $(B)/build-id
+$(B)/src/base/build.o: CFLAGS += -DNR_BUILD='"$(NR_BUILD)"'
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/build.h"
 #include "cli/cli.h"
 #include "report/report.h"
 
@@ -44,7 +45,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("%s\n", BASE_TOOL);
+		printf("%s (%s)\n", BASE_TOOL, base_build_id());
 		return EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

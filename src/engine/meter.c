@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/build.h"
 #include "base/time.h"
 #include "collect/env.h"
 #include "collect/sysenv.h"
@@ -482,14 +483,15 @@ json_t *engine_env_json(void)
 
 	if (collect_env_read(&env, NULL))
 		return json_object();
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:s, s:s, s:s, s:s}",
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:s, s:s, s:s, s:s, s:s}",
 			 "kernel", env.kernel, "kernel_version", env.kernel_version,
 			 "machine", env.machine, "hostname", env.hostname,
 			 "cpu_model", env.cpu_model, "online_cpus", env.online_cpus,
 			 "mem_total_kb", (json_int_t)env.mem_total_kb,
 			 "cpu_governor", env.cpu_governor,
 			 "clocksource", env.clocksource, "boot_id", env.boot_id,
-			 "tmp_dir", env.tmp_dir, "tmp_fs", env.tmp_fs);
+			 "tmp_dir", env.tmp_dir, "tmp_fs", env.tmp_fs,
+			 "build", base_build_id());
 }
 
 json_t *engine_sysenv_json(const struct engine_addr *local)

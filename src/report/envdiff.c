@@ -11,7 +11,7 @@
 
 /* Entries of the short environment that the full snapshot does not hold. */
 static const char *const short_keys[] = { "hostname", "mem_total_kb",
-					  "clocksource", "tmp_fs" };
+					  "clocksource", "tmp_fs", "build" };
 static const char *const sides[] = { "client", "server" };
 
 #define SHOWN_MAX 20
@@ -132,7 +132,7 @@ void report_env_diff_text(FILE *out, const struct base_sample *a,
 		fprintf(out, "environment: no difference between %s and %s%s\n\n",
 			label_a, label_b,
 			snap ? " (the full snapshots of their first samples: kernel, command line, CPU, sysctls, interfaces)" :
-			       " (host name, memory, clock source, temp filesystem; no full snapshot on both sides)");
+			       " (host name, memory, clock source, temp filesystem, netregress build; no full snapshot on both sides)");
 		return;
 	}
 	fprintf(out, "environment: %zu entr%s differ%s from %s to %s (their first samples%s):\n",

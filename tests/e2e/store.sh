@@ -82,7 +82,8 @@ check "compare --json carries the mixed windows and their widest gap" \
 # Samples of one label that ran in different environments: the note names
 # the entry that differs and how many samples had each value. Five of
 # envA from the stored sample, two of them with another rmem_max (and so
-# another fingerprint); three of envB.
+# another fingerprint); three of envB, measured by another build of
+# netregress (its environment's "build").
 python3 - "$TMP/all.jsonl" "$TMP/envw.jsonl" <<'PY'
 import json, sys, uuid
 base = json.loads(open(sys.argv[1]).readline())
@@ -97,6 +98,9 @@ with open(sys.argv[2], "w") as out:
                     d["sysenv"][side]["entries"]["sysctl.net.core.rmem_max"] = "12345"
                     d["sysenv"][side]["fingerprint"] = "00000000deadbeef"
                     d["env"][side]["env_fingerprint"] = "00000000deadbeef"
+            if label == "envB":
+                for side in ("client", "server"):
+                    d["env"][side]["build"] = "git 000000000000"
             out.write(json.dumps(d) + "\n")
 PY
 "$NR" import --db "$TMP/envw.db" "$TMP/envw.jsonl" >/dev/null
@@ -105,6 +109,11 @@ rmem=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline(
 check "compare: a label whose samples ran in two environments, the entry and its values with their counts" \
 	grep -qF "note: samples of envA ran in different environments: client.sysctl.net.core.rmem_max: $rmem in 3, 12345 in 2; server.sysctl.net.core.rmem_max: $rmem in 3, 12345 in 2" "$TMP/envw.txt"
 check "compare: no such note for the label whose samples ran in one" sh -c '! grep -q "samples of envB ran in different" "$1"' _ "$TMP/envw.txt"
+build=$("$NR" --version | sed -n 's/^netregress [0-9.]* (\(.*\))$/\1/p')
+check "compare: the labels were measured by different builds of netregress, named both ends" \
+	sh -c 'grep -qE "^  client.build +$1 -> git 000000000000$" "$2" && grep -qE "^  server.build +$1 -> git 000000000000$" "$2"' _ "$build" "$TMP/envw.txt"
+check "--version names the build, and every sample records it on both ends" \
+	jtrue "$TMP/one.json" 'd["env"]["client"]["build"] == d["env"]["server"]["build"] == "'"$build"'" and ("'"$build"'".startswith("git ") or "'"$build"'" == "unknown")'
 "$NR" report --db "$TMP/envw.db" --format md -o "$TMP/envw.md" envA envB 2>/dev/null
 check "report (markdown) names the entry as well" grep -qF "client.sysctl.net.core.rmem\\_max: $rmem in 3, 12345 in 2" "$TMP/envw.md"
 
