@@ -115,7 +115,7 @@ struct worker {
 	uint32_t tx_budget, tx_batch;
 	uint8_t *buf;
 	size_t buf_len, rx_len;
-	int filefd; /* tcp_sendfile: a memfd of one message, or -1 */
+	int filefd; /* tcp_sendfile: the file of one message, or -1 */
 	struct mmsghdr *mm;
 	struct iovec *iov;
 	/* udp_gro receivers: slots of GRO_SLOT bytes, each with room for the

@@ -68,9 +68,9 @@ enum job_placement {
 /*
  * tcp_sendfile: the file the senders sendfile(2) from. tmp: an unnamed file
  * in the sending end's $TMPDIR or /tmp, as iperf3 -Z and netperf's
- * TCP_SENDFILE send (its filesystem's page cache: on ext4 large folios);
- * memfd: shmem pages (what netregress sent before the choice existed, and
- * what a document without the field ran). The two differ by a third here.
+ * TCP_SENDFILE send (that filesystem's page cache); memfd: shmem pages
+ * (what netregress sent before the choice existed, and what a document
+ * without the field ran). From an ext4 /tmp, 1.3-1.4x the memfd's here.
  */
 enum job_sendfile_from {
 	JOB_SENDFILE_UNSET, /* finalize: tmp for tcp_sendfile */
