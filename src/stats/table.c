@@ -16,6 +16,9 @@ static const char *const fingerprint_keys[] = {
 	"client.cpu_model", "client.online_cpus", "server.kernel",
 	"server.kernel_version", "server.cpu_model", "server.online_cpus",
 	"client.env_fingerprint", "server.env_fingerprint",
+	/* netregress itself: a label measured by two builds may mix what
+	 * two versions of a test measured */
+	"client.build", "server.build",
 };
 
 const char *stats_headline_metric(const char *test)

@@ -88,7 +88,7 @@ python3 - "$TMP/all.jsonl" "$TMP/envw.jsonl" <<'PY'
 import json, sys, uuid
 base = json.loads(open(sys.argv[1]).readline())
 with open(sys.argv[2], "w") as out:
-    for label, n, changed in (("envA", 5, (3, 4)), ("envB", 3, ())):
+    for label, n, changed in (("envA", 5, (3, 4)), ("envB", 3, ()), ("envC", 4, ())):
         for i in range(n):
             d = json.loads(json.dumps(base))
             d["sample_id"] = uuid.uuid4().hex
@@ -98,7 +98,7 @@ with open(sys.argv[2], "w") as out:
                     d["sysenv"][side]["entries"]["sysctl.net.core.rmem_max"] = "12345"
                     d["sysenv"][side]["fingerprint"] = "00000000deadbeef"
                     d["env"][side]["env_fingerprint"] = "00000000deadbeef"
-            if label == "envB":
+            if label == "envB" or (label == "envC" and i >= 2):
                 for side in ("client", "server"):
                     d["env"][side]["build"] = "git 000000000000"
             out.write(json.dumps(d) + "\n")
@@ -112,6 +112,9 @@ check "compare: no such note for the label whose samples ran in one" sh -c '! gr
 build=$("$NR" --version | sed -n 's/^netregress [0-9.]* (\(.*\))$/\1/p')
 check "compare: the labels were measured by different builds of netregress, named both ends" \
 	sh -c 'grep -qE "^  client.build +$1 -> git 000000000000$" "$2" && grep -qE "^  server.build +$1 -> git 000000000000$" "$2"' _ "$build" "$TMP/envw.txt"
+"$NR" compare --db "$TMP/envw.db" envB envC >"$TMP/envc.txt"
+check "compare: a label measured by two builds of netregress says so, with the samples of each" \
+	grep -qF "note: samples of envC ran in different environments: client.build: $build in 2, git 000000000000 in 2; server.build: $build in 2, git 000000000000 in 2" "$TMP/envc.txt"
 check "--version names the build, and every sample records it on both ends" \
 	jtrue "$TMP/one.json" 'd["env"]["client"]["build"] == d["env"]["server"]["build"] == "'"$build"'" and ("'"$build"'".startswith("git ") or "'"$build"'" == "unknown")'
 "$NR" report --db "$TMP/envw.db" --format md -o "$TMP/envw.md" envA envB 2>/dev/null
