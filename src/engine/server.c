@@ -302,7 +302,13 @@ static int read_hdr(int fd, uint8_t *hdr, int64_t deadline)
 	return 0;
 }
 
-/* Accept one data connection per flow, from the control peer only. */
+/*
+ * Accept one data connection per flow, from the control peer only. A
+ * client that shuts down or loses its control connection meanwhile ends
+ * the session at once, not at the step's timeout: its slot of
+ * --max-clients is free for the next client. (Its "connected" may arrive
+ * before the last accept: only a hang-up counts, not data.)
+ */
 static int accept_flows(struct session *s, int *fds, struct base_err *err)
 {
 	struct engine_sockopts so = server_sockopts(&s->cfg);
@@ -311,7 +317,8 @@ static int accept_flows(struct session *s, int *fds, struct base_err *err)
 
 	so.sndbuf = so.rcvbuf = 0; /* inherited from the listener */
 	while (got < s->nflows) {
-		struct pollfd p = { .fd = s->lfd, .events = POLLIN };
+		struct pollfd p[2] = { { .fd = s->lfd, .events = POLLIN },
+				       { .fd = s->ctl, .events = POLLRDHUP } };
 		struct engine_addr from = { .len = sizeof(from.ss) };
 		int64_t left = deadline - base_now_ns();
 		uint8_t hdr[ENGINE_DATA_HDR_BYTES];
@@ -323,7 +330,13 @@ static int accept_flows(struct session *s, int *fds, struct base_err *err)
 			return base_err_set(err, -ETIMEDOUT,
 					    "only %u of %u data connections arrived",
 					    got, s->nflows);
-		if (poll(&p, 1, (int)(left / NS_PER_MS) + 1) <= 0)
+		if (poll(p, 2, (int)(left / NS_PER_MS) + 1) <= 0)
+			continue;
+		if (p[1].revents & (POLLRDHUP | POLLHUP | POLLERR))
+			return base_err_set(err, -ECONNRESET,
+					    "the client closed its control connection with %u of %u data connections made",
+					    got, s->nflows);
+		if (!(p[0].revents & POLLIN))
 			continue;
 		fd = accept4(s->lfd, (struct sockaddr *)&from.ss, &from.len,
 			     SOCK_CLOEXEC | SOCK_NONBLOCK);

@@ -76,6 +76,13 @@ def client(mode, port):
                          "collect": {"counters": False, "perf": False,
                                      "profile": False, key: "yes"}}))
         print(json.dumps(recv_frame(s)))
+    elif mode == "vanish":
+        # a valid setup, then the client goes away before its data
+        # connections: the server must end the session at once
+        s.sendall(frame({"type": "hello", "version": PROTO, "tool": "x", "env": {}}))
+        recv_frame(s)
+        s.sendall(frame({"type": "setup", "config": CFG, "udp_ports": []}))
+        print(json.dumps(recv_frame(s)))
     elif mode == "foreign":
         # a valid setup, then a data connection from another source address
         s.sendall(frame({"type": "hello", "version": PROTO, "tool": "x", "env": {}}))

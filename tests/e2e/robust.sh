@@ -109,6 +109,18 @@ timeout 20 $FAKE badspeed "$SRV_PORT" >"$TMP/badspeed.out" 2>&1
 check "setup with a non-boolean collect.speed gets an error naming speed" \
 	jtrue "$TMP/badspeed.out" 'd["type"] == "error" and "speed" in d["message"]'
 
+# A client that goes away after its setup, before its data connections:
+# the session ends at once (it held a --max-clients slot for the step's
+# 10 s timeout before).
+n0=$(grep -c "client went away" "$TMP/server.log")
+timeout 20 $FAKE vanish "$SRV_PORT" >"$TMP/vanish.out" 2>&1
+for _ in $(seq 20); do
+	[ "$(grep -c "client went away" "$TMP/server.log")" -gt "$n0" ] && break
+	sleep 0.1
+done
+checkx "a client gone after its setup ends its session within 2 s" \
+	'jtrue "$TMP/vanish.out" '"'"'d["type"] == "setup_ok" and d["data_port"] > 0'"'"' && [ "$(grep -c "client went away" "$TMP/server.log")" -gt "$n0" ]'
+
 # A data connection from an address other than the control peer is dropped.
 if ip addr show lo | grep -q "127.0.0.1/8"; then
 	timeout 20 $FAKE foreign "$SRV_PORT" >"$TMP/foreign.out" 2>&1
