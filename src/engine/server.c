@@ -605,9 +605,9 @@ out:
 	return ret;
 }
 
-/* A child process: one client from hello to bye. */
-static int session_main(const struct engine_server_opts *o, int ctl,
-			const struct engine_addr *peer)
+/* One client from hello to bye (in a child process of the server). */
+int engine_server_session(const struct engine_server_opts *o, int ctl,
+			  const struct engine_addr *peer)
 {
 	struct session s = { .o = o, .ctl = ctl, .lfd = -1, .peer = *peer };
 	struct base_err err = { "" };
@@ -723,7 +723,7 @@ int engine_server_run(const struct engine_server_opts *o, struct base_err *err)
 		pid = fork();
 		if (pid == 0) {
 			close(lfd);
-			_exit(session_main(o, fd, &peer));
+			_exit(engine_server_session(o, fd, &peer));
 		}
 		close(fd);
 		if (pid < 0) {

@@ -11,6 +11,7 @@
 #include "base/err.h"
 #include "base/hist.h"
 #include "job/config.h"
+#include "engine/sock.h"
 #include "proto/msg.h"
 
 /* The server reports its counters this often during a test. */
@@ -106,6 +107,13 @@ struct engine_server_opts {
  * process, so nothing a client sends or does ends the server. Returns 0
  * after a clean shutdown or -errno (cannot listen) with err set. */
 int engine_server_run(const struct engine_server_opts *o, struct base_err *err);
+
+/* One client's session on its accepted control connection ctl (closed on
+ * return), from hello to bye, in this process: engine_server_run runs it
+ * in a child per client; the fuzz target calls it directly. Returns 0
+ * when the session ended cleanly, 1 when it did not (logged). */
+int engine_server_session(const struct engine_server_opts *o, int ctl,
+			  const struct engine_addr *peer);
 
 /* Start `exe serve` on loopback (ipv 4 or 6) with an ephemeral port; the
  * child dies with this process. Returns 0 with pid and port, or -errno. */
