@@ -265,6 +265,12 @@ static void server_accept(struct worker *w, struct flow *f, uint32_t events)
 			ctr_add(&f->fails, 1);
 			continue;
 		}
+		if (w->e->o.connect_only) {
+			/* tcp_cc: connected, and closed by the server at once */
+			close(fd);
+			ctr_add(&f->msgs, 1);
+			continue;
+		}
 		for (uint32_t k = 0; k < f->nconns; k++) {
 			if (f->conns[k].fd < 0) {
 				c = &f->conns[k];
@@ -274,12 +280,6 @@ static void server_accept(struct worker *w, struct flow *f, uint32_t events)
 		if (!c) {
 			close(fd);
 			ctr_add(&f->fails, 1);
-			continue;
-		}
-		if (w->e->o.connect_only) {
-			/* tcp_cc: connected, and closed by the server at once */
-			close(fd);
-			ctr_add(&f->msgs, 1);
 			continue;
 		}
 		c->ev.fn = server_conn_event;

@@ -743,7 +743,8 @@ static int flow_prepare(struct engine *e, struct flow *f, struct base_err *err)
 		if (!f->ring)
 			return base_err_set(err, -ENOMEM, "out of memory");
 	}
-	if (o->kind == ENGINE_CRR && !f->tx) {
+	/* a tcp_crr listener's open connections (tcp_cc keeps none) */
+	if (o->kind == ENGINE_CRR && !f->tx && !o->connect_only) {
 		f->nconns = CRR_CONNS;
 		f->conns = calloc(f->nconns, sizeof(*f->conns));
 		if (!f->conns)
