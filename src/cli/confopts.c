@@ -115,6 +115,11 @@ int cli_config_opt(int opt, const char *arg, struct job_config *c)
 			return -1;
 		}
 		return 1;
+	case CLI_OPT_BUF_OFFSET:
+		if (!cli_u64("--buf-offset", arg, 0, JOB_MAX_BUF_OFFSET, &v))
+			return -1;
+		c->buf_offset = (int32_t)v;
+		return 1;
 	case CLI_OPT_CPUS:
 		return cli_cpulist("--cpus", arg, &c->cpus) ? 1 : -1;
 	case CLI_OPT_RCPUS:

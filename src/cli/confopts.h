@@ -13,7 +13,7 @@ enum {
 	CLI_OPT_RCVBUF, CLI_OPT_RSNDBUF, CLI_OPT_RRCVBUF, CLI_OPT_CC,
 	CLI_OPT_BATCH, CLI_OPT_CPUS, CLI_OPT_RCPUS, CLI_OPT_BURST,
 	CLI_OPT_RATE, CLI_OPT_RR_TIMEOUT, CLI_OPT_PLACEMENT, CLI_OPT_UDP_GSO,
-	CLI_OPT_UDP_GRO, CLI_OPT_SENDFILE_FROM,
+	CLI_OPT_UDP_GRO, CLI_OPT_SENDFILE_FROM, CLI_OPT_BUF_OFFSET,
 };
 
 /* Their short letters, for getopt_long's optstring. */
@@ -36,6 +36,7 @@ enum {
 	{ "udp-gso", required_argument, NULL, CLI_OPT_UDP_GSO },              \
 	{ "udp-gro", no_argument, NULL, CLI_OPT_UDP_GRO },                    \
 	{ "sendfile-from", required_argument, NULL, CLI_OPT_SENDFILE_FROM },  \
+	{ "buf-offset", required_argument, NULL, CLI_OPT_BUF_OFFSET },        \
 	{ "cpus", required_argument, NULL, CLI_OPT_CPUS },                    \
 	{ "remote-cpus", required_argument, NULL, CLI_OPT_RCPUS },            \
 	{ "placement", required_argument, NULL, CLI_OPT_PLACEMENT },          \

@@ -57,6 +57,8 @@ static const char run_help[] =
 	"                          the kernel kept coalesced in one read\n"
 	"      --sendfile-from F   tcp_sendfile: tmp (a file in $TMPDIR or /tmp,\n"
 	"                          as iperf3 -Z; default) or memfd (shmem pages)\n"
+	"      --buf-offset N      both ends' data buffers start N bytes past a\n"
+	"                          page boundary (0-4095; default 0, page-aligned)\n"
 	"  -r REQ,RESP             request/response sizes (default 1,1)\n"
 	"      --burst N           requests in flight per flow (closed loop)\n"
 	"      --rate R            open loop: R requests/s per flow; latency counts\n"

@@ -34,6 +34,9 @@ struct engine_opts {
 	bool udp;
 	uint64_t msg_bytes;  /* bytes per send (a datagram for udp) */
 	uint64_t rmsg_bytes; /* tcp stream: bytes per recv; 0 = msg_bytes */
+	/* each worker's data buffer starts this many bytes past a page
+	 * boundary; negative: from malloc (job_config's buf_offset) */
+	int32_t buf_offset;
 	bool sendfile;       /* tcp stream senders: sendfile(2) from a file
 			      * of msg_bytes, not send() from a buffer */
 	bool sendfile_memfd; /* that file: a memfd, not one in the temp dir */

@@ -114,6 +114,7 @@ struct worker {
 	 * receives udp (see tx_budget in engine.c) */
 	uint32_t tx_budget, tx_batch;
 	uint8_t *buf;
+	void *buf_mem; /* what buf is in: free() it */
 	size_t buf_len, rx_len;
 	int filefd; /* tcp_sendfile: the file of one message, or -1 */
 	struct mmsghdr *mm;
@@ -121,6 +122,7 @@ struct worker {
 	/* udp_gro receivers: slots of GRO_SLOT bytes, each with room for the
 	 * UDP_GRO control message that gives the coalesced datagrams' size */
 	uint8_t *gro_buf, *gro_ctl;
+	void *gro_mem; /* what gro_buf is in */
 	struct mmsghdr *gro_mm;
 	struct iovec *gro_iov;
 	struct base_hist *hist; /* request/response latency, ns */

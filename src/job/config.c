@@ -439,6 +439,12 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 	} else {
 		c->batch = 1;
 	}
+	if (c->buf_offset < JOB_BUF_OFFSET_HEAP ||
+	    c->buf_offset > JOB_MAX_BUF_OFFSET)
+		return base_err_set(err, -EINVAL,
+				    "invalid buf_offset %" PRId32
+				    ": expected 0 to %d bytes past a page boundary",
+				    c->buf_offset, JOB_MAX_BUF_OFFSET);
 	if ((unsigned)c->sendfile_from >= JOB_SENDFILE_COUNT)
 		return base_err_set(err, -EINVAL,
 				    "invalid sendfile_from %d: expected tmp or memfd",
@@ -599,6 +605,12 @@ void job_config_each_param(const struct job_config *c,
 	if (stream && job_test_is_udp(c->test)) {
 		snprintf(v, sizeof(v), "%" PRIu32, c->batch);
 		fn(ctx, "batch", v);
+	}
+	/* every sample since the buffers are page-aligned has it; those
+	 * stored before (malloc'd buffers) keep their keys and stand apart */
+	if (c->buf_offset >= 0) {
+		snprintf(v, sizeof(v), "%" PRId32, c->buf_offset);
+		fn(ctx, "buf_offset", v);
 	}
 	if (!stream) {
 		snprintf(v, sizeof(v), "%" PRIu32, c->burst);
@@ -761,6 +773,9 @@ json_t *job_config_to_json(const struct job_config *c)
 	if (j && c->sendfile_from)
 		json_object_set_new(j, "sendfile_from",
 				    json_string(job_sendfile_from_name(c->sendfile_from)));
+	/* likewise: a peer that predates it would use a malloc'd buffer */
+	if (j && c->buf_offset >= 0)
+		json_object_set_new(j, "buf_offset", json_integer(c->buf_offset));
 	return j;
 }
 
@@ -807,7 +822,7 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		"warmup_ns", "interval_ns", "req", "resp", "burst", "rate",
 		"rr_timeout_ns", "rmsg", "topology", "mtu", "gro", "gso", "tso",
 		"tbf_rate", "cpu_quota", "placement", "warmup_auto",
-		"udp_gso", "udp_gro", "sendfile_from",
+		"udp_gso", "udp_gro", "sendfile_from", "buf_offset",
 	};
 	const char *key, *s = NULL;
 	char q[BASE_QUOTE_LEN];
@@ -870,6 +885,10 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 	/* optional: absent is off (documents from before they existed) */
 	if (json_object_get(obj, "udp_gso"))
 		INT_FIELD("udp_gso", udp_gso, 0, 65535);
+	/* absent: what older versions ran, a malloc'd buffer */
+	c->buf_offset = JOB_BUF_OFFSET_HEAP;
+	if (json_object_get(obj, "buf_offset"))
+		INT_FIELD("buf_offset", buf_offset, 0, JOB_MAX_BUF_OFFSET);
 	if ((ret = get_str(obj, "topology", &s, err)))
 		return ret;
 	if (strlen(s) >= sizeof(c->topology))

@@ -43,6 +43,8 @@ enum job_dir {
 #define JOB_MAX_STREAMS_PCT 10000 /* -n 10000%: a hundred flows a CPU */
 #define JOB_MAX_THREADS 256
 #define JOB_MAX_MSG (64ULL << 20)
+#define JOB_MAX_BUF_OFFSET 4095
+#define JOB_BUF_OFFSET_HEAP (-1)
 #define JOB_UDP_HDR_BYTES 8 /* the sequence number every datagram carries */
 #define JOB_MAX_BATCH 64
 /* datagrams one UDP_SEGMENT send may become (the kernel's limit until 6.9) */
@@ -106,6 +108,16 @@ struct job_config {
 	uint32_t udp_gso;
 	bool udp_gro;
 	enum job_sendfile_from sendfile_from; /* tcp_sendfile only */
+	/* where each end's data buffer (the one its sends copy from and its
+	 * receives copy into) starts past a page boundary, 0 to
+	 * JOB_MAX_BUF_OFFSET bytes; default 0, page-aligned.
+	 * JOB_BUF_OFFSET_HEAP: the buffer came from malloc, wherever the heap
+	 * put it, as in what versions before the field stored (a document
+	 * without it). On some CPUs (AMD Zen here) the kernel's copy to or
+	 * from user memory costs several times more at some offsets from the
+	 * kernel's data than at others: a 128K malloc'd buffer, 16 bytes past
+	 * a page, halved loopback tcp_stream against a page-aligned one. */
+	int32_t buf_offset;
 	uint64_t req_bytes, resp_bytes; /* request/response sizes; 0 = 1 */
 	uint32_t burst;      /* transactions in flight per flow; 0 = 1 */
 	double rate;         /* open loop: transactions/s per flow; 0 = closed */

@@ -84,6 +84,7 @@ enum pid {
 	P_UDP_GSO,
 	P_UDP_GRO,
 	P_SENDFILE_FROM,
+	P_BUF_OFFSET,
 	P_COUNT,
 };
 
@@ -136,6 +137,8 @@ static const struct pdef pdefs[P_COUNT] = {
 	[P_UDP_GRO] = { "udp_gro", PK_BOOL, 0, 0, NULL },
 	/* tcp_sendfile: the file sent from */
 	[P_SENDFILE_FROM] = { "sendfile_from", PK_SENDFILE, 0, 0, NULL },
+	/* bytes past a page boundary where each end's data buffer starts */
+	[P_BUF_OFFSET] = { "buf_offset", PK_INT, 0, JOB_MAX_BUF_OFFSET, NULL },
 };
 
 /* A parsed parameter value: the field of its kind is set, the rest zero. */
@@ -592,6 +595,9 @@ static void apply(struct job_config *c, enum pid p, const struct job_value *v)
 		break;
 	case P_MTU:
 		c->mtu = (uint32_t)v->u;
+		break;
+	case P_BUF_OFFSET:
+		c->buf_offset = (int32_t)v->u;
 		break;
 	case P_GRO:
 		c->gro = (int8_t)v->i;

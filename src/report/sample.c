@@ -18,6 +18,22 @@ static void fmt_buf(uint64_t v, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+/* A socket buffer as the run ended (what autotuning reached), with a '*'
+ * when that is not what it was at the start; the start when no end was
+ * recorded. Returns whether it changed. */
+static bool fmt_sockbuf(uint64_t start, uint64_t end, char *buf, size_t len)
+{
+	char v[BASE_SIZE_STRLEN];
+
+	if (!end) {
+		fmt_buf(start, buf, len);
+		return false;
+	}
+	base_format_size(end, v, sizeof(v));
+	snprintf(buf, len, "%s%s", v, end != start ? "*" : "");
+	return end != start;
+}
+
 /* Metrics from the collectors get sections of their own. */
 static bool collected(const char *name)
 {
@@ -127,6 +143,7 @@ void report_sample_table(FILE *out, const struct base_sample *s)
 	bool rr = strstr(test, "_rr") || strstr(test, "_crr");
 	bool udp = !strncmp(test, "udp", 3);
 	char dur[BASE_DURATION_STRLEN], wu[BASE_DURATION_STRLEN];
+	bool changed = false;
 
 	base_format_duration(s->duration_ns, dur, sizeof(dur));
 	base_format_duration(s->warmup_ns, wu, sizeof(wu));
@@ -149,12 +166,16 @@ void report_sample_table(FILE *out, const struct base_sample *s)
 		fprintf(out, " %7s %7s %6s\n", "retrans", "rtt_us", "cwnd");
 	for (size_t i = 0; i < s->nflows; i++) {
 		const struct sample_flow *f = &s->flows[i];
-		char b[4][BASE_SIZE_STRLEN];
+		char b[4][BASE_SIZE_STRLEN + 1];
 
-		fmt_buf(f->client_sndbuf, b[0], sizeof(b[0]));
-		fmt_buf(f->client_rcvbuf, b[1], sizeof(b[1]));
-		fmt_buf(f->server_sndbuf, b[2], sizeof(b[2]));
-		fmt_buf(f->server_rcvbuf, b[3], sizeof(b[3]));
+		changed |= fmt_sockbuf(f->client_sndbuf, f->client_sndbuf_end,
+				       b[0], sizeof(b[0]));
+		changed |= fmt_sockbuf(f->client_rcvbuf, f->client_rcvbuf_end,
+				       b[1], sizeof(b[1]));
+		changed |= fmt_sockbuf(f->server_sndbuf, f->server_sndbuf_end,
+				       b[2], sizeof(b[2]));
+		changed |= fmt_sockbuf(f->server_rcvbuf, f->server_rcvbuf_end,
+				       b[3], sizeof(b[3]));
 		if (rr)
 			fprintf(out, "%4u %14.1f %9s %9s %9s %9s", f->id, f->tps,
 				b[0], b[1], b[2], b[3]);
@@ -172,6 +193,9 @@ void report_sample_table(FILE *out, const struct base_sample *s)
 		else
 			fprintf(out, "\n");
 	}
+	if (changed)
+		fputs("(socket buffers at the end; *: changed since the start, as autotuning does)\n",
+		      out);
 	print_window(out, s);
 	fprintf(out, "\n%-40s %14s  %-7s %s\n", "metric", "value", "unit", "better");
 	for (size_t i = 0; i < s->nmetrics; i++) {

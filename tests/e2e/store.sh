@@ -13,7 +13,7 @@ check "run --reps 3 exits 0" [ $? -eq 0 ]
 check "three samples stored under the label" \
 	[ "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples where label=?", ("base",)).fetchone()[0])' "$DB")" = 3 ]
 "$NR" labels --db "$DB" >"$TMP/labels"
-check "labels lists the label and its sample count" grep -qE '^ +3 samples +cc=default' "$TMP/labels"
+check "labels lists the label and its sample count" grep -qE '^ +3 samples +buf_offset=0 cc=default' "$TMP/labels"
 "$NR" show --db "$DB" base >"$TMP/show"
 check "show prints the label's summary" grep -qE '^throughput.gbps +[0-9.e+]+ +[0-9.]+% +3 ' "$TMP/show"
 timeout 60 "$NR" run tcp_stream -l 300ms --warmup 0 --label other >/dev/null 2>&1

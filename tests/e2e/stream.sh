@@ -7,7 +7,7 @@
 timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" -n 3 --json >"$TMP/tcp.json" 2>"$TMP/tcp.err"
 check "tcp_stream exits 0" [ $? -eq 0 ]
 check "tcp_stream json has schema_version 1 and a config key" \
-	jtrue "$TMP/tcp.json" 'd["schema_version"] == 1 and d["config"]["key"].startswith("cc=default ") and "test=tcp_stream" in d["config"]["key"]'
+	jtrue "$TMP/tcp.json" 'd["schema_version"] == 1 and d["config"]["key"].startswith("buf_offset=0 cc=default ") and "test=tcp_stream" in d["config"]["key"]'
 check "tcp: 3 flows, sent bytes == received bytes after drain, per flow" \
 	jtrue "$TMP/tcp.json" 'len(d["flows"]) == 3 and all(f["sender_total_bytes"] == f["receiver_total_bytes"] > 0 for f in d["flows"])'
 check "tcp: receiver window bytes never exceed what the sender wrote in total" \
@@ -106,6 +106,50 @@ checkx "--sendfile-from on tcp_stream: exit 2, named" \
 rc=$?
 checkx "--sendfile-from disk: exit 2, naming the value and what is expected" \
 	'[ $rc -eq 2 ] && grep -qF "invalid --sendfile-from '"'"'disk'"'"': expected tmp" "$TMP/sfd.err"'
+
+# Where the data buffers start: page-aligned by default, --buf-offset bytes
+# past a page when given, on both ends (the kernel's copy to and from user
+# memory can cost several times more at some offsets). strace shows the
+# address of every data call: a recv reads into the buffer's start, a send
+# ends where the 128K message ends. The old binary's malloc'd buffer sat
+# 16 bytes past a page.
+for off in 0 100; do
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	timeout 60 strace -f -qq -e trace=sendto,recvfrom -e raw=sendto,recvfrom \
+		-o "$TMP/bo.$off.strace" "$NR" run tcp_stream -l 300ms --warmup 0 --no-collect \
+		--buf-offset "$off" -n 2 --json --no-store >"$TMP/bo.$off.json" 2>"$TMP/bo.$off.err"
+	rc=$?
+	checkx "--buf-offset $off: exits 0, the key says buf_offset=$off" \
+		'[ $rc -eq 0 ] && jtrue "$TMP/bo.$off.json" '"'"'" buf_offset='"$off"' " in " " + d["config"]["key"] and all(f["sender_total_bytes"] == f["receiver_total_bytes"] > 0 for f in d["flows"])'"'"'' ||
+		diag "$TMP/bo.$off.err"
+	check "--buf-offset $off: every data send and recv of both ends is $off bytes past a page" \
+		python3 - "$TMP/bo.$off.strace" "$off" <<'PY'
+import re, sys
+off = int(sys.argv[2])
+calls = []  # (tid, call, fd, ptr, len)
+for line in open(sys.argv[1]):
+    m = re.match(r"(\d+) +(sendto|recvfrom)\((0x[0-9a-f]+|\d+), (0x[0-9a-f]+), (0x[0-9a-f]+|\d+),", line)
+    if m:
+        calls.append((m.group(1), m.group(2), int(m.group(3), 0), int(m.group(4), 16), int(m.group(5), 0)))
+# a data connection is one a 128K call went through; control frames are small
+data = {(t, c, fd) for t, c, fd, p, n in calls if n == 131072}
+bad, seen = [], {"sendto": 0, "recvfrom": 0}
+for t, c, fd, p, n in calls:
+    if (t, c, fd) not in data:
+        continue
+    seen[c] += 1
+    where = (p + n) % 4096 if c == "sendto" else p % 4096
+    if where != off:
+        bad.append("%s %s fd %d ptr %#x len %d: %d past a page" % (t, c, fd, p, n, where))
+print("# data sends %d, recvs %d on %d connections; %d elsewhere%s" % (
+    seen["sendto"], seen["recvfrom"], len(data), len(bad), (": " + bad[0]) if bad else ""))
+sys.exit(0 if seen["sendto"] > 0 and seen["recvfrom"] > 0 and not bad else 1)
+PY
+done
+"$NR" run tcp_stream --buf-offset 4096 -l 300ms --no-store >/dev/null 2>"$TMP/box.err"
+rc=$?
+checkx "--buf-offset 4096: exit 2, naming the value and what is expected" \
+	'[ $rc -eq 2 ] && grep -qF "invalid --buf-offset: invalid number '"'"'4096'"'"': expected an integer from 0 to 4095" "$TMP/box.err"'
 
 # IPv6, both tests.
 timeout 60 "$NR" run tcp_stream -6 "${RUN_SHORT[@]}" --json >"$TMP/v6.json"

@@ -352,7 +352,7 @@ static void test_key_is_exact_for_known_config(void **state)
 		finalize_ok(&c, 4);
 		key_of(&c, key);
 		snprintf(want, sizeof(want),
-			 "cc=default cpus=0-1 dir=recv ipv=4 msg=256 "
+			 "buf_offset=0 cc=default cpus=0-1 dir=recv ipv=4 msg=256 "
 			 "nodelay=1 rcvbuf=8192 remote_cpus=2-3 "
 			 "remote_rcvbuf=auto remote_sndbuf=auto rmsg=131072 "
 			 "%ssndbuf=8192 streams=32 test=%s threads=2 "
@@ -404,13 +404,13 @@ static void test_key_is_sorted_alphabetically_by_name(void **state)
 	c.remote_rcvbuf = 65536;
 	finalize_ok(&c, 8);
 	key_of(&c, key);
-	expect_sorted_names(key, 16); /* tcp_stream adds rmsg */
+	expect_sorted_names(key, 17); /* tcp_stream adds rmsg */
 
 	job_config_init(&c);
 	c.test = JOB_TEST_UDP_STREAM;
 	finalize_ok(&c, 8);
 	key_of(&c, key);
-	expect_sorted_names(key, 16);
+	expect_sorted_names(key, 17);
 
 	/* veth adds cpu_quota, gro, gso, mtu, tbf_rate and tso */
 	job_config_init(&c);
@@ -419,7 +419,7 @@ static void test_key_is_sorted_alphabetically_by_name(void **state)
 	c.gro = 0;
 	finalize_ok(&c, 8);
 	key_of(&c, key);
-	expect_sorted_names(key, 22);
+	expect_sorted_names(key, 23);
 	assert_non_null(strstr(key, "gro=off gso=default ipv=4 msg=131072 mtu=9000 "));
 }
 
@@ -642,7 +642,7 @@ static void test_each_param_walks_the_key_in_order(void **state)
 	key_of(&c, key);
 	job_config_each_param(&c, collect_param, &l);
 	assert_string_equal(l.text, key);
-	assert_int_equal(l.n, 16);
+	assert_int_equal(l.n, 17);
 }
 
 /* ---- validation ---- */
@@ -1172,7 +1172,7 @@ static void test_rr_defaults_and_exact_key(void **state)
 	assert_true(job_config_flow_c2s(&c, 3));
 	assert_int_equal(job_config_key(&c, key, sizeof(key)), 0);
 	assert_string_equal(key,
-			    "burst=1 cc=default cpus=0 ipv=4 nodelay=1 rate=0 "
+			    "buf_offset=0 burst=1 cc=default cpus=0 ipv=4 nodelay=1 rate=0 "
 			    "rcvbuf=auto remote_cpus=1 remote_rcvbuf=auto "
 			    "remote_sndbuf=auto req=1 resp=1 sndbuf=auto streams=4 "
 			    "test=tcp_rr threads=1 topology=loopback");
@@ -1204,7 +1204,7 @@ static void test_tcp_cc_moves_no_data(void **state)
 	assert_int_equal(c.burst, 1);
 	assert_int_equal(job_config_key(&c, key, sizeof(key)), 0);
 	assert_string_equal(key,
-			    "burst=1 cc=default cpus=0 ipv=4 nodelay=0 rate=0 "
+			    "buf_offset=0 burst=1 cc=default cpus=0 ipv=4 nodelay=0 rate=0 "
 			    "rcvbuf=auto remote_cpus=1 remote_rcvbuf=auto "
 			    "remote_sndbuf=auto req=0 resp=0 sndbuf=auto streams=1 "
 			    "test=tcp_cc threads=1 topology=loopback");
@@ -1414,7 +1414,7 @@ static void test_sendfile_from_key_json_and_default(void **state)
 	assert_int_equal(c.sendfile_from, JOB_SENDFILE_TMP);
 	key_of(&c, key);
 	assert_non_null(strstr(key, " rmsg=131072 sendfile_from=tmp sndbuf=auto "));
-	expect_sorted_names(key, 17);
+	expect_sorted_names(key, 18);
 	expect_json_round_trip(&c);
 	j = job_config_to_json(&c);
 	assert_string_equal(json_string_value(json_object_get(j, "sendfile_from")), "tmp");
@@ -1452,6 +1452,73 @@ static void test_sendfile_from_key_json_and_default(void **state)
 }
 
 /*
+ * buf_offset: every test, 0 (page-aligned) unless set, always in the key and
+ * the JSON; a document without it used a malloc'd buffer and keeps the key
+ * it was stored under; out-of-range values are named.
+ */
+static void test_buf_offset_key_json_and_default(void **state)
+{
+	static const enum job_test tests[] = {
+		JOB_TEST_TCP_STREAM, JOB_TEST_UDP_STREAM, JOB_TEST_TCP_RR,
+		JOB_TEST_TCP_CRR,
+	};
+	struct job_config c, back;
+	struct base_err err = { "" };
+	char key[KEY_LEN], old[KEY_LEN];
+	json_t *j, *jb;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(tests); i++) {
+		job_config_init(&c);
+		c.test = tests[i];
+		finalize_ok(&c, 8);
+		assert_int_equal(c.buf_offset, 0);
+		key_of(&c, key);
+		assert_true(strstr(key, "buf_offset=0 ") == key ||
+			    strstr(key, " buf_offset=0 "));
+		expect_json_round_trip(&c);
+	}
+
+	job_config_init(&c);
+	c.buf_offset = 16;
+	finalize_ok(&c, 8);
+	key_of(&c, key);
+	assert_non_null(strstr(key, "buf_offset=16 cc=default "));
+	expect_json_round_trip(&c);
+	j = job_config_to_json(&c);
+	assert_int_equal(json_integer_value(json_object_get(j, "buf_offset")), 16);
+
+	/* stored before the field: a malloc'd buffer, and the old key */
+	json_object_del(j, "buf_offset");
+	assert_int_equal(job_config_from_json(j, &back, &err), 0);
+	assert_int_equal(back.buf_offset, JOB_BUF_OFFSET_HEAP);
+	key_of(&back, old);
+	assert_null(strstr(old, "buf_offset"));
+	assert_string_equal(old, strstr(key, "cc=default "));
+	jb = job_config_to_json(&back);
+	assert_null(json_object_get(jb, "buf_offset"));
+	json_decref(jb);
+
+	json_object_set_new(j, "buf_offset", json_integer(4096));
+	assert_int_equal(job_config_from_json(j, &back, &err), -EINVAL);
+	expect_msg_has(&err, "'buf_offset' = 4096: expected 0 to 4095");
+	json_object_set_new(j, "buf_offset", json_integer(-1));
+	assert_int_equal(job_config_from_json(j, &back, &err), -EINVAL);
+	expect_msg_has(&err, "'buf_offset' = -1: expected 0 to 4095");
+	json_object_set_new(j, "buf_offset", json_string("16"));
+	assert_int_equal(job_config_from_json(j, &back, &err), -EINVAL);
+	expect_msg_has(&err, "'buf_offset': expected an integer");
+	json_decref(j);
+
+	job_config_init(&c);
+	c.buf_offset = 4096;
+	expect_finalize_rejects(&c, "invalid buf_offset 4096: expected 0 to 4095 bytes past a page boundary", NULL);
+	job_config_init(&c);
+	c.buf_offset = -2;
+	expect_finalize_rejects(&c, "invalid buf_offset -2", NULL);
+}
+
+/*
  * udp_gso and udp_gro: udp_stream only, checked against the message size,
  * the kernel's segment limit and a veth mtu; in the key (and the JSON) only
  * when on, so that samples taken before they existed keep their keys.
@@ -1486,7 +1553,7 @@ static void test_udp_offloads_key_json_and_limits(void **state)
 	finalize_ok(&c, 8);
 	key_of(&c, key);
 	assert_non_null(strstr(key, " topology=loopback udp_gro=1 udp_gso=1472"));
-	expect_sorted_names(key, 18);
+	expect_sorted_names(key, 19);
 	expect_json_round_trip(&c);
 
 	/* each alone makes its own key */
@@ -1596,6 +1663,7 @@ int main(void)
 		cmocka_unit_test(test_key_changes_with_udp_batch),
 		cmocka_unit_test(test_key_keeps_cpu_order),
 		cmocka_unit_test(test_sendfile_from_key_json_and_default),
+		cmocka_unit_test(test_buf_offset_key_json_and_default),
 		cmocka_unit_test(test_udp_offloads_key_json_and_limits),
 		cmocka_unit_test(test_key_ignores_duration_warmup_and_interval),
 		cmocka_unit_test(test_key_reports_enospc_when_buffer_too_small),

@@ -584,6 +584,17 @@ static void test_every_parameter_reaches_the_configuration(void **state)
 	assert_string_equal(cells[1].desc, "sendfile_from=memfd");
 	job_cells_free(cells, n);
 	job_file_free(jf);
+
+	/* an axis of buffer offsets; a cell without it is page-aligned */
+	jf = parse_ok("params:\n  buf_offset: [0, 16, 4095]\n");
+	n = expand_ok(jf, &cells);
+	assert_int_equal(n, 3);
+	assert_int_equal(cells[0].cfg.buf_offset, 0);
+	assert_int_equal(cells[1].cfg.buf_offset, 16);
+	assert_int_equal(cells[2].cfg.buf_offset, 4095);
+	assert_string_equal(cells[1].desc, "buf_offset=16");
+	job_cells_free(cells, n);
+	job_file_free(jf);
 }
 
 static void test_seed_is_drawn_when_absent_and_kept_when_given(void **state)
@@ -783,6 +794,10 @@ static void test_params_errors(void **state)
 			   "x.yaml:2:12: invalid value 'auto' for 'udp_gso': expected a size like 8K or 1M, from 8 bytes to 65535, or off");
 	expect_parse_error("params:\n  sendfile_from: disk\n",
 			   "x.yaml:2:18: invalid value 'disk' for 'sendfile_from': expected tmp (a file in $TMPDIR or /tmp) or memfd");
+	expect_parse_error("params:\n  buf_offset: 4096\n",
+			   "x.yaml:2:15: invalid value '4096' for 'buf_offset': expected an integer from 0 to 4095");
+	expect_parse_error("params:\n  buf_offset: -16\n",
+			   "x.yaml:2:15: invalid value '-16' for 'buf_offset': expected an integer from 0 to 4095");
 	expect_parse_error("params:\n  udp_gro: 1472\n",
 			   "x.yaml:2:12: invalid value '1472' for 'udp_gro': expected true or false");
 	expect_parse_error("params:\n  gro: auto\n",

@@ -905,6 +905,49 @@ static void test_explain_lists_what_went_with_the_headline(void **state)
 		base_sample_release(&s[i]);
 }
 
+/*
+ * The flow table shows each socket buffer as the run ended, marked where it
+ * moved since the start (autotuning), with a line that says so; a sample
+ * without end values shows the start.
+ */
+static void test_sample_table_shows_buffers_at_the_end(void **state)
+{
+	static const char *const cfg[] = { "test=tcp_stream" };
+	struct base_sample s;
+	struct sample_flow *f;
+	char *text;
+
+	(void)state;
+	make_sample(&s, "A", cfg, 1, "throughput.gbps", "Gbps", 35);
+	assert_int_equal(base_sample_alloc_flows(&s, 1), 0);
+	f = &s.flows[0];
+	snprintf(f->dir, sizeof(f->dir), "send");
+	f->client_sndbuf = f->server_sndbuf = 16384;
+	f->client_rcvbuf = f->server_rcvbuf = 131072;
+	text = capture_sample_table(&s);
+	assert_non_null(strstr(text, "      16K      128K       16K      128K"));
+	assert_null(strstr(text, "*"));
+	free(text);
+
+	f->client_sndbuf_end = 4194304;
+	f->client_rcvbuf_end = 131072;
+	f->server_sndbuf_end = 16384;
+	f->server_rcvbuf_end = 6 * 1048576;
+	text = capture_sample_table(&s);
+	assert_non_null(strstr(text, "       4M*      128K       16K       6M*"));
+	assert_non_null(strstr(text, "\n(socket buffers at the end; *: changed since the start, as autotuning does)\n"));
+	free(text);
+
+	/* fixed buffers: the same at both ends, no mark, no line */
+	f->client_sndbuf_end = f->client_sndbuf;
+	f->server_rcvbuf_end = f->server_rcvbuf;
+	text = capture_sample_table(&s);
+	assert_null(strstr(text, "*"));
+	assert_null(strstr(text, "autotuning"));
+	free(text);
+	base_sample_release(&s);
+}
+
 static void test_sample_table_says_whether_the_window_can_be_trusted(void **state)
 {
 	static const char *const cfg[] = { "test=tcp_stream" };
@@ -973,6 +1016,7 @@ int main(void)
 		cmocka_unit_test(test_html_draws_each_samples_rates_within_the_window),
 		cmocka_unit_test(test_html_window_lines_of_long_windows_are_averaged),
 		cmocka_unit_test(test_explain_admits_shares_and_rates_not_relatives),
+		cmocka_unit_test(test_sample_table_shows_buffers_at_the_end),
 		cmocka_unit_test(test_sample_table_says_whether_the_window_can_be_trusted),
 		cmocka_unit_test(test_explain_lists_what_went_with_the_headline),
 	};
