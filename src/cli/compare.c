@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/load.h"
+#include "job/config.h"
 #include "report/report.h"
 #include "stats/table.h"
 #include "store/store.h"
@@ -61,6 +62,35 @@ static int env_lines(const struct base_sample *sa, const struct base_sample *sb,
 	free(*last);
 	*last = text;
 	return 0;
+}
+
+/*
+ * Two labels without a configuration in common: say so, and name what sets
+ * apart the nearest two of their configurations (the fewest parameters),
+ * which is often one the labels were not meant to differ in: a netregress
+ * that records a new parameter, a pinning, a buffer size.
+ */
+static void no_common(const char *a, const struct cli_keys *ka, const char *b,
+		      const struct cli_keys *kb)
+{
+	char best[512] = "", d[sizeof(best)];
+	size_t nbest = SIZE_MAX;
+
+	for (size_t i = 0; i < ka->n; i++)
+		for (size_t j = 0; j < kb->n; j++) {
+			size_t n = job_key_diff(ka->key[i], kb->key[j], d, sizeof(d));
+
+			if (n < nbest) {
+				nbest = n;
+				memcpy(best, d, sizeof(best));
+			}
+		}
+	if (nbest == SIZE_MAX)
+		cli_error("labels '%s' and '%s' share no configuration (see 'netregress labels')",
+			  a, b);
+	else
+		cli_error("labels '%s' and '%s' share no configuration; the nearest two differ in %zu parameter%s, %s to %s: %s (see 'netregress labels')",
+			  a, b, nbest, nbest == 1 ? "" : "s", a, b, best);
 }
 
 int cmd_compare(int argc, char **argv)
@@ -204,8 +234,7 @@ int cmd_compare(int argc, char **argv)
 		}
 	}
 	if (!ncommon) {
-		cli_error("labels '%s' and '%s' share no configuration (see 'netregress labels')",
-			  a, b);
+		no_common(a, &ka, b, &kb);
 		goto out;
 	}
 	if (json) {

@@ -722,6 +722,105 @@ int job_config_key(const struct job_config *c, char *buf, size_t len)
 	return k.ret;
 }
 
+/* One name=value pair of a key: where it starts, its name's and its
+ * whole length. */
+struct key_pair {
+	const char *p;
+	size_t name, all;
+};
+
+static bool key_next(const char **s, struct key_pair *kp)
+{
+	const char *eq;
+
+	while (**s == ' ')
+		(*s)++;
+	if (!**s)
+		return false;
+	kp->p = *s;
+	kp->all = strcspn(*s, " ");
+	eq = memchr(*s, '=', kp->all);
+	kp->name = eq ? (size_t)(eq - *s) : kp->all;
+	*s += kp->all;
+	return true;
+}
+
+/* A pair's value, "(none)" for a pair that is not there. */
+static const char *pair_value(const struct key_pair *kp, int *vlen)
+{
+	if (!kp) {
+		*vlen = (int)strlen("(none)");
+		return "(none)";
+	}
+	if (kp->name == kp->all) {
+		*vlen = 0;
+		return kp->p + kp->all;
+	}
+	*vlen = (int)(kp->all - kp->name - 1);
+	return kp->p + kp->name + 1;
+}
+
+/* Append "name A -> B" to out (", " between), at most len in all. */
+static void diff_add(char *out, size_t len, size_t *used, const struct key_pair *name,
+		     const struct key_pair *a, const struct key_pair *b)
+{
+	int n, la, lb;
+	const char *va = pair_value(a, &la), *vb = pair_value(b, &lb);
+
+	if (*used >= len)
+		return;
+	n = snprintf(out + *used, len - *used, "%s%.*s %.*s -> %.*s",
+		     *used ? ", " : "", (int)name->name, name->p, la, va, lb, vb);
+	if (n < 0 || (size_t)n >= len - *used)
+		*used = len;
+	else
+		*used += (size_t)n;
+}
+
+size_t job_key_diff(const char *a, const char *b, char *out, size_t len)
+{
+	struct key_pair pa, pb;
+	bool ha, hb;
+	size_t n = 0, used = 0;
+
+	if (len)
+		out[0] = '\0';
+	ha = key_next(&a, &pa);
+	hb = key_next(&b, &pb);
+	while (ha || hb) {
+		int c;
+
+		if (!ha)
+			c = 1;
+		else if (!hb)
+			c = -1;
+		else {
+			size_t m = pa.name < pb.name ? pa.name : pb.name;
+
+			c = strncmp(pa.p, pb.p, m);
+			if (!c)
+				c = pa.name < pb.name ? -1 : pa.name > pb.name;
+		}
+		if (c < 0) {
+			diff_add(out, len, &used, &pa, &pa, NULL);
+			n++;
+			ha = key_next(&a, &pa);
+		} else if (c > 0) {
+			diff_add(out, len, &used, &pb, NULL, &pb);
+			n++;
+			hb = key_next(&b, &pb);
+		} else {
+			if (pa.all != pb.all || memcmp(pa.p, pb.p, pa.all)) {
+				diff_add(out, len, &used, &pa, &pa, &pb);
+				n++;
+			}
+			ha = key_next(&a, &pa);
+			hb = key_next(&b, &pb);
+		}
+	}
+	return n;
+}
+
 json_t *job_config_to_json(const struct job_config *c)
 {
 	json_t *j;

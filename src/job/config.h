@@ -182,6 +182,14 @@ bool job_config_flow_c2s(const struct job_config *c, uint32_t id);
  * separated by single spaces. Returns 0 or -ENOSPC. */
 int job_config_key(const struct job_config *c, char *buf, size_t len);
 
+/*
+ * The parameters in which two canonical keys differ, written to out as
+ * "name A -> B" joined by ", ", "(none)" for a parameter one key lacks
+ * (truncated to fit len). Returns how many differ. Keys that are not in
+ * canonical order compare as far as they are.
+ */
+size_t job_key_diff(const char *a, const char *b, char *out, size_t len);
+
 /* Call fn(ctx, name, value) for each workload parameter in key order. */
 void job_config_each_param(const struct job_config *c,
 			   void (*fn)(void *ctx, const char *name,

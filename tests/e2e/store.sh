@@ -197,6 +197,17 @@ checkx "a label with a control character: exit 3 naming the field, store untouch
 "$NR" compare --db "$DB" base nosuchlabel 2>"$TMP/err"
 rc=$?
 checkx "compare with an unknown label: exit 3 naming it" '[ $rc -eq 3 ] && grep -q "nosuchlabel" "$TMP/err"'
+# Two labels whose samples differ in one parameter share no configuration;
+# compare says what sets the nearest two apart.
+for o in 0 16; do
+	timeout 60 "$NR" run tcp_stream -l 300ms --warmup 0 --no-collect --buf-offset $o \
+		--label "bo$o" --db "$TMP/bo.db" >/dev/null 2>&1
+done
+"$NR" compare --db "$TMP/bo.db" bo0 bo16 >/dev/null 2>"$TMP/err"
+rc=$?
+checkx "compare of labels without a common configuration: exit 3, naming the parameter that differs" \
+	'[ $rc -eq 3 ] && grep -qF "labels '"'"'bo0'"'"' and '"'"'bo16'"'"' share no configuration; the nearest two differ in 1 parameter, bo0 to bo16: buf_offset 0 -> 16" "$TMP/err"' ||
+	diag "$TMP/err"
 
 # A/B on a known slowdown (disturbed samples pooled: this checks the
 # verdict, not the interference guard, which tests/e2e/noise.sh covers): B caps the TCP receive buffer (tcp_rmem) of a

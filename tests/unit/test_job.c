@@ -1518,6 +1518,32 @@ static void test_buf_offset_key_json_and_default(void **state)
 	expect_finalize_rejects(&c, "invalid buf_offset -2", NULL);
 }
 
+/* job_key_diff names what sets two keys apart, pair by pair in key order. */
+static void test_key_diff_names_each_parameter_that_differs(void **state)
+{
+	char d[256];
+
+	(void)state;
+	assert_int_equal(job_key_diff("cc=default cpus=0", "cc=default cpus=0", d, sizeof(d)), 0);
+	assert_string_equal(d, "");
+	assert_int_equal(job_key_diff("buf_offset=0 cc=default cpus=0", "cc=default cpus=0",
+				      d, sizeof(d)), 1);
+	assert_string_equal(d, "buf_offset 0 -> (none)");
+	assert_int_equal(job_key_diff("cc=bbr cpus=0 test=tcp_sendfile",
+				      "cc=cubic cpus=0 sendfile_from=tmp test=tcp_sendfile",
+				      d, sizeof(d)), 2);
+	assert_string_equal(d, "cc bbr -> cubic, sendfile_from (none) -> tmp");
+	/* a name that is a prefix of another is a different name */
+	assert_int_equal(job_key_diff("msg=1", "msgx=1", d, sizeof(d)), 2);
+	assert_string_equal(d, "msg 1 -> (none), msgx (none) -> 1");
+	assert_int_equal(job_key_diff("", "a=1 b=", d, sizeof(d)), 2);
+	assert_string_equal(d, "a (none) -> 1, b (none) -> ");
+	/* a small buffer: the count stays right, the text is cut */
+	assert_int_equal(job_key_diff("a=1 b=2 c=3", "a=9 b=8 c=7", d, 12), 3);
+	assert_string_equal(d, "a 1 -> 9, b");
+	assert_int_equal(job_key_diff("a=1", "a=2", d, 0), 1);
+}
+
 /*
  * udp_gso and udp_gro: udp_stream only, checked against the message size,
  * the kernel's segment limit and a veth mtu; in the key (and the JSON) only
@@ -1664,6 +1690,7 @@ int main(void)
 		cmocka_unit_test(test_key_keeps_cpu_order),
 		cmocka_unit_test(test_sendfile_from_key_json_and_default),
 		cmocka_unit_test(test_buf_offset_key_json_and_default),
+		cmocka_unit_test(test_key_diff_names_each_parameter_that_differs),
 		cmocka_unit_test(test_udp_offloads_key_json_and_limits),
 		cmocka_unit_test(test_key_ignores_duration_warmup_and_interval),
 		cmocka_unit_test(test_key_reports_enospc_when_buffer_too_small),
