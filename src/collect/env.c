@@ -155,6 +155,54 @@ int collect_cpuinfo_model(const char *text, size_t len, char *out, size_t cap)
 	return 0;
 }
 
+/* The flags collect_cpu_copy_flags() keeps, in the order it writes them. */
+static const char *const copy_flags[] = {
+	"rep_good", "erms", "fsrm", "fzrm", "fsrs",
+};
+
+int collect_cpu_copy_flags(const char *flags, size_t len, char *out, size_t cap)
+{
+	bool have[ARRAY_SIZE(copy_flags)] = { false };
+	const char *p = flags, *end = flags + len;
+	size_t used = 0;
+
+	if (!out || !cap || (!flags && len))
+		return -EINVAL;
+	out[0] = '\0';
+	while (p < end) {
+		const char *t;
+
+		while (p < end && is_space(*p))
+			p++;
+		t = p;
+		while (p < end && !is_space(*p))
+			p++;
+		for (size_t i = 0; t < p && i < ARRAY_SIZE(copy_flags); i++)
+			if (strlen(copy_flags[i]) == (size_t)(p - t) &&
+			    !memcmp(t, copy_flags[i], (size_t)(p - t)))
+				have[i] = true;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(copy_flags); i++) {
+		size_t n;
+
+		if (!have[i])
+			continue;
+		n = strlen(copy_flags[i]) + (used ? 1 : 0);
+		if (used + n >= cap) {
+			out[0] = '\0';
+			return -EOVERFLOW;
+		}
+		snprintf(out + used, cap - used, "%s%s", used ? " " : "", copy_flags[i]);
+		used += n;
+	}
+	if (!used) {
+		if (cap <= strlen("none"))
+			return -EOVERFLOW;
+		snprintf(out, cap, "none");
+	}
+	return 0;
+}
+
 /* "MemTotal:   24684092 kB" in /proc/meminfo text. */
 static int parse_mem_total(const char *text, size_t len, long *kb,
 			   struct base_err *err)

@@ -68,6 +68,19 @@ void collect_fs_name(unsigned long magic, char *out, size_t cap);
 int collect_cpuinfo_model(const char *text, size_t len, char *out, size_t cap);
 
 /*
+ * Of the x86 CPU flags in flags (the value of /proc/cpuinfo's "flags" line,
+ * len bytes, need not be NUL-terminated), those that choose how the kernel
+ * copies to and from user memory (rep_good erms fsrm fzrm fsrs), in that
+ * order, space-separated, into out (cap bytes); "none" when it has none of
+ * them. Every byte a stream moves goes through that copy, and its speed
+ * can depend on where the user buffer starts (see --buf-offset).
+ *
+ * Returns 0, -EINVAL for a NULL argument or cap 0, -EOVERFLOW if the
+ * result does not fit cap (out is then ""). Pure function; any thread.
+ */
+int collect_cpu_copy_flags(const char *flags, size_t len, char *out, size_t cap);
+
+/*
  * Read a file holding one unsigned decimal integer and an optional newline,
  * such as /proc/sys/net/core/rmem_max, into *out (units are the sysctl's).
  *

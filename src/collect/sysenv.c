@@ -36,6 +36,7 @@ static const char *const fingerprint_keys[] = {
 	"kernel.release", "kernel.version", "cmdline",
 	"cpu.model",	  "cpu.microcode",  "cpu.online",
 	"cpu.smt",	  "cpu.smt.active", "cpufreq.governor",
+	"cpu.family",	  "cpu.model_id",   "cpu.copy_flags",
 };
 
 static const char *const fingerprint_prefixes[] = { "numa.", "sysctl.",
@@ -928,6 +929,22 @@ static int add_cpuinfo(struct collect_sysenv *env, struct base_err *err)
 	ret = collect_sysenv_add(env, "cpu.model", model, strlen(model), err);
 	if (!ret && cpuinfo_value(buf, len, "microcode", &v, &vlen))
 		ret = collect_sysenv_add(env, "cpu.microcode", v, vlen, err);
+	/* a guest's model name can hide the generation; these tell it */
+	if (!ret && cpuinfo_value(buf, len, "cpu family", &v, &vlen))
+		ret = collect_sysenv_add(env, "cpu.family", v, vlen, err);
+	if (!ret && cpuinfo_value(buf, len, "model", &v, &vlen))
+		ret = collect_sysenv_add(env, "cpu.model_id", v, vlen, err);
+	if (!ret && cpuinfo_value(buf, len, "flags", &v, &vlen)) {
+		char flags[64];
+
+		ret = collect_cpu_copy_flags(v, vlen, flags, sizeof(flags));
+		if (ret)
+			base_err_set(err, ret, "/proc/cpuinfo: copy flags over %zu bytes",
+				     sizeof(flags) - 1);
+		else
+			ret = collect_sysenv_add(env, "cpu.copy_flags", flags,
+						 strlen(flags), err);
+	}
 out:
 	free(buf);
 	return ret;

@@ -20,6 +20,29 @@ check "metrics carry unit and direction" \
 	jtrue "$TMP/tcp.json" 'd["metrics"]["throughput.gbps"]["unit"] == "Gbps" and d["metrics"]["throughput.gbps"]["better"] == "higher" and d["metrics"]["cpu.client.sys_s"]["better"] == "neutral"'
 check "environment of both ends recorded" \
 	jtrue "$TMP/tcp.json" 'd["env"]["client"]["kernel"] and d["env"]["server"]["hostname"] and int(d["env"]["client"]["online_cpus"]) >= 1'
+# the x86 flags that pick the kernel's user-copy routine, and the cpu's
+# family and model numbers, as /proc/cpuinfo's first block has them
+check "sysenv: cpu.copy_flags, cpu.family and cpu.model_id as in /proc/cpuinfo, on both ends" \
+	python3 - "$TMP/tcp.json" <<'PY'
+import json, sys
+first = open("/proc/cpuinfo").read().split("\n\n")[0]
+info = {}
+for line in first.splitlines():
+    k, _, v = line.partition(":")
+    info.setdefault(k.strip(), " ".join(v.split()))
+d = json.load(open(sys.argv[1]))
+want = {}
+if "flags" in info:
+    fl = info["flags"].split()
+    want["cpu.copy_flags"] = " ".join(f for f in ("rep_good", "erms", "fsrm", "fzrm", "fsrs") if f in fl) or "none"
+if "cpu family" in info:
+    want["cpu.family"] = info["cpu family"]
+if "model" in info:
+    want["cpu.model_id"] = info["model"]
+got = [{k: d["sysenv"][side]["entries"].get(k) for k in want} for side in ("client", "server")]
+print("# want %s; client %s" % (want, got[0]))
+sys.exit(0 if got[0] == want and got[1] == want else 1)
+PY
 check "cpu split and process cpu of both ends" \
 	jtrue "$TMP/tcp.json" 'all(("cpu.%s.%s" % (s, k)) in d["metrics"] for s in ("client", "server") for k in ("user_s", "sys_s", "softirq_pct", "idle_pct"))'
 

@@ -607,6 +607,40 @@ static void test_cpuinfo_model_falls_back_by_architecture(void **state)
 	assert_int_equal(collect_cpuinfo_model("x", 1, NULL, 8), -EINVAL);
 }
 
+/* Of a flags line, only the user-copy flags, in a fixed order; "none". */
+static void test_cpu_copy_flags_keeps_the_copy_routine_flags(void **state)
+{
+	static const struct {
+		const char *flags, *want;
+	} cases[] = {
+		{ " fpu vme fsrm de rep_good nopl erms xtopology", "rep_good erms fsrm" },
+		{ "fsrs\tfzrm erms", "erms fzrm fsrs" },
+		{ "fpu vme ermsx xerms fsrm_", "none" },
+		{ "", "none" },
+		{ "erms", "erms" },
+	};
+	char out[64];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		size_t len = strlen(cases[i].flags);
+		char *copy = malloc(len ? len : 1);
+
+		assert_non_null(copy);
+		memcpy(copy, cases[i].flags, len);
+		assert_int_equal(collect_cpu_copy_flags(copy, len, out, sizeof(out)), 0);
+		free(copy);
+		if (strcmp(out, cases[i].want))
+			fail_msg("case %zu: got '%s', want '%s'", i, out, cases[i].want);
+	}
+	assert_int_equal(collect_cpu_copy_flags("rep_good erms", 13, out, 9), -EOVERFLOW);
+	assert_string_equal(out, "");
+	assert_int_equal(collect_cpu_copy_flags("rep_good erms", 13, out, 14), 0);
+	assert_string_equal(out, "rep_good erms");
+	assert_int_equal(collect_cpu_copy_flags("", 0, out, 4), -EOVERFLOW);
+	assert_int_equal(collect_cpu_copy_flags("x", 1, NULL, 8), -EINVAL);
+}
+
 /* Write content to a fresh temporary file; its name goes into path. */
 static void write_tmp(char *path, size_t cap, const char *content, size_t len)
 {
@@ -726,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_env_read_on_this_machine),
 		cmocka_unit_test(test_env_tmp_dir_and_filesystem),
 		cmocka_unit_test(test_cpuinfo_model_falls_back_by_architecture),
+		cmocka_unit_test(test_cpu_copy_flags_keeps_the_copy_routine_flags),
 		cmocka_unit_test(test_sysctl_read_u64),
 		cmocka_unit_test(test_rusage_delta_monotonic_after_burning_cpu),
 		cmocka_unit_test(test_rusage_delta_subtracts_each_field),
