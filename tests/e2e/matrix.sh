@@ -117,6 +117,10 @@ timeout 120 "$NR" matrix "$SC/udp-gso-quick.yaml" --label gso >"$TMP/sc4" 2>&1
 rc=$?
 checkx "scenario udp-gso-quick runs its 6 cells, each udp_gso key with udp_gro or without" \
 	'[ $rc -eq 0 ] && cells_ok gso 2 && [ "$(grep -cE "^udp_gso=(1200|1472|8952) udp_gro=(false|true) " "$TMP/sc4")" -eq 6 ]'
+timeout 120 "$NR" matrix "$SC/copy-offsets-quick.yaml" --label co >"$TMP/sc5" 2>&1
+rc=$?
+checkx "scenario copy-offsets-quick runs its 8 cells, tcp_stream and tcp_sendfile at each buffer offset" \
+	'[ $rc -eq 0 ] && cells_ok co 2 && [ "$(grep -cE "^test=tcp_(stream|sendfile) buf_offset=(0|16|64|2048) " "$TMP/sc5")" -eq 8 ]'
 
 # The veth scenario: namespaces made and removed by the matrix itself.
 "$NR" matrix "$SC/udp-matrix-quick.yaml" --label veth >"$TMP/veth" 2>&1 &
