@@ -89,9 +89,10 @@ fi
 
 # ---------------------------------------------------------------- rows
 # The rows cover each engine path: tcp send/recv, sendfile, small nodelay
-# writes, udp sendmmsg/recvmmsg at two sizes and both ways on one worker,
-# and the request/response loops.
-ROWS=(tcp_128k tcp_sendfile tcp_256_nodelay udp_1472 udp_64 udp_1472_bidir tcp_rr udp_rr tcp_crr tcp_cc)
+# writes, udp sendmmsg/recvmmsg at two sizes and both ways on one worker
+# (and on unpinned workers that share the CPUs), and the request/response
+# loops.
+ROWS=(tcp_128k tcp_sendfile tcp_256_nodelay udp_1472 udp_64 udp_1472_bidir udp_1472_bidir_free tcp_rr udp_rr tcp_crr tcp_cc)
 declare -A DESC ARGS
 DESC[tcp_128k]="tcp_stream 128K, 1 flow";          ARGS[tcp_128k]="tcp_stream -n 1"
 DESC[tcp_sendfile]="tcp_sendfile 128K, 1 flow";    ARGS[tcp_sendfile]="tcp_sendfile -n 1"
@@ -99,6 +100,7 @@ DESC[tcp_256_nodelay]="tcp_stream 256B nodelay 8K"; ARGS[tcp_256_nodelay]="tcp_s
 DESC[udp_1472]="udp_stream 1472B";                 ARGS[udp_1472]="udp_stream -m 1472"
 DESC[udp_64]="udp_stream 64B";                     ARGS[udp_64]="udp_stream -m 64"
 DESC[udp_1472_bidir]="udp_stream 1472B bidir, 2+2"; ARGS[udp_1472_bidir]="udp_stream -m 1472 --dir bidir -n 2"
+DESC[udp_1472_bidir_free]="udp_stream 1472B bidir, free"; ARGS[udp_1472_bidir_free]="udp_stream -m 1472 --dir bidir -n 2 --placement free"
 DESC[tcp_rr]="tcp_rr 64B nodelay";                 ARGS[tcp_rr]="tcp_rr -r 64,64 --nodelay"
 DESC[udp_rr]="udp_rr 64B";                         ARGS[udp_rr]="udp_rr -r 64,64"
 DESC[tcp_crr]="tcp_crr 1B";                        ARGS[tcp_crr]="tcp_crr"

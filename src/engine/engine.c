@@ -403,6 +403,8 @@ static void *worker_main(void *arg)
 		if (n == 0 && w->stopping && e->o.udp &&
 		    base_now_ns() - now >= UDP_QUIET_NS)
 			break; /* quiet: every datagram in flight has landed */
+		if (w->yield && !w->stopping)
+			sched_yield();
 		for (int i = 0; i < n; i++) {
 			struct engine_ev *p = ev[i].data.ptr;
 			uint64_t v;
@@ -825,6 +827,7 @@ static void tx_budget(const struct engine *e, struct worker *w)
 	    2 * e->o.peer_rcvbuf < rcvbuf)
 		rcvbuf = 2 * e->o.peer_rcvbuf;
 	w->tx_budget = 1;
+	w->yield = !e->o.cpus.n || e->nworkers > e->o.cpus.n;
 	if (rcvbuf == UINT64_MAX)
 		return;
 	fit = rcvbuf / 4 / e->o.msg_bytes;
