@@ -18,6 +18,19 @@ static void fmt_buf(uint64_t v, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+/* A buffer size for a table column: exact when it is a whole number of
+ * K or M (what was asked for), else to one decimal (what autotuning
+ * reached, such as 2004657 bytes: 1.9M). */
+static void fmt_size_short(uint64_t v, char *buf, size_t len)
+{
+	if (!v || !(v & 1023) || v < 1024)
+		fmt_buf(v, buf, len);
+	else if (v >= 1024 * 1024)
+		snprintf(buf, len, "%.1fM", (double)v / (1024 * 1024));
+	else
+		snprintf(buf, len, "%.1fK", (double)v / 1024);
+}
+
 /* A socket buffer as the run ended (what autotuning reached), with a '*'
  * when that is not what it was at the start; the start when no end was
  * recorded. Returns whether it changed. */
@@ -25,13 +38,9 @@ static bool fmt_sockbuf(uint64_t start, uint64_t end, char *buf, size_t len)
 {
 	char v[BASE_SIZE_STRLEN];
 
-	if (!end) {
-		fmt_buf(start, buf, len);
-		return false;
-	}
-	base_format_size(end, v, sizeof(v));
-	snprintf(buf, len, "%s%s", v, end != start ? "*" : "");
-	return end != start;
+	fmt_size_short(end ? end : start, v, sizeof(v));
+	snprintf(buf, len, "%s%s", v, end && end != start ? "*" : "");
+	return end && end != start;
 }
 
 /* Metrics from the collectors get sections of their own. */

@@ -938,6 +938,13 @@ static void test_sample_table_shows_buffers_at_the_end(void **state)
 	assert_non_null(strstr(text, "\n(socket buffers at the end; *: changed since the start, as autotuning does)\n"));
 	free(text);
 
+	/* a size autotuning reached, not a whole K: one decimal */
+	f->server_rcvbuf_end = 2004657;
+	f->client_sndbuf_end = 3939840;
+	text = capture_sample_table(&s);
+	assert_non_null(strstr(text, "     3.8M*      128K       16K     1.9M*"));
+	free(text);
+
 	/* fixed buffers: the same at both ends, no mark, no line */
 	f->client_sndbuf_end = f->client_sndbuf;
 	f->server_rcvbuf_end = f->server_rcvbuf;
