@@ -163,13 +163,14 @@ static const char *const copy_flags[] = {
 int collect_cpu_copy_flags(const char *flags, size_t len, char *out, size_t cap)
 {
 	bool have[ARRAY_SIZE(copy_flags)] = { false };
-	const char *p = flags, *end = flags + len;
+	const char *p = flags, *end;
 	size_t used = 0;
 
 	if (!out || !cap || (!flags && len))
 		return -EINVAL;
 	out[0] = '\0';
-	while (p < end) {
+	end = len ? flags + len : flags;
+	while (len && p < end) {
 		const char *t;
 
 		while (p < end && is_space(*p))
