@@ -18,13 +18,15 @@ unhog() {
 	wait "${HOGS[@]}" 2>/dev/null
 }
 # wait_window FILE T: until the run whose interval lines (-i 500ms) go to
-# FILE has measured T seconds of its window (at most 30 s). The hogs start
-# at a point of the window, whatever the run's set-up took.
+# FILE has reported an interval that ends T seconds or more after its start,
+# warm-up included (at most 30 s). The hogs start at a point of the window,
+# whatever the run's set-up took. An interval ends at the server's tick,
+# which can be late ("[   1.50-   2.01 s]").
 wait_window() {
-	local end i
-	end=$(printf -- '-%7.2f s]' "$2")
+	local i
 	for i in $(seq 300); do
-		grep -qF -- "$end" "$1" 2>/dev/null && return 0
+		awk -v t="$2" '{ s = $0; if (sub(/^\[ *[0-9.]+- */, "", s) && s + 0 >= t) f = 1 }
+			END { exit !f }' "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
 	return 1
