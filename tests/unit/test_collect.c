@@ -550,11 +550,34 @@ static void test_env_tmp_dir_and_filesystem(void **state)
 	assert_string_equal(name, "0x12345678");
 }
 
+/* A /proc/cpuinfo text and what a parser of it should write. */
+struct text_case {
+	const char *text, *want;
+};
+
+/* fn on each case's text, from a buffer of exactly its length (no NUL
+ * after it), must return 0 and write the case's want. */
+static void expect_text_cases(int (*fn)(const char *, size_t, char *, size_t),
+			      const struct text_case *cases, size_t n)
+{
+	char out[64];
+
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(cases[i].text);
+		char *copy = malloc(len ? len : 1);
+
+		assert_non_null(copy);
+		memcpy(copy, cases[i].text, len);
+		assert_int_equal(fn(copy, len, out, sizeof(out)), 0);
+		free(copy);
+		if (strcmp(out, cases[i].want))
+			fail_msg("case %zu: got '%s', want '%s'", i, out, cases[i].want);
+	}
+}
+
 static void test_cpuinfo_model_falls_back_by_architecture(void **state)
 {
-	static const struct {
-		const char *text, *want;
-	} cases[] = {
+	static const struct text_case cases[] = {
 		{ "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
 		  "model\t\t: 85\nmodel name\t: Intel(R) Xeon(R) Processor\n"
 		  "cpu MHz\t\t: 2100.000\n\nprocessor\t: 1\n"
@@ -586,20 +609,7 @@ static void test_cpuinfo_model_falls_back_by_architecture(void **state)
 	char out[64];
 
 	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		size_t len = strlen(cases[i].text);
-		char *copy = malloc(len ? len : 1);
-
-		assert_non_null(copy);
-		memcpy(copy, cases[i].text, len);
-		assert_int_equal(collect_cpuinfo_model(copy, len, out,
-						       sizeof(out)),
-				 0);
-		free(copy);
-		if (strcmp(out, cases[i].want))
-			fail_msg("case %zu: got '%s', want '%s'", i, out,
-				 cases[i].want);
-	}
+	expect_text_cases(collect_cpuinfo_model, cases, ARRAY_SIZE(cases));
 	assert_int_equal(collect_cpuinfo_model("model name : 12345678", 21, out,
 					       8),
 			 -EOVERFLOW);
@@ -610,9 +620,7 @@ static void test_cpuinfo_model_falls_back_by_architecture(void **state)
 /* Of a flags line, only the user-copy flags, in a fixed order; "none". */
 static void test_cpu_copy_flags_keeps_the_copy_routine_flags(void **state)
 {
-	static const struct {
-		const char *flags, *want;
-	} cases[] = {
+	static const struct text_case cases[] = {
 		{ " fpu vme fsrm de rep_good nopl erms xtopology", "rep_good erms fsrm" },
 		{ "fsrs\tfzrm erms", "erms fzrm fsrs" },
 		{ "fpu vme ermsx xerms fsrm_", "none" },
@@ -622,17 +630,7 @@ static void test_cpu_copy_flags_keeps_the_copy_routine_flags(void **state)
 	char out[64];
 
 	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		size_t len = strlen(cases[i].flags);
-		char *copy = malloc(len ? len : 1);
-
-		assert_non_null(copy);
-		memcpy(copy, cases[i].flags, len);
-		assert_int_equal(collect_cpu_copy_flags(copy, len, out, sizeof(out)), 0);
-		free(copy);
-		if (strcmp(out, cases[i].want))
-			fail_msg("case %zu: got '%s', want '%s'", i, out, cases[i].want);
-	}
+	expect_text_cases(collect_cpu_copy_flags, cases, ARRAY_SIZE(cases));
 	assert_int_equal(collect_cpu_copy_flags("rep_good erms", 13, out, 9), -EOVERFLOW);
 	assert_string_equal(out, "");
 	assert_int_equal(collect_cpu_copy_flags("rep_good erms", 13, out, 14), 0);
