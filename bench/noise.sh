@@ -36,11 +36,13 @@
 #
 # What went with ours' figure: ours' stream runs carry its CPU speed probe
 # (host.speed, on by default for streams), and every run the TCP socket
-# backlog (netstat.TcpExt.TCPBacklogCoalesce.per_mb) and the context
-# switches per MB; the table ends with, per row, how much each moved over
-# ours' runs and its correlation with ours' figure (r^2: the share of ours'
-# run-to-run variance that went with it), and how many of ours' runs mixed
-# levels within their window (window.mixed).
+# backlog (netstat.TcpExt.TCPBacklogCoalesce.per_mb), the context
+# switches per MB and the cross-CPU round trip between ours' client and
+# server CPUs (host.xcpu_ns); the table ends with, per row, how much each
+# moved over ours' runs and its correlation with ours' figure (r^2: the
+# share of ours' run-to-run variance that went with it), how many of ours'
+# runs mixed levels within their window (window.mixed) and in how many the
+# host moved the CPUs (window.xcpu_moved).
 #
 # Environment:
 #   REPS   repetitions of each row (default 7)
@@ -150,7 +152,10 @@ run_ours() {
 		    ("backlog=" + (($m["netstat.TcpExt.TCPBacklogCoalesce.per_mb"].value // null)
 		                   | if . then (. * 100 | round / 100 | tostring) else "-" end)),
 		    ("ctxt=" + (($m["stat.ctxt.per_mb"].value // null)
-		                | if . then (. * 100 | round / 100 | tostring) else "-" end)) ]
+		                | if . then (. * 100 | round / 100 | tostring) else "-" end)),
+		    ("xcpu=" + (($m["host.xcpu_ns"].value // null)
+		                | if . then (. * 10 | round / 10 | tostring) else "-" end)),
+		    ("moved=" + (($m["window.xcpu_moved"].value // null) | if . == null then "-" else tostring end)) ]
 		| if .[0] == null then empty else map(tostring) | join(" ") end' "$out" 2>/dev/null)
 	if [ $rc -ne 0 ] || [ -z "$res" ]; then
 		log "    netregress run $* failed (rc=$rc): $(tail -n 3 "$err" | tr '\n' ' ')"
@@ -255,18 +260,21 @@ PEER[tcp_rr]="sockperf"; PARGS[tcp_rr]="64"
 # one line per successful run in $tmp/ROW.TOOL: "rep value disturbed"; for
 # ours, "rep value X" in $tmp/ROW.speed (X the host.speed of a run that
 # probed it), $tmp/ROW.backlog (TCPBacklogCoalesce per MB), $tmp/ROW.ctxt
-# (context switches per MB), and "rep mixed lo hi" in $tmp/ROW.levels
+# (context switches per MB), $tmp/ROW.xcpu (the cross-CPU round trip, ns),
+# "rep mixed lo hi" in $tmp/ROW.levels and "rep moved" in $tmp/ROW.moved
 record() { # ROW TOOL REP RESULT
 	local v d note x k lv
 	read -r v d note <<<"$4"
 	echo "$3 $v $d" >>"$tmp/$1.$2"
-	for k in speed backlog ctxt; do
+	for k in speed backlog ctxt xcpu; do
 		x=$(sed -n "s/.*\\<$k=\\([0-9.]*\\).*/\\1/p" <<<"$note")
 		[ -n "$x" ] && echo "$3 $v $x" >>"$tmp/$1.$k"
 	done
 	x=$(sed -n 's/.*mixed=\([01]\).*/\1/p' <<<"$note")
 	lv=$(sed -n 's/.*levels=\([0-9]*\)-\([0-9]*\)%.*/\1 \2/p' <<<"$note")
 	[ -n "$x" ] && [ -n "$lv" ] && echo "$3 $x $lv" >>"$tmp/$1.levels"
+	x=$(sed -n 's/.*moved=\([01]\).*/\1/p' <<<"$note")
+	[ -n "$x" ] && echo "$3 $x" >>"$tmp/$1.moved"
 	log "$(awk -v t="$2" -v v="$v" -v u="${UNIT[$1]}" -v d="$d" -v n="$note" 'BEGIN {
 		printf "    %-9s %14.4f %-8s %s%s", t, v, u, (d + 0 == 1 ? "disturbed " : ""), n }')"
 }
@@ -392,6 +400,9 @@ for row in "${ROWS[@]}"; do
 	corr "$row" "$tmp/$row.speed" "host speed" "op/us (host.speed)"
 	corr "$row" "$tmp/$row.backlog" "socket backlog" "/MB (TCPBacklogCoalesce)"
 	corr "$row" "$tmp/$row.ctxt" "context switches" "/MB (stat.ctxt)"
+	corr "$row" "$tmp/$row.xcpu" "cpus' distance" "ns (host.xcpu_ns)"
+	[ -s "$tmp/$row.moved" ] && awk -v d="${DESC[$row]}" '{ n++; m += $2 }
+		END { printf "%-16s in ours %-31s %d of %d runs (window.xcpu_moved)\n", "host moved cpus", d ":", m, n }' "$tmp/$row.moved"
 done
 # shared drift: ours and the peer run back to back in every repetition, so
 # whatever moves the machine between repetitions moves both; Pearson r of
@@ -449,9 +460,12 @@ echo "the same interleaving timing a fixed amount of copying with dd, nothing of
 echo "how much this machine's own speed moves from run to run.  host speed: ours' CPU speed"
 echo "probe (host.speed, streams only) over ours' runs of the row; socket backlog: TCP segments"
 echo "queued to the socket backlog per MB (the receiver held the socket lock: the high state of"
-echo "loopback TCP); context switches per MB; each with its mean, cov and the Pearson correlation"
+echo "loopback TCP); context switches per MB; cpus' distance: the round trip of a cache line"
+echo "between ours' client and server CPUs (host.xcpu_ns, the cross-CPU probe: a host that moves"
+echo "the vCPUs apart slows loopback traffic); each with its mean, cov and the Pearson correlation"
 echo "of ours' figure with it: r^2 is the share of ours' run-to-run variance that went with"
 echo "it.  shared drift: ours and the peer ran back to back in every repetition; r near 1"
 echo "says the spread both show is the machine's, moving both together; ours/peer per repetition"
 echo "is what is left of it when that shared part divides out."
-echo "levels: ours' runs whose 100 ms rates left a level and came back (window.mixed)."
+echo "levels: ours' runs whose 100 ms rates left a level and came back (window.mixed).  host"
+echo "moved cpus: ours' runs in which the cross-CPU round trip changed level within the window."

@@ -575,6 +575,9 @@ static int measure(struct step_run *sr, struct cli_testbed *tb, double *value,
 		.counters = sr->collect,
 		.perf = sr->collect,
 		.speed = sr->collect && job_test_speed_default(sr->cfg.test),
+		/* a server of its own testbed shares this machine; one at
+		 * --host may not */
+		.xcpu = sr->collect && !sr->host,
 	};
 	const struct sample_metric *m;
 	struct base_sample s;

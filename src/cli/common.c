@@ -184,6 +184,30 @@ static void add_host_trend(const struct engine_run *run, bool not_steady,
 }
 
 /*
+ * Where the host kept the test's CPUs within the window (the cross-CPU
+ * probe's round trip per 100 ms tick): its levels, window.xcpu_moved when
+ * they were far apart (the host moved a vCPU), and how the rate went with
+ * the round trip.
+ */
+static void add_host_moved(const struct engine_run *run, struct base_sample *s)
+{
+	struct stats_host_moved h;
+
+	if (stats_host_moved(run->rates, run->xcpus, run->nrates, &h))
+		return;
+	if (h.rate_xcpu.tested) {
+		base_sample_set(s, "window.rate_xcpu_tau", "", h.rate_xcpu.tau);
+		base_sample_set(s, "window.rate_xcpu_p", "", h.rate_xcpu.p);
+	}
+	if (!h.tested)
+		return;
+	base_sample_set(s, "window.xcpu_levels", "", (double)h.levels);
+	base_sample_set(s, "window.xcpu_lo_ns", "ns", h.lo_ns);
+	base_sample_set(s, "window.xcpu_hi_ns", "ns", h.hi_ns);
+	base_sample_set(s, "window.xcpu_moved", "", h.moved ? 1 : 0);
+}
+
+/*
  * The levels of the window's 100 ms rates: how many, how far apart, and
  * window.mixed when the rate left a level and came back (see
  * stats_levels()).
@@ -239,6 +263,8 @@ int cli_sample(const struct job_config *cfg, const struct engine_run *run,
 					     run->rates, run->nrates, 1);
 	if (run->speeds)
 		add_host_trend(run, not_steady, &tr, s);
+	if (run->xcpus)
+		add_host_moved(run, s);
 	base_sample_set(s, "window.warmup_s", "s", (double)run->warmup_ns / NS_PER_S);
 	if (cfg->warmup_auto)
 		base_sample_set(s, "window.warmup_capped", "", run->warmup_capped ? 1 : 0);

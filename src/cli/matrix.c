@@ -158,6 +158,8 @@ static int run_step(struct matrix *m, size_t ci)
 		.profile = m->jf->collect.profile,
 		.speed = m->jf->collect.speed_set ? m->jf->collect.speed :
 			 job_test_speed_default(c->cfg.test),
+		/* every testbed's server shares this machine */
+		.xcpu = m->jf->collect.xcpu,
 	};
 	struct base_err err = { "" };
 	struct base_sample s;

@@ -76,12 +76,16 @@ static const char run_help[] =
 	"      --no-store          do not store\n"
 	"      --profile           sample the kernel on the test's CPUs, both ends;\n"
 	"                          stores profile.self.<symbol> shares, prints the top\n"
-	"      --no-collect        no kernel counters, no perf counters, no speed probe\n"
+	"      --no-collect        no kernel counters, no perf counters, no probes\n"
 	"      --speed, --no-speed the CPU speed probe (host.speed.*: 50 us of a timed\n"
 	"                          loop every 50 ms on each test CPU) on or off\n"
 	"                          (default: on for streams, off for rr and crr)\n"
+	"      --xcpu, --no-xcpu   the cross-CPU probe (host.xcpu_ns: a cache line's\n"
+	"                          round trip between the client's and the server's\n"
+	"                          CPUs, 32 of them every 100 ms) on or off (default:\n"
+	"                          on when the server shares this machine)\n"
 	"      --overhead          what the in-window collectors (perf counters, the\n"
-	"                          speed probe, --profile) cost: both ends switch them\n"
+	"                          probes, --profile) cost: both ends switch them\n"
 	"                          on and off in 200 ms phases, and on/off pairs of\n"
 	"                          phase rates give overhead.pct with a 95% interval\n"
 	"                          (not stored)\n"
@@ -93,7 +97,7 @@ enum {
 	OPT_WARMUP = 256,
 	OPT_LABEL, OPT_JSON, OPT_CTIMEOUT, OPT_CONTROL_TIMEOUT,
 	OPT_DB, OPT_NO_STORE, OPT_REPS, OPT_PROFILE,
-	OPT_NO_COLLECT, OPT_SPEED, OPT_NO_SPEED, OPT_OVERHEAD,
+	OPT_NO_COLLECT, OPT_SPEED, OPT_NO_SPEED, OPT_XCPU, OPT_NO_XCPU, OPT_OVERHEAD,
 };
 
 static const struct option run_opts[] = {
@@ -114,6 +118,8 @@ static const struct option run_opts[] = {
 	{ "no-collect", no_argument, NULL, OPT_NO_COLLECT },
 	{ "speed", no_argument, NULL, OPT_SPEED },
 	{ "no-speed", no_argument, NULL, OPT_NO_SPEED },
+	{ "xcpu", no_argument, NULL, OPT_XCPU },
+	{ "no-xcpu", no_argument, NULL, OPT_NO_XCPU },
 	{ "overhead", no_argument, NULL, OPT_OVERHEAD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -282,6 +288,7 @@ int cmd_run(int argc, char **argv)
 	const char *label = NULL, *test = NULL, *db = NULL;
 	bool json = false, have_port = false, no_store = false, no_collect = false;
 	int speed = -1; /* --speed 1, --no-speed 0, else per test */
+	int xcpu = -1;  /* --xcpu 1, --no-xcpu 0, else on a shared machine */
 	struct store *st = NULL;
 	uint64_t v, reps = 1;
 	pid_t server = 0;
@@ -343,6 +350,12 @@ int cmd_run(int argc, char **argv)
 		case OPT_NO_SPEED:
 			speed = 0;
 			break;
+		case OPT_XCPU:
+			xcpu = 1;
+			break;
+		case OPT_NO_XCPU:
+			xcpu = 0;
+			break;
 		case OPT_OVERHEAD:
 			o.overhead = true;
 			break;
@@ -397,8 +410,11 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	o.speed = speed >= 0 ? speed : !no_collect && job_test_speed_default(c->test);
-	if (o.overhead && !o.perf && !o.profile && !o.speed) {
-		cli_error("--overhead measures what the perf counters, the speed probe and --profile cost: with --no-collect it needs --profile or --speed");
+	/* a server elsewhere (-H that is not this machine) has no pair with
+	 * this end's CPUs: the probe runs only against loopback */
+	o.xcpu = xcpu >= 0 ? xcpu : !no_collect;
+	if (o.overhead && !o.perf && !o.profile && !o.speed && !o.xcpu) {
+		cli_error("--overhead measures what the perf counters, the probes and --profile cost: with --no-collect it needs --profile, --speed or --xcpu");
 		return EXIT_USAGE;
 	}
 	if (o.overhead && c->duration_ns < OVERHEAD_MIN_NS) {
@@ -430,6 +446,7 @@ int cmd_run(int argc, char **argv)
 		o.host = c->ipv == 6 ? "::1" : "127.0.0.1";
 	}
 	o.same_host = is_loopback(o.host);
+	o.xcpu = o.xcpu && o.same_host;
 	code = run_reps(&o, label, json, st, cli_db_path(db), reps, o.same_host);
 	store_close(st);
 	engine_local_server_stop(server);

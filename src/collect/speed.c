@@ -5,8 +5,6 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +12,7 @@
 
 #include "base/time.h"
 #include "collect/perf.h"
+#include "collect/pinned.h"
 
 #define DEFAULT_PERIOD_NS (50 * 1000 * 1000LL)
 #define DEFAULT_BURST_NS (50 * 1000LL)
@@ -47,13 +46,6 @@ struct collect_speed {
 	struct probe p[];
 };
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 void collect_speed_of_chunks(int64_t *ns, size_t n, unsigned steps,
 			     struct collect_speed_burst *out)
 {
@@ -64,8 +56,7 @@ void collect_speed_of_chunks(int64_t *ns, size_t n, unsigned steps,
 		total += (double)(ns[i] > 0 ? ns[i] : 0);
 	if (!n || total <= 0)
 		return;
-	qsort(ns, n, sizeof(*ns), cmp_i64);
-	med = n % 2 ? (double)ns[n / 2] : ((double)ns[n / 2 - 1] + (double)ns[n / 2]) / 2;
+	med = collect_median_i64(ns, n);
 	for (size_t i = 0; i < n; i++)
 		if ((double)ns[i] > med)
 			over += (double)ns[i] - med;
@@ -107,16 +98,6 @@ static void burst(struct probe *p, int64_t burst_ns, struct collect_speed_burst 
 	collect_speed_of_chunks(p->chunk_ns, n, COLLECT_SPEED_STEPS, out);
 }
 
-static void wait_until(struct collect_speed *s, int64_t deadline_ns)
-{
-	struct timespec ts = {
-		.tv_sec = deadline_ns / NS_PER_S,
-		.tv_nsec = deadline_ns % NS_PER_S,
-	};
-
-	pthread_cond_timedwait(&s->cv, &s->mu, &ts);
-}
-
 static void *probe_main(void *arg)
 {
 	struct probe *p = arg;
@@ -136,7 +117,7 @@ static void *probe_main(void *arg)
 			continue;
 		}
 		if (base_now_ns() < next) {
-			wait_until(s, next);
+			collect_cond_wait_until(&s->cv, &s->mu, next);
 			continue;
 		}
 		gen = s->gen;
@@ -164,35 +145,11 @@ static void *probe_main(void *arg)
 
 static int start_probe(struct probe *p, struct base_err *err)
 {
-	pthread_attr_t attr;
-	cpu_set_t set;
-	sigset_t all, old;
-	char name[16];
-	int ret;
+	int ret = collect_pinned_start(&p->th, (unsigned)p->cpu, probe_main, p, "speed probe",
+				       "nr-speed", &p->owner->realtime, err);
 
-	if ((ret = pthread_attr_init(&attr)))
-		return base_err_set(err, -ret, "cannot start the speed probe: %s", strerror(ret));
-	CPU_ZERO(&set);
-	CPU_SET(p->cpu, &set);
-	ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	/* signals belong to the control thread, never to a probe */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (!ret)
-		ret = pthread_create(&p->th, &attr, probe_main, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
-	if (ret)
-		return base_err_set(err, -ret, "cannot start the speed probe on cpu %d: %s",
-				    p->cpu, strerror(ret));
-	p->started = true;
-	snprintf(name, sizeof(name), "nr-speed/%d", p->cpu);
-	pthread_setname_np(p->th, name);
-	/* above the test's threads, below every other real-time task; without
-	 * the privilege a probe runs at ordinary priority */
-	if (pthread_setschedparam(p->th, SCHED_FIFO, &(struct sched_param){ .sched_priority = 1 }))
-		p->owner->realtime = false;
-	return 0;
+	p->started = !ret;
+	return ret;
 }
 
 int collect_speed_open(struct collect_speed **out,

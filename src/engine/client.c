@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/time.h"
 #include "engine/engine.h"
 #include "engine/meter.h"
@@ -30,6 +31,9 @@ struct tick {
 	/* the speed probe's totals when the tick came (has_speed) */
 	bool has_speed;
 	double speed_steps, speed_ns;
+	/* the cross-CPU probe's totals then (has_xcpu) */
+	bool has_xcpu;
+	double xcpu_rounds, xcpu_sum_ns;
 };
 
 /* Work per second between two ticks (b later than a). */
@@ -357,6 +361,8 @@ static void on_tick(struct client *c, const json_t *tick)
 			  (double)n : (double)((uint64_t)srv_rx + rx);
 		k->has_speed = c->meter_ok &&
 			       engine_meter_speed_totals(&c->meter, &k->speed_steps, &k->speed_ns);
+		k->has_xcpu = c->meter_ok &&
+			      engine_meter_xcpu_totals(&c->meter, &k->xcpu_rounds, &k->xcpu_sum_ns);
 		overhead_tick(c, tick);
 	}
 	/* half a tick early is on time */
@@ -380,34 +386,45 @@ static void on_tick(struct client *c, const json_t *tick)
 }
 
 /* The 100 ms receiver-side rates inside the window, for the caller's
- * steady-state check, and the speed probe's rate over each of them. */
+ * steady-state check, the speed probe's rate and the cross-CPU probe's
+ * mean round trip over each of them. */
 static void window_rates(const struct client *c, struct engine_run *out)
 {
 	int64_t lo = c->warmup_ns, hi = lo + c->cfg->duration_ns;
 	size_t cap = c->nticks ? c->nticks : 1;
-	bool probed = false;
+	bool probed = false, xprobed = false;
 
 	out->rates = malloc(cap * sizeof(*out->rates));
 	if (!out->rates)
 		return;
-	/* without memory for the speeds, the rates alone */
+	/* without memory for the probes' series, the rates alone */
 	out->speeds = malloc(cap * sizeof(*out->speeds));
+	out->xcpus = malloc(cap * sizeof(*out->xcpus));
 	for (size_t i = 1; i < c->nticks; i++) {
 		const struct tick *a = &c->ticks[i - 1], *b = &c->ticks[i];
 		double ns = b->speed_ns - a->speed_ns;
+		double rounds = b->xcpu_rounds - a->xcpu_rounds;
 
 		if (a->t_ns < lo || b->t_ns > hi || b->t_ns <= a->t_ns)
 			continue;
-		/* NaN: no burst of the probe ended within this tick */
+		/* NaN: no burst (no round) of the probe ended within this tick */
 		if (out->speeds)
 			out->speeds[out->nrates] = a->has_speed && b->has_speed && ns > 0 ?
 				(b->speed_steps - a->speed_steps) * 1000.0 / ns : NAN;
 		probed |= out->speeds && a->has_speed && b->has_speed;
+		if (out->xcpus)
+			out->xcpus[out->nrates] = a->has_xcpu && b->has_xcpu && rounds > 0 ?
+				(b->xcpu_sum_ns - a->xcpu_sum_ns) / rounds : NAN;
+		xprobed |= out->xcpus && a->has_xcpu && b->has_xcpu;
 		out->rates[out->nrates++] = tick_rate(a, b);
 	}
 	if (!probed) {
 		free(out->speeds);
 		out->speeds = NULL;
+	}
+	if (!xprobed) {
+		free(out->xcpus);
+		out->xcpus = NULL;
 	}
 }
 
@@ -530,6 +547,15 @@ static void local_collect(const struct engine_client_opts *o,
 	col->profile = o->profile;
 	col->speed = o->speed;
 	col->cpus = cfg->cpus;
+	col->xcpu_asked = o->xcpu;
+	if (o->xcpu) {
+		struct base_cpulist online;
+
+		if (base_cpus_allowed(&online))
+			online.n = 0;
+		col->xcpu_npairs = collect_xcpu_pairs(&cfg->cpus, &cfg->remote_cpus,
+						      &online, col->xcpu_pairs);
+	}
 	if (o->same_host) {
 		if (!cfg->cpus.n || !cfg->remote_cpus.n) {
 			col->cpus.n = 0;
@@ -753,6 +779,7 @@ void engine_run_release(struct engine_run *r)
 	free(r->latency);
 	free(r->rates);
 	free(r->speeds);
+	free(r->xcpus);
 	free(r->phases);
 	memset(r, 0, sizeof(*r));
 }

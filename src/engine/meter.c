@@ -48,6 +48,17 @@ static void open_perf(struct engine_meter *m)
 	struct base_cpulist cpus;
 	struct base_err err = { "" };
 
+	if (m->col.xcpu_npairs) {
+		struct collect_xcpu_opts xo = { .pairs = m->col.xcpu_pairs,
+						.npairs = m->col.xcpu_npairs };
+
+		if (collect_xcpu_open(&m->xcpu, &xo, &err))
+			snprintf(m->xcpu_note, sizeof(m->xcpu_note), "%s", err.msg);
+		err.msg[0] = '\0';
+	} else if (m->col.xcpu_asked) {
+		snprintf(m->xcpu_note, sizeof(m->xcpu_note),
+			 "no two CPUs to probe: both ends on one CPU");
+	}
 	if (!m->col.perf && !m->col.profile && !m->col.speed)
 		return;
 	collect_cpus(m, &cpus);
@@ -116,6 +127,7 @@ void engine_meter_release(struct engine_meter *m)
 	collect_perf_free(m->perf);
 	collect_profile_free(m->prof);
 	collect_speed_free(m->speed);
+	collect_xcpu_free(m->xcpu);
 	collect_ksyms_free(m->ksyms);
 	free(m->task[0]);
 	free(m->task[1]);
@@ -124,6 +136,7 @@ void engine_meter_release(struct engine_meter *m)
 	m->perf = NULL;
 	m->prof = NULL;
 	m->speed = NULL;
+	m->xcpu = NULL;
 	m->ksyms = NULL;
 	m->stat[0] = m->stat[1] = NULL;
 	m->ctr[0] = m->ctr[1] = NULL;
@@ -188,6 +201,8 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 			m->perf_ok = !collect_perf_stop(m->perf);
 		if (m->speed && m->speed_ok)
 			m->speed_ok = !collect_speed_stop(m->speed);
+		if (m->xcpu && m->xcpu_ok)
+			m->xcpu_ok = !collect_xcpu_stop(m->xcpu);
 	}
 	m->marked[which] = !collect_cpustat_read(m->stat[which], NULL);
 	if (m->ctr[which])
@@ -198,6 +213,8 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 			m->perf_ok = !collect_perf_start(m->perf);
 		if (m->speed)
 			m->speed_ok = !collect_speed_start(m->speed);
+		if (m->xcpu)
+			m->xcpu_ok = !collect_xcpu_start(m->xcpu);
 		if (m->prof) {
 			m->prof_ok = !collect_profile_start(m->prof, &err);
 			if (!m->prof_ok)
@@ -222,6 +239,11 @@ void engine_meter_pause(struct engine_meter *m, bool paused)
 		snprintf(m->speed_note, sizeof(m->speed_note),
 			 "speed probe could not be %s", paused ? "paused" : "resumed");
 	}
+	if (m->xcpu && m->xcpu_ok && collect_xcpu_pause(m->xcpu, paused)) {
+		m->xcpu_ok = false;
+		snprintf(m->xcpu_note, sizeof(m->xcpu_note),
+			 "cross-CPU probe could not be %s", paused ? "paused" : "resumed");
+	}
 	if (m->prof && m->prof_ok && collect_profile_pause(m->prof, paused, &err)) {
 		m->prof_ok = false;
 		snprintf(m->prof_note, sizeof(m->prof_note), "%s", err.msg);
@@ -232,6 +254,12 @@ bool engine_meter_speed_totals(const struct engine_meter *m, double *steps,
 			       double *time_ns)
 {
 	return m->speed && m->speed_ok && !collect_speed_totals(m->speed, steps, time_ns);
+}
+
+bool engine_meter_xcpu_totals(const struct engine_meter *m, double *rounds,
+			      double *sum_ns)
+{
+	return m->xcpu && m->xcpu_ok && !collect_xcpu_totals(m->xcpu, rounds, sum_ns);
 }
 
 /* The exact figures of the window: process CPU, workers' run and wait
@@ -409,6 +437,43 @@ static void report_speed(const struct engine_meter *m, struct proto_end_report *
 				    json_string("probed in part of the window (--overhead)"));
 }
 
+/*
+ * The cross-CPU probe: host.xcpu_ns, the median round trip of a cache line
+ * between the test's CPUs over the window (all pairs), and per pair
+ * host.xcpu.cpu<A>-<B> with its fastest and slowest round.
+ */
+static void report_xcpu(const struct engine_meter *m, struct proto_end_report *r)
+{
+	struct collect_xcpu_result xr;
+	char name[64];
+
+	if (!m->col.xcpu_asked)
+		return;
+	if (!m->xcpu || !m->xcpu_ok || collect_xcpu_result(m->xcpu, &xr)) {
+		note_missing(r, "xcpu", m->xcpu_note, "cross-CPU probe could not be read");
+		return;
+	}
+	for (size_t i = 0; i < xr.npairs; i++) {
+		const struct collect_xcpu_pair_result *p = &xr.pair[i];
+
+		if (!p->rounds)
+			continue;
+		snprintf(name, sizeof(name), "host.xcpu.cpu%u-%u", p->a, p->b);
+		json_object_set_new(r->metrics, name, json_real(p->median_ns));
+		snprintf(name, sizeof(name), "host.xcpu.cpu%u-%u.min", p->a, p->b);
+		json_object_set_new(r->metrics, name, json_real(p->min_ns));
+		snprintf(name, sizeof(name), "host.xcpu.cpu%u-%u.max", p->a, p->b);
+		json_object_set_new(r->metrics, name, json_real(p->max_ns));
+	}
+	if (xr.rounds)
+		json_object_set_new(r->metrics, "host.xcpu_ns", json_real(xr.median_ns));
+	json_object_set_new(r->metrics, "host.xcpu.rounds", json_real(xr.rounds));
+	json_object_set_new(r->metrics, "host.xcpu.missed", json_real(xr.missed));
+	if (!xr.realtime)
+		json_object_set_new(r->notes, "xcpu",
+				    json_string("probe threads at ordinary priority (SCHED_FIFO refused): the test's threads may delay a round"));
+}
+
 /* The top of the profile as profile.self.<symbol> shares (percent). */
 static void report_profile(const struct engine_meter *m, struct proto_end_report *r)
 {
@@ -473,6 +538,7 @@ int engine_meter_report(const struct engine_meter *m, const struct engine *e,
 	report_counters(m, r);
 	report_perf(m, r);
 	report_speed(m, r);
+	report_xcpu(m, r);
 	report_profile(m, r);
 	return 0;
 }

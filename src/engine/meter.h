@@ -14,6 +14,7 @@
 #include "collect/speed.h"
 #include "collect/task.h"
 #include "collect/usage.h"
+#include "collect/xcpu.h"
 #include "engine/engine.h"
 #include "proto/msg.h"
 
@@ -24,6 +25,11 @@ struct engine_collect {
 	bool profile;  /* sampled kernel profile on the test's CPUs */
 	bool speed;    /* the CPU speed probe on the test's CPUs (speed.h) */
 	struct base_cpulist cpus; /* CPUs the test uses; n 0 = every online CPU */
+	/* the cross-CPU probe (xcpu.h) between these pairs of the test's
+	 * CPUs; none: not run (a client whose server shares its machine) */
+	struct collect_xcpu_pair xcpu_pairs[COLLECT_XCPU_PAIRS_MAX];
+	size_t xcpu_npairs;
+	bool xcpu_asked; /* asked for, even when there was no pair to probe */
 };
 
 /* Control-thread only; never touched by workers. */
@@ -39,8 +45,9 @@ struct engine_meter {
 	struct collect_profile *prof;
 	struct collect_ksyms *ksyms;
 	struct collect_speed *speed;
-	bool perf_ok, prof_ok, speed_ok;
-	char perf_note[200], prof_note[200], speed_note[200];
+	struct collect_xcpu *xcpu;
+	bool perf_ok, prof_ok, speed_ok, xcpu_ok;
+	char perf_note[200], prof_note[200], speed_note[200], xcpu_note[200];
 	bool sel[COLLECT_CPU_MAX]; /* the CPUs the workers are pinned to */
 	bool have_sel;
 	/* exact accounting: the process's CPU clock and each worker thread's
@@ -68,6 +75,10 @@ void engine_meter_pause(struct engine_meter *m, bool paused);
  * false when no probe runs. */
 bool engine_meter_speed_totals(const struct engine_meter *m, double *steps,
 			       double *time_ns);
+/* The cross-CPU probe's rounds and the sum of their figures (ns) so far in
+ * the window (collect_xcpu_totals); false when no probe runs. */
+bool engine_meter_xcpu_totals(const struct engine_meter *m, double *rounds,
+			      double *sum_ns);
 /* Fill r from the marks and the joined engine; r owns its flows after. */
 int engine_meter_report(const struct engine_meter *m, const struct engine *e,
 			bool drain_timeout, struct proto_end_report *r,

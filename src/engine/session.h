@@ -45,6 +45,10 @@ struct engine_client_opts {
 	 * whole machine (both ends' CPUs) and the server collects nothing */
 	bool counters, perf, profile, speed;
 	bool same_host;
+	/* the cross-CPU probe (collect/xcpu.h) between this end's workers'
+	 * CPUs and the server's: only when the server shares this machine
+	 * (loopback, a namespace of it) */
+	bool xcpu;
 	/* --overhead: both ends switch their perf counters and profiler on
 	 * and off in 200 ms phases through the window, on the server's ticks,
 	 * and the run reports each phase's rate */
@@ -68,6 +72,9 @@ struct engine_run {
 	 * this host's probed CPUs) in each of those ticks, NaN where no burst
 	 * ended within it; NULL when no probe ran here; owned */
 	double *speeds;
+	/* the cross-CPU probe's mean round trip (ns) in each of those ticks,
+	 * NaN where no round ended within it; NULL when no probe ran; owned */
+	double *xcpus;
 	/* --overhead: every collector phase that ended inside the window, in
 	 * order; phase numbers 2i and 2i + 1 are a pair, one on and one off */
 	struct engine_phase {

@@ -998,15 +998,15 @@ static int parse_exclude(struct pctx *x, yaml_node_t *seq)
 
 static int parse_collect(struct pctx *x, yaml_node_t *map)
 {
-	static const char *const names[] = { "counters", "perf", "profile", "speed" };
+	static const char *const names[] = { "counters", "perf", "profile", "speed", "xcpu" };
 	struct job_collect *c = &x->jf->collect;
-	bool *fields[] = { &c->counters, &c->perf, &c->profile, &c->speed };
+	bool *fields[] = { &c->counters, &c->perf, &c->profile, &c->speed, &c->xcpu };
 	char q[80];
 	int ret;
 
 	if (map->type != YAML_MAPPING_NODE)
 		return at(x, map->start_mark,
-			  "'collect' takes a mapping like {counters: true, perf: true, profile: false, speed: true}");
+			  "'collect' takes a mapping like {counters: true, perf: true, profile: false, speed: true, xcpu: true}");
 	for (yaml_node_pair_t *pair = map->data.mapping.pairs.start;
 	     pair < map->data.mapping.pairs.top; pair++) {
 		yaml_node_t *k = node(x, pair->key), *v = node(x, pair->value);
@@ -1021,7 +1021,7 @@ static int parse_collect(struct pctx *x, yaml_node_t *map)
 				break;
 		if (i == ARRAY_SIZE(names))
 			return at(x, k->start_mark,
-				  "unknown collector '%s': expected counters, perf, profile or speed",
+				  "unknown collector '%s': expected counters, perf, profile, speed or xcpu",
 				  quoted(key, q, sizeof(q)));
 		if ((ret = scalar(x, v, key, &s)))
 			return ret;
@@ -1304,7 +1304,7 @@ int job_file_parse(const char *text, size_t len, const char *name,
 	jf->reps = 5;
 	jf->duration_ns = 10 * NS_PER_S;
 	jf->warmup_ns = 2 * NS_PER_S;
-	jf->collect.counters = jf->collect.perf = true;
+	jf->collect.counters = jf->collect.perf = jf->collect.xcpu = true;
 	jf->seed_chosen = true;
 	if (!yaml_parser_initialize(&parser))
 		goto out;

@@ -41,6 +41,9 @@ struct job_collect {
 	/* the CPU speed probe on the test's CPUs; when !speed_set, per test
 	 * (job_test_speed_default: streams only) */
 	bool speed, speed_set;
+	/* the cross-CPU probe between the client's and the server's CPUs
+	 * (default on) */
+	bool xcpu;
 };
 
 /* A parsed value; private to jobfile.c. */

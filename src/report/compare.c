@@ -195,6 +195,14 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 		fprintf(out, "note: the CPU speed probe (host.speed) moved %+.1f%% [%+.1f%%, %+.1f%%] from %s to %s (p = %.4f): the host ran the test's CPUs at another speed, so part of a change of the same sign may be the host's\n",
 			nt->speed_shift_pct, nt->speed_lo_pct, nt->speed_hi_pct,
 			label_a, label_b, nt->speed_p);
+	if (nt->xcpu_moved_a || nt->xcpu_moved_b)
+		fprintf(out, "note: samples in which the host moved the test's CPUs within the window (window.xcpu_moved: the round trip of a cache line between them changed level): %zu in %s, %zu in %s\n",
+			nt->xcpu_moved_a, label_a, nt->xcpu_moved_b, label_b);
+	if (nt->xcpu_changed)
+		fprintf(out, "note: the test's CPUs sat %s apart in %s: the round trip of a cache line between them (host.xcpu_ns) went from %.0f ns in %s to %.0f ns, %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): the host placed the vCPUs differently, and loopback traffic slows with that distance, so part of a change may be the host's\n",
+			nt->xcpu_shift_pct > 0 ? "farther" : "closer", label_b,
+			nt->xcpu_a_ns, label_a, nt->xcpu_b_ns, nt->xcpu_shift_pct,
+			nt->xcpu_lo_pct, nt->xcpu_hi_pct, nt->xcpu_p);
 	if (nt->env_diff_a[0])
 		fprintf(out, "note: samples of %s ran in different environments: %s\n",
 			label_a, nt->env_diff_a);
@@ -209,10 +217,16 @@ static json_t *jnum(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* A figure of the host.speed note, null when there is no note. */
+/* A figure of the host.speed (host.xcpu_ns) note, null when there is no
+ * note. */
 static json_t *speed_num(const struct stats_notes *nt, double v)
 {
 	return nt->speed_changed ? jnum(v) : json_null();
+}
+
+static json_t *xcpu_num(const struct stats_notes *nt, double v)
+{
+	return nt->xcpu_changed ? jnum(v) : json_null();
 }
 
 json_t *report_compare_json(const struct stats_table *t)
@@ -244,7 +258,7 @@ json_t *report_compare_json(const struct stats_table *t)
 				"verdict_text", v, "runs_needed", (json_int_t)r->c.runs_needed);
 		json_array_append_new(rows, row);
 	}
-	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o}}",
+	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}}",
 		      "config_key", t->config_key, "test", t->test,
 		      "headline", t->headline, "rows", rows, "regressed", t->regressed,
 		      "notes", "too_few", t->notes.too_few,
@@ -267,7 +281,15 @@ json_t *report_compare_json(const struct stats_table *t)
 		      "speed_shift_pct", speed_num(&t->notes, t->notes.speed_shift_pct),
 		      "speed_lo_pct", speed_num(&t->notes, t->notes.speed_lo_pct),
 		      "speed_hi_pct", speed_num(&t->notes, t->notes.speed_hi_pct),
-		      "speed_p", speed_num(&t->notes, t->notes.speed_p));
+		      "speed_p", speed_num(&t->notes, t->notes.speed_p),
+		      "xcpu_moved_a", (json_int_t)t->notes.xcpu_moved_a,
+		      "xcpu_moved_b", (json_int_t)t->notes.xcpu_moved_b,
+		      "xcpu_a_ns", xcpu_num(&t->notes, t->notes.xcpu_a_ns),
+		      "xcpu_b_ns", xcpu_num(&t->notes, t->notes.xcpu_b_ns),
+		      "xcpu_shift_pct", xcpu_num(&t->notes, t->notes.xcpu_shift_pct),
+		      "xcpu_lo_pct", xcpu_num(&t->notes, t->notes.xcpu_lo_pct),
+		      "xcpu_hi_pct", xcpu_num(&t->notes, t->notes.xcpu_hi_pct),
+		      "xcpu_p", xcpu_num(&t->notes, t->notes.xcpu_p));
 	return j;
 }
 

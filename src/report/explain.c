@@ -25,7 +25,8 @@ static bool has_suffix(const char *s, const char *x)
 
 /*
  * Metrics that can explain a rate without being one: shares, per-MB,
- * per-call and per-transaction figures, the host's speed, profile shares,
+ * per-call and per-transaction figures, the host's speed and how far
+ * apart it kept the test's CPUs (host.xcpu_ns), profile shares,
  * round trip and window. Counts over the window grow with the work done,
  * the headline's own relatives (throughput, transactions, latency, CPU per
  * KB) follow it by construction, and the other protocol's counters per MB
@@ -42,7 +43,8 @@ bool report_explains(const char *name, const char *test)
 	static const char *const in_prefix[] = { "host.speed", "profile.self.", "io.bytes_per_" };
 	static const char *const in_suffix[] = { ".per_mb", ".per_write", ".per_read",
 						 ".per_trans", "_pct" };
-	static const char *const in_name[] = { "tcp.rtt_us", "tcp.rttvar_us", "tcp.cwnd" };
+	static const char *const in_name[] = { "tcp.rtt_us", "tcp.rttvar_us", "tcp.cwnd",
+						"host.xcpu_ns" };
 
 	if (!strcmp(name, headline))
 		return false;

@@ -784,12 +784,7 @@ static void html_pair(FILE *out, const struct report_doc *d,
 		const struct stats_notes *nt = &cmp->t.notes;
 				if (cmp->a != a || cmp->b != b)
 			continue;
-		if (!nt->too_few && !nt->outliers_a && !nt->outliers_b &&
-		    !(nt->drift_p_a < 0.05) && !(nt->drift_p_b < 0.05) &&
-		    !nt->disturbed_a && !nt->disturbed_b && !nt->not_steady_a &&
-		    !nt->not_steady_b && !nt->mixed_a && !nt->mixed_b &&
-		    !nt->env_diff_a[0] && !nt->env_diff_b[0] &&
-		    !nt->speed_changed)
+		if (!stats_notes_any(nt))
 			continue;
 		fputs("<p class=\"note\"><code>", out);
 		esc(out, descs[cmp->config]);
@@ -816,6 +811,13 @@ static void html_pair(FILE *out, const struct report_doc *d,
 		if (nt->speed_changed)
 			fprintf(out, " the CPU speed probe (host.speed) moved %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): part of a change of the same sign may be the host's.",
 				nt->speed_shift_pct, nt->speed_lo_pct, nt->speed_hi_pct, nt->speed_p);
+		if (nt->xcpu_moved_a || nt->xcpu_moved_b)
+			fprintf(out, " samples in which the host moved the test's CPUs within the window (the round trip of a cache line between them changed level): %zu and %zu.",
+				nt->xcpu_moved_a, nt->xcpu_moved_b);
+		if (nt->xcpu_changed)
+			fprintf(out, " the test's CPUs sat %s apart: the round trip of a cache line between them (host.xcpu_ns) went from %.0f to %.0f ns, %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): part of a change may be the host's placement.",
+				nt->xcpu_shift_pct > 0 ? "farther" : "closer", nt->xcpu_a_ns, nt->xcpu_b_ns,
+				nt->xcpu_shift_pct, nt->xcpu_lo_pct, nt->xcpu_hi_pct, nt->xcpu_p);
 		if (nt->env_diff_a[0] || nt->env_diff_b[0]) {
 			fputs(" samples of one label ran in different environments: ", out);
 			esc(out, nt->env_diff_a[0] ? nt->env_diff_a : nt->env_diff_b);

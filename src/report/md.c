@@ -329,6 +329,23 @@ static void md_notes(FILE *out, const struct report_doc *d,
 		fprintf(out, ": the CPU speed probe (host.speed) moved %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): part of a change of the same sign may be the host's\n",
 			nt->speed_shift_pct, nt->speed_lo_pct, nt->speed_hi_pct, nt->speed_p);
 	}
+	if (nt->xcpu_moved_a || nt->xcpu_moved_b) {
+		fputs("- ", out);
+		md_code(out, desc);
+		fprintf(out, ": samples in which the host moved the test's CPUs within the window (the round trip of a cache line between them changed level): %zu in ",
+			nt->xcpu_moved_a);
+		report_md_escape(out, a);
+		fprintf(out, ", %zu in ", nt->xcpu_moved_b);
+		report_md_escape(out, b);
+		fputc('\n', out);
+	}
+	if (nt->xcpu_changed) {
+		fputs("- ", out);
+		md_code(out, desc);
+		fprintf(out, ": the test's CPUs sat %s apart: the round trip of a cache line between them (host.xcpu_ns) went from %.0f to %.0f ns, %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): part of a change may be the host's placement\n",
+			nt->xcpu_shift_pct > 0 ? "farther" : "closer", nt->xcpu_a_ns, nt->xcpu_b_ns,
+			nt->xcpu_shift_pct, nt->xcpu_lo_pct, nt->xcpu_hi_pct, nt->xcpu_p);
+	}
 	for (int side = 0; side < 2; side++) {
 		double p = side ? nt->drift_p_b : nt->drift_p_a;
 		const char *diff = side ? nt->env_diff_b : nt->env_diff_a;
@@ -351,16 +368,6 @@ static void md_notes(FILE *out, const struct report_doc *d,
 			fputc('\n', out);
 		}
 	}
-}
-
-static bool has_notes(const struct stats_notes *nt)
-{
-	return nt->too_few || nt->outliers_a || nt->outliers_b ||
-	       nt->drift_p_a < 0.05 || nt->drift_p_b < 0.05 ||
-	       nt->disturbed_a || nt->disturbed_b || nt->not_steady_a ||
-	       nt->not_steady_b || nt->mixed_a || nt->mixed_b ||
-	       nt->env_diff_a[0] || nt->env_diff_b[0] ||
-	       nt->speed_changed;
 }
 
 static void md_pair(FILE *out, const struct report_doc *d,
@@ -390,7 +397,7 @@ static void md_pair(FILE *out, const struct report_doc *d,
 		if (cmp->a != a || cmp->b != b)
 			continue;
 		regressed += cmp->t.regressed;
-		nnotes += has_notes(&cmp->t.notes);
+		nnotes += stats_notes_any(&cmp->t.notes);
 		for (size_t k = 0; k < cmp->t.nrows; k++) {
 			if (cmp->t.rows[k].shown)
 				md_row(out, descs[cmp->config], &cmp->t.rows[k]);
@@ -411,7 +418,7 @@ static void md_pair(FILE *out, const struct report_doc *d,
 	for (size_t i = 0; i < d->ncmps; i++) {
 		const struct report_cmp *cmp = &d->cmps[i];
 
-		if (cmp->a != a || cmp->b != b || !has_notes(&cmp->t.notes))
+		if (cmp->a != a || cmp->b != b || !stats_notes_any(&cmp->t.notes))
 			continue;
 		md_notes(out, d, cmp, descs[cmp->config]);
 	}

@@ -146,6 +146,27 @@ static void print_window(FILE *out, const struct base_sample *s)
 	fputc('\n', out);
 }
 
+/*
+ * One line on where the host kept the test's CPUs (the cross-CPU probe):
+ * how far apart, and whether the host moved them within the window.
+ */
+static void print_xcpu(FILE *out, const struct base_sample *s)
+{
+	double ns = mval(s, "host.xcpu_ns"), tau = mval(s, "window.rate_xcpu_tau");
+
+	if (isnan(ns))
+		return;
+	fprintf(out, "cpus: a cache line's round trip between the test's CPUs %.0f ns (median of %.0f rounds)",
+		ns, mval(s, "host.xcpu.rounds"));
+	if (mval(s, "window.xcpu_moved") == 1)
+		fprintf(out, "; MOVED: the host moved them within the window (%.0f to %.0f ns)",
+			mval(s, "window.xcpu_lo_ns"), mval(s, "window.xcpu_hi_ns"));
+	if (!isnan(tau) && mval(s, "window.rate_xcpu_p") < 0.01)
+		fprintf(out, "; the rate %s as they moved apart (Kendall tau %+.2f)",
+			tau < 0 ? "fell" : "rose", tau);
+	fputc('\n', out);
+}
+
 void report_sample_table(FILE *out, const struct base_sample *s)
 {
 	const char *test = base_sample_param_get(s, "test", "?");
@@ -206,6 +227,7 @@ void report_sample_table(FILE *out, const struct base_sample *s)
 		fputs("(socket buffers at the end; *: changed since the start, as autotuning does)\n",
 		      out);
 	print_window(out, s);
+	print_xcpu(out, s);
 	fprintf(out, "\n%-40s %14s  %-7s %s\n", "metric", "value", "unit", "better");
 	for (size_t i = 0; i < s->nmetrics; i++) {
 		const struct sample_metric *m = &s->metrics[i];

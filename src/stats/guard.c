@@ -10,6 +10,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "stats/internal.h"
+#include "stats/levels.h"
 
 int stats_outliers(const double *x, size_t n, size_t *count)
 {
@@ -183,6 +184,50 @@ int stats_host_trend(const double *rates, const double *speeds, size_t n,
 			  (out->speed.tau > 0) == (rate_tr->tau > 0);
 out:
 	free(sp);
+	free(rt);
+	return ret;
+}
+
+int stats_host_moved(const double *rates, const double *xcpus, size_t n,
+		     struct stats_host_moved *out)
+{
+	struct stats_levels lv;
+	double *x, *rt, sum = 0;
+	size_t k = 0;
+	int ret = 0;
+
+	if (!rates || !xcpus || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	x = malloc((n ? n : 1) * sizeof(*x));
+	rt = malloc((n ? n : 1) * sizeof(*rt));
+	if (!x || !rt) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(rates[i])) {
+			ret = -EINVAL;
+			goto out;
+		}
+		if (!isfinite(xcpus[i]) || xcpus[i] <= 0)
+			continue;
+		x[k] = xcpus[i];
+		rt[k++] = rates[i];
+		sum += xcpus[i];
+	}
+	if ((ret = stats_kendall(x, rt, k, &out->rate_xcpu)))
+		goto out;
+	if ((ret = stats_levels(x, k, &lv)) || !lv.tested)
+		goto out;
+	out->tested = true;
+	out->levels = lv.count;
+	out->lo_ns = lv.lo_pct * (sum / (double)k) / 100;
+	out->hi_ns = lv.hi_pct * (sum / (double)k) / 100;
+	out->moved = lv.count > 1 && out->lo_ns > 0 &&
+		     out->hi_ns / out->lo_ns >= STATS_XCPU_MOVED_RATIO;
+out:
+	free(x);
 	free(rt);
 	return ret;
 }

@@ -89,4 +89,33 @@ int stats_host_trend(const double *rates, const double *speeds, size_t n,
 		     const struct stats_trend *rate_tr, bool not_steady,
 		     struct stats_host_trend *out);
 
+/* The host moved the test's CPUs apart or together when the cross-CPU
+ * round trip's levels within a window are this far apart (highest over
+ * lowest): on the machine it was measured on, 1.0-1.3 within one
+ * placement, 1.5 to 6 between placements. */
+#define STATS_XCPU_MOVED_RATIO 1.5
+
+/* The host's placement in a window: see stats_host_moved(). */
+struct stats_host_moved {
+	bool tested;        /* enough ticks with a round trip for stats_levels */
+	size_t levels;      /* levels of the round trip (stats_levels) */
+	double lo_ns, hi_ns; /* its lowest and highest level */
+	/* hi_ns / lo_ns >= STATS_XCPU_MOVED_RATIO */
+	bool moved;
+	/* Kendall of the rates against the round trips (tested with at
+	 * least 4 ticks): tau < 0 when the rate fell as the CPUs moved apart */
+	struct stats_trend rate_xcpu;
+};
+
+/*
+ * Whether the host moved the test's CPUs within a window: rates[i] and
+ * xcpus[i] belong to the same 100 ms tick (the mean round trip of a cache
+ * line between the test's CPUs in it, collect/xcpu.h); a NaN round trip
+ * leaves its tick out. Returns 0 (out->tested false with too few ticks:
+ * no levels, the correlation still when there are 4), -EINVAL (NULL, a
+ * non-finite rate) or -ENOMEM.
+ */
+int stats_host_moved(const double *rates, const double *xcpus, size_t n,
+		     struct stats_host_moved *out);
+
 #endif

@@ -125,28 +125,60 @@ static int by_effect(const void *x, const void *y)
 	return (eb > ea) - (eb < ea);
 }
 
-/*
- * The host's CPU speed is not the kernel's doing: when the probe's figure
- * differs between the labels (its own rank test at the headline's alpha,
- * not corrected with the other metrics), the note says by how much, so a
- * headline change of the same sign is read with that in mind.
- */
-static void speed_note(const struct stats_row *rows, size_t n,
-		       const struct stats_table_opts *o, struct stats_notes *nt)
+bool stats_notes_any(const struct stats_notes *nt)
+{
+	return nt->too_few || nt->outliers_a || nt->outliers_b ||
+	       nt->drift_p_a < 0.05 || nt->drift_p_b < 0.05 ||
+	       nt->disturbed_a || nt->disturbed_b || nt->not_steady_a ||
+	       nt->not_steady_b || nt->mixed_a || nt->mixed_b ||
+	       nt->env_diff_a[0] || nt->env_diff_b[0] || nt->speed_changed ||
+	       nt->xcpu_moved_a || nt->xcpu_moved_b || nt->xcpu_changed;
+}
+
+/* The row of metric among rows[0..n) when it differs between the labels
+ * at the headline's alpha (its own rank test, not corrected with the other
+ * metrics), else NULL. */
+static const struct stats_compare *host_shift(const struct stats_row *rows, size_t n,
+					      const char *metric,
+					      const struct stats_table_opts *o)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct stats_compare *c = &rows[i].c;
 
-		if (strcmp(rows[i].metric, "host.speed"))
+		if (strcmp(rows[i].metric, metric))
 			continue;
-		if (isnan(c->p) || c->p >= o->cmp.alpha)
-			return;
+		return isnan(c->p) || c->p >= o->cmp.alpha ? NULL : c;
+	}
+	return NULL;
+}
+
+/*
+ * The host's CPU speed, and where the host put the test's CPUs, are not
+ * the kernel's doing: when a probe's figure differs between the labels,
+ * the note says by how much, so that a headline change is read with that
+ * in mind.
+ */
+static void host_notes(const struct stats_row *rows, size_t n,
+		       const struct stats_table_opts *o, struct stats_notes *nt)
+{
+	const struct stats_compare *c = host_shift(rows, n, "host.speed", o);
+
+	if (c) {
 		nt->speed_changed = true;
 		nt->speed_shift_pct = c->shift_pct;
 		nt->speed_lo_pct = c->shift_lo_pct;
 		nt->speed_hi_pct = c->shift_hi_pct;
 		nt->speed_p = c->p;
-		return;
+	}
+	c = host_shift(rows, n, "host.xcpu_ns", o);
+	if (c) {
+		nt->xcpu_changed = true;
+		nt->xcpu_a_ns = c->median_a;
+		nt->xcpu_b_ns = c->median_b;
+		nt->xcpu_shift_pct = c->shift_pct;
+		nt->xcpu_lo_pct = c->shift_lo_pct;
+		nt->xcpu_hi_pct = c->shift_hi_pct;
+		nt->xcpu_p = c->p;
 	}
 }
 
@@ -163,7 +195,7 @@ static bool flagged(const struct base_sample *s, const char *name)
 
 /* What one side's samples said about their windows. */
 struct side_flags {
-	size_t dropped, not_steady, host_trend, mixed;
+	size_t dropped, not_steady, host_trend, mixed, xcpu_moved;
 	double mixed_gap;
 };
 
@@ -188,6 +220,7 @@ static size_t undisturbed(const struct base_sample *const *s, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		f->not_steady += flagged(s[i], "window.not_steady");
 		f->host_trend += flagged(s[i], "window.host_trend");
+		f->xcpu_moved += flagged(s[i], "window.xcpu_moved");
 		if (flagged(s[i], "window.mixed")) {
 			double gap = metric_or(s[i], "window.level_hi_pct", 0) -
 				     metric_or(s[i], "window.level_lo_pct", 0);
@@ -240,6 +273,8 @@ int stats_table_build(const struct base_sample *const *a_all, size_t na_all,
 	out->notes.mixed_b = fb.mixed;
 	out->notes.mixed_gap_a = fa.mixed_gap;
 	out->notes.mixed_gap_b = fb.mixed_gap;
+	out->notes.xcpu_moved_a = fa.xcpu_moved;
+	out->notes.xcpu_moved_b = fb.xcpu_moved;
 	ret = build(a, na, b, nb, o, out);
 	free(a);
 	free(b);
@@ -308,7 +343,7 @@ static int build(const struct base_sample *const *a, size_t na,
 			out->notes.drift_p_b = r->c.drift_p_b;
 		}
 	}
-	speed_note(rows, nrows, o, &out->notes);
+	host_notes(rows, nrows, o, &out->notes);
 	qsort(rows, nrows, sizeof(*rows), by_effect);
 	env_diff(a, na, out->notes.env_diff_a, sizeof(out->notes.env_diff_a));
 	env_diff(b, nb, out->notes.env_diff_b, sizeof(out->notes.env_diff_b));

@@ -49,7 +49,17 @@ struct stats_notes {
 	 * interval, as in its row */
 	bool speed_changed;
 	double speed_shift_pct, speed_lo_pct, speed_hi_pct, speed_p;
+	/* samples in which the host moved the test's CPUs within the window
+	 * (window.xcpu_moved) */
+	size_t xcpu_moved_a, xcpu_moved_b;
+	/* the cross-CPU round trip (host.xcpu_ns) differed between the
+	 * labels, tested as host.speed is; its medians, shift and interval */
+	bool xcpu_changed;
+	double xcpu_a_ns, xcpu_b_ns, xcpu_shift_pct, xcpu_lo_pct, xcpu_hi_pct, xcpu_p;
 };
+
+/* Whether any of the notes above has something to say. */
+bool stats_notes_any(const struct stats_notes *nt);
 
 struct stats_table {
 	char config_key[1024];

@@ -170,6 +170,55 @@ timeout 60 "$NR" run tcp_stream -l 1s --warmup 300ms --no-collect --json --no-st
 check "--no-collect: no speed probe either" \
 	jtrue "$TMP/nocol.json" 'not any(k.startswith("host.speed") for k in d["metrics"])'
 
+# The cross-CPU probe, on by default whenever the server shares the machine
+# (every test, rr too): a cache line's round trip between a client worker's
+# cpu and its server worker's, per pair and over the window.
+xcpu_ok() {
+	python3 - "$1" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+m = {k: v["value"] for k, v in d["metrics"].items()}
+def cpus(s):
+    out = []
+    for part in s.split(","):
+        a, _, b = part.partition("-")
+        out += range(int(a), int(b or a) + 1)
+    return out
+p = d["config"]["params"]
+pairs = [tuple(map(int, x.groups())) for x in
+         (re.match(r"^host\.xcpu\.cpu([0-9]+)-([0-9]+)$", k) for k in m) if x]
+ok = (pairs and all(a in cpus(p["cpus"]) and b in cpus(p["remote_cpus"]) and a != b
+                    for a, b in pairs)
+      and all(m["host.xcpu.cpu%d-%d.min" % q] <= m["host.xcpu.cpu%d-%d" % q]
+              <= m["host.xcpu.cpu%d-%d.max" % q] for q in pairs)
+      and 5 < m["host.xcpu_ns"] < 50000
+      and m["host.xcpu.rounds"] >= 0.5 * m["window.intervals"]
+      and m["host.xcpu.missed"] < m["host.xcpu.rounds"]
+      and "window.rate_xcpu_tau" in m
+      # levels need 20 intervals with a round, as the rate's levels do
+      and (m["window.intervals"] < 20 or m["window.xcpu_moved"] in (0, 1)
+           and m["window.xcpu_lo_ns"] <= m["window.xcpu_hi_ns"]))
+sys.exit(0 if ok else 1)
+PY
+}
+check "the cross-CPU probe: a round trip between the client's and the server's cpu, and its levels in the window" \
+	xcpu_ok "$TMP/quiet.json"
+check "request/response: the cross-CPU probe runs by default (the speed probe does not)" \
+	xcpu_ok "$TMP/rr.json"
+check "--no-speed leaves the cross-CPU probe on" \
+	jtrue "$TMP/nospeed.json" 'v("host.xcpu_ns") > 0'
+check "--no-collect: no cross-CPU probe either" \
+	jtrue "$TMP/nocol.json" 'not any(k.startswith("host.xcpu") or k.startswith("window.xcpu") for k in d["metrics"])'
+timeout 60 "$NR" run tcp_stream -l 1s --warmup 300ms --no-xcpu --json --no-store >"$TMP/noxcpu.json"
+check "--no-xcpu: no host.xcpu metrics, the speed probe still runs" \
+	jtrue "$TMP/noxcpu.json" 'not any(k.startswith("host.xcpu") or k.startswith("window.xcpu") or k.startswith("window.rate_xcpu") for k in d["metrics"]) and v("host.speed") > 0'
+timeout 60 "$NR" run tcp_rr -l 1s --warmup 300ms --cpus 0 --remote-cpus 0 --json --no-store >"$TMP/onecpu.json"
+check "both ends on one cpu: nothing to probe, and a note that says why" \
+	jtrue "$TMP/onecpu.json" 'not any(k.startswith("host.xcpu") for k in d["metrics"]) and "both ends on one CPU" in d["env"]["client"]["collect.xcpu"]'
+timeout 60 "$NR" run tcp_rr -l 1s --warmup 300ms --no-store >"$TMP/xcpu.txt" 2>&1
+check "the sample's text says how far apart the test's cpus were" \
+	grep -qE "^cpus: a cache line's round trip between the test's CPUs [0-9]+ ns \(median of [0-9]+ rounds\)" "$TMP/xcpu.txt"
+
 # Time taken from one test CPU, as a host takes it from a vCPU, in slices
 # shorter than the scheduler could show: a real-time task above the probe
 # on the last CPU that spins 50 us and sleeps 10 us. Its gaps are shorter

@@ -35,12 +35,14 @@ check "a run --json document imports (with its histogram)" grep -q ": 1 sample a
 # The host's speed notes: six samples a side made from one stored tcp_stream
 # sample (new ids), B 10% slower and its host.speed 10% lower as well; two
 # of B's windows not steady with the host's speed trending along; three of
-# A's windows mixed levels, the widest 28% apart.
+# A's windows mixed levels, the widest 28% apart. The cross-CPU round trip
+# 120 ns in A and 430 ns in B (the host put the vCPUs farther apart), and
+# one of B's windows in which the host moved them.
 python3 - "$TMP/all.jsonl" "$TMP/speed.jsonl" <<'PY'
 import json, sys, uuid
 base = json.loads(open(sys.argv[1]).readline())
 with open(sys.argv[2], "w") as out:
-    for label, g, sp in (("fast", 30.0, 600.0), ("slow", 27.0, 540.0)):
+    for label, g, sp, xc in (("fast", 30.0, 600.0, 120.0), ("slow", 27.0, 540.0, 430.0)):
         for i in range(6):
             d = json.loads(json.dumps(base))
             d["sample_id"] = uuid.uuid4().hex
@@ -48,6 +50,8 @@ with open(sys.argv[2], "w") as out:
             m = d["metrics"]
             m["throughput.gbps"]["value"] = g * (1 + 0.003 * (i - 2.5))
             m["host.speed"] = {"value": sp * (1 + 0.002 * (2.5 - i)), "unit": "op/us"}
+            m["host.xcpu_ns"] = {"value": xc * (1 + 0.01 * (i - 2.5)), "unit": "ns"}
+            m["window.xcpu_moved"] = {"value": 1 if label == "slow" and i == 5 else 0, "unit": ""}
             m["window.disturbed"]["value"] = 0
             trended = 1 if label == "slow" and i < 2 else 0
             m["window.not_steady"] = {"value": trended, "unit": ""}
@@ -78,6 +82,12 @@ check "compare --json carries the speed note's shift" \
 	jtrue "$TMP/speed.json" '-11 < d["configs"][0]["notes"]["speed_shift_pct"] < -9 and d["configs"][0]["notes"]["speed_p"] < 0.05 and d["configs"][0]["notes"]["host_trend_b"] == 2'
 check "compare --json carries the mixed windows and their widest gap" \
 	jtrue "$TMP/speed.json" 'd["configs"][0]["notes"]["mixed_a"] == 3 and d["configs"][0]["notes"]["mixed_b"] == 0 and d["configs"][0]["notes"]["mixed_gap_pct_a"] == 28'
+check "compare notes that the test's cpus sat farther apart, and the windows in which the host moved them" \
+	sh -c 'grep -qE "^note: the test.s CPUs sat farther apart in slow: the round trip of a cache line between them \(host.xcpu_ns\) went from 12[0-9] ns in fast to 4[0-9][0-9] ns, \+25[0-9]\.[0-9]% " "$1" && grep -q "^note: samples in which the host moved the test.s CPUs within the window (window.xcpu_moved: the round trip of a cache line between them changed level): 0 in fast, 1 in slow" "$1"' _ "$TMP/speed.txt"
+check "the report's notes carry the cross-CPU notes, markdown and html" \
+	sh -c 'grep -q "sat farther apart: the round trip of a cache line between them (host.xcpu_ns) went from 12[0-9] to 4[0-9][0-9] ns" "$1" && grep -q "changed level): 0 in fast, 1 in slow" "$1" && grep -q "sat farther apart: the round trip" "$2" && grep -q "changed level): 0 and 1\." "$2"' _ "$TMP/speed.md" "$TMP/speed.html"
+check "compare --json carries the cross-CPU notes" \
+	jtrue "$TMP/speed.json" '(lambda n: 250 < n["xcpu_shift_pct"] < 265 and n["xcpu_p"] < 0.05 and 115 < n["xcpu_a_ns"] < 125 and 420 < n["xcpu_b_ns"] < 440 and n["xcpu_moved_a"] == 0 and n["xcpu_moved_b"] == 1)(d["configs"][0]["notes"])'
 
 # Samples of one label that ran in different environments: the note names
 # the entry that differs and how many samples had each value. Five of

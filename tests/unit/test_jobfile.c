@@ -159,6 +159,7 @@ static void test_udp_matrix_reads_run_control_and_params_in_file_order(void **st
 	assert_true(jf->collect.perf);
 	assert_false(jf->collect.profile);
 	assert_false(jf->collect.speed_set); /* per test: not in the file */
+	assert_true(jf->collect.xcpu); /* on unless the file says */
 	assert_true(jf->no_fragmentation);
 	assert_int_equal(jf->nparams, 7);
 	assert_int_equal(jf->nexclude, 1);
@@ -420,6 +421,7 @@ static void test_other_fixtures_expand(void **state)
 	assert_false(jf->collect.perf);
 	assert_true(jf->collect.profile);
 	assert_false(jf->collect.speed_set);
+	assert_false(jf->collect.xcpu);
 	assert_string_equal(cells[0].desc, "test=tcp_rr resp=64 cpus=0 remote_cpus=1");
 	assert_string_equal(cells[1].desc, "test=tcp_rr resp=64 cpus=none remote_cpus=none");
 	assert_int_equal(cells[0].cfg.cpus.n, 1);
@@ -718,11 +720,11 @@ static void test_top_level_errors(void **state)
 	expect_parse_error("no_fragmentation: maybe\n",
 			   "x.yaml:1:19: invalid value 'maybe' for 'no_fragmentation': expected true or false");
 	expect_parse_error("collect: {counters: true, pref: true}\n",
-			   "x.yaml:1:27: unknown collector 'pref': expected counters, perf, profile or speed");
+			   "x.yaml:1:27: unknown collector 'pref': expected counters, perf, profile, speed or xcpu");
 	expect_parse_error("collect: {perf: 2}\n",
 			   "x.yaml:1:17: invalid value '2' for 'perf': expected true or false");
 	expect_parse_error("collect: true\n",
-			   "x.yaml:1:10: 'collect' takes a mapping like {counters: true, perf: true, profile: false, speed: true}");
+			   "x.yaml:1:10: 'collect' takes a mapping like {counters: true, perf: true, profile: false, speed: true, xcpu: true}");
 	expect_parse_error("[1, 2]\n",
 			   "x.yaml:1:1: a job file is a mapping of keys like params and repetitions");
 	expect_parse_error("",

@@ -842,6 +842,8 @@ static void test_explain_admits_shares_and_rates_not_relatives(void **state)
 	assert_true(report_explains("cpu.client.softirq_pct", "tcp_stream"));
 	assert_true(report_explains("host.speed", "tcp_stream"));
 	assert_true(report_explains("host.speed.cpu1.lost_pct", "tcp_stream"));
+	assert_true(report_explains("host.xcpu_ns", "tcp_rr"));
+	assert_false(report_explains("host.xcpu.rounds", "tcp_rr"));
 	assert_true(report_explains("profile.self.skb_defer_free_flush", "tcp_stream"));
 	assert_true(report_explains("tcp.rtt_us", "tcp_stream"));
 	assert_false(report_explains("throughput.gbps", "tcp_stream"));

@@ -1294,6 +1294,47 @@ static void test_host_trend_only_when_the_speed_moved_with_the_rate(void **state
 	assert_int_equal(stats_host_trend(NULL, down, 40, &rt, not_steady, &h), -EINVAL);
 }
 
+static void test_host_moved_when_the_round_trip_changed_level(void **state)
+{
+	double rates[40], apart[40], jitter[40], gappy[40], flat[40];
+	struct stats_host_moved h;
+
+	(void)state;
+	/* the host moved the vCPUs apart half-way (120 ns to 430 ns, as on
+	 * the EPYC guest) and the rate halved with it */
+	stepped(rates, 30, 15);
+	/* a jitter of its own, not the rates' zigzag */
+	for (int i = 0; i < 40; i++)
+		apart[i] = (i < 20 ? 120 : 430) * (1 + 0.02 * ((i * 7 % 5) - 2) / 2);
+	assert_int_equal(stats_host_moved(rates, apart, 40, &h), 0);
+	assert_true(h.tested && h.moved);
+	assert_int_equal(h.levels, 2);
+	assert_float_equal(h.lo_ns, 120, 3);
+	assert_float_equal(h.hi_ns, 430, 10);
+	assert_true(h.rate_xcpu.tested && h.rate_xcpu.tau < -0.25 && h.rate_xcpu.p < 0.01);
+	/* a step of 115 to 135 ns within one placement is a level, not a move */
+	stepped(jitter, 115, 135);
+	assert_int_equal(stats_host_moved(rates, jitter, 40, &h), 0);
+	assert_true(h.tested);
+	assert_false(h.moved);
+	/* one placement throughout: one level */
+	stepped(flat, 120, 120);
+	assert_int_equal(stats_host_moved(rates, flat, 40, &h), 0);
+	assert_int_equal(h.levels, 1);
+	assert_false(h.moved);
+	/* ticks without a round are left out: too few for levels, still a
+	 * correlation */
+	for (int i = 0; i < 40; i++)
+		gappy[i] = i % 4 ? NAN : apart[i];
+	assert_int_equal(stats_host_moved(rates, gappy, 40, &h), 0);
+	assert_false(h.tested);
+	assert_false(h.moved);
+	assert_true(h.rate_xcpu.tested && h.rate_xcpu.tau < 0);
+	assert_int_equal(stats_host_moved(NULL, apart, 40, &h), -EINVAL);
+	rates[3] = NAN;
+	assert_int_equal(stats_host_moved(rates, apart, 40, &h), -EINVAL);
+}
+
 /*
  * 100 ms rates of a 10 s loopback tcp_stream on the 2-vCPU test machine
  * (kernel 6.18): about 40 Gbps for 2.8 s, 32 Gbps for 2.1 s, then 38 Gbps,
@@ -1621,6 +1662,7 @@ int main(void)
 		cmocka_unit_test(test_table_notes_a_host_speed_change),
 		cmocka_unit_test(test_kendall_matches_scipy),
 		cmocka_unit_test(test_host_trend_only_when_the_speed_moved_with_the_rate),
+		cmocka_unit_test(test_host_moved_when_the_round_trip_changed_level),
 		cmocka_unit_test(test_levels_find_steps_and_flips),
 		cmocka_unit_test(test_covary_ranks_what_went_with_y_and_adjusts_for_many),
 		cmocka_unit_test(test_table_counts_mixed_windows_and_their_widest_gap),

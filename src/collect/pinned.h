@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* What the probes share: a thread pinned to one CPU above the test's, timed waits, medians. */
+#ifndef NR_COLLECT_PINNED_H
+#define NR_COLLECT_PINNED_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+/*
+ * Start fn(arg) in *th, pinned to cpu, with every signal blocked (signals
+ * belong to the control thread), named "<tag>/<cpu>", at SCHED_FIFO
+ * priority 1 (above the test's threads, below every other real-time
+ * task). Without the privilege the thread runs at ordinary priority and
+ * *realtime becomes false. Returns 0, or a negative errno with err
+ * naming `what` and the CPU (an offline CPU: -EINVAL from the kernel).
+ */
+int collect_pinned_start(pthread_t *th, unsigned cpu, void *(*fn)(void *), void *arg,
+			 const char *what, const char *tag, bool *realtime,
+			 struct base_err *err);
+
+/* pthread_cond_timedwait until deadline_ns of CLOCK_MONOTONIC (cv made
+ * with that clock), mu held. */
+void collect_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t deadline_ns);
+
+/* The median of v[0..n) (sorted in place): the mean of the two middle
+ * values for even n; 0 for n 0. */
+double collect_median_i64(int64_t *v, size_t n);
+
+#endif
