@@ -277,6 +277,7 @@ int collect_xcpu_open(struct collect_xcpu **out, const struct collect_xcpu_opts 
 	uint16_t cpu[2 * COLLECT_XCPU_PAIRS_MAX];
 	struct collect_xcpu *s;
 	pthread_condattr_t ca;
+	void *mem;
 	size_t ncpu;
 	int ret = 0;
 
@@ -296,9 +297,12 @@ int collect_xcpu_open(struct collect_xcpu **out, const struct collect_xcpu_opts 
 				    "cross-CPU probe: period %lld ns, expected at least %lld",
 				    (long long)opts->period_ns, (long long)MIN_PERIOD_NS);
 	ncpu = distinct_cpus(opts->pairs, opts->npairs, cpu);
-	s = calloc(1, sizeof(*s) + ncpu * sizeof(s->th[0]));
-	if (!s)
+	/* the bounced line is a cache line of its own: malloc's 16 bytes of
+	 * alignment are not enough */
+	if (posix_memalign(&mem, _Alignof(struct collect_xcpu),
+			   sizeof(*s) + ncpu * sizeof(s->th[0])))
 		return base_err_set(err, -ENOMEM, "out of memory");
+	s = memset(mem, 0, sizeof(*s) + ncpu * sizeof(s->th[0]));
 	s->all = malloc(sizeof(*s->all));
 	for (size_t i = 0; s->all && i < opts->npairs; i++) {
 		s->pair[i].a = opts->pairs[i].a;
