@@ -62,6 +62,7 @@ struct matrix {
 	size_t done, total;
 	unsigned failures, disturbed;
 	unsigned not_steady, mixed; /* samples whose window trended, or left a level and came back */
+	unsigned moved; /* samples in whose window the host moved the test's CPUs */
 	bool retrying;
 };
 
@@ -111,9 +112,10 @@ static void progress(struct matrix *m, const struct job_cell *c,
 	fmt_dur(el, e1, sizeof(e1));
 	fmt_dur(eta, e2, sizeof(e2));
 	if (h)
-		snprintf(val, sizeof(val), "%s %.4g %s%s%s", h->name, h->value, h->unit,
+		snprintf(val, sizeof(val), "%s %.4g %s%s%s%s", h->name, h->value, h->unit,
 			 flag(s, "window.not_steady") ? " (not steady)" : "",
-			 flag(s, "window.mixed") ? " (mixed levels)" : "");
+			 flag(s, "window.mixed") ? " (mixed levels)" : "",
+			 flag(s, "window.xcpu_moved") ? " (host moved cpus)" : "");
 	if (m->tty) {
 		fprintf(stderr, "\r[%.*s%.*s] %zu/%zu  elapsed %s  eta %s  %-40.40s\033[K",
 			fill, "##############################", width - fill,
@@ -201,6 +203,7 @@ static int run_step(struct matrix *m, size_t ci)
 			remember(&m->st[ci], h->value);
 		m->not_steady += flag(&s, "window.not_steady");
 		m->mixed += flag(&s, "window.mixed");
+		m->moved += flag(&s, "window.xcpu_moved");
 		progress(m, c, &s, NULL);
 	} else if (ret != -EINTR) {
 		m->failures++;
@@ -457,6 +460,9 @@ int cmd_matrix(int argc, char **argv)
 		fprintf(stderr, "of the samples kept, %u trended within their window (not steady) and %u "
 			"left a level and came back (mixed): compare and report note them per label\n",
 			m.not_steady, m.mixed);
+	if (m.moved)
+		fprintf(stderr, "in %u samples the host moved the test's CPUs within the window (window.xcpu_moved): compare and report note them per label\n",
+			m.moved);
 	code = summary(&m, db, baseline);
 	if (m.failures) {
 		cli_error("%u of %zu steps failed (see above)", m.failures, m.total);

@@ -135,6 +135,26 @@ check "the veth matrix left no namespace of its own (nr-$mpid-*) behind" \
 check "its samples name the veth topology and the MTU in the key" \
 	python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); k=[r[0] for r in c.execute("select distinct config_key from samples where label=?", ("veth",))]; sys.exit(0 if len(k) == 6 and all("topology=veth" in x and "mtu=" in x for x in k) else 1)' "$NETREGRESS_DB"
 
+# The cross-CPU probe: every testbed's server shares this machine, so every
+# sample has it, on loopback and between namespaces; collect.xcpu: false
+# turns it off.
+xcpu_in() {
+	python3 - "$NETREGRESS_DB" "$1" "$2" <<'PY'
+import sqlite3, sys
+db, label, want = sys.argv[1], sys.argv[2], sys.argv[3] == "yes"
+c = sqlite3.connect(db)
+n, with_x = c.execute("""select count(*), sum(exists(select 1 from metrics m
+    where m.sample_id = s.id and m.name = 'host.xcpu_ns' and m.value > 0))
+    from samples s where s.label = ?""", (label,)).fetchone()
+sys.exit(0 if n and with_x == (n if want else 0) else 1)
+PY
+}
+check "every sample of a matrix has the cross-CPU round trip: loopback" xcpu_in m1 yes
+check "every sample of a matrix has the cross-CPU round trip: veth namespaces" xcpu_in veth yes
+printf 'repetitions: 1\nduration: 300ms\nwarmup: 100ms\ncollect: {xcpu: false}\n' >"$TMP/nox.yaml"
+timeout 120 "$NR" matrix --label nox "$TMP/nox.yaml" >/dev/null 2>&1
+checkx "collect.xcpu false: no cross-CPU probe" '[ $? -eq 0 ] && xcpu_in nox no'
+
 # --until-ci adds repetitions only while the interval is wide.
 timeout 120 "$NR" matrix --label ci --until-ci 50 --max-reps 4 "$TMP/job.yaml" >/dev/null 2>"$TMP/ci"
 checkx "--until-ci reports the steps it saved" '[ $? -eq 0 ] && grep -q "steps instead of 12 at --max-reps 4" "$TMP/ci"'
