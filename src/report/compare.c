@@ -203,6 +203,9 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 			nt->xcpu_shift_pct > 0 ? "farther" : "closer", label_b,
 			nt->xcpu_a_ns, label_a, nt->xcpu_b_ns, nt->xcpu_shift_pct,
 			nt->xcpu_lo_pct, nt->xcpu_hi_pct, nt->xcpu_p);
+	if (nt->adj_applied)
+		fprintf(out, "note: within each label the headline went with the CPUs' distance: ln(headline) = %+.3f x ln(host.xcpu_ns) + a level per label (p = %.4f, %.0f%% of the variance within the labels); the .xcpu_adj row compares every sample moved along that slope to %.0f ns\n",
+			nt->adj_slope, nt->adj_p, 100 * nt->adj_r2, nt->adj_x_ref_ns);
 	if (nt->env_diff_a[0])
 		fprintf(out, "note: samples of %s ran in different environments: %s\n",
 			label_a, nt->env_diff_a);
@@ -227,6 +230,11 @@ static json_t *speed_num(const struct stats_notes *nt, double v)
 static json_t *xcpu_num(const struct stats_notes *nt, double v)
 {
 	return nt->xcpu_changed ? jnum(v) : json_null();
+}
+
+static json_t *adj_num(const struct stats_notes *nt, double v)
+{
+	return nt->adj_tested ? jnum(v) : json_null();
 }
 
 json_t *report_compare_json(const struct stats_table *t)
@@ -258,7 +266,7 @@ json_t *report_compare_json(const struct stats_table *t)
 				"verdict_text", v, "runs_needed", (json_int_t)r->c.runs_needed);
 		json_array_append_new(rows, row);
 	}
-	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}}",
+	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o}}",
 		      "config_key", t->config_key, "test", t->test,
 		      "headline", t->headline, "rows", rows, "regressed", t->regressed,
 		      "notes", "too_few", t->notes.too_few,
@@ -289,7 +297,13 @@ json_t *report_compare_json(const struct stats_table *t)
 		      "xcpu_shift_pct", xcpu_num(&t->notes, t->notes.xcpu_shift_pct),
 		      "xcpu_lo_pct", xcpu_num(&t->notes, t->notes.xcpu_lo_pct),
 		      "xcpu_hi_pct", xcpu_num(&t->notes, t->notes.xcpu_hi_pct),
-		      "xcpu_p", xcpu_num(&t->notes, t->notes.xcpu_p));
+		      "xcpu_p", xcpu_num(&t->notes, t->notes.xcpu_p),
+		      "adj_tested", t->notes.adj_tested,
+		      "adj_applied", t->notes.adj_applied,
+		      "adj_slope", adj_num(&t->notes, t->notes.adj_slope),
+		      "adj_p", adj_num(&t->notes, t->notes.adj_p),
+		      "adj_r2", adj_num(&t->notes, t->notes.adj_r2),
+		      "adj_x_ref_ns", adj_num(&t->notes, t->notes.adj_x_ref_ns));
 	return j;
 }
 

@@ -346,6 +346,12 @@ static void md_notes(FILE *out, const struct report_doc *d,
 			nt->xcpu_shift_pct > 0 ? "farther" : "closer", nt->xcpu_a_ns, nt->xcpu_b_ns,
 			nt->xcpu_shift_pct, nt->xcpu_lo_pct, nt->xcpu_hi_pct, nt->xcpu_p);
 	}
+	if (nt->adj_applied) {
+		fputs("- ", out);
+		md_code(out, desc);
+		fprintf(out, ": within each label the headline went with the CPUs' distance (slope %+.3f of ln headline per ln host.xcpu_ns, p = %.4f, %.0f%% of the variance within the labels); the `.xcpu_adj` row compares the samples moved along it to %.0f ns\n",
+			nt->adj_slope, nt->adj_p, 100 * nt->adj_r2, nt->adj_x_ref_ns);
+	}
 	for (int side = 0; side < 2; side++) {
 		double p = side ? nt->drift_p_b : nt->drift_p_a;
 		const char *diff = side ? nt->env_diff_b : nt->env_diff_a;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/adjust.h"
 #include "stats/bh.h"
 
 /* Environment entries that should not differ within one label. */
@@ -118,6 +119,8 @@ static int by_effect(const void *x, const void *y)
 
 	if (a->headline != b->headline)
 		return a->headline ? -1 : 1;
+	if (a->adjusted != b->adjusted)
+		return a->adjusted ? -1 : 1;
 	if (isnan(ea))
 		ea = 0;
 	if (isnan(eb))
@@ -132,7 +135,8 @@ bool stats_notes_any(const struct stats_notes *nt)
 	       nt->disturbed_a || nt->disturbed_b || nt->not_steady_a ||
 	       nt->not_steady_b || nt->mixed_a || nt->mixed_b ||
 	       nt->env_diff_a[0] || nt->env_diff_b[0] || nt->speed_changed ||
-	       nt->xcpu_moved_a || nt->xcpu_moved_b || nt->xcpu_changed;
+	       nt->xcpu_moved_a || nt->xcpu_moved_b || nt->xcpu_changed ||
+	       nt->adj_applied;
 }
 
 /* The row of metric among rows[0..n) when it differs between the labels
@@ -281,6 +285,76 @@ int stats_table_build(const struct base_sample *const *a_all, size_t na_all,
 	return ret;
 }
 
+/* metric y and x of every sample, or false when one lacks either */
+static bool paired(const struct base_sample *const *s, size_t n, const char *y,
+		   const char *x, double *vy, double *vx)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct sample_metric *my = base_sample_get(s[i], y);
+		const struct sample_metric *mx = base_sample_get(s[i], x);
+
+		if (!my || !mx)
+			return false;
+		vy[i] = my->value;
+		vx[i] = mx->value;
+	}
+	return true;
+}
+
+/*
+ * The headline adjusted for how far apart the host kept the test's CPUs
+ * (host.xcpu_ns; stats_adjust_log): when every sample has both and the
+ * common slope passed its test, *r becomes the row <headline>.xcpu_adj
+ * and *made is set. The adjusted figures are compared as any metric; the
+ * rank test does not know that one degree of freedom went to the slope.
+ */
+static int adjusted_row(const struct base_sample *const *a, size_t na,
+			const struct base_sample *const *b, size_t nb,
+			const struct stats_row *head, const struct stats_table_opts *o,
+			struct stats_row *r, struct stats_notes *nt, bool *made)
+{
+	size_t n = na + nb;
+	double *buf = malloc(3 * n * sizeof(*buf));
+	double *y, *x, *adj;
+	struct stats_adjust ad;
+	int ret = 0;
+
+	*made = false;
+	if (!buf)
+		return -ENOMEM;
+	y = buf;
+	x = buf + n;
+	adj = buf + 2 * n;
+	if (!paired(a, na, head->metric, "host.xcpu_ns", y, x) ||
+	    !paired(b, nb, head->metric, "host.xcpu_ns", y + na, x + na))
+		goto out;
+	if ((ret = stats_adjust_log(y, x, na, y + na, x + na, nb, adj, adj + na, &ad)) ||
+	    !ad.tested)
+		goto out;
+	nt->adj_tested = true;
+	nt->adj_applied = ad.applied;
+	nt->adj_slope = ad.slope;
+	nt->adj_p = ad.slope_p;
+	nt->adj_r2 = ad.r2;
+	nt->adj_x_ref_ns = ad.x_ref;
+	if (!ad.applied)
+		goto out;
+	memset(r, 0, sizeof(*r));
+	snprintf(r->metric, sizeof(r->metric), "%.100s.xcpu_adj", head->metric);
+	snprintf(r->unit, sizeof(r->unit), "%s", head->unit);
+	r->dir = head->dir;
+	r->adjusted = true;
+	if ((ret = stats_compare_samples(adj, na, adj + na, nb, better_of(r->dir), &o->cmp, &r->c)))
+		goto out;
+	r->noise_pct = head->noise_pct;
+	r->q = r->c.p;
+	r->shown = true;
+	*made = true;
+out:
+	free(buf);
+	return ret;
+}
+
 static int build(const struct base_sample *const *a, size_t na,
 		 const struct base_sample *const *b, size_t nb,
 		 const struct stats_table_opts *o, struct stats_table *out)
@@ -297,7 +371,8 @@ static int build(const struct base_sample *const *a, size_t na,
 	out->headline = stats_headline_metric(out->test);
 	va = malloc(cap * sizeof(*va));
 	vb = malloc(cap * sizeof(*vb));
-	rows = calloc(a[0]->nmetrics ? a[0]->nmetrics : 1, sizeof(*rows));
+	/* one more for the adjusted headline */
+	rows = calloc(a[0]->nmetrics + 1, sizeof(*rows));
 	p = calloc(a[0]->nmetrics ? a[0]->nmetrics : 1, sizeof(*p));
 	if (!va || !vb || !rows || !p)
 		goto out;
@@ -344,6 +419,17 @@ static int build(const struct base_sample *const *a, size_t na,
 		}
 	}
 	host_notes(rows, nrows, o, &out->notes);
+	for (size_t i = 0; i < nrows; i++) {
+		bool made;
+
+		if (!rows[i].headline)
+			continue;
+		if ((ret = adjusted_row(a, na, b, nb, &rows[i], o, &rows[nrows], &out->notes,
+					&made)))
+			goto out;
+		nrows += made;
+		break;
+	}
 	qsort(rows, nrows, sizeof(*rows), by_effect);
 	env_diff(a, na, out->notes.env_diff_a, sizeof(out->notes.env_diff_a));
 	env_diff(b, nb, out->notes.env_diff_b, sizeof(out->notes.env_diff_b));

@@ -23,6 +23,9 @@ struct stats_row {
 	char unit[16];
 	enum metric_dir dir;
 	bool headline;
+	/* the headline adjusted for the CPUs' distance (<headline>.xcpu_adj):
+	 * listed right after the headline */
+	bool adjusted;
 	struct stats_compare c;
 	double q;          /* Benjamini-Hochberg adjusted p over the other metrics */
 	double noise_pct;  /* pooled %stddev, for sorting by effect / noise */
@@ -56,6 +59,12 @@ struct stats_notes {
 	 * labels, tested as host.speed is; its medians, shift and interval */
 	bool xcpu_changed;
 	double xcpu_a_ns, xcpu_b_ns, xcpu_shift_pct, xcpu_lo_pct, xcpu_hi_pct, xcpu_p;
+	/* the headline against host.xcpu_ns within the labels (stats_adjust_log):
+	 * tested when every sample has both and the round trip varied within a
+	 * label; applied when the common slope passed its test, and then the
+	 * row <headline>.xcpu_adj compares the adjusted figures */
+	bool adj_tested, adj_applied;
+	double adj_slope, adj_p, adj_r2, adj_x_ref_ns;
 };
 
 /* Whether any of the notes above has something to say. */

@@ -50,7 +50,7 @@ with open(sys.argv[2], "w") as out:
             m = d["metrics"]
             m["throughput.gbps"]["value"] = g * (1 + 0.003 * (i - 2.5))
             m["host.speed"] = {"value": sp * (1 + 0.002 * (2.5 - i)), "unit": "op/us"}
-            m["host.xcpu_ns"] = {"value": xc * (1 + 0.01 * (i - 2.5)), "unit": "ns"}
+            m["host.xcpu_ns"] = {"value": xc * (1 + 0.01 * (i * 7 % 5 - 2)), "unit": "ns"}
             m["window.xcpu_moved"] = {"value": 1 if label == "slow" and i == 5 else 0, "unit": ""}
             m["window.disturbed"]["value"] = 0
             trended = 1 if label == "slow" and i < 2 else 0
@@ -83,11 +83,54 @@ check "compare --json carries the speed note's shift" \
 check "compare --json carries the mixed windows and their widest gap" \
 	jtrue "$TMP/speed.json" 'd["configs"][0]["notes"]["mixed_a"] == 3 and d["configs"][0]["notes"]["mixed_b"] == 0 and d["configs"][0]["notes"]["mixed_gap_pct_a"] == 28'
 check "compare notes that the test's cpus sat farther apart, and the windows in which the host moved them" \
-	sh -c 'grep -qE "^note: the test.s CPUs sat farther apart in slow: the round trip of a cache line between them \(host.xcpu_ns\) went from 12[0-9] ns in fast to 4[0-9][0-9] ns, \+25[0-9]\.[0-9]% " "$1" && grep -q "^note: samples in which the host moved the test.s CPUs within the window (window.xcpu_moved: the round trip of a cache line between them changed level): 0 in fast, 1 in slow" "$1"' _ "$TMP/speed.txt"
+	sh -c 'grep -qE "^note: the test.s CPUs sat farther apart in slow: the round trip of a cache line between them \(host.xcpu_ns\) went from 1[12][0-9] ns in fast to 4[0-9][0-9] ns, \+25[0-9]\.[0-9]% " "$1" && grep -q "^note: samples in which the host moved the test.s CPUs within the window (window.xcpu_moved: the round trip of a cache line between them changed level): 0 in fast, 1 in slow" "$1"' _ "$TMP/speed.txt"
 check "the report's notes carry the cross-CPU notes, markdown and html" \
-	sh -c 'grep -q "sat farther apart: the round trip of a cache line between them (host.xcpu_ns) went from 12[0-9] to 4[0-9][0-9] ns" "$1" && grep -q "changed level): 0 in fast, 1 in slow" "$1" && grep -q "sat farther apart: the round trip" "$2" && grep -q "changed level): 0 and 1\." "$2"' _ "$TMP/speed.md" "$TMP/speed.html"
+	sh -c 'grep -q "sat farther apart: the round trip of a cache line between them (host.xcpu_ns) went from 1[12][0-9] to 4[0-9][0-9] ns" "$1" && grep -q "changed level): 0 in fast, 1 in slow" "$1" && grep -q "sat farther apart: the round trip" "$2" && grep -q "changed level): 0 and 1\." "$2"' _ "$TMP/speed.md" "$TMP/speed.html"
 check "compare --json carries the cross-CPU notes" \
 	jtrue "$TMP/speed.json" '(lambda n: 250 < n["xcpu_shift_pct"] < 265 and n["xcpu_p"] < 0.05 and 115 < n["xcpu_a_ns"] < 125 and 420 < n["xcpu_b_ns"] < 440 and n["xcpu_moved_a"] == 0 and n["xcpu_moved_b"] == 1)(d["configs"][0]["notes"])'
+
+# The headline adjusted for the CPUs' distance: eight samples a side from
+# the stored one, near (120 ns) or far (450 ns), the rate falling as
+# (x / 120)^-0.45 with 3% noise; B 10% slower at every distance and far in
+# 6 of its 8 samples, so the raw shift mixes the two.
+python3 - "$TMP/all.jsonl" "$TMP/adj.jsonl" <<'PY'
+import json, random, sys, uuid
+random.seed(3)
+base = json.loads(open(sys.argv[1]).readline())
+with open(sys.argv[2], "w") as out:
+    for label, k, xs in (("near", 30.0, [120, 450] * 4),
+                         ("far", 27.0, [450, 450, 120, 450, 450, 120, 450, 450])):
+        for x in xs:
+            d = json.loads(json.dumps(base))
+            d["sample_id"] = uuid.uuid4().hex
+            d["label"] = label
+            m = d["metrics"]
+            x *= 1 + 0.03 * random.uniform(-1, 1)
+            m["host.xcpu_ns"] = {"value": x, "unit": "ns"}
+            m["throughput.gbps"]["value"] = k * (x / 120) ** -0.45 * (1 + 0.03 * random.gauss(0, 1))
+            m["window.disturbed"]["value"] = 0
+            out.write(json.dumps(d) + "\n")
+PY
+"$NR" import --db "$TMP/adj.db" "$TMP/adj.jsonl" >/dev/null
+"$NR" compare --db "$TMP/adj.db" near far >"$TMP/adj.txt"
+rc=$?
+checkx "compare adds the headline adjusted for the cpus' distance, right under it, near the true -10%" \
+	'[ $rc -eq 1 ] && python3 - "$TMP/adj.txt" <<'"'"'PY'"'"'
+import re, sys
+rows = [l for l in open(sys.argv[1]) if l.startswith("throughput.gbps")]
+m = re.search(r"([-+][0-9.]+)% \[([-+][0-9.]+)%, ([-+][0-9.]+)%\]", rows[1])
+lo, hi = float(m.group(2)), float(m.group(3))
+sys.exit(0 if rows[1].startswith("throughput.gbps.xcpu_adj (higher)") and lo < -10 < hi and hi - lo < 12 and "REGRESSION" in rows[1] else 1)
+PY'
+check "the note gives the slope of the headline against the distance" \
+	grep -qE "^note: within each label the headline went with the CPUs' distance: ln\(headline\) = -0\.[345][0-9]* x ln\(host.xcpu_ns\) \+ a level per label \(p = 0\.0[0-9]*, [0-9]+% of the variance within the labels\); the \.xcpu_adj row compares every sample moved along that slope to [0-9]+ ns" "$TMP/adj.txt"
+"$NR" compare --db "$TMP/adj.db" --json near far >"$TMP/adj.json"
+check "compare --json: the adjusted row and the slope" \
+	jtrue "$TMP/adj.json" '(lambda c: c["rows"][1]["metric"] == "throughput.gbps.xcpu_adj" and c["rows"][1]["verdict"] == "REGRESSION" and c["notes"]["adj_applied"] and -0.6 < c["notes"]["adj_slope"] < -0.3 and c["notes"]["adj_p"] < 0.05)(d["configs"][0])'
+"$NR" report --db "$TMP/adj.db" --format md -o "$TMP/adj.md" near far 2>/dev/null
+"$NR" report --db "$TMP/adj.db" -o "$TMP/adj.html" near far 2>/dev/null
+check "the report's notes carry the adjustment, markdown and html" \
+	sh -c 'grep -q "went with the CPUs. distance (slope -0\.[345]" "$1" && grep -q "went with the CPUs. distance (slope -0\.[345]" "$2"' _ "$TMP/adj.md" "$TMP/adj.html"
 
 # Samples of one label that ran in different environments: the note names
 # the entry that differs and how many samples had each value. Five of

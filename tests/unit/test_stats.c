@@ -18,6 +18,7 @@
 #include "stats/bh.h"
 #include "stats/covary.h"
 #include "stats/desc.h"
+#include "stats/adjust.h"
 #include "stats/guard.h"
 #include "stats/hl.h"
 #include "stats/levels.h"
@@ -1560,6 +1561,204 @@ static void test_table_counts_mixed_windows_and_their_widest_gap(void **state)
 	free_samples(b, 6);
 }
 
+/*
+ * Loopback figures at two distances between the test's vCPUs, as on the
+ * EPYC guest: 120 ns and 450 ns, the rate falling as (x / 120)^-0.45, with
+ * a fixed +-3% wobble that does not follow x. k: the rate at 120 ns.
+ */
+static void placed(double k, const double *x, size_t n, double *y)
+{
+	static const double wobble[] = { 0.02, -0.03, 0.01, 0.03, -0.01, -0.02, 0.0, 0.015 };
+
+	for (size_t i = 0; i < n; i++)
+		y[i] = k * pow(x[i] / 120, -0.45) * (1 + wobble[i % 8]);
+}
+
+static void test_adjust_log_takes_out_what_went_with_the_distance(void **state)
+{
+	/* A half near and half far; B 10% slower at every distance, and far
+	 * in 6 of its 8 samples */
+	static const double xa[] = { 120, 450, 121, 452, 119, 448, 120, 451 };
+	static const double xb[] = { 450, 449, 120, 451, 452, 121, 448, 450 };
+	double ya[8], yb[8], aa[8], ab[8], mean_a = 0, mean_b = 0, ref;
+	struct stats_adjust ad;
+
+	(void)state;
+	placed(30, xa, 8, ya);
+	placed(27, xb, 8, yb);
+	assert_int_equal(stats_adjust_log(ya, xa, 8, yb, xb, 8, aa, ab, &ad), 0);
+	assert_true(ad.tested && ad.applied);
+	assert_float_equal(ad.slope, -0.45, 0.03);
+	assert_true(ad.slope_p < 1e-6 && ad.r2 > 0.9);
+	/* the geometric mean of every x */
+	ref = 0;
+	for (int i = 0; i < 8; i++)
+		ref += log(xa[i]) + log(xb[i]);
+	assert_float_equal(ad.x_ref, exp(ref / 16), 1e-6);
+	/* moved to x_ref, each side is its own rate there, +- its wobble */
+	for (int i = 0; i < 8; i++) {
+		assert_float_equal(aa[i] / (30 * pow(ad.x_ref / 120, -0.45)), 1, 0.05);
+		assert_float_equal(ab[i] / (27 * pow(ad.x_ref / 120, -0.45)), 1, 0.05);
+		mean_a += aa[i] / 8;
+		mean_b += ab[i] / 8;
+	}
+	assert_float_equal(mean_b / mean_a, 0.9, 0.02);
+}
+
+static void test_adjust_log_leaves_alone_what_it_cannot_separate(void **state)
+{
+	/* A all near, B all far: the distance moved with the label, never
+	 * within one, and the wobble does not go with the little x left */
+	static const double xa[] = { 120, 121, 119, 120, 122, 118 };
+	static const double xb[] = { 450, 452, 448, 451, 449, 450 };
+	static const double flat[] = { 120, 120, 120, 120 };
+	double ya[6], yb[6], aa[6], ab[6], neg[6];
+	struct stats_adjust ad;
+
+	(void)state;
+	placed(30, xa, 6, ya);
+	placed(30, xb, 6, yb);
+	assert_int_equal(stats_adjust_log(ya, xa, 6, yb, xb, 6, aa, ab, &ad), 0);
+	assert_true(ad.tested);
+	assert_false(ad.applied);
+	assert_true(ad.slope_p > STATS_ADJUST_P);
+	assert_memory_equal(aa, ya, sizeof(ya));
+	assert_memory_equal(ab, yb, sizeof(yb));
+	/* x the same everywhere within the sides: nothing to estimate */
+	assert_int_equal(stats_adjust_log(ya, flat, 4, yb, flat, 4, aa, ab, &ad), 0);
+	assert_false(ad.tested);
+	/* too few, or a figure that is not a positive ratio */
+	assert_int_equal(stats_adjust_log(ya, xa, 3, yb, xb, 6, aa, ab, &ad), 0);
+	assert_false(ad.tested);
+	memcpy(neg, ya, sizeof(neg));
+	neg[2] = 0;
+	assert_int_equal(stats_adjust_log(neg, xa, 6, yb, xb, 6, aa, ab, &ad), 0);
+	assert_false(ad.tested);
+	assert_int_equal(stats_adjust_log(NULL, xa, 6, yb, xb, 6, aa, ab, &ad), -EINVAL);
+}
+
+/*
+ * A/A with the distance mixed differently on the two sides: the adjusted
+ * comparison must not call changes more often than alpha. Each trial: 8
+ * samples a side, A far with probability 0.5 and B with 0.75 (120 or 450
+ * ns, +-3%), the same rate law (x / 120)^-0.45 and 5% lognormal noise on
+ * both; the rank test of the adjusted values at alpha 0.05.
+ */
+static void test_adjust_log_aa_keeps_the_false_positive_rate(void **state)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct stats_compare_opts co;
+	int trials = 0, applied = 0, fp = 0, raw_fp = 0;
+
+	(void)state;
+	gsl_rng_set(rng, 23);
+	stats_compare_opts_init(&co);
+	for (int r = 0; r < 400; r++) {
+		double xa[8], xb[8], ya[8], yb[8], aa[8], ab[8];
+		struct stats_adjust ad;
+		struct stats_compare c;
+
+		for (int i = 0; i < 8; i++) {
+			xa[i] = (gsl_rng_uniform(rng) < 0.5 ? 450 : 120) * (1 + 0.03 * gsl_rng_uniform_pos(rng));
+			xb[i] = (gsl_rng_uniform(rng) < 0.75 ? 450 : 120) * (1 + 0.03 * gsl_rng_uniform_pos(rng));
+			ya[i] = 30 * pow(xa[i] / 120, -0.45) * exp(gsl_ran_gaussian(rng, 0.05));
+			yb[i] = 30 * pow(xb[i] / 120, -0.45) * exp(gsl_ran_gaussian(rng, 0.05));
+		}
+		assert_int_equal(stats_adjust_log(ya, xa, 8, yb, xb, 8, aa, ab, &ad), 0);
+		if (!ad.tested)
+			continue;
+		trials++;
+		applied += ad.applied;
+		assert_int_equal(stats_compare_samples(aa, 8, ab, 8, STATS_HIGHER, &co, &c), 0);
+		fp += c.p < 0.05;
+		assert_int_equal(stats_compare_samples(ya, 8, yb, 8, STATS_HIGHER, &co, &c), 0);
+		raw_fp += c.p < 0.05;
+	}
+	print_message("adjusted A/A: %d trials, slope applied in %d, p < 0.05 in %d (raw %d)\n",
+		      trials, applied, fp, raw_fp);
+	assert_true(trials > 380 && applied > trials * 9 / 10);
+	/* 5% of 400 is 20; binomial sd 4.4 */
+	assert_true(fp <= 30);
+	gsl_rng_free(rng);
+}
+
+/* speed_samples() with host.xcpu_ns x[i] */
+static struct base_sample *xcpu_samples(size_t n, const double *gbps, const double *x)
+{
+	struct base_sample *s = speed_samples(n, gbps, NULL);
+
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(base_sample_set(&s[i], "host.xcpu_ns", "ns", x[i]), 0);
+	return s;
+}
+
+static void test_table_adjusts_the_headline_for_the_distance(void **state)
+{
+	static const double xa[] = { 120, 450, 121, 452, 119, 448, 120, 451 };
+	static const double xb[] = { 450, 449, 120, 451, 452, 121, 448, 450 };
+	double ga[8], gb[8], gc[8];
+	struct base_sample *a, *b, *c;
+	const struct base_sample *pa[8], *pb[8], *pc[8];
+	const struct stats_row *adj = NULL;
+	struct stats_table_opts o;
+	struct stats_table t;
+
+	(void)state;
+	placed(30, xa, 8, ga);
+	placed(27, xb, 8, gb);
+	placed(30, xb, 8, gc); /* A's rates, B's distances: no change */
+	a = xcpu_samples(8, ga, xa);
+	b = xcpu_samples(8, gb, xb);
+	c = xcpu_samples(8, gc, xb);
+	for (size_t i = 0; i < 8; i++) {
+		pa[i] = &a[i];
+		pb[i] = &b[i];
+		pc[i] = &c[i];
+	}
+	stats_table_opts_init(&o);
+	/* 10% slower at every distance: the adjusted row says about -10%
+	 * with an interval far narrower than the raw one */
+	assert_int_equal(stats_table_build(pa, 8, pb, 8, &o, &t), 0);
+	assert_true(t.notes.adj_tested && t.notes.adj_applied);
+	assert_float_equal(t.notes.adj_slope, -0.45, 0.03);
+	assert_true(t.rows[0].headline);
+	adj = &t.rows[1];
+	assert_true(adj->adjusted && adj->shown);
+	assert_string_equal(adj->metric, "throughput.gbps.xcpu_adj");
+	assert_string_equal(adj->unit, "Gbps");
+	assert_int_equal(adj->c.verdict, STATS_REGRESSION);
+	assert_true(adj->c.shift_lo_pct < -10 && adj->c.shift_hi_pct > -10 && adj->c.shift_pct < -7);
+	assert_true(adj->c.shift_hi_pct - adj->c.shift_lo_pct <
+		    (t.rows[0].c.shift_hi_pct - t.rows[0].c.shift_lo_pct) / 2);
+	assert_true(stats_notes_any(&t.notes));
+	stats_table_release(&t);
+	/* the same rates, only more of B far: raw cannot tell (its interval
+	 * spans -44% to +3%), the adjusted row sees no change within a few
+	 * percent */
+	assert_int_equal(stats_table_build(pa, 8, pc, 8, &o, &t), 0);
+	assert_int_equal(t.rows[0].c.verdict, STATS_INCONCLUSIVE);
+	assert_true(t.rows[0].c.shift_hi_pct - t.rows[0].c.shift_lo_pct > 30);
+	assert_true(t.rows[1].adjusted);
+	assert_true(t.rows[1].c.verdict != STATS_REGRESSION &&
+		    t.rows[1].c.verdict != STATS_IMPROVEMENT);
+	assert_true(fabs(t.rows[1].c.shift_pct) < 3);
+	assert_true(t.rows[1].c.shift_hi_pct - t.rows[1].c.shift_lo_pct < 10);
+	stats_table_release(&t);
+	/* one side without the probe: no adjustment */
+	free_samples(c, 8);
+	c = speed_samples(8, gc, NULL);
+	for (size_t i = 0; i < 8; i++)
+		pc[i] = &c[i];
+	assert_int_equal(stats_table_build(pa, 8, pc, 8, &o, &t), 0);
+	assert_false(t.notes.adj_tested);
+	for (size_t i = 0; i < t.nrows; i++)
+		assert_false(t.rows[i].adjusted);
+	stats_table_release(&t);
+	free_samples(a, 8);
+	free_samples(b, 8);
+	free_samples(c, 8);
+}
+
 static void test_covary_ranks_what_went_with_y_and_adjusts_for_many(void **state)
 {
 	/* y rises; a follows it, b goes against it with ties, c is flat,
@@ -1663,6 +1862,10 @@ int main(void)
 		cmocka_unit_test(test_kendall_matches_scipy),
 		cmocka_unit_test(test_host_trend_only_when_the_speed_moved_with_the_rate),
 		cmocka_unit_test(test_host_moved_when_the_round_trip_changed_level),
+		cmocka_unit_test(test_adjust_log_takes_out_what_went_with_the_distance),
+		cmocka_unit_test(test_adjust_log_leaves_alone_what_it_cannot_separate),
+		cmocka_unit_test(test_adjust_log_aa_keeps_the_false_positive_rate),
+		cmocka_unit_test(test_table_adjusts_the_headline_for_the_distance),
 		cmocka_unit_test(test_levels_find_steps_and_flips),
 		cmocka_unit_test(test_covary_ranks_what_went_with_y_and_adjusts_for_many),
 		cmocka_unit_test(test_table_counts_mixed_windows_and_their_widest_gap),
