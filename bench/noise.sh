@@ -401,6 +401,22 @@ for row in "${ROWS[@]}"; do
 	corr "$row" "$tmp/$row.backlog" "socket backlog" "/MB (TCPBacklogCoalesce)"
 	corr "$row" "$tmp/$row.ctxt" "context switches" "/MB (stat.ctxt)"
 	corr "$row" "$tmp/$row.xcpu" "cpus' distance" "ns (host.xcpu_ns)"
+	# ours' figure with the part that went with the distance taken out,
+	# as compare's .xcpu_adj row does: ln figure on ln distance, every
+	# run moved along the slope to the geometric mean distance
+	[ -s "$tmp/$row.xcpu" ] && awk -v d="${DESC[$row]}" '
+	$2 > 0 && $3 > 0 { n++; x[n] = log($3); y[n] = log($2); sx += x[n]; sy += y[n] }
+	END {
+		if (n < 4) exit
+		mx = sx / n; my = sy / n
+		for (i = 1; i <= n; i++) { sxx += (x[i] - mx) ^ 2; sxy += (x[i] - mx) * (y[i] - my) }
+		b = sxx > 0 ? sxy / sxx : 0
+		for (i = 1; i <= n; i++) { v[i] = exp(y[i] - b * (x[i] - mx)); s1 += v[i] }
+		m = s1 / n
+		for (i = 1; i <= n; i++) s2 += (v[i] - m) ^ 2
+		printf "%-16s in ours %-31s cov %.2f %% (slope %.2f of ln figure per ln ns, at %.0f ns), %d runs\n",
+			"adjusted for it", d ":", 100 * sqrt(s2 / (n - 1)) / m, b, exp(mx), n
+	}' "$tmp/$row.xcpu"
 	[ -s "$tmp/$row.moved" ] && awk -v d="${DESC[$row]}" '{ n++; m += $2 }
 		END { printf "%-16s in ours %-31s %d of %d runs (window.xcpu_moved)\n", "host moved cpus", d ":", m, n }' "$tmp/$row.moved"
 done
@@ -467,5 +483,10 @@ echo "of ours' figure with it: r^2 is the share of ours' run-to-run variance tha
 echo "it.  shared drift: ours and the peer ran back to back in every repetition; r near 1"
 echo "says the spread both show is the machine's, moving both together; ours/peer per repetition"
 echo "is what is left of it when that shared part divides out."
+echo "adjusted for it: ours' figures with what went with the cpus' distance taken out (ln figure"
+echo "regressed on ln host.xcpu_ns over ours' runs of the row, each run moved along the slope to"
+echo "the geometric mean distance, as compare's .xcpu_adj row does between two labels): the"
+echo "noise that is left when the host's placement of the vCPUs is accounted for.  The target"
+echo "column is over the raw figures."
 echo "levels: ours' runs whose 100 ms rates left a level and came back (window.mixed).  host"
 echo "moved cpus: ours' runs in which the cross-CPU round trip changed level within the window."
