@@ -33,21 +33,29 @@ wait_window() {
 }
 # run_at NAME TEST DUR HOG_AT [HOG_FOR]: TEST for DUR seconds, the hogs
 # from HOG_AT seconds into the window to its end or for HOG_FOR seconds;
-# the sample, from a store of its own, in $TMP/NAME.json
+# the sample, from a store of its own, in $TMP/NAME.json. When the host
+# moved the test's vCPUs within the window (window.xcpu_moved: on an EPYC
+# guest that alone moves loopback rates 1.5-2x), the rate moved for more
+# than the hogs: measured once more.
 run_at() {
-	local r
-	timeout 60 "$NR" run "$2" -l "$3s" --warmup 300ms -i 500ms \
-		--db "$TMP/$1.db" >/dev/null 2>"$TMP/$1.err" &
-	r=$!
-	wait_window "$TMP/$1.err" "$4"
-	hog
-	if [ -n "${5:-}" ]; then
-		sleep "$5"
+	local r try
+	for try in 1 2; do
+		rm -f "$TMP/$1.db"
+		timeout 60 "$NR" run "$2" -l "$3s" --warmup 300ms -i 500ms \
+			--db "$TMP/$1.db" >/dev/null 2>"$TMP/$1.err" &
+		r=$!
+		wait_window "$TMP/$1.err" "$4"
+		hog
+		if [ -n "${5:-}" ]; then
+			sleep "$5"
+			unhog
+		fi
+		wait $r
 		unhog
-	fi
-	wait $r
-	unhog
-	"$NR" export --db "$TMP/$1.db" >"$TMP/$1.json"
+		"$NR" export --db "$TMP/$1.db" >"$TMP/$1.json"
+		jtrue "$TMP/$1.json" 'm.get("window.xcpu_moved", {}).get("value") != 1' && return 0
+		echo "# $1: the host moved the test's cpus within the window (window.xcpu_moved): once more"
+	done
 }
 
 timeout 60 "$NR" run tcp_stream -l 3s --warmup 300ms --json --no-store >"$TMP/quiet.json"
@@ -225,10 +233,12 @@ check "the sample's text says how far apart the test's cpus were" \
 # than a 50 us burst, so every burst there is cut (with longer gaps a probe
 # that wakes during a slice bursts in the next gap and sees nothing: this
 # failed once in 8 runs with 300 us in every 600 us). The probe there
-# delivers less and loses more time than on the first CPU. (How much more
-# varies: lost time counts the time chunks took beyond their median, and
-# when the slicer cuts nearly every chunk the median itself is long. On an
-# AMD EPYC guest the difference ran from 13.7 to 77 points over 10 runs.)
+# delivers far less than on the first CPU (a few op/us against hundreds).
+# Its lost time is no test of it: lost time counts the time chunks took
+# beyond their median, and when the slicer cuts nearly every chunk the
+# median itself is long. On an AMD EPYC guest it ran from 13.7 to 77
+# points above cpu 0's over 10 runs, and under ASan from 4.2 to 27.6
+# against cpu 0's 8.8 to 13.6: above or below.
 if [ "$n" -ge 2 ] && command -v chrt >/dev/null; then
 	last=$((n - 1))
 	taskset -c "$last" chrt -f 2 python3 -c '
@@ -245,8 +255,9 @@ while time.monotonic() < end:
 	timeout 60 "$NR" run tcp_stream -l 2s --warmup 300ms --json --no-store >"$TMP/sliced.json"
 	kill "$slicer" 2>/dev/null
 	wait "$slicer" 2>/dev/null
-	check "time sliced off cpu $last: its probe rate falls below cpu 0's, its lost time rises" \
-		jtrue "$TMP/sliced.json" "v('host.speed.cpu$last') < 0.8 * v('host.speed.cpu0') and v('host.speed.cpu$last.lost_pct') > v('host.speed.cpu0.lost_pct')"
+	check "time sliced off cpu $last: its probe rate falls below cpu 0's" \
+		jtrue "$TMP/sliced.json" "v('host.speed.cpu$last') < 0.8 * v('host.speed.cpu0') and all(0 <= v('host.speed.cpu%s.lost_pct' % c) < 100 for c in (0, $last))" ||
+		diag <(grep -o '"host.speed.cpu[0-9.a-z_]*": {"value": [0-9.e+-]*' "$TMP/sliced.json")
 
 fi
 # The probe's speed per 100 ms tick within the window: window.host_trend
