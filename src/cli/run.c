@@ -410,8 +410,6 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	o.speed = speed >= 0 ? speed : !no_collect && job_test_speed_default(c->test);
-	/* a server elsewhere (-H that is not this machine) has no pair with
-	 * this end's CPUs: the probe runs only against loopback */
 	o.xcpu = xcpu >= 0 ? xcpu : !no_collect;
 	if (o.overhead && !o.perf && !o.profile && !o.speed && !o.xcpu) {
 		cli_error("--overhead measures what the perf counters, the probes and --profile cost: with --no-collect it needs --profile, --speed or --xcpu");
@@ -446,6 +444,8 @@ int cmd_run(int argc, char **argv)
 		o.host = c->ipv == 6 ? "::1" : "127.0.0.1";
 	}
 	o.same_host = is_loopback(o.host);
+	/* a server elsewhere (-H that is not this machine) has no pair with
+	 * this end's CPUs: the probe runs only against loopback */
 	o.xcpu = o.xcpu && o.same_host;
 	code = run_reps(&o, label, json, st, cli_db_path(db), reps, o.same_host);
 	store_close(st);

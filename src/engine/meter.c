@@ -48,17 +48,6 @@ static void open_perf(struct engine_meter *m)
 	struct base_cpulist cpus;
 	struct base_err err = { "" };
 
-	if (m->col.xcpu_npairs) {
-		struct collect_xcpu_opts xo = { .pairs = m->col.xcpu_pairs,
-						.npairs = m->col.xcpu_npairs };
-
-		if (collect_xcpu_open(&m->xcpu, &xo, &err))
-			snprintf(m->xcpu_note, sizeof(m->xcpu_note), "%s", err.msg);
-		err.msg[0] = '\0';
-	} else if (m->col.xcpu_asked) {
-		snprintf(m->xcpu_note, sizeof(m->xcpu_note),
-			 "no two CPUs to probe: both ends on one CPU");
-	}
 	if (!m->col.perf && !m->col.profile && !m->col.speed)
 		return;
 	collect_cpus(m, &cpus);
@@ -91,6 +80,23 @@ static void open_perf(struct engine_meter *m)
 	}
 }
 
+/* The cross-CPU probe between the pairs asked for; none (both ends on one
+ * CPU) or a probe that cannot start leaves a note. */
+static void open_xcpu(struct engine_meter *m)
+{
+	struct collect_xcpu_opts xo = { .pairs = m->col.xcpu_pairs,
+					.npairs = m->col.xcpu_npairs };
+	struct base_err err = { "" };
+
+	if (!m->col.xcpu_asked)
+		return;
+	if (!xo.npairs)
+		snprintf(m->xcpu_note, sizeof(m->xcpu_note),
+			 "no two CPUs to probe: both ends on one CPU");
+	else if (collect_xcpu_open(&m->xcpu, &xo, &err))
+		snprintf(m->xcpu_note, sizeof(m->xcpu_note), "%s", err.msg);
+}
+
 int engine_meter_init(struct engine_meter *m, const struct base_cpulist *cpus,
 		      const struct engine_collect *col, struct base_err *err)
 {
@@ -115,6 +121,7 @@ int engine_meter_init(struct engine_meter *m, const struct base_cpulist *cpus,
 		}
 	}
 	open_perf(m);
+	open_xcpu(m);
 	return 0;
 }
 

@@ -56,8 +56,7 @@ static const char *unit_of(const char *name)
 		return "";
 	if (!strncmp(name, "host.speed.", 11))
 		return "op/us";
-	if (!strcmp(name, "host.xcpu_ns") ||
-	    (!strncmp(name, "host.xcpu.cpu", 13)))
+	if (!strcmp(name, "host.xcpu_ns") || !strncmp(name, "host.xcpu.cpu", 13))
 		return "ns";
 	return "count";
 }
