@@ -192,9 +192,12 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 			fmax(nt->mixed_gap_a, nt->mixed_gap_b), nt->mixed_a, label_a,
 			nt->mixed_b, label_b);
 	if (nt->speed_changed)
-		fprintf(out, "note: the CPU speed probe (host.speed) moved %+.1f%% [%+.1f%%, %+.1f%%] from %s to %s (p = %.4f): the host ran the test's CPUs at another speed, so part of a change of the same sign may be the host's\n",
+		fprintf(out, "note: the CPU speed probe (host.speed) moved %+.1f%% [%+.1f%%, %+.1f%%] from %s to %s (p = %.4f): %s\n",
 			nt->speed_shift_pct, nt->speed_lo_pct, nt->speed_hi_pct,
-			label_a, label_b, nt->speed_p);
+			label_a, label_b, nt->speed_p,
+			nt->builds_differ ?
+			"but the labels were measured by different netregress builds (client.build), and the probe's figure is its build's own unit: it need not be the host's" :
+			"the host ran the test's CPUs at another speed, so part of a change of the same sign may be the host's");
 	if (nt->xcpu_moved_a || nt->xcpu_moved_b)
 		fprintf(out, "note: samples in which the host moved the test's CPUs within the window (window.xcpu_moved: the round trip of a cache line between them changed level): %zu in %s, %zu in %s\n",
 			nt->xcpu_moved_a, label_a, nt->xcpu_moved_b, label_b);
@@ -266,7 +269,7 @@ json_t *report_compare_json(const struct stats_table *t)
 				"verdict_text", v, "runs_needed", (json_int_t)r->c.runs_needed);
 		json_array_append_new(rows, row);
 	}
-	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o}}",
+	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:b}}",
 		      "config_key", t->config_key, "test", t->test,
 		      "headline", t->headline, "rows", rows, "regressed", t->regressed,
 		      "notes", "too_few", t->notes.too_few,
@@ -303,7 +306,8 @@ json_t *report_compare_json(const struct stats_table *t)
 		      "adj_slope", adj_num(&t->notes, t->notes.adj_slope),
 		      "adj_p", adj_num(&t->notes, t->notes.adj_p),
 		      "adj_r2", adj_num(&t->notes, t->notes.adj_r2),
-		      "adj_x_ref_ns", adj_num(&t->notes, t->notes.adj_x_ref_ns));
+		      "adj_x_ref_ns", adj_num(&t->notes, t->notes.adj_x_ref_ns),
+		      "builds_differ", t->notes.builds_differ);
 	return j;
 }
 

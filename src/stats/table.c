@@ -419,6 +419,8 @@ static int build(const struct base_sample *const *a, size_t na,
 		}
 	}
 	host_notes(rows, nrows, o, &out->notes);
+	out->notes.builds_differ = strcmp(base_sample_env_get(a[0], "client.build", ""),
+					  base_sample_env_get(b[0], "client.build", "")) != 0;
 	for (size_t i = 0; i < nrows; i++) {
 		bool made;
 

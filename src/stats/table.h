@@ -52,6 +52,10 @@ struct stats_notes {
 	 * interval, as in its row */
 	bool speed_changed;
 	double speed_shift_pct, speed_lo_pct, speed_hi_pct, speed_p;
+	/* the labels' first samples were measured by different netregress
+	 * builds (client.build): the speed probe's unit may differ with the
+	 * code the compiler made of its loop, so its note may not be the host's */
+	bool builds_differ;
 	/* samples in which the host moved the test's CPUs within the window
 	 * (window.xcpu_moved) */
 	size_t xcpu_moved_a, xcpu_moved_b;

@@ -82,6 +82,24 @@ check "compare --json carries the speed note's shift" \
 	jtrue "$TMP/speed.json" '-11 < d["configs"][0]["notes"]["speed_shift_pct"] < -9 and d["configs"][0]["notes"]["speed_p"] < 0.05 and d["configs"][0]["notes"]["host_trend_b"] == 2'
 check "compare --json carries the mixed windows and their widest gap" \
 	jtrue "$TMP/speed.json" 'd["configs"][0]["notes"]["mixed_a"] == 3 and d["configs"][0]["notes"]["mixed_b"] == 0 and d["configs"][0]["notes"]["mixed_gap_pct_a"] == 28'
+# The same slow samples as measured by another build of netregress: the
+# speed probe's figure is its build's own unit, and the note says so.
+python3 - "$TMP/speed.jsonl" "$TMP/build.jsonl" <<'PY'
+import json, sys, uuid
+with open(sys.argv[2], "w") as out:
+    for line in open(sys.argv[1]):
+        d = json.loads(line)
+        if d["label"] != "slow":
+            continue
+        d["sample_id"] = uuid.uuid4().hex
+        d["label"] = "slowbuild"
+        d["env"]["client"]["build"] = "git 0123456789ab"
+        out.write(json.dumps(d) + "\n")
+PY
+"$NR" import --db "$TMP/speed.db" "$TMP/build.jsonl" >/dev/null
+"$NR" compare --db "$TMP/speed.db" fast slowbuild >"$TMP/build.txt"
+check "measured by another netregress build: the speed note says the probe's unit is the build's" \
+	grep -qE "^note: the CPU speed probe \(host.speed\) moved -10\.[0-9]% .* from fast to slowbuild \(p = [0-9.]+\): but the labels were measured by different netregress builds" "$TMP/build.txt"
 check "compare notes that the test's cpus sat farther apart, and the windows in which the host moved them" \
 	sh -c 'grep -qE "^note: the test.s CPUs sat farther apart in slow: the round trip of a cache line between them \(host.xcpu_ns\) went from 1[12][0-9] ns in fast to 4[0-9][0-9] ns, \+25[0-9]\.[0-9]% " "$1" && grep -q "^note: samples in which the host moved the test.s CPUs within the window (window.xcpu_moved: the round trip of a cache line between them changed level): 0 in fast, 1 in slow" "$1"' _ "$TMP/speed.txt"
 check "the report's notes carry the cross-CPU notes, markdown and html" \

@@ -1513,6 +1513,14 @@ static void test_table_notes_a_host_speed_change(void **state)
 	assert_true(t.notes.speed_lo_pct <= t.notes.speed_shift_pct &&
 		    t.notes.speed_shift_pct <= t.notes.speed_hi_pct);
 	assert_float_equal(t.notes.speed_p, 2.0 / 924, 1e-9);
+	assert_false(t.notes.builds_differ);
+	stats_table_release(&t);
+	/* measured by another build of netregress: the note says the probe's
+	 * unit may be the build's */
+	for (size_t i = 0; i < 6; i++)
+		assert_int_equal(base_sample_env(&b[i], "client.build", "%s", "git 0123456789ab"), 0);
+	assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, &t), 0);
+	assert_true(t.notes.speed_changed && t.notes.builds_differ);
 	stats_table_release(&t);
 	/* the same speed on both sides: the regression stands alone */
 	assert_int_equal(stats_table_build(pa, 6, pc, 6, &o, &t), 0);
