@@ -446,6 +446,9 @@ int cmd_run(int argc, char **argv)
 	o.same_host = is_loopback(o.host);
 	/* a server elsewhere (-H that is not this machine) has no pair with
 	 * this end's CPUs: the probe runs only against loopback */
+	if (xcpu == 1 && !o.same_host)
+		fprintf(stderr, "netregress: warning: --xcpu: the server at %s is not on loopback, and the cross-CPU probe runs only against a server on this machine's loopback: not run\n",
+			o.host);
 	o.xcpu = o.xcpu && o.same_host;
 	code = run_reps(&o, label, json, st, cli_db_path(db), reps, o.same_host);
 	store_close(st);

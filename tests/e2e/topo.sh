@@ -391,6 +391,21 @@ check "--overhead between namespaces: at least 3 on/off pairs" \
 	jtrue "$TMP/oh.json" 'v("overhead.pairs") >= 3'
 check "after the overhead run nothing is left" clean
 
+# --- the cross-CPU probe and a server that is not on loopback --------------
+# run -H to the server's namespace: the client cannot know that it shares
+# the machine, so no probe, and an explicit --xcpu says why.
+xcpu_case() {
+	hold_up "$TMP/xc" || return 1
+	ns_server "$S" && measure "$C" "$TMP/xc.json" tcp_rr -l 500ms --warmup 100ms --xcpu
+	stop_server
+	hold_down
+	measured "$TMP/xc.json"
+}
+xcpu_case
+check "run -H to a namespace: no cross-CPU probe, and --xcpu warns that the server is not on loopback" \
+	sh -c 'python3 -c "import json, sys; sys.exit(any(k.startswith(\"host.xcpu\") for k in json.load(open(sys.argv[1]))[\"metrics\"]))" "$1" && grep -q "warning: --xcpu: the server at 198.18.0.2 is not on loopback" "$1.err"' _ "$TMP/xc.json"
+check "after the cross-CPU run nothing is left" clean
+
 # --- --warmup auto: the warm-up lasts while the rate still climbs ----------
 # The client's egress TBF is raised from 40 to 600 mbit in 15 steps of
 # 200 ms (3 s) from the start of the run: the 100 ms rates trend upwards
