@@ -41,7 +41,7 @@ static void move(const double *y, const double *x, size_t n, double slope,
 		 double mean_lx, double *out)
 {
 	for (size_t i = 0; i < n; i++)
-		out[i] = slope == 0 ? y[i] : exp(log(y[i]) - slope * (log(x[i]) - mean_lx));
+		out[i] = exp(log(y[i]) - slope * (log(x[i]) - mean_lx));
 }
 
 int stats_adjust_log(const double *ya, const double *xa, size_t na,
