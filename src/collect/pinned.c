@@ -42,6 +42,25 @@ int collect_pinned_start(pthread_t *th, unsigned cpu, void *(*fn)(void *), void 
 	return 0;
 }
 
+void collect_pinned_sync_init(pthread_mutex_t *mu, pthread_cond_t *cv)
+{
+	pthread_condattr_t ca;
+
+	pthread_mutex_init(mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(cv, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
+void collect_pinned_quit(pthread_mutex_t *mu, pthread_cond_t *cv, bool *quit)
+{
+	pthread_mutex_lock(mu);
+	*quit = true;
+	pthread_cond_broadcast(cv);
+	pthread_mutex_unlock(mu);
+}
+
 void collect_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t deadline_ns)
 {
 	struct timespec ts = {

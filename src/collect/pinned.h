@@ -22,6 +22,14 @@ int collect_pinned_start(pthread_t *th, unsigned cpu, void *(*fn)(void *), void 
 			 const char *what, const char *tag, bool *realtime,
 			 struct base_err *err);
 
+/* The lock and condition a probe's threads wait on; the condition's
+ * clock is CLOCK_MONOTONIC, for collect_cond_wait_until. */
+void collect_pinned_sync_init(pthread_mutex_t *mu, pthread_cond_t *cv);
+
+/* Set *quit under mu and wake every waiting thread, so that each leaves
+ * its loop and can be joined. */
+void collect_pinned_quit(pthread_mutex_t *mu, pthread_cond_t *cv, bool *quit);
+
 /* pthread_cond_timedwait until deadline_ns of CLOCK_MONOTONIC (cv made
  * with that clock), mu held. */
 void collect_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t deadline_ns);

@@ -165,7 +165,6 @@ int collect_speed_open(struct collect_speed **out,
 		       struct base_err *err)
 {
 	struct collect_speed *s;
-	pthread_condattr_t ca;
 	int64_t period, burst_ns;
 	int ret = 0;
 
@@ -184,11 +183,7 @@ int collect_speed_open(struct collect_speed **out,
 	s->period_ns = period;
 	s->burst_ns = burst_ns;
 	s->realtime = true;
-	pthread_mutex_init(&s->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	collect_pinned_sync_init(&s->mu, &s->cv);
 	for (int i = 0; i < opts->cpus->n; i++) {
 		struct probe *p = &s->p[s->n++];
 
@@ -209,10 +204,7 @@ void collect_speed_free(struct collect_speed *s)
 {
 	if (!s)
 		return;
-	pthread_mutex_lock(&s->mu);
-	s->quit = true;
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
+	collect_pinned_quit(&s->mu, &s->cv, &s->quit);
 	for (size_t i = 0; i < s->n; i++)
 		if (s->p[i].started)
 			pthread_join(s->p[i].th, NULL);

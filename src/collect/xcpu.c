@@ -276,7 +276,6 @@ int collect_xcpu_open(struct collect_xcpu **out, const struct collect_xcpu_opts 
 {
 	uint16_t cpu[2 * COLLECT_XCPU_PAIRS_MAX];
 	struct collect_xcpu *s;
-	pthread_condattr_t ca;
 	void *mem;
 	size_t ncpu;
 	int ret = 0;
@@ -324,11 +323,7 @@ int collect_xcpu_open(struct collect_xcpu **out, const struct collect_xcpu_opts 
 		base_hist_init(s->pair[i].hist);
 	s->period_ns = opts->period_ns ? opts->period_ns : DEFAULT_PERIOD_NS;
 	s->realtime = true;
-	pthread_mutex_init(&s->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	collect_pinned_sync_init(&s->mu, &s->cv);
 	for (size_t i = 0; i < ncpu; i++) {
 		struct xthread *t = &s->th[s->nth++];
 
@@ -349,10 +344,7 @@ void collect_xcpu_free(struct collect_xcpu *s)
 {
 	if (!s)
 		return;
-	pthread_mutex_lock(&s->mu);
-	s->quit = true;
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
+	collect_pinned_quit(&s->mu, &s->cv, &s->quit);
 	for (size_t i = 0; i < s->nth; i++)
 		if (s->th[i].started)
 			pthread_join(s->th[i].th, NULL);

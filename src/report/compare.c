@@ -223,21 +223,10 @@ static json_t *jnum(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* A figure of the host.speed (host.xcpu_ns) note, null when there is no
- * note. */
-static json_t *speed_num(const struct stats_notes *nt, double v)
+/* A figure of a note that holds (on), null when there is no such note. */
+static json_t *note_num(bool on, double v)
 {
-	return nt->speed_changed ? jnum(v) : json_null();
-}
-
-static json_t *xcpu_num(const struct stats_notes *nt, double v)
-{
-	return nt->xcpu_changed ? jnum(v) : json_null();
-}
-
-static json_t *adj_num(const struct stats_notes *nt, double v)
-{
-	return nt->adj_tested ? jnum(v) : json_null();
+	return on ? jnum(v) : json_null();
 }
 
 json_t *report_compare_json(const struct stats_table *t)
@@ -289,24 +278,24 @@ json_t *report_compare_json(const struct stats_table *t)
 		      "mixed_b", (json_int_t)t->notes.mixed_b,
 		      "mixed_gap_pct_a", t->notes.mixed_gap_a,
 		      "mixed_gap_pct_b", t->notes.mixed_gap_b,
-		      "speed_shift_pct", speed_num(&t->notes, t->notes.speed_shift_pct),
-		      "speed_lo_pct", speed_num(&t->notes, t->notes.speed_lo_pct),
-		      "speed_hi_pct", speed_num(&t->notes, t->notes.speed_hi_pct),
-		      "speed_p", speed_num(&t->notes, t->notes.speed_p),
+		      "speed_shift_pct", note_num(t->notes.speed_changed, t->notes.speed_shift_pct),
+		      "speed_lo_pct", note_num(t->notes.speed_changed, t->notes.speed_lo_pct),
+		      "speed_hi_pct", note_num(t->notes.speed_changed, t->notes.speed_hi_pct),
+		      "speed_p", note_num(t->notes.speed_changed, t->notes.speed_p),
 		      "xcpu_moved_a", (json_int_t)t->notes.xcpu_moved_a,
 		      "xcpu_moved_b", (json_int_t)t->notes.xcpu_moved_b,
-		      "xcpu_a_ns", xcpu_num(&t->notes, t->notes.xcpu_a_ns),
-		      "xcpu_b_ns", xcpu_num(&t->notes, t->notes.xcpu_b_ns),
-		      "xcpu_shift_pct", xcpu_num(&t->notes, t->notes.xcpu_shift_pct),
-		      "xcpu_lo_pct", xcpu_num(&t->notes, t->notes.xcpu_lo_pct),
-		      "xcpu_hi_pct", xcpu_num(&t->notes, t->notes.xcpu_hi_pct),
-		      "xcpu_p", xcpu_num(&t->notes, t->notes.xcpu_p),
+		      "xcpu_a_ns", note_num(t->notes.xcpu_changed, t->notes.xcpu_a_ns),
+		      "xcpu_b_ns", note_num(t->notes.xcpu_changed, t->notes.xcpu_b_ns),
+		      "xcpu_shift_pct", note_num(t->notes.xcpu_changed, t->notes.xcpu_shift_pct),
+		      "xcpu_lo_pct", note_num(t->notes.xcpu_changed, t->notes.xcpu_lo_pct),
+		      "xcpu_hi_pct", note_num(t->notes.xcpu_changed, t->notes.xcpu_hi_pct),
+		      "xcpu_p", note_num(t->notes.xcpu_changed, t->notes.xcpu_p),
 		      "adj_tested", t->notes.adj_tested,
 		      "adj_applied", t->notes.adj_applied,
-		      "adj_slope", adj_num(&t->notes, t->notes.adj_slope),
-		      "adj_p", adj_num(&t->notes, t->notes.adj_p),
-		      "adj_r2", adj_num(&t->notes, t->notes.adj_r2),
-		      "adj_x_ref_ns", adj_num(&t->notes, t->notes.adj_x_ref_ns),
+		      "adj_slope", note_num(t->notes.adj_tested, t->notes.adj_slope),
+		      "adj_p", note_num(t->notes.adj_tested, t->notes.adj_p),
+		      "adj_r2", note_num(t->notes.adj_tested, t->notes.adj_r2),
+		      "adj_x_ref_ns", note_num(t->notes.adj_tested, t->notes.adj_x_ref_ns),
 		      "builds_differ", t->notes.builds_differ);
 	return j;
 }
