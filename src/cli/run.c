@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* `netregress run TEST [options]`: one test, against -H or a local server. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/cpus.h"
+#include "base/parse.h"
 #include "base/time.h"
 #include "cli/cli.h"
 #include "cli/confopts.h"
@@ -15,7 +19,10 @@
 #include "job/config.h"
 #include "proto/frame.h"
 #include "report/report.h"
+#include "stats/desc.h"
+#include "stats/power.h"
 #include "stats/table.h"
+#include "stats/verdict.h"
 #include "store/store.h"
 
 static const char run_help[] =
@@ -70,7 +77,15 @@ static const char run_help[] =
 	"                          client on the first half of the allowed cpus,\n"
 	"                          server on the rest) or free (not pinned)\n"
 	"      --label LABEL       what this sample belongs to (default: uname -r)\n"
-	"      --reps N            repeat the test N times, each a sample\n"
+	"      --reps N            repeat the test N times, each a sample; the\n"
+	"                          end gives the headline's median, cov, the 95%\n"
+	"                          interval of its mean, and the runs a side that\n"
+	"                          compare needs to call a 5% or 10% change\n"
+	"      --until-ci PCT      repeat until the 95% interval of the headline's\n"
+	"                          mean is within +-PCT% (at least 3 and --reps\n"
+	"                          samples; those flagged disturbed do not count)\n"
+	"      --max-reps N        the cap for --until-ci (default 3 x --reps,\n"
+	"                          at least 9)\n"
 	"      --db PATH           store samples here (default $NETREGRESS_DB or\n"
 	"                          ./netregress.db), each the moment it finishes\n"
 	"      --no-store          do not store\n"
@@ -98,6 +113,7 @@ enum {
 	OPT_LABEL, OPT_JSON, OPT_CTIMEOUT, OPT_CONTROL_TIMEOUT,
 	OPT_DB, OPT_NO_STORE, OPT_REPS, OPT_PROFILE,
 	OPT_NO_COLLECT, OPT_SPEED, OPT_NO_SPEED, OPT_XCPU, OPT_NO_XCPU, OPT_OVERHEAD,
+	OPT_UNTIL, OPT_MAXREPS,
 };
 
 static const struct option run_opts[] = {
@@ -114,6 +130,8 @@ static const struct option run_opts[] = {
 	{ "db", required_argument, NULL, OPT_DB },
 	{ "no-store", no_argument, NULL, OPT_NO_STORE },
 	{ "reps", required_argument, NULL, OPT_REPS },
+	{ "until-ci", required_argument, NULL, OPT_UNTIL },
+	{ "max-reps", required_argument, NULL, OPT_MAXREPS },
 	{ "profile", no_argument, NULL, OPT_PROFILE },
 	{ "no-collect", no_argument, NULL, OPT_NO_COLLECT },
 	{ "speed", no_argument, NULL, OPT_SPEED },
@@ -175,19 +193,136 @@ static void print_overhead(const struct base_sample *s, bool brief)
 		       p->value, lo->value, hi->value, n->value);
 }
 
+/* --reps and --max-reps at most; --until-ci's default cap at least */
+#define RUN_MAX_REPS 100000
+#define RUN_UNTIL_MIN_CAP 9
+
+/* What --reps, --until-ci and --max-reps ask for. */
+struct rep_plan {
+	uint64_t reps;     /* at least this many samples */
+	double until;      /* > 0: then until the mean is known within +-until % */
+	uint64_t max_reps; /* and at most this many (until > 0) */
+};
+
+/* The headline of every repetition that counts: not flagged disturbed. */
+struct rep_tally {
+	double *v;
+	size_t n, cap;
+	size_t samples, disturbed;
+	char unit[32];
+};
+
+/* Too few kept samples for an interval, or no interval: +inf. */
+static double tally_half_pct(const struct rep_tally *t)
+{
+	double h;
+
+	if (t->n < 3 || stats_ci_half_pct(t->v, t->n, 0.95, &h))
+		return INFINITY;
+	return h;
+}
+
+static int tally_add(struct rep_tally *t, const struct base_sample *s,
+		     const char *headline)
+{
+	const struct sample_metric *m = base_sample_get(s, headline);
+	const struct sample_metric *d = base_sample_get(s, "window.disturbed");
+
+	t->samples++;
+	if (d && d->value != 0) {
+		t->disturbed++;
+		return 0;
+	}
+	if (!m || !isfinite(m->value))
+		return 0;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		double *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	t->v[t->n++] = m->value;
+	snprintf(t->unit, sizeof(t->unit), "%s", m->unit);
+	return 0;
+}
+
+/* Whether another repetition is due after `done` of them. */
+static bool rep_more(const struct rep_plan *p, const struct rep_tally *t,
+		     uint64_t done)
+{
+	if (done < p->reps)
+		return true;
+	return p->until > 0 && done < p->max_reps && !(tally_half_pct(t) <= p->until);
+}
+
 /*
- * Run the configuration `reps` times against the same server; store each
- * sample the moment it is measured, then print it (a table, or JSON: one
- * document, or an array of them for several repetitions).
+ * The end of several repetitions: the headline over those that count,
+ * the runs compare would need a side at this noise, and whether
+ * --until-ci got its interval.
+ */
+static void print_tally(const struct rep_tally *t, const struct rep_plan *p,
+			const char *headline, uint64_t done)
+{
+	struct stats_compare_opts co;
+	double med = NAN, mean = NAN, cv = NAN, half = tally_half_pct(t);
+	size_t n5, n10;
+
+	printf("\n%s over %zu sample%s", headline, t->n, t->n == 1 ? "" : "s");
+	if (t->disturbed)
+		printf(" (%zu more flagged disturbed by foreign CPU load: stored, left out here as compare leaves them out)",
+		       t->disturbed);
+	if (!t->n) {
+		puts(": none to summarize");
+		return;
+	}
+	stats_median(t->v, t->n, &med);
+	printf(": median %.5g %s", med, t->unit);
+	if (t->n >= 2 && !stats_mean(t->v, t->n, &mean) &&
+	    !stats_cv_pct(t->v, t->n, &cv))
+		printf(", mean %.5g, cov %.2f%%", mean, cv);
+	if (isfinite(half))
+		printf(", 95%% interval of the mean +-%.2f%%", half);
+	putchar('\n');
+	stats_compare_opts_init(&co);
+	if (isfinite(cv) &&
+	    !stats_runs_needed(cv, cv, 5, co.alpha, co.power, &n5) &&
+	    !stats_runs_needed(cv, cv, 10, co.alpha, co.power, &n10))
+		printf("at this cov, compare needs %zu samples a side to call a 5%% change, %zu a 10%% change (alpha %.2g, power %.2g)\n",
+		       n5, n10, co.alpha, co.power);
+	if (!(p->until > 0))
+		return;
+	if (half <= p->until)
+		printf("--until-ci %.3g%%: reached after %" PRIu64 " samples (+-%.2f%%)\n",
+		       p->until, done, half);
+	else if (isfinite(half))
+		printf("--until-ci %.3g%%: not reached: +-%.2f%% after %" PRIu64 " samples%s\n",
+		       p->until, half, done, done >= p->max_reps ? " (--max-reps)" : "");
+	else
+		printf("--until-ci %.3g%%: not reached: %zu samples count, an interval needs 3\n",
+		       p->until, t->n);
+}
+
+/*
+ * Run the configuration as often as the plan asks against the same
+ * server; store each sample the moment it is measured, then print it (a
+ * table, or JSON: one document, or an array of them for several
+ * repetitions), and after several a summary.
  */
 static int run_reps(const struct engine_client_opts *o, const char *label,
-		    bool json, struct store *st, const char *db_path, uint64_t reps,
-		    bool same_host)
+		    bool json, struct store *st, const char *db_path,
+		    const struct rep_plan *plan, bool same_host)
 {
-	json_t *docs = json && reps > 1 ? json_array() : NULL;
+	bool many = plan->reps > 1 || plan->until > 0;
+	json_t *docs = json && many ? json_array() : NULL;
+	const char *headline = stats_headline_metric(job_test_name(o->cfg.test));
+	struct rep_tally tally = { 0 };
 	int code = EXIT_OK;
+	uint64_t rep = 0;
 
-	for (uint64_t rep = 1; rep <= reps && !cli_interrupted; rep++) {
+	while (!cli_interrupted && rep_more(plan, &tally, rep)) {
 		struct base_err err = { "" };
 		struct base_sample sample;
 		struct engine_run run;
@@ -195,9 +330,10 @@ static int run_reps(const struct engine_client_opts *o, const char *label,
 		bool inserted;
 		json_t *doc;
 
+		rep++;
 		base_sample_init(&sample);
 		if (engine_client_run(o, &run, &err)) {
-			cli_error("%s%s", reps > 1 ? "repetition failed: " : "", err.msg);
+			cli_error("%s%s", many ? "repetition failed: " : "", err.msg);
 			code = EXIT_RUNTIME;
 			goto next;
 		}
@@ -215,6 +351,10 @@ static int run_reps(const struct engine_client_opts *o, const char *label,
 			cli_error("cannot store the sample: %s", err.msg);
 			code = EXIT_RUNTIME;
 		}
+		if (tally_add(&tally, &sample, headline)) {
+			cli_error("out of memory");
+			code = EXIT_RUNTIME;
+		}
 		if (json) {
 			doc = base_sample_to_json(&sample);
 			if (!doc) {
@@ -227,7 +367,7 @@ static int run_reps(const struct engine_client_opts *o, const char *label,
 				fputc('\n', stdout);
 				json_decref(doc);
 			}
-		} else if (reps == 1) {
+		} else if (!many) {
 			report_sample_table(stdout, &sample);
 			if (o->overhead) {
 				putchar('\n');
@@ -235,14 +375,18 @@ static int run_reps(const struct engine_client_opts *o, const char *label,
 				putchar('\n');
 			}
 		} else {
-			const struct sample_metric *m =
-				base_sample_get(&sample, stats_headline_metric(
-						job_test_name(o->cfg.test)));
+			const struct sample_metric *m = base_sample_get(&sample, headline);
+			double half = tally_half_pct(&tally);
 
-			printf("repetition %llu/%llu: %s %.4g %s%s",
-			       (unsigned long long)rep, (unsigned long long)reps,
-			       m ? m->name : "?", m ? m->value : 0, m ? m->unit : "",
-			       st ? " (stored)" : "");
+			if (plan->until > 0)
+				printf("repetition %" PRIu64 " (at most %" PRIu64 "): ", rep,
+				       plan->max_reps);
+			else
+				printf("repetition %" PRIu64 "/%" PRIu64 ": ", rep, plan->reps);
+			printf("%s %.4g %s%s", m ? m->name : "?", m ? m->value : 0,
+			       m ? m->unit : "", st ? " (stored)" : "");
+			if (plan->until > 0 && isfinite(half))
+				printf(", mean within +-%.2f%%", half);
 			if (o->overhead) {
 				fputs(", ", stdout);
 				print_overhead(&sample, true);
@@ -265,9 +409,16 @@ next:
 		fputc('\n', stdout);
 		json_decref(docs);
 	}
-	if (!json && reps > 1 && st && code == EXIT_OK)
+	if (!json && many && code == EXIT_OK)
+		print_tally(&tally, plan, headline, rep);
+	else if (json && plan->until > 0 && code == EXIT_OK &&
+		 !(tally_half_pct(&tally) <= plan->until))
+		fprintf(stderr, "netregress: --until-ci %.3g%%: not reached after %" PRIu64 " samples\n",
+			plan->until, rep);
+	if (!json && many && st && code == EXIT_OK)
 		printf("stored in %s; 'netregress show LABEL' summarizes them\n",
 		       db_path);
+	free(tally.v);
 	return code;
 }
 
@@ -290,7 +441,8 @@ int cmd_run(int argc, char **argv)
 	int speed = -1; /* --speed 1, --no-speed 0, else per test */
 	int xcpu = -1;  /* --xcpu 1, --no-xcpu 0, else on a shared machine */
 	struct store *st = NULL;
-	uint64_t v, reps = 1;
+	struct rep_plan plan = { .reps = 1 };
+	uint64_t v;
 	pid_t server = 0;
 	int opt, code, r;
 
@@ -360,7 +512,17 @@ int cmd_run(int argc, char **argv)
 			o.overhead = true;
 			break;
 		case OPT_REPS:
-			if (!cli_u64("--reps", optarg, 1, 100000, &reps))
+			if (!cli_u64("--reps", optarg, 1, RUN_MAX_REPS, &plan.reps))
+				return EXIT_USAGE;
+			break;
+		case OPT_UNTIL:
+			if (base_parse_double(optarg, 0.01, 100, &plan.until, &err)) {
+				cli_error("invalid --until-ci: %s", err.msg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_MAXREPS:
+			if (!cli_u64("--max-reps", optarg, 1, RUN_MAX_REPS, &plan.max_reps))
 				return EXIT_USAGE;
 			break;
 		case OPT_CTIMEOUT:
@@ -420,6 +582,23 @@ int cmd_run(int argc, char **argv)
 			  (double)c->duration_ns / NS_PER_S, OVERHEAD_MIN_NS / NS_PER_S);
 		return EXIT_USAGE;
 	}
+	if (plan.max_reps && !(plan.until > 0)) {
+		cli_error("--max-reps %" PRIu64 " is the cap of --until-ci: expected --until-ci PCT with it",
+			  plan.max_reps);
+		return EXIT_USAGE;
+	}
+	if (plan.until > 0 && !plan.max_reps)
+		plan.max_reps = plan.reps * 3 < RUN_UNTIL_MIN_CAP ? RUN_UNTIL_MIN_CAP : plan.reps * 3;
+	if (plan.until > 0 && plan.max_reps < plan.reps) {
+		cli_error("--max-reps %" PRIu64 " is below --reps %" PRIu64 ": expected a cap of at least the repetitions",
+			  plan.max_reps, plan.reps);
+		return EXIT_USAGE;
+	}
+	if (plan.until > 0 && plan.max_reps < 3) {
+		cli_error("--max-reps %" PRIu64 " cannot reach --until-ci: an interval needs 3 samples",
+			  plan.max_reps);
+		return EXIT_USAGE;
+	}
 	/* its window mixes collectors on and off: never pooled with samples */
 	if (o.overhead)
 		no_store = true;
@@ -450,7 +629,7 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "netregress: warning: --xcpu: the server at %s is not on loopback, and the cross-CPU probe runs only against a server on this machine's loopback: not run\n",
 			o.host);
 	o.xcpu = o.xcpu && o.same_host;
-	code = run_reps(&o, label, json, st, cli_db_path(db), reps, o.same_host);
+	code = run_reps(&o, label, json, st, cli_db_path(db), &plan, o.same_host);
 	store_close(st);
 	engine_local_server_stop(server);
 	return code;

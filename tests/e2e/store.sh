@@ -12,6 +12,52 @@ timeout 60 "$NR" run tcp_stream -l 300ms --warmup 0 --reps 3 --label base --db "
 check "run --reps 3 exits 0" [ $? -eq 0 ]
 check "three samples stored under the label" \
 	[ "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples where label=?", ("base",)).fetchone()[0])' "$DB")" = 3 ]
+check "--reps 3 ends with the headline's median, cov and the 95% interval of its mean" \
+	grep -qE '^throughput.gbps over 3 samples: median [0-9.e+]+ Gbps, mean [0-9.e+]+, cov [0-9.]+%, 95% interval of the mean \+-[0-9.]+%$' "$TMP/out"
+check "... and the samples a side compare needs at that cov" \
+	grep -qE '^at this cov, compare needs [0-9]+ samples a side to call a 5% change, [0-9]+ a 10% change \(alpha 0.05, power 0.8\)$' "$TMP/out"
+
+# --until-ci: repetitions until the mean's 95% interval is within +-PCT%.
+# (in a database of their own: the export below counts the one above)
+UDB=$TMP/until.db
+count() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples where label=?", (sys.argv[2],)).fetchone()[0])' "$UDB" "$1"; }
+timeout 120 "$NR" run udp_rr -l 300ms --warmup 0 --until-ci 100 --max-reps 8 --label until --db "$UDB" >"$TMP/until" 2>&1
+check "run --until-ci 100 exits 0" [ $? -eq 0 ] || diag "$(cat "$TMP/until")"
+n=$(sed -n 's/^--until-ci 100%: reached after \([0-9]*\) samples (+-[0-9.]*%)$/\1/p' "$TMP/until")
+checkx "--until-ci 100 is reached, after 3 to 8 samples" '[ -n "$n" ] && [ "$n" -ge 3 ] && [ "$n" -le 8 ]' ||
+	diag "$(cat "$TMP/until")"
+checkx "... every repetition is stored, and there are as many as it says" \
+	'[ "$(count until)" = "$n" ] && [ "$(grep -c "^repetition [0-9]* (at most 8): " "$TMP/until")" = "$n" ]'
+# the stopping rule: the last repetition's interval is within 100%, none before it
+python3 - "$TMP/until" >"$TMP/rule" <<'PY'
+import re, sys
+halves = [float(m.group(1)) if m else None
+          for m in (re.search(r"mean within \+-([0-9.]+)%", l)
+                    for l in open(sys.argv[1]) if l.startswith("repetition "))]
+ok = bool(halves) and halves[-1] is not None and halves[-1] <= 100 and \
+    all(h is None or h > 100 for h in halves[:-1]) and all(h is None for h in halves[:2])
+print("yes" if ok else "no %r" % halves)
+PY
+check "... it stops at the first repetition whose interval is within +-100%, and has none before the third" \
+	grep -qx yes "$TMP/rule" || diag "$(cat "$TMP/rule")"
+timeout 120 "$NR" run udp_rr -l 300ms --warmup 0 --until-ci 0.01 --max-reps 4 --label never --db "$UDB" >"$TMP/never" 2>&1
+check "an interval of +-0.01% is not reached: run exits 0 after --max-reps 4" [ $? -eq 0 ]
+check "... says so with the interval it got" \
+	grep -qE '^--until-ci 0.01%: not reached: \+-[0-9.]+% after 4 samples \(--max-reps\)$' "$TMP/never"
+check "... and stored the 4 samples" [ "$(count never)" = 4 ]
+timeout 120 "$NR" run udp_rr -l 300ms --warmup 0 --until-ci 0.01 --max-reps 3 --json --no-store >"$TMP/never.json" 2>"$TMP/never.err"
+check "--until-ci --json prints the array of the 3 samples" jtrue "$TMP/never.json" 'len(d) == 3 and all("transactions.per_s" in s["metrics"] for s in d)'
+check "... and says on stderr that the interval was not reached" \
+	grep -q 'until-ci 0.01%: not reached after 3 samples' "$TMP/never.err"
+for bad in "--until-ci 0" "--until-ci 5%" "--max-reps 5" "--until-ci 5 --reps 10 --max-reps 4" "--until-ci 5 --max-reps 2"; do
+	# shellcheck disable=SC2086  # the options split on purpose
+	"$NR" run udp_rr -l 300ms --warmup 0 $bad --label bad --db "$UDB" >"$TMP/bad" 2>&1
+	rc=$?
+	checkx "run $bad: usage error naming the value" \
+		'[ $rc -eq 2 ] && grep -qE -- "(until-ci|max-reps).*${bad##* }" "$TMP/bad"' || diag "rc=$rc $(cat "$TMP/bad")"
+done
+check "... and none of them ran or stored a sample" [ "$(count bad)" = 0 ]
+
 "$NR" labels --db "$DB" >"$TMP/labels"
 check "labels lists the label and its sample count" grep -qE '^ +3 samples +buf_offset=0 cc=default' "$TMP/labels"
 "$NR" show --db "$DB" base >"$TMP/show"
