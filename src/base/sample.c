@@ -100,6 +100,8 @@ void base_sample_release(struct base_sample *s)
 	free(s->flows);
 	free(s->latency);
 	free(s->series);
+	for (size_t k = 0; k < BASE_TICK_PROBES; k++)
+		free(s->series_probe[k]);
 	json_decref(s->sysenv);
 	memset(s, 0, sizeof(*s));
 }
@@ -289,10 +291,37 @@ int base_sample_set_series(struct base_sample *s, const char *unit, double step_
 			copy[i] = v[i] * scale;
 	}
 	free(s->series);
+	for (size_t k = 0; k < BASE_TICK_PROBES; k++) {
+		free(s->series_probe[k]);
+		s->series_probe[k] = NULL;
+	}
 	s->series = copy;
 	s->nseries = n;
 	s->series_step_s = n ? step_s : 0;
 	snprintf(s->series_unit, sizeof(s->series_unit), "%s", n ? unit : "");
+	return 0;
+}
+
+const char *const base_tick_probe_key[BASE_TICK_PROBES] = { "xcpu_ns", "host_speed" };
+
+int base_sample_set_series_probe(struct base_sample *s, enum base_tick_probe p,
+				 const double *v, size_t n)
+{
+	double *copy = NULL;
+
+	if ((unsigned)p >= BASE_TICK_PROBES || (n && (!v || n != s->nseries)))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(v[i]) && !(isfinite(v[i]) && v[i] > 0))
+			return -EINVAL;
+	if (n) {
+		copy = malloc(n * sizeof(*copy));
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, v, n * sizeof(*copy));
+	}
+	free(s->series_probe[p]);
+	s->series_probe[p] = copy;
 	return 0;
 }
 
@@ -310,6 +339,9 @@ int base_sample_copy(struct base_sample *dst, const struct base_sample *src)
 	dst->flows = dup_array(src->flows, src->nflows, sizeof(*src->flows), &ret);
 	dst->latency = src->latency ? dup_array(src->latency, 1, sizeof(*src->latency), &ret) : NULL;
 	dst->series = src->series ? dup_array(src->series, src->nseries, sizeof(*src->series), &ret) : NULL;
+	for (size_t k = 0; k < BASE_TICK_PROBES; k++)
+		dst->series_probe[k] = src->series_probe[k] ?
+			dup_array(src->series_probe[k], src->nseries, sizeof(double), &ret) : NULL;
 	/* never modified once made: shared */
 	dst->sysenv = json_incref(src->sysenv);
 	if (ret) {

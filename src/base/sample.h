@@ -62,6 +62,16 @@ struct sample_flow {
 	uint64_t tcpi_delivery_rate_bps;
 };
 
+/* The probes whose figure in each interval a sample can keep beside its
+ * rates (series_probe[]); in the result document, window_series' members
+ * named by base_tick_probe_key[] (docs/results.md). */
+enum base_tick_probe {
+	BASE_TICK_XCPU,  /* "xcpu_ns": the cross-CPU round trip, ns */
+	BASE_TICK_SPEED, /* "host_speed": the speed probe, op/us */
+	BASE_TICK_PROBES
+};
+extern const char *const base_tick_probe_key[BASE_TICK_PROBES];
+
 struct base_sample {
 	char id[SAMPLE_ID_LEN + 1]; /* unique: imports of a sample are idempotent */
 	char label[128];
@@ -85,6 +95,9 @@ struct base_sample {
 	size_t nseries;
 	double series_step_s;
 	char series_unit[16];
+	/* what the probes saw in the same intervals (enum base_tick_probe):
+	 * NULL, or nseries values with NaN where the probe had no figure */
+	double *series_probe[BASE_TICK_PROBES];
 	/* full environment snapshots: {"client": {"fingerprint", "entries"},
 	 * "server": {...}}; owned reference, or NULL */
 	json_t *sysenv;
@@ -127,12 +140,21 @@ int base_sample_alloc_flows(struct base_sample *s, size_t n);
 #define SAMPLE_SERIES_MAX 864000
 /*
  * Keep v[0..n) times scale as the window's interval rates, step_s seconds
- * apart, in unit (replacing any; n == 0 keeps none). Returns 0, -EINVAL (n
- * over SAMPLE_SERIES_MAX, a non-finite value or step, a step <= 0, a unit
- * that does not fit) or -ENOMEM.
+ * apart, in unit (replacing any, and dropping the probes' series; n == 0
+ * keeps none). Returns 0, -EINVAL (n over SAMPLE_SERIES_MAX, a non-finite
+ * value or step, a step <= 0, a unit that does not fit) or -ENOMEM.
  */
 int base_sample_set_series(struct base_sample *s, const char *unit, double step_s,
 			   const double *v, size_t n, double scale);
+
+/*
+ * Keep v[0..n) as probe p's figure in each interval of the rates (NaN:
+ * none in that interval), replacing any; n == 0 keeps none. Returns 0,
+ * -EINVAL (n other than the rates' count, a value neither NaN nor finite
+ * and > 0, p out of range) or -ENOMEM.
+ */
+int base_sample_set_series_probe(struct base_sample *s, enum base_tick_probe p,
+				 const double *v, size_t n);
 
 /* Deep copy of src into dst (initialized, empty). Returns 0 or -ENOMEM. */
 int base_sample_copy(struct base_sample *dst, const struct base_sample *src);

@@ -2,6 +2,7 @@
 /* A sample as the JSON result document of docs/results.md, and back. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -61,19 +62,35 @@ static json_t *flow_json(const struct sample_flow *f, bool udp)
 	return j;
 }
 
-/* "window_series": {"step_s", "unit", "values": [...]}; nonzero on failure */
+/* n values as a JSON array, NaN as null; NULL on ENOMEM */
+static json_t *reals_to_json(const double *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		if (json_array_append_new(a, isnan(v[i]) ? json_null() : json_real(v[i]))) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+/* "window_series": {"step_s", "unit", "values": [...], and each probe's
+ * [...] the sample kept}; nonzero on failure */
 static int series_to_json(const struct base_sample *s, json_t *doc)
 {
-	json_t *vals = json_array();
+	json_t *vals = reals_to_json(s->series, s->nseries), *o;
 
-	for (size_t i = 0; vals && i < s->nseries; i++)
-		if (json_array_append_new(vals, json_real(s->series[i]))) {
-			json_decref(vals);
-			return -1;
+	o = vals ? json_pack("{s:f, s:s, s:o}", "step_s", s->series_step_s,
+			     "unit", s->series_unit, "values", vals) : NULL;
+	for (size_t k = 0; o && k < BASE_TICK_PROBES; k++)
+		if (s->series_probe[k] &&
+		    json_object_set_new(o, base_tick_probe_key[k],
+					reals_to_json(s->series_probe[k], s->nseries))) {
+			json_decref(o);
+			o = NULL;
 		}
-	return !vals || json_object_set_new(doc, "window_series",
-			json_pack("{s:f, s:s, s:o}", "step_s", s->series_step_s,
-				  "unit", s->series_unit, "values", vals));
+	return !o || json_object_set_new(doc, "window_series", o);
 }
 
 json_t *base_sample_to_json(const struct base_sample *s)
@@ -542,6 +559,44 @@ static int metrics_from_json(struct doc_reader *r, const json_t *metrics,
 }
 
 /* The window's interval rates, when the sample kept them. */
+/*
+ * window_series' optional member key: probe p's figure in each interval,
+ * as many as the values, each a number > 0 or null (no figure). v has
+ * room for them.
+ */
+static int probe_from_json(struct doc_reader *r, const json_t *o, const char *key,
+			   enum base_tick_probe p, struct base_sample *s, double *v)
+{
+	const json_t *a = json_object_get(o, key);
+	char what[128];
+	size_t n;
+	int ret;
+
+	if (!a)
+		return 0;
+	if (!json_is_array(a))
+		return doc_bad(r, key, "must be an array");
+	n = json_array_size(a);
+	if (n != s->nseries) {
+		snprintf(what, sizeof(what), "has %zu values, expected one for each of the %zu in 'values'",
+			 n, s->nseries);
+		return doc_bad(r, key, what);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const json_t *x = json_array_get(a, i);
+
+		v[i] = json_is_null(x) ? NAN : json_is_number(x) ? json_number_value(x) : -1;
+		if (!isnan(v[i]) && !(isfinite(v[i]) && v[i] > 0)) {
+			snprintf(what, sizeof(what), "%s[%zu]", key, i);
+			return doc_bad(r, what, "must be a number > 0 or null");
+		}
+	}
+	ret = base_sample_set_series_probe(s, p, v, n);
+	if (ret == -ENOMEM)
+		return base_err_set(r->err, ret, "out of memory");
+	return ret ? doc_bad(r, key, "cannot be kept") : 0;
+}
+
 static int series_from_json(struct doc_reader *r, const json_t *doc,
 			    struct base_sample *s)
 {
@@ -584,11 +639,20 @@ static int series_from_json(struct doc_reader *r, const json_t *doc,
 		v[i] = json_number_value(x);
 	}
 	ret = base_sample_set_series(s, unit, step, v, n, 1);
-	free(v);
-	if (ret == -ENOMEM)
+	if (ret == -ENOMEM) {
+		free(v);
 		return base_err_set(r->err, ret, "out of memory");
-	if (ret)
+	}
+	if (ret) {
+		free(v);
 		return doc_bad(r, "values", "must be finite numbers");
+	}
+	for (size_t k = 0; k < BASE_TICK_PROBES && !ret; k++)
+		ret = probe_from_json(r, o, base_tick_probe_key[k], (enum base_tick_probe)k,
+				      s, v);
+	free(v);
+	if (ret)
+		return ret;
 	doc_leave(r, 0);
 	return 0;
 }

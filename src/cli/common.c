@@ -261,6 +261,11 @@ int cli_sample(const struct job_config *cfg, const struct engine_run *run,
 	else
 		(void)base_sample_set_series(s, "trans/s", (double)ENGINE_TICK_NS / NS_PER_S,
 					     run->rates, run->nrates, 1);
+	/* and what the probes saw in the same ticks, to draw beside them */
+	if (run->xcpus)
+		(void)base_sample_set_series_probe(s, BASE_TICK_XCPU, run->xcpus, run->nrates);
+	if (run->speeds)
+		(void)base_sample_set_series_probe(s, BASE_TICK_SPEED, run->speeds, run->nrates);
 	if (run->speeds)
 		add_host_trend(run, not_steady, &tr, s);
 	if (run->xcpus)

@@ -28,6 +28,35 @@ static void cell_release(struct report_cell *c)
 		free(c->series[i]);
 	free(c->series);
 	free(c->nseries);
+	for (size_t k = 0; k < BASE_TICK_PROBES; k++) {
+		for (size_t i = 0; c->probe[k] && i < c->n; i++)
+			free(c->probe[k][i]);
+		free(c->probe[k]);
+	}
+}
+
+/* The cell's copies of its samples' figures of probe k, when any kept them. */
+static int cell_probe(struct report_cell *c, const struct base_sample *const *s,
+		      size_t k)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < c->n; i++)
+		any |= s[i]->nseries && s[i]->series_probe[k];
+	if (!any)
+		return 0;
+	c->probe[k] = calloc(c->n, sizeof(*c->probe[k]));
+	if (!c->probe[k])
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++) {
+		if (!s[i]->nseries || !s[i]->series_probe[k])
+			continue;
+		c->probe[k][i] = malloc(s[i]->nseries * sizeof(double));
+		if (!c->probe[k][i])
+			return -ENOMEM;
+		memcpy(c->probe[k][i], s[i]->series_probe[k], s[i]->nseries * sizeof(double));
+	}
+	return 0;
 }
 
 /* The cell's copies of its samples' interval rates, when any kept them. */
@@ -53,6 +82,12 @@ static int cell_series(struct report_cell *c, const struct base_sample *const *s
 		c->nseries[i] = s[i]->nseries;
 		if (!c->series_step_s)
 			c->series_step_s = s[i]->series_step_s;
+	}
+	for (size_t k = 0; k < BASE_TICK_PROBES; k++) {
+		int ret = cell_probe(c, s, k);
+
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -272,6 +307,8 @@ int report_doc_add_samples(struct report_doc *d, size_t label,
 		goto fail;
 	d->configs[config].rr |= rr;
 	d->configs[config].series |= c.series != NULL;
+	for (size_t k = 0; k < BASE_TICK_PROBES; k++)
+		d->configs[config].probe[k] |= c.probe[k] != NULL;
 	d->cells[d->ncells++] = c;
 	return 0;
 fail:
@@ -854,7 +891,13 @@ static bool any_series(const struct report_doc *d)
 	return false;
 }
 
-/* Each configuration's interval rates over the window, when kept. */
+static const char *const probe_caption[BASE_TICK_PROBES] = {
+	"The cross-CPU round trip in the same intervals",
+	"The host's CPU speed in the same intervals",
+};
+
+/* Each configuration's interval rates over the window, when kept, and
+ * under them what the probes saw in the same intervals. */
 static void html_window(FILE *out, const struct report_doc *d,
 			const char *const *descs, size_t *id)
 {
@@ -863,7 +906,10 @@ static void html_window(FILE *out, const struct report_doc *d,
 	fputs("<section id=\"window\">\n<h2>Rates within the window</h2>\n"
 	      "<p class=\"note\">Every sample's headline rate over each interval of its window "
 	      "(the server's 100 ms ticks): a line that steps between levels and back is a sample "
-	      "whose mean mixed operating points (window.mixed, counted in the compare notes).</p>\n",
+	      "whose mean mixed operating points (window.mixed, counted in the compare notes). "
+	      "Under them, when the probes ran, what they saw in the same intervals: the round trip "
+	      "of a cache line between the test's CPUs (a step is the host moving the vCPUs, "
+	      "window.xcpu_moved) and the CPU speed probe's rate (window.host_trend).</p>\n",
 	      out);
 	for (size_t c = 0; c < d->nconfigs; c++) {
 		if (!d->configs[c].series)
@@ -871,8 +917,17 @@ static void html_window(FILE *out, const struct report_doc *d,
 		fputs("<figure><figcaption>Within the window: <code>", out);
 		esc(out, descs[c]);
 		fputs("</code></figcaption>\n", out);
-		report_svg_window(out, d, c, descs[c], (*id)++);
+		report_svg_window(out, d, c, descs[c], (*id)++, -1);
 		fputs("</figure>\n", out);
+		for (size_t k = 0; k < BASE_TICK_PROBES; k++) {
+			if (!d->configs[c].probe[k])
+				continue;
+			fprintf(out, "<figure><figcaption>%s: <code>", probe_caption[k]);
+			esc(out, descs[c]);
+			fputs("</code></figcaption>\n", out);
+			report_svg_window(out, d, c, descs[c], (*id)++, (int)k);
+			fputs("</figure>\n", out);
+		}
 	}
 	fputs("</section>\n", out);
 }

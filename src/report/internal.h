@@ -119,9 +119,11 @@ void report_svg_latency(FILE *out, const struct report_doc *d, size_t c,
 			const char *desc, size_t id);
 /* The interval rates within the window of every sample of configuration c
  * (described as desc) that kept them: one line per sample, coloured by its
- * label, against seconds into the window. */
+ * label, against seconds into the window. With probe >= 0 (an enum
+ * base_tick_probe), that probe's figures in the same intervals instead,
+ * the line broken where an interval has none. */
 void report_svg_window(FILE *out, const struct report_doc *d, size_t c,
-		       const char *desc, size_t id);
+		       const char *desc, size_t id, int probe);
 /* The line value of a latency percentile of a cell: from the merged
  * histogram when there is one, else the median of the samples. */
 double report_lat_line(const struct report_cell *cell, size_t k);

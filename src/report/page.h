@@ -39,6 +39,8 @@ struct report_config {
 	size_t nparams;
 	bool rr; /* a request/response test: latency percentiles drawn */
 	bool series; /* some sample kept its interval rates: drawn over time */
+	/* some sample kept probe k's figures beside them: drawn under them */
+	bool probe[BASE_TICK_PROBES];
 };
 
 struct report_label {
@@ -64,6 +66,10 @@ struct report_cell {
 	double **series;
 	size_t *nseries;
 	double series_step_s;
+	/* per sample, probe k's figure in each of those intervals
+	 * (base_sample.series_probe, NaN: none), nseries[i] of them: NULL
+	 * when no sample kept them, probe[k][i] NULL for one that did not */
+	double **probe[BASE_TICK_PROBES];
 };
 
 /* The compare table of label b against label a in one configuration. */

@@ -1086,28 +1086,69 @@ static void svg_xticks(FILE *out, const struct report_ticks *t)
 #define WINDOW_MAX_VERTICES 1000
 
 /* One sample's rates as path data, at the middle of each interval or group. */
+/* The line of one sample's n interval figures: averaged in groups when
+ * there are more than WINDOW_MAX_VERTICES, broken where a group has no
+ * figure (NaN), so a probe's missing rounds draw as gaps. */
 static void window_path(FILE *out, const double *v, size_t n, double step,
 			const struct report_ticks *tx, const struct report_ticks *ty)
 {
 	size_t group = (n + WINDOW_MAX_VERTICES - 1) / WINDOW_MAX_VERTICES;
+	bool pen = false;
 
 	for (size_t i = 0; i < n; i += group) {
-		size_t k = n - i < group ? n - i : group;
+		size_t k = n - i < group ? n - i : group, m = 0;
 		double sum = 0;
 
-		for (size_t g = 0; g < k; g++)
+		for (size_t g = 0; g < k; g++) {
+			if (isnan(v[i + g]))
+				continue;
 			sum += v[i + g];
-		fprintf(out, "%s%.1f %.1f", i ? " L" : "M",
+			m++;
+		}
+		if (!m) {
+			pen = false;
+			continue;
+		}
+		fprintf(out, "%s%.1f %.1f", pen ? " L" : i ? " M" : "M",
 			report_ticks_map(tx, ((double)i + (double)k / 2) * step, PL, PR),
-			report_ticks_map(ty, sum / (double)k, PB, PT));
+			report_ticks_map(ty, sum / (double)m, PB, PT));
+		pen = true;
 	}
 }
 
+/* What report_svg_window() draws: the rates, or a probe's figures. */
+static const struct window_kind {
+	const char *kind, *what, *desc, *unit;
+} window_kinds[1 + BASE_TICK_PROBES] = {
+	{ "window", NULL,
+	  "every sample is a line: its rate over each interval of the window, "
+	  "against seconds into the window", NULL },
+	{ "window-xcpu_ns", "the cross-CPU round trip",
+	  "every sample is a line: the mean round trip of a cache line between the "
+	  "test's CPUs in each interval of the window (window_series.xcpu_ns), against "
+	  "seconds into the window; a gap is an interval without a round", "ns" },
+	{ "window-host_speed", "the host's CPU speed",
+	  "every sample is a line: the CPU speed probe's steps per microsecond in each "
+	  "interval of the window (window_series.host_speed), against seconds into the "
+	  "window; a gap is an interval without a burst", "op/us" },
+};
+
+/* Sample j's line of the cell: its rates, or probe's figures (NULL: none). */
+static const double *window_values(const struct report_cell *cell, size_t j, int probe)
+{
+	if (!cell->series)
+		return NULL;
+	if (probe < 0)
+		return cell->series[j];
+	return cell->probe[probe] ? cell->probe[probe][j] : NULL;
+}
+
 void report_svg_window(FILE *out, const struct report_doc *d, size_t c,
-		       const char *desc, size_t id)
+		       const char *desc, size_t id, int probe)
 {
 	double lo = INFINITY, hi = -INFINITY, tmax = 0, step = 0;
 	const struct report_config *cf = &d->configs[c];
+	const struct window_kind *wk = &window_kinds[probe + 1];
 	struct report_ticks ty, tx;
 	size_t nseries, npoints = 0;
 	bool has[REPORT_MAX_LABELS];
@@ -1122,11 +1163,15 @@ void report_svg_window(FILE *out, const struct report_doc *d, size_t c,
 		if (!step)
 			step = cell->series_step_s;
 		for (size_t j = 0; j < cell->n; j++) {
-			for (size_t i = 0; i < cell->nseries[j]; i++) {
-				lo = fmin(lo, cell->series[j][i]);
-				hi = fmax(hi, cell->series[j][i]);
+			const double *v = window_values(cell, j, probe);
+
+			for (size_t i = 0; v && i < cell->nseries[j]; i++) {
+				if (isnan(v[i]))
+					continue;
+				lo = fmin(lo, v[i]);
+				hi = fmax(hi, v[i]);
+				npoints++;
 			}
-			npoints += cell->nseries[j];
 			tmax = fmax(tmax, (double)cell->nseries[j] * cell->series_step_s);
 		}
 	}
@@ -1136,13 +1181,14 @@ void report_svg_window(FILE *out, const struct report_doc *d, size_t c,
 	}
 	report_ticks_linear(lo, hi, 6, &ty);
 	report_ticks_linear(0, tmax > 0 ? tmax : 1, 8, &tx);
-	snprintf(title, sizeof(title), "%s: %s within the window", desc, cf->headline);
-	svg_open(out, "window", id, nseries, npoints, 0, title);
+	snprintf(title, sizeof(title), "%s: %s within the window", desc,
+		 wk->what ? wk->what : cf->headline);
+	svg_open(out, wk->kind, id, nseries, npoints, 0, title);
 	fputs("<desc>", out);
-	report_html_escape(out, "every sample is a line: its rate over each interval of the window, "
-				"against seconds into the window");
+	report_html_escape(out, wk->desc);
 	fputs("</desc>\n", out);
-	snprintf(ytitle, sizeof(ytitle), "%s (%g s intervals)", cf->unit[0] ? cf->unit : "rate", step);
+	snprintf(ytitle, sizeof(ytitle), "%s (%g s intervals)",
+		 wk->unit ? wk->unit : cf->unit[0] ? cf->unit : "rate", step);
 	svg_frame(out, &ty, ytitle, "seconds into the window");
 	svg_xticks(out, &tx);
 	for (size_t l = 0; l < d->nlabels; l++) {
@@ -1151,19 +1197,26 @@ void report_svg_window(FILE *out, const struct report_doc *d, size_t c,
 
 		if (!cell)
 			continue;
-		for (size_t j = 0; cell->series && j < cell->n; j++)
-			n += cell->nseries[j];
+		for (size_t j = 0; j < cell->n; j++) {
+			const double *v = window_values(cell, j, probe);
+
+			for (size_t i = 0; v && i < cell->nseries[j]; i++)
+				n += !isnan(v[i]);
+		}
 		fputs("<g class=\"series\" data-label=\"", out);
 		report_html_escape(out, d->labels[l].name);
 		fprintf(out, "\" data-points=\"%zu\" stroke=\"%s\" fill=\"none\" stroke-width=\"1.2\" stroke-opacity=\"0.7\">\n",
 			n, report_color(l));
-		for (size_t j = 0; cell->series && j < cell->n; j++) {
-			if (!cell->nseries[j])
+		for (size_t j = 0; j < cell->n; j++) {
+			const double *v = window_values(cell, j, probe);
+			size_t m = 0;
+
+			for (size_t i = 0; v && i < cell->nseries[j]; i++)
+				m += !isnan(v[i]);
+			if (!m)
 				continue;
-			fprintf(out, "<path class=\"window\" data-sample=\"%zu\" data-points=\"%zu\" d=\"", j,
-				cell->nseries[j]);
-			window_path(out, cell->series[j], cell->nseries[j], cell->series_step_s,
-				    &tx, &ty);
+			fprintf(out, "<path class=\"window\" data-sample=\"%zu\" data-points=\"%zu\" d=\"", j, m);
+			window_path(out, v, cell->nseries[j], cell->series_step_s, &tx, &ty);
 			fputs("\"/>\n", out);
 		}
 		fputs("</g>\n", out);

@@ -225,6 +225,31 @@ check "--no-collect: no cross-CPU probe either" \
 timeout 60 "$NR" run tcp_stream -l 1s --warmup 300ms --no-xcpu --json --no-store >"$TMP/noxcpu.json"
 check "--no-xcpu: no host.xcpu metrics, the speed probe still runs" \
 	jtrue "$TMP/noxcpu.json" 'not any(k.startswith("host.xcpu") or k.startswith("window.xcpu") or k.startswith("window.rate_xcpu") for k in d["metrics"]) and v("host.speed") > 0'
+# Beside the window's rates, each probe's figure in the same intervals:
+# one per rate, null where it ended no round, the rest near its metric.
+ticks_ok() {
+	python3 - "$@" <<'PY'
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))
+w, m = d["window_series"], {k: v["value"] for k, v in d["metrics"].items()}
+ok = True
+for key, metric in (("xcpu_ns", "host.xcpu_ns"), ("host_speed", "host.speed")):
+    want = key in sys.argv[2:]
+    if not want:
+        ok &= key not in w
+        continue
+    got = [x for x in w.get(key, []) if x is not None]
+    ok &= (len(w.get(key, [])) == len(w["values"]) and len(got) >= len(w["values"]) / 2
+           and all(x > 0 for x in got)
+           and m[metric] / 3 <= statistics.median(got) <= m[metric] * 3)
+sys.exit(0 if ok else 1)
+PY
+}
+check "window_series: the cross-CPU and the speed probe's figure in each interval of a stream's window" \
+	ticks_ok "$TMP/quiet.json" xcpu_ns host_speed
+check "... the cross-CPU probe's alone for request/response" ticks_ok "$TMP/rr.json" xcpu_ns
+check "... the speed probe's alone with --no-xcpu" ticks_ok "$TMP/noxcpu.json" host_speed
+check "... neither with --no-collect" ticks_ok "$TMP/nocol.json"
 timeout 60 "$NR" run tcp_rr -l 1s --warmup 300ms --cpus 0 --remote-cpus 0 --json --no-store >"$TMP/onecpu.json"
 check "both ends on one cpu: nothing to probe, and a note that says why" \
 	jtrue "$TMP/onecpu.json" 'not any(k.startswith("host.xcpu") for k in d["metrics"]) and "both ends on one CPU" in d["env"]["client"]["collect.xcpu"]'

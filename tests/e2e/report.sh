@@ -160,13 +160,32 @@ for label in A B; do
 		--db "$RDB" >/dev/null 2>&1 || echo "# run $label tcp_rr failed"
 done
 "$NR" report --db "$RDB" A B -o "$OUT/real.html" >"$TMP/out" 2>&1
-checkx "measured: a report of two labels, 3 configurations, 5 charts" \
-	'grep -q "real.html: 2 labels, 3 configurations, 5 charts" "$TMP/out"'
+# 5 charts, and under each configuration's rates the cross-CPU probe's
+# (loopback) and for the streams the speed probe's (on for streams)
+checkx "measured: a report of two labels, 3 configurations, 10 charts" \
+	'grep -q "real.html: 2 labels, 3 configurations, 10 charts" "$TMP/out"'
 timeout 120 python3 "$HERE/report_check.py" "$OUT/real.html" "$TMP/real.json" "$OUT/real.png" 2>"$TMP/check.err"
 checkx "measured: loads without errors; msg chart 2 x 6 dots, latency 2 x 12" \
 	'jtrue "$TMP/real.json" "d[\"errors\"] == [] and [(c[\"kind\"], c[\"series\"], c[\"points\"], c[\"categories\"]) for c in d[\"facts\"][\"charts\"][:2]] == [(\"axis\", 2, 12, [\"64K\", \"128K\"]), (\"latency\", 2, 24, [\"p50\", \"p90\", \"p99\", \"p99.9\"])]"'
 checkx "measured: each configuration's rates within the window, a line per sample (2 labels x 3), legend A B" \
-	'jtrue "$TMP/real.json" "[(c[\"kind\"], c[\"series\"], c[\"windows\"], c[\"legend\"], c[\"xtitle\"]) for c in d[\"facts\"][\"charts\"][2:]] == [(\"window\", 2, 6, [\"A\", \"B\"], \"seconds into the window\")] * 3 and all(c[\"data_points\"] == sum(p[1] for p in c[\"series_points\"]) > 0 for c in d[\"facts\"][\"charts\"][2:])"'
+	'jtrue "$TMP/real.json" "[(c[\"kind\"], c[\"series\"], c[\"windows\"], c[\"legend\"], c[\"xtitle\"]) for c in d[\"facts\"][\"charts\"][2:] if c[\"kind\"] == \"window\"] == [(\"window\", 2, 6, [\"A\", \"B\"], \"seconds into the window\")] * 3 and all(c[\"data_points\"] == sum(p[1] for p in c[\"series_points\"]) > 0 for c in d[\"facts\"][\"charts\"][2:])"'
+python3 - "$TMP/real.json" >"$TMP/probes" <<'PY'
+import json, sys
+charts = json.load(open(sys.argv[1]))["facts"]["charts"][2:]
+groups, ok = [], True
+for c in charts:
+    if c["kind"] == "window":
+        groups.append([])
+    else:
+        groups[-1].append(c["kind"])
+        ok &= c["legend"] == ["A", "B"] and c["xtitle"] == "seconds into the window" and \
+            1 <= c["windows"] <= 6 and c["ytitle"].startswith("ns (" if c["kind"] == "window-xcpu_ns" else "op/us (")
+print("yes" if ok and sorted(map(tuple, groups)) ==
+      [("window-xcpu_ns",), ("window-xcpu_ns", "window-host_speed"), ("window-xcpu_ns", "window-host_speed")]
+      else "no %r" % groups)
+PY
+check "measured: under each window chart the cross-CPU probe's, and the speed probe's for the two streams" \
+	grep -qx yes "$TMP/probes" || diag "$(cat "$TMP/probes")"
 "$NR" report --db "$RDB" --format md A B >"$TMP/real.md"
 checkx "measured: the Markdown compares B against A in both configurations" \
 	'[ "$(grep -c "^| \`test=tcp_stream msg=\(64K\|128K\)\` | throughput.gbps (higher)" "$TMP/real.md")" -eq 2 ]'

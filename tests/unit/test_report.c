@@ -77,6 +77,16 @@ static size_t count(const char *hay, const char *needle)
 	return n;
 }
 
+/* count() within the first len bytes of hay */
+static size_t count_n(const char *hay, size_t len, const char *needle)
+{
+	size_t n = 0, k = strlen(needle);
+
+	for (size_t i = 0; i + k <= len; i++)
+		n += !memcmp(hay + i, needle, k);
+	return n;
+}
+
 static void assert_ticks(const struct report_ticks *t, const double *want,
 			 size_t n)
 {
@@ -769,6 +779,8 @@ static void test_html_draws_each_samples_rates_within_the_window(void **state)
 	static const char *const cfg[] = { "test=tcp_stream" };
 	static const double r0[] = { 30, 31, 41, 40, 30 }, r1[] = { 35, 36, 35 }, r2[] = { 20, 22, 21, 44 };
 	static const double *const rates[4] = { r0, r1, r2, NULL };
+	const double x0[] = { 120, NAN, 430, NAN, 110 }, x2[] = { 100, 105, 98, 460 };
+	const char *xc, *path, *end;
 	static const size_t nrates[4] = { 5, 3, 4, 0 };
 	struct base_sample s[4];
 	const struct base_sample *pa[2] = { &s[0], &s[1] }, *pb[2] = { &s[2], &s[3] };
@@ -784,13 +796,35 @@ static void test_html_draws_each_samples_rates_within_the_window(void **state)
 		make_sample(&s[i], i < 2 ? "A" : "B", cfg, 1, "throughput.gbps", "Gbps", 35);
 		assert_int_equal(base_sample_set_series(&s[i], "Gbps", 0.1, rates[i], nrates[i], 1), 0);
 	}
+	/* the cross-CPU probe's figures of two samples, one with two gaps */
+	assert_int_equal(base_sample_set_series_probe(&s[0], BASE_TICK_XCPU, x0, 5), 0);
+	assert_int_equal(base_sample_set_series_probe(&s[2], BASE_TICK_XCPU, x2, 4), 0);
 	assert_int_equal(report_doc_add_samples(&d, 0, pa, 2), 0);
 	assert_int_equal(report_doc_add_samples(&d, 1, pb, 2), 0);
 	for (size_t i = 0; i < 4; i++)
 		base_sample_release(&s[i]);
 	html = capture_report_html(&d, &ncharts);
-	/* one configuration, no axis: the window chart alone */
-	assert_int_equal(ncharts, 1);
+	/* one configuration, no axis: the window chart, and under it the
+	 * probe's (the speed probe's of none) */
+	assert_int_equal(ncharts, 2);
+	assert_int_equal(count(html, "data-kind=\"window-xcpu_ns\""), 1);
+	assert_null(strstr(html, "window-host_speed"));
+	assert_non_null(strstr(html, "<figcaption>The cross-CPU round trip in the same intervals: <code>"));
+	xc = strstr(html, "data-kind=\"window-xcpu_ns\" data-series=\"2\" data-points=\"7\" data-categories=\"0\"");
+	assert_non_null(xc);
+	assert_non_null(strstr(xc, "ns (0.1 s intervals)"));
+	assert_non_null(strstr(xc, "<g class=\"series\" data-label=\"A\" data-points=\"3\""));
+	assert_non_null(strstr(xc, "<g class=\"series\" data-label=\"B\" data-points=\"4\""));
+	/* A's line: 120, gap, 430, gap, 110: three pieces */
+	path = strstr(xc, "<path class=\"window\" data-sample=\"0\" data-points=\"3\" d=\"M");
+	assert_non_null(path);
+	end = strchr(path + 60, '"');
+	assert_non_null(end);
+	assert_int_equal(count_n(path, (size_t)(end - path), " M"), 2);
+	assert_int_equal(count_n(path, (size_t)(end - path), " L"), 0);
+	assert_int_equal(count(xc, "<path class=\"window\""), 2);
+	/* the rates' chart is drawn as before */
+	html[xc - html] = '\0';
 	assert_non_null(strstr(html, "<a href=\"#window\">"));
 	assert_non_null(strstr(html, "data-kind=\"window\" data-series=\"2\" data-points=\"12\" data-categories=\"0\""));
 	/* a line per sample that kept its rates: B's second kept none */

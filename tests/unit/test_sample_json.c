@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for base/sample_json: the result document read back exactly, and every rejection. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -60,8 +61,16 @@ static void make_sample(struct base_sample *s, const char *test)
 		/* the window's rates, with values that need every digit */
 		static const double rates[] = { 8.4123456789012345, 8.1, 5.9e-3, 0, 1e21 / 3 };
 
+		/* and the probes' figures in the same intervals, one missing */
+		const double xcpu[] = { 120.5, NAN, 430, 99, 1e-3 };
+		const double speed[] = { 700, 690.25, NAN, 1e5, 0.5 };
+
 		assert_int_equal(base_sample_set_series(s, rr ? "trans/s" : "Gbps", 0.1, rates,
 							ARRAY_SIZE(rates), 1), 0);
+		assert_int_equal(base_sample_set_series_probe(s, BASE_TICK_XCPU, xcpu,
+							      ARRAY_SIZE(xcpu)), 0);
+		assert_int_equal(base_sample_set_series_probe(s, BASE_TICK_SPEED, speed,
+							      ARRAY_SIZE(speed)), 0);
 	}
 	assert_int_equal(base_sample_env(s, "client.kernel", "6.1.0-18-amd64"), 0);
 	assert_int_equal(base_sample_env(s, "client.cpu_model", "Intel(R) Xeon(R) \"quoted\" \\ back"), 0);
@@ -195,6 +204,15 @@ static void expect_same_sample(const struct base_sample *a,
 		assert_memory_equal(a->series, b->series, a->nseries * sizeof(*a->series));
 		assert_memory_equal(&a->series_step_s, &b->series_step_s, sizeof(double));
 		assert_string_equal(a->series_unit, b->series_unit);
+	}
+	for (size_t k = 0; k < BASE_TICK_PROBES; k++) {
+		assert_int_equal(!a->series_probe[k], !b->series_probe[k]);
+		for (size_t i = 0; a->series_probe[k] && i < a->nseries; i++) {
+			assert_int_equal(isnan(a->series_probe[k][i]), isnan(b->series_probe[k][i]));
+			if (!isnan(a->series_probe[k][i]))
+				assert_memory_equal(&a->series_probe[k][i], &b->series_probe[k][i],
+						    sizeof(double));
+		}
 	}
 }
 
@@ -507,6 +525,12 @@ static void test_from_json_rejects_bad_flows(void **state)
 		{ "window_series/values", NULL, R "'window_series.values' is missing" },
 		{ "window_series/values", "{}", R "'window_series.values' must be an array" },
 		{ "window_series/values/2", "\"8.1\"", R "'window_series.values[2]' must be a number" },
+		{ "window_series/xcpu_ns", "{}", R "'window_series.xcpu_ns' must be an array" },
+		{ "window_series/xcpu_ns", "[1, 2]",
+		  R "'window_series.xcpu_ns' has 2 values, expected one for each of the 5 in 'values'" },
+		{ "window_series/xcpu_ns/1", "0", R "'window_series.xcpu_ns[1]' must be a number > 0 or null" },
+		{ "window_series/host_speed/0", "\"7\"", R "'window_series.host_speed[0]' must be a number > 0 or null" },
+		{ "window_series/host_speed/4", "-0.5", R "'window_series.host_speed[4]' must be a number > 0 or null" },
 	};
 
 	check_bad_cases(ws, ARRAY_SIZE(ws), "tcp_stream");
