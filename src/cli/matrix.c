@@ -61,6 +61,7 @@ struct matrix {
 	int64_t t0;
 	size_t done, total;
 	unsigned failures, disturbed;
+	unsigned kept_out; /* disturbed on the second try too: stored, not counted */
 	unsigned not_steady, mixed; /* samples whose window trended, or left a level and came back */
 	unsigned moved; /* samples in whose window the host moved the test's CPUs */
 	bool retrying;
@@ -199,8 +200,12 @@ static int run_step(struct matrix *m, size_t ci)
 			m->retrying = false;
 			return ret;
 		}
-		if (h)
+		/* what --until-ci and the summary count: the samples compare
+		 * uses, so not one disturbed again on its second try */
+		if (h && !(d && d->value != 0))
 			remember(&m->st[ci], h->value);
+		else if (h)
+			m->kept_out++;
 		m->not_steady += flag(&s, "window.not_steady");
 		m->mixed += flag(&s, "window.mixed");
 		m->moved += flag(&s, "window.xcpu_moved");
@@ -260,12 +265,17 @@ static int summary(struct matrix *m, const char *db, const char *baseline)
 			stats_median(cs->values, cs->n, &med);
 		if (cs->n >= 2)
 			stats_cv_pct(cs->values, cs->n, &cv);
-		printf("%-44.44s %4zu %12.5g %8.1f%%  %s\n",
-		       m->cells[i].desc[0] ? m->cells[i].desc :
-					     job_test_name(m->cells[i].cfg.test),
-		       cs->n, med, isnan(cv) ? 0.0 : cv,
-		       stats_headline_metric(job_test_name(m->cells[i].cfg.test)));
+		printf("%-44.44s %4zu ", m->cells[i].desc[0] ? m->cells[i].desc :
+					     job_test_name(m->cells[i].cfg.test), cs->n);
+		if (cs->n)
+			printf("%12.5g %8.1f%%", med, isnan(cv) ? 0.0 : cv);
+		else
+			printf("%12s %9s", "-", "-");
+		printf("  %s\n", stats_headline_metric(job_test_name(m->cells[i].cfg.test)));
 	}
+	if (m->kept_out)
+		printf("n leaves out %u sample%s disturbed by foreign CPU load on both tries (stored; compare leaves them out too)\n",
+		       m->kept_out, m->kept_out == 1 ? "" : "s");
 	if (baseline) {
 		char *argv[] = { "compare", "--db", (char *)cli_db_path(db),
 				 (char *)baseline, (char *)m->label, NULL };

@@ -79,6 +79,24 @@ import json, sys
 q, b = (json.load(open(f))["metrics"]["cpu.foreign_busy_pct"]["value"] for f in sys.argv[1:])
 sys.exit(0 if b > q + 20 else 1)' "$TMP/quiet.json" "$TMP/busy.json"
 
+# matrix runs a disturbed sample once more; disturbed on both tries, both
+# stay stored and neither counts in its summary (as compare leaves them out)
+printf 'repetitions: 1\nduration: 500ms\nwarmup: 100ms\nparams:\n  test: tcp_stream\n' >"$TMP/one.yaml"
+flagged() {
+	python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples s join metrics m on m.sample_id = s.id and m.name = ? and m.value = 1", ("window.disturbed",)).fetchone()[0])' "$1"
+}
+hog
+timeout 120 "$NR" matrix --label twice --db "$TMP/twice.db" "$TMP/one.yaml" >"$TMP/twice.out" 2>"$TMP/twice.log"
+rc=$?
+unhog
+checkx "matrix under busy loops: the step ran twice, both samples stored and flagged disturbed" \
+	'[ $rc -eq 0 ] && grep -q "^1 samples were disturbed by foreign CPU load and measured again" "$TMP/twice.log" && [ "$(flagged "$TMP/twice.db")" = 2 ]' ||
+	diag "$(cat "$TMP/twice.out" "$TMP/twice.log")"
+check "... and its summary counts none of them, and says so" \
+	grep -qE '^tcp_stream +0 +- +- +throughput.gbps$' "$TMP/twice.out"
+check "... naming the one left out" \
+	grep -q '^n leaves out 1 sample disturbed by foreign CPU load on both tries (stored; compare leaves them out too)$' "$TMP/twice.out"
+
 # The hogs start half-way through the window: the rate falls, not steady.
 run_at trend tcp_stream 4 2
 check "a rate throttled half-way through the window is flagged not steady" \
