@@ -42,7 +42,9 @@ static const char run_help[] =
 	"      --warmup TIME       run before the window, discarded (default 2s);\n"
 	"                          auto: until the 100 ms rates stop trending\n"
 	"                          (at least 1s, at most 10s; auto:MAX sets the cap)\n"
-	"  -i, --interval TIME     print receiver-side rates every TIME\n"
+	"  -i, --interval TIME     print receiver-side rates every TIME, with the\n"
+	"                          probes' figures over it (cpus: the cross-CPU\n"
+	"                          round trip; speed: the speed probe)\n"
 	"  -n, --streams N         flows per direction (default 1); N% of the cpus\n"
 	"                          this process may use, as lkp's nr_threads\n"
 	"      --threads N         workers per end (default min(flows, CPUs))\n"
@@ -155,13 +157,19 @@ static void print_interval(void *ctx, const struct engine_interval *iv)
 	fprintf(stderr, "[%7.2f-%7.2f s] %s", iv->t0_s, iv->t1_s,
 		iv->warmup ? "warm-up " : "");
 	if (iv->rr) {
-		fprintf(stderr, " %12.0f transactions/s\n", iv->tps);
-		return;
+		fprintf(stderr, " %12.0f transactions/s", iv->tps);
+	} else {
+		if (c->dir != JOB_DIR_RECV)
+			fprintf(stderr, " send %9.3f Gbps", iv->c2s_gbps);
+		if (c->dir != JOB_DIR_SEND)
+			fprintf(stderr, " recv %9.3f Gbps", iv->s2c_gbps);
 	}
-	if (c->dir != JOB_DIR_RECV)
-		fprintf(stderr, " send %9.3f Gbps", iv->c2s_gbps);
-	if (c->dir != JOB_DIR_SEND)
-		fprintf(stderr, " recv %9.3f Gbps", iv->s2c_gbps);
+	/* what the probes saw meanwhile: the host moving the vCPUs or
+	 * slowing them shows beside the rate it moved */
+	if (isfinite(iv->xcpu_ns))
+		fprintf(stderr, "  cpus %5.0f ns", iv->xcpu_ns);
+	if (isfinite(iv->speed))
+		fprintf(stderr, "  speed %4.0f op/us", iv->speed);
 	fputc('\n', stderr);
 }
 

@@ -63,6 +63,8 @@ struct client {
 	/* interval bookkeeping */
 	int64_t iv_t;
 	uint64_t iv_srv_rx, iv_cli_rx, iv_trans;
+	/* the probes' totals at the last interval line (0 before they ran) */
+	double iv_xrounds, iv_xsum_ns, iv_ssteps, iv_sns;
 	struct tick *ticks; /* every tick of the run, for the steady-state check */
 	size_t nticks;
 	struct phase_start *phases; /* --overhead, in order; TICKS_MAX */
@@ -339,6 +341,24 @@ static int overhead_rates(const struct client *c, struct engine_run *out,
 	return 0;
 }
 
+/* The probes over the interval that ends now, into iv (NaN without). */
+static void interval_probes(struct client *c, struct engine_interval *iv)
+{
+	double xr = 0, xs = 0, ss = 0, sn = 0;
+	bool x = c->meter_ok && engine_meter_xcpu_totals(&c->meter, &xr, &xs);
+	bool s = c->meter_ok && engine_meter_speed_totals(&c->meter, &ss, &sn);
+
+	/* they measure the window: a warm-up interval has at most its tail */
+	iv->xcpu_ns = x && !iv->warmup && xr > c->iv_xrounds ?
+		(xs - c->iv_xsum_ns) / (xr - c->iv_xrounds) : NAN;
+	iv->speed = s && !iv->warmup && sn > c->iv_sns ?
+		(ss - c->iv_ssteps) * 1000.0 / (sn - c->iv_sns) : NAN;
+	c->iv_xrounds = xr;
+	c->iv_xsum_ns = xs;
+	c->iv_ssteps = ss;
+	c->iv_sns = sn;
+}
+
 /* One tick of the server: remember it for the steady-state check, and
  * print an interval line when -i asked for one and its time has come. */
 static void on_tick(struct client *c, const json_t *tick)
@@ -378,7 +398,10 @@ static void on_tick(struct client *c, const json_t *tick)
 	iv.t1_s = (double)t / NS_PER_S;
 	iv.c2s_gbps = (double)((uint64_t)srv_rx - c->iv_srv_rx) * 8 / (double)(t - c->iv_t);
 	iv.s2c_gbps = (double)(rx - c->iv_cli_rx) * 8 / (double)(t - c->iv_t);
-	iv.warmup = t <= c->warmup_ns;
+	/* the interval belongs where most of it lies: a late tick ends the
+	 * last warm-up interval a little after the mark */
+	iv.warmup = c->iv_t + (t - c->iv_t) / 2 < c->warmup_ns;
+	interval_probes(c, &iv);
 	c->iv_t = t;
 	c->iv_srv_rx = (uint64_t)srv_rx;
 	c->iv_cli_rx = rx;

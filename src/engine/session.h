@@ -30,6 +30,10 @@ struct engine_interval {
 	double tps; /* request/response: transactions/s of the client */
 	bool rr;
 	bool warmup;
+	/* what the probes saw over the interval, NaN when they did not run
+	 * or ended no round in it: the cross-CPU probe's mean round trip
+	 * (ns) and the speed probe's steps per microsecond */
+	double xcpu_ns, speed;
 };
 
 struct engine_client_opts {

@@ -283,6 +283,22 @@ check "--profile prints the top symbols" grep -q "^profile: top symbols" "$TMP/p
 timeout 60 "$NR" run udp_stream -m 64 -l 1s --warmup 0 -i 500ms >"$TMP/table.txt" 2>"$TMP/iv.txt"
 check "table shows the flows and the headline metric" grep -qE '^throughput.gbps +[0-9.e+]+ +Gbps +higher' "$TMP/table.txt"
 check "interval reports printed" [ "$(grep -c 'send' "$TMP/iv.txt")" -ge 1 ]
+# with the probes' figures over each interval of the window, none in the
+# warm-up's, none with --no-collect
+timeout 60 "$NR" run tcp_stream -l 2s --warmup 1s -i 500ms --no-store >/dev/null 2>"$TMP/ivp.txt"
+timeout 60 "$NR" run tcp_stream -l 1s --warmup 0 -i 500ms --no-collect --no-store >/dev/null 2>"$TMP/ivn.txt"
+check "interval lines: the cross-CPU round trip and the host's speed over each interval of the window, none in the warm-up's" python3 -c '
+import re, sys
+lines = [l for l in open(sys.argv[1]) if l.startswith("[")]
+win = [l for l in lines if "warm-up" not in l]
+warm = [l for l in lines if "warm-up" in l]
+pat = re.compile(r"^\[ *[0-9.]+- *[0-9.]+ s\]  send +[0-9.]+ Gbps  cpus +[0-9]+ ns  speed +[0-9]+ op/us$")
+ok = len(win) >= 3 and len(warm) >= 1 and all("cpus" not in l and "speed" not in l for l in warm)
+# the first interval of the window may end before a round did
+ok &= sum(bool(pat.match(l.rstrip("\n"))) for l in win) >= len(win) - 1
+sys.exit(0 if ok else 1)' "$TMP/ivp.txt" || diag "$(cat "$TMP/ivp.txt")"
+checkx "... and neither with --no-collect" \
+	'grep -q " send " "$TMP/ivn.txt" && ! grep -qE "cpus|speed" "$TMP/ivn.txt"'
 
 # Pinning: workers on cpu 0 on both ends; recorded in the key.
 timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --cpus 0 --remote-cpus 0 --json >"$TMP/pin.json"
