@@ -89,7 +89,7 @@ trap 'log "noise.sh: interrupted"; exit 130' INT
 trap 'log "noise.sh: terminated"; exit 143' TERM HUP
 
 # ---------------------------------------------------------------- setup
-need_tools noise.sh iperf3:iperf3 sockperf:sockperf jq:jq timeout:coreutils dd:coreutils taskset:util-linux
+need_tools noise.sh iperf3:iperf3 sockperf:sockperf jq:jq timeout:coreutils dd:coreutils taskset:util-linux python3:python3
 need_netregress noise.sh "$repo"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/noise.XXXXXX")
@@ -299,7 +299,8 @@ for rep in $(seq "$REPS"); do
 	fi
 	for row in "${ROWS[@]}"; do
 		log "[rep $rep/$REPS] $row: ${DESC[$row]}"
-		run_ours "${METRIC[$row]}" ${OURS[$row]} && record "$row" ours "$rep" "$RES"
+		run_ours "${METRIC[$row]}" ${OURS[$row]} && record "$row" ours "$rep" "$RES" &&
+			cp "$tmp/ours.json" "$tmp/$row.win.$rep.json"
 		case ${PEER[$row]} in
 		iperf3) run_iperf3 ${PARGS[$row]} ;;
 		sockperf) run_sockperf ${PARGS[$row]} ;;
@@ -417,6 +418,45 @@ for row in "${ROWS[@]}"; do
 		printf "%-16s in ours %-31s cov %.2f %% (slope %.2f of ln figure per ln ns, at %.0f ns), %d runs\n",
 			"adjusted for it", d ":", 100 * sqrt(s2 / (n - 1)) / m, b, exp(mx), n
 	}' "$tmp/$row.xcpu"
+	# the same from within the windows, as compare does when every sample
+	# kept its 100 ms rates and round trips (stats_adjust_windows): the
+	# slope of ln rate on ln round trip over the intervals, each window's
+	# own means out, and each run scaled by its rates moved along it
+	compgen -G "$tmp/$row.win.*.json" >/dev/null && python3 - "${DESC[$row]}" "${METRIC[$row]}" "$tmp/$row".win.*.json <<'PY'
+import json, math, sys
+desc, metric, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+runs, sxx, sxy, lx_all, moved = [], 0.0, 0.0, [], 0
+for f in files:
+    d = json.load(open(f))
+    w, y = d.get("window_series", {}), d["metrics"][metric]["value"]
+    pts = [(math.log(x), math.log(r)) for r, x in zip(w.get("values", []), w.get("xcpu_ns", []))
+           if x and r and x > 0 and r > 0]
+    if len(pts) < 5:
+        runs = None
+        break
+    mx = sum(p[0] for p in pts) / len(pts)
+    my = sum(p[1] for p in pts) / len(pts)
+    wxx = sum((p[0] - mx) ** 2 for p in pts)
+    sxx += wxx
+    sxy += sum((p[0] - mx) * (p[1] - my) for p in pts)
+    moved += wxx > 1e-12
+    lx_all += [p[0] for p in pts]
+    runs.append((y, w["values"], w["xcpu_ns"], mx))
+label = "%-16s in ours %-31s" % ("within windows", desc + ":")
+if not runs or moved < 3 or len(runs) < 4:
+    print(label, "not estimable (every run needs 5 intervals with a round trip, and 3 windows in which it moved)")
+    sys.exit(0)
+b, ref = sxy / sxx, sum(lx_all) / len(lx_all)
+adj = []
+for y, rates, xs, mx in runs:
+    tot = sum(r for r in rates if r > 0)
+    mov = sum(r * math.exp(-b * ((math.log(x) if x and x > 0 else mx) - ref)) for r, x in zip(rates, xs) if r > 0)
+    adj.append(y * mov / tot if tot > 0 else y)
+m = sum(adj) / len(adj)
+sd = math.sqrt(sum((v - m) ** 2 for v in adj) / (len(adj) - 1))
+print(label, "cov %.2f %% (slope %.2f of ln rate per ln ns over %d intervals, %d of %d windows moved, at %.0f ns), %d runs"
+      % (100 * sd / m, b, len(lx_all), moved, len(runs), math.exp(ref), len(runs)))
+PY
 	[ -s "$tmp/$row.moved" ] && awk -v d="${DESC[$row]}" '{ n++; m += $2 }
 		END { printf "%-16s in ours %-31s %d of %d runs (window.xcpu_moved)\n", "host moved cpus", d ":", m, n }' "$tmp/$row.moved"
 done
@@ -486,7 +526,10 @@ echo "is what is left of it when that shared part divides out."
 echo "adjusted for it: ours' figures with what went with the cpus' distance taken out (ln figure"
 echo "regressed on ln host.xcpu_ns over ours' runs of the row, each run moved along the slope to"
 echo "the geometric mean distance, as compare's .xcpu_adj row does between two labels): the"
-echo "noise that is left when the host's placement of the vCPUs is accounted for.  The target"
-echo "column is over the raw figures."
+echo "noise that is left when the host's placement of the vCPUs is accounted for.  within"
+echo "windows: the same with the slope from the 100 ms rates and round trips inside each run's"
+echo "window (each window's own means out), every run scaled by its rates moved along it, as"
+echo "compare's .xcpu_adj row does when the samples kept their windows.  The target column is"
+echo "over the raw figures."
 echo "levels: ours' runs whose 100 ms rates left a level and came back (window.mixed).  host"
 echo "moved cpus: ours' runs in which the cross-CPU round trip changed level within the window."

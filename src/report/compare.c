@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/internal.h"
 #include "report/report.h"
 
 void report_verdict_text(const struct stats_row *r, char *buf, size_t len)
@@ -117,6 +118,17 @@ static void side(FILE *out, const char *median, const char *sd, size_t n)
 		fprintf(out, " %3zu | ", n);
 }
 
+void report_adj_note(FILE *out, const struct stats_notes *nt)
+{
+	if (nt->adj_windows)
+		fprintf(out, "within each window the 100 ms rates went with the CPUs' distance: ln(rate) = %+.3f x ln(round trip) + a level per sample (%zu intervals; p = %.4f with the %zu windows in which it moved as clusters; %.0f%% of the variance within the windows); the .xcpu_adj row compares every sample with its rates moved along that slope to %.0f ns",
+			nt->adj_slope, nt->adj_ticks, nt->adj_p, nt->adj_windows,
+			100 * nt->adj_r2, nt->adj_x_ref_ns);
+	else
+		fprintf(out, "within each label the headline went with the CPUs' distance: ln(headline) = %+.3f x ln(host.xcpu_ns) + a level per label (p = %.4f, %.0f%% of the variance within the labels); the .xcpu_adj row compares every sample moved along that slope to %.0f ns",
+			nt->adj_slope, nt->adj_p, 100 * nt->adj_r2, nt->adj_x_ref_ns);
+}
+
 void report_compare_table(FILE *out, const struct stats_table *t,
 			  const char *label_a, const char *label_b)
 {
@@ -206,9 +218,11 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 			nt->xcpu_shift_pct > 0 ? "farther" : "closer", label_b,
 			nt->xcpu_a_ns, label_a, nt->xcpu_b_ns, nt->xcpu_shift_pct,
 			nt->xcpu_lo_pct, nt->xcpu_hi_pct, nt->xcpu_p);
-	if (nt->adj_applied)
-		fprintf(out, "note: within each label the headline went with the CPUs' distance: ln(headline) = %+.3f x ln(host.xcpu_ns) + a level per label (p = %.4f, %.0f%% of the variance within the labels); the .xcpu_adj row compares every sample moved along that slope to %.0f ns\n",
-			nt->adj_slope, nt->adj_p, 100 * nt->adj_r2, nt->adj_x_ref_ns);
+	if (nt->adj_applied) {
+		fputs("note: ", out);
+		report_adj_note(out, nt);
+		fputc('\n', out);
+	}
 	if (nt->env_diff_a[0])
 		fprintf(out, "note: samples of %s ran in different environments: %s\n",
 			label_a, nt->env_diff_a);
@@ -258,7 +272,7 @@ json_t *report_compare_json(const struct stats_table *t)
 				"verdict_text", v, "runs_needed", (json_int_t)r->c.runs_needed);
 		json_array_append_new(rows, row);
 	}
-	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:b}}",
+	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:b}}",
 		      "config_key", t->config_key, "test", t->test,
 		      "headline", t->headline, "rows", rows, "regressed", t->regressed,
 		      "notes", "too_few", t->notes.too_few,
@@ -296,6 +310,9 @@ json_t *report_compare_json(const struct stats_table *t)
 		      "adj_p", note_num(t->notes.adj_tested, t->notes.adj_p),
 		      "adj_r2", note_num(t->notes.adj_tested, t->notes.adj_r2),
 		      "adj_x_ref_ns", note_num(t->notes.adj_tested, t->notes.adj_x_ref_ns),
+		      "adj_from", !t->notes.adj_tested ? "" : t->notes.adj_windows ? "windows" : "samples",
+		      "adj_intervals", (json_int_t)t->notes.adj_ticks,
+		      "adj_windows", (json_int_t)t->notes.adj_windows,
 		      "builds_differ", t->notes.builds_differ);
 	return j;
 }

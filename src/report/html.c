@@ -857,9 +857,12 @@ static void html_pair(FILE *out, const struct report_doc *d,
 			fprintf(out, " the test's CPUs sat %s apart: the round trip of a cache line between them (host.xcpu_ns) went from %.0f to %.0f ns, %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): part of a change may be the host's placement.",
 				nt->xcpu_shift_pct > 0 ? "farther" : "closer", nt->xcpu_a_ns, nt->xcpu_b_ns,
 				nt->xcpu_shift_pct, nt->xcpu_lo_pct, nt->xcpu_hi_pct, nt->xcpu_p);
-		if (nt->adj_applied)
-			fprintf(out, " within each label the headline went with the CPUs' distance (slope %+.3f of ln headline per ln host.xcpu_ns, p = %.4f, %.0f%% of the variance within the labels); the .xcpu_adj row compares the samples moved along it to %.0f ns.",
-				nt->adj_slope, nt->adj_p, 100 * nt->adj_r2, nt->adj_x_ref_ns);
+		if (nt->adj_applied) {
+			/* digits, letters and punctuation only: nothing to escape */
+			fputc(' ', out);
+			report_adj_note(out, nt);
+			fputc('.', out);
+		}
 		if (nt->env_diff_a[0] || nt->env_diff_b[0]) {
 			fputs(" samples of one label ran in different environments: ", out);
 			esc(out, nt->env_diff_a[0] ? nt->env_diff_a : nt->env_diff_b);

@@ -131,6 +131,11 @@ double report_lat_line(const struct report_cell *cell, size_t k);
 /* Text for HTML and SVG, in an element or a quoted attribute: & < > " '
  * escaped, control characters replaced by U+FFFD. */
 void report_html_escape(FILE *out, const char *s);
+
+struct stats_notes;
+/* The sentence of an applied .xcpu_adj row's note (its slope, from the
+ * windows or from the samples), without a full stop: every format's. */
+void report_adj_note(FILE *out, const struct stats_notes *nt);
 /* Markdown table cell text: | \ ` * _ [ ] < > # escaped with a backslash,
  * newlines as spaces. */
 void report_md_escape(FILE *out, const char *s);

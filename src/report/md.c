@@ -351,8 +351,9 @@ static void md_notes(FILE *out, const struct report_doc *d,
 	if (nt->adj_applied) {
 		fputs("- ", out);
 		md_code(out, desc);
-		fprintf(out, ": within each label the headline went with the CPUs' distance (slope %+.3f of ln headline per ln host.xcpu_ns, p = %.4f, %.0f%% of the variance within the labels); the `.xcpu_adj` row compares the samples moved along it to %.0f ns\n",
-			nt->adj_slope, nt->adj_p, 100 * nt->adj_r2, nt->adj_x_ref_ns);
+		fputs(": ", out);
+		report_adj_note(out, nt);
+		fputc('\n', out);
 	}
 	for (int side = 0; side < 2; side++) {
 		double p = side ? nt->drift_p_b : nt->drift_p_a;

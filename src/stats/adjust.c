@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
@@ -87,5 +88,145 @@ int stats_adjust_log(const double *ya, const double *xa, size_t na,
 		return 0;
 	move(ya, xa, na, out->slope, mean_lx, ya_out);
 	move(yb, xb, nb, out->slope, mean_lx, yb_out);
+	return 0;
+}
+
+/* A window's intervals that enter the fit: a rate > 0 and a figure > 0. */
+static bool tick_ok(const struct stats_window *w, size_t t)
+{
+	return isfinite(w->rate[t]) && w->rate[t] > 0 && isfinite(w->x[t]) && w->x[t] > 0;
+}
+
+/* An interval's ln x and ln rate around its window's means mx, my. */
+static bool tick_dev(const struct stats_window *w, size_t t, double mx, double my,
+		     double *dx, double *dy)
+{
+	if (!tick_ok(w, t))
+		return false;
+	*dx = log(w->x[t]) - mx;
+	*dy = log(w->rate[t]) - my;
+	return true;
+}
+
+/* The means of ln x and ln rate over a window's intervals that enter the
+ * fit; false when fewer than STATS_ADJUST_MIN_TICKS do. */
+static bool window_means(const struct stats_window *w, double *mx, double *my)
+{
+	size_t k = 0;
+
+	*mx = *my = 0;
+	if (!w->rate || !w->x)
+		return false;
+	for (size_t t = 0; t < w->n; t++) {
+		if (!tick_ok(w, t))
+			continue;
+		*mx += log(w->x[t]);
+		*my += log(w->rate[t]);
+		k++;
+	}
+	if (k < STATS_ADJUST_MIN_TICKS)
+		return false;
+	*mx /= (double)k;
+	*my /= (double)k;
+	return true;
+}
+
+/* Scale y by the window's rates moved along the slope to lx_ref. */
+static double window_moved(double y, const struct stats_window *w, double mx,
+			   double slope, double lx_ref)
+{
+	double sum = 0, moved = 0;
+
+	for (size_t t = 0; t < w->n; t++) {
+		double lx = isfinite(w->x[t]) && w->x[t] > 0 ? log(w->x[t]) : mx;
+
+		if (!isfinite(w->rate[t]) || w->rate[t] <= 0)
+			continue;
+		sum += w->rate[t];
+		moved += w->rate[t] * exp(-slope * (lx - lx_ref));
+	}
+	return sum > 0 ? y * moved / sum : y;
+}
+
+int stats_adjust_windows(const double *ya, const struct stats_window *wa, size_t na,
+			 const double *yb, const struct stats_window *wb, size_t nb,
+			 double *ya_out, double *yb_out, struct stats_adjust *out)
+{
+	size_t n = na + nb, g = 0, ticks = 0;
+	double *mx, *my, sxx = 0, sxy = 0, syy = 0, lx_sum = 0, meat = 0, v;
+
+	if (!ya || !wa || !yb || !wb || !ya_out || !yb_out || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->slope_p = NAN;
+	memmove(ya_out, ya, na * sizeof(*ya));
+	memmove(yb_out, yb, nb * sizeof(*yb));
+	if (na < STATS_ADJUST_MIN_N || nb < STATS_ADJUST_MIN_N)
+		return 0;
+	mx = malloc(2 * n * sizeof(*mx));
+	if (!mx)
+		return -ENOMEM;
+	my = mx + n;
+	for (size_t i = 0; i < n; i++) {
+		const struct stats_window *w = i < na ? &wa[i] : &wb[i - na];
+		double y = i < na ? ya[i] : yb[i - na], wxx = 0;
+
+		if (!isfinite(y) || y <= 0 || !window_means(w, &mx[i], &my[i]))
+			goto out;
+		for (size_t t = 0; t < w->n; t++) {
+			double dx, dy;
+
+			if (!tick_dev(w, t, mx[i], my[i], &dx, &dy))
+				continue;
+			wxx += dx * dx;
+			sxy += dx * dy;
+			syy += dy * dy;
+			lx_sum += log(w->x[t]);
+			ticks++;
+		}
+		sxx += wxx;
+		g += wxx > 1e-12;
+	}
+	/* x did not move within enough windows: no slope to test */
+	if (g < 3 || !(sxx > 1e-12))
+		goto out;
+	out->tested = true;
+	out->ticks = ticks;
+	out->windows = g;
+	out->slope = sxy / sxx;
+	out->x_ref = exp(lx_sum / (double)ticks);
+	out->r2 = syy > 0 ? out->slope * sxy / syy : 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct stats_window *w = i < na ? &wa[i] : &wb[i - na];
+		double ze = 0;
+
+		for (size_t t = 0; t < w->n; t++) {
+			double dx, dy;
+
+			if (tick_dev(w, t, mx[i], my[i], &dx, &dy))
+				ze += dx * (dy - out->slope * dx);
+		}
+		meat += ze * ze;
+	}
+	v = (double)g / (double)(g - 1) * meat / (sxx * sxx);
+	if (!(v > 0)) {
+		/* every interval on its window's line: exact */
+		out->slope_se = 0;
+		out->slope_p = syy > 0 ? 0 : NAN;
+	} else {
+		out->slope_se = sqrt(v);
+		out->slope_p = 2 * gsl_cdf_tdist_Q(fabs(out->slope) / out->slope_se, (double)(g - 1));
+	}
+	out->applied = !isnan(out->slope_p) && out->slope_p < STATS_ADJUST_P;
+	if (out->applied) {
+		double lx_ref = log(out->x_ref);
+
+		for (size_t i = 0; i < na; i++)
+			ya_out[i] = window_moved(ya[i], &wa[i], mx[i], out->slope, lx_ref);
+		for (size_t i = 0; i < nb; i++)
+			yb_out[i] = window_moved(yb[i], &wb[i], mx[na + i], out->slope, lx_ref);
+	}
+out:
+	free(mx);
 	return 0;
 }

@@ -20,9 +20,13 @@ struct stats_adjust {
 	bool applied;
 	double slope;    /* d ln y / d ln x within the sides, pooled */
 	double slope_se; /* its standard error */
-	double slope_p;  /* two-sided t test, n - 3 degrees of freedom; NaN untested */
+	double slope_p;  /* two-sided t test (n - 3 degrees of freedom from the
+			  * samples, G - 1 from the windows); NaN untested */
 	double r2;       /* share of the within-side variance of ln y that went with ln x */
 	double x_ref;    /* geometric mean of x over both sides: where the adjusted values sit */
+	/* stats_adjust_windows(): the intervals fitted, and the windows in
+	 * which x moved (the clusters of the test) */
+	size_t ticks, windows;
 };
 
 /*
@@ -51,5 +55,48 @@ struct stats_adjust {
 int stats_adjust_log(const double *ya, const double *xa, size_t na,
 		     const double *yb, const double *xb, size_t nb,
 		     double *ya_out, double *yb_out, struct stats_adjust *out);
+
+/* A window has fewer intervals with a figure than this: nothing is tested. */
+#define STATS_ADJUST_MIN_TICKS 5
+
+/* One sample's window: its interval rates and the covariate in each
+ * interval (NaN where it had no figure), n of each. */
+struct stats_window {
+	const double *rate;
+	const double *x;
+	size_t n;
+};
+
+/*
+ * The same adjustment from within the windows: the slope of ln(rate)
+ * against ln(x) over the intervals of each window, each window's own
+ * means taken out (a level per sample), pooled over the windows of both
+ * sides. A window whose x stepped (the host moved the vCPUs in it) then
+ * says how its rate went with x, whatever the sample medians did, and a
+ * window that mixed two distances is adjusted by how long it spent at
+ * each, which one figure per sample cannot do.
+ *
+ * The intervals of a window are not independent, so the slope's standard
+ * error is the cluster-robust one with the windows as clusters (CR1:
+ * G / (G - 1) * sum over windows of (sum of z * e)^2 / (sum of z^2)^2, z
+ * the window-centred ln x, e the residual), and its t test has G - 1
+ * degrees of freedom, G the windows in which x moved at all (at least 3).
+ * r2 is the share of the within-window variance of ln(rate) that went with
+ * ln(x); x_ref the geometric mean of x over every interval with a figure.
+ *
+ * When applied, each value is scaled by its window's factor: the mean of
+ * its rates each moved to x_ref (rate * (x_ref / x)^slope; an interval
+ * without x moved by the window's geometric mean x) over the mean of the
+ * rates. So ya_out stays in ya's definition (ya[i] is the sample's
+ * headline, its window's rates the intervals of the same window).
+ *
+ * Needs STATS_ADJUST_MIN_N values on each side, every value > 0 and
+ * finite, and STATS_ADJUST_MIN_TICKS intervals with a rate > 0 and a
+ * figure in every window; else out->tested is false and the outputs are
+ * copies. Returns 0, -EINVAL (NULL) or -ENOMEM. Any thread.
+ */
+int stats_adjust_windows(const double *ya, const struct stats_window *wa, size_t na,
+			 const double *yb, const struct stats_window *wb, size_t nb,
+			 double *ya_out, double *yb_out, struct stats_adjust *out);
 
 #endif

@@ -301,12 +301,29 @@ static bool paired(const struct base_sample *const *s, size_t n, const char *y,
 	return true;
 }
 
+/* Each sample's window: its rates and round trips (false when one has none). */
+static bool windows_of(const struct base_sample *const *s, size_t n,
+		       struct stats_window *w)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!s[i]->nseries || !s[i]->series_probe[BASE_TICK_XCPU])
+			return false;
+		w[i].rate = s[i]->series;
+		w[i].x = s[i]->series_probe[BASE_TICK_XCPU];
+		w[i].n = s[i]->nseries;
+	}
+	return true;
+}
+
 /*
- * The headline adjusted for how far apart the host kept the test's CPUs
- * (host.xcpu_ns; stats_adjust_log): when every sample has both and the
- * common slope passed its test, *r becomes the row <headline>.xcpu_adj
- * and *made is set. The adjusted figures are compared as any metric; the
- * rank test does not know that one degree of freedom went to the slope.
+ * The headline adjusted for how far apart the host kept the test's CPUs:
+ * from the windows' 100 ms rates and round trips when every sample kept
+ * them and the round trip moved within at least 3 windows
+ * (stats_adjust_windows), else from each sample's headline and
+ * host.xcpu_ns (stats_adjust_log; every sample needs both). When the
+ * slope passed its test, *r becomes the row <headline>.xcpu_adj and
+ * *made is set. The adjusted figures are compared as any metric; the rank
+ * test does not know that one degree of freedom went to the slope.
  */
 static int adjusted_row(const struct base_sample *const *a, size_t na,
 			const struct base_sample *const *b, size_t nb,
@@ -315,22 +332,39 @@ static int adjusted_row(const struct base_sample *const *a, size_t na,
 {
 	size_t n = na + nb;
 	double *buf = malloc(3 * n * sizeof(*buf));
+	struct stats_window *w = malloc(n * sizeof(*w));
 	double *y, *x, *adj;
-	struct stats_adjust ad;
+	struct stats_adjust ad = { 0 };
 	int ret = 0;
 
 	*made = false;
-	if (!buf)
-		return -ENOMEM;
+	if (!buf || !w) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	y = buf;
 	x = buf + n;
 	adj = buf + 2 * n;
-	if (!paired(a, na, head->metric, "host.xcpu_ns", y, x) ||
-	    !paired(b, nb, head->metric, "host.xcpu_ns", y + na, x + na))
+	for (size_t i = 0; i < n; i++) {
+		const struct sample_metric *m =
+			base_sample_get(i < na ? a[i] : b[i - na], head->metric);
+
+		if (!m)
+			goto out;
+		y[i] = m->value;
+	}
+	if (windows_of(a, na, w) && windows_of(b, nb, w + na) &&
+	    (ret = stats_adjust_windows(y, w, na, y + na, w + na, nb, adj, adj + na, &ad)))
 		goto out;
-	if ((ret = stats_adjust_log(y, x, na, y + na, x + na, nb, adj, adj + na, &ad)) ||
-	    !ad.tested)
+	if (!ad.tested &&
+	    (!paired(a, na, head->metric, "host.xcpu_ns", y, x) ||
+	     !paired(b, nb, head->metric, "host.xcpu_ns", y + na, x + na) ||
+	     (ret = stats_adjust_log(y, x, na, y + na, x + na, nb, adj, adj + na, &ad))))
 		goto out;
+	if (!ad.tested)
+		goto out;
+	nt->adj_ticks = ad.ticks;
+	nt->adj_windows = ad.windows;
 	nt->adj_tested = true;
 	nt->adj_applied = ad.applied;
 	nt->adj_slope = ad.slope;
@@ -351,6 +385,7 @@ static int adjusted_row(const struct base_sample *const *a, size_t na,
 	r->shown = true;
 	*made = true;
 out:
+	free(w);
 	free(buf);
 	return ret;
 }

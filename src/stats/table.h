@@ -69,6 +69,11 @@ struct stats_notes {
 	 * row <headline>.xcpu_adj compares the adjusted figures */
 	bool adj_tested, adj_applied;
 	double adj_slope, adj_p, adj_r2, adj_x_ref_ns;
+	/* from the windows (stats_adjust_windows: every sample kept its
+	 * 100 ms rates and round trips, and the round trip moved within at
+	 * least 3 windows): the intervals fitted and those windows; 0 when
+	 * from one figure per sample (stats_adjust_log) */
+	size_t adj_ticks, adj_windows;
 };
 
 /* Whether any of the notes above has something to say. */

@@ -194,7 +194,46 @@ check "compare --json: the adjusted row and the slope" \
 "$NR" report --db "$TMP/adj.db" --format md -o "$TMP/adj.md" near far 2>/dev/null
 "$NR" report --db "$TMP/adj.db" -o "$TMP/adj.html" near far 2>/dev/null
 check "the report's notes carry the adjustment, markdown and html" \
-	sh -c 'grep -q "went with the CPUs. distance (slope -0\.[345]" "$1" && grep -q "went with the CPUs. distance (slope -0\.[345]" "$2"' _ "$TMP/adj.md" "$TMP/adj.html"
+	sh -c 'grep -q "within each label the headline went with the CPUs. distance: ln(headline) = -0\.[345]" "$1" && grep -q "within each label the headline went with the CPUs. distance: ln(headline) = -0\.[345]" "$2"' _ "$TMP/adj.md" "$TMP/adj.html"
+
+# The same from the windows: every sample keeps its 100 ms rates and round
+# trips, and the host moves the vCPUs within windows (spells of 1-3 s near
+# or far); B 10% slower at every distance and far more of the time.
+python3 - "$TMP/all.jsonl" "$TMP/adjw.jsonl" <<'PY'
+import json, random, sys, uuid
+random.seed(5)
+base = json.loads(open(sys.argv[1]).readline())
+with open(sys.argv[2], "w") as out:
+    for label, k, p_far in (("near", 30.0, 0.3), ("far", 27.0, 0.7)):
+        for i in range(8):
+            far, rates, xs = random.random() < p_far, [], []
+            for t in range(100):
+                if random.random() < 0.05:
+                    far = not far
+                x = (450 if far else 120) * (1 + 0.05 * random.uniform(-1, 1))
+                rates.append(k * (x / 120) ** -0.45 * (1 + 0.03 * random.gauss(0, 1)))
+                xs.append(None if t % 17 == 3 else x)
+            d = json.loads(json.dumps(base))
+            d["sample_id"] = uuid.uuid4().hex
+            d["label"] = label
+            d["window_series"] = {"step_s": 0.1, "unit": "Gbps", "values": rates, "xcpu_ns": xs}
+            m = d["metrics"]
+            m["host.xcpu_ns"] = {"value": sorted(x for x in xs if x)[len([x for x in xs if x]) // 2], "unit": "ns"}
+            m["throughput.gbps"]["value"] = sum(rates) / len(rates)
+            m["window.disturbed"]["value"] = 0
+            out.write(json.dumps(d) + "\n")
+PY
+"$NR" import --db "$TMP/adjw.db" "$TMP/adjw.jsonl" >/dev/null
+"$NR" compare --db "$TMP/adjw.db" near far >"$TMP/adjw.txt"
+"$NR" compare --db "$TMP/adjw.db" --json near far >"$TMP/adjw.json"
+check "from the windows: the note gives the slope over the intervals and the windows that moved" \
+	grep -qE "^note: within each window the 100 ms rates went with the CPUs' distance: ln\(rate\) = -0\.[345][0-9]* x ln\(round trip\) \+ a level per sample \(1[0-9]{3} intervals; p = 0\.0[0-9]* with the [0-9]+ windows in which it moved as clusters; [0-9]+% of the variance within the windows\); the \.xcpu_adj row compares every sample with its rates moved along that slope to [0-9]+ ns$" "$TMP/adjw.txt" ||
+	diag "$(grep -E '^(note|throughput)' "$TMP/adjw.txt")"
+check "... compare --json says so, and the adjusted row calls the regression, its interval around -10%" \
+	jtrue "$TMP/adjw.json" '(lambda c: c["notes"]["adj_from"] == "windows" and c["notes"]["adj_windows"] >= 3 and c["notes"]["adj_intervals"] > 1000 and c["rows"][1]["metric"] == "throughput.gbps.xcpu_adj" and c["rows"][1]["verdict"] == "REGRESSION" and c["rows"][1]["shift_lo_pct"] < -10 < c["rows"][1]["shift_hi_pct"])(d["configs"][0])' ||
+	diag "$(grep -E '^throughput' "$TMP/adjw.txt")"
+check "... and the samples-only adjustment above said it came from the samples" \
+	jtrue "$TMP/adj.json" 'd["configs"][0]["notes"]["adj_from"] == "samples" and d["configs"][0]["notes"]["adj_windows"] == 0'
 
 # Samples of one label that ran in different environments: the note names
 # the entry that differs and how many samples had each value. Five of

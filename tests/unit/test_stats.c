@@ -1700,6 +1700,221 @@ static struct base_sample *xcpu_samples(size_t n, const double *gbps, const doub
 	return s;
 }
 
+/*
+ * A window of n 100 ms intervals on a host that moves the vCPUs: spells
+ * near (120 ns) or far (450 ns), +-5%, starting far with probability
+ * p_far and switching with probability 0.03 an interval (about 3 s a
+ * spell); the rate k * (x / 120)^-0.45 with AR(1) noise of 3% (0.7 from
+ * one interval to the next); 1 interval in 20 without a round (NaN).
+ * Returns the window's mean rate (its headline).
+ */
+static double moving_window(gsl_rng *rng, double k, double p_far, double *rate,
+			    double *x, size_t n)
+{
+	bool far = gsl_rng_uniform(rng) < p_far;
+	double e = 0, sum = 0;
+
+	for (size_t t = 0; t < n; t++) {
+		double xt;
+
+		if (gsl_rng_uniform(rng) < 0.03)
+			far = !far;
+		xt = (far ? 450 : 120) * (1 + 0.05 * (2 * gsl_rng_uniform(rng) - 1));
+		e = 0.7 * e + gsl_ran_gaussian(rng, 0.03);
+		rate[t] = k * pow(xt / 120, -0.45) * exp(e);
+		x[t] = gsl_rng_uniform(rng) < 0.05 ? NAN : xt;
+		sum += rate[t];
+	}
+	return sum / (double)n;
+}
+
+static void test_adjust_windows_takes_out_the_moves_within_windows(void **state)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	static double ra[8][100], xa[8][100], rb[8][100], xb[8][100];
+	struct stats_window wa[8], wb[8];
+	double ya[8], yb[8], aa[8], ab[8], mean_a = 0, mean_b = 0, raw_a = 0, raw_b = 0;
+	struct stats_adjust ad;
+
+	(void)state;
+	gsl_rng_set(rng, 5);
+	/* B 10% slower at every distance, and far more often */
+	for (size_t i = 0; i < 8; i++) {
+		ya[i] = moving_window(rng, 30, 0.25, ra[i], xa[i], 100);
+		yb[i] = moving_window(rng, 27, 0.75, rb[i], xb[i], 100);
+		wa[i] = (struct stats_window){ ra[i], xa[i], 100 };
+		wb[i] = (struct stats_window){ rb[i], xb[i], 100 };
+	}
+	assert_int_equal(stats_adjust_windows(ya, wa, 8, yb, wb, 8, aa, ab, &ad), 0);
+	assert_true(ad.tested && ad.applied);
+	assert_float_equal(ad.slope, -0.45, 0.05);
+	assert_true(ad.slope_p < 0.001 && ad.r2 > 0.5 && ad.slope_se > 0);
+	assert_true(ad.windows >= 3 && ad.windows <= 16);
+	assert_true(ad.ticks > 1400 && ad.ticks < 1600);
+	assert_true(ad.x_ref > 120 && ad.x_ref < 450);
+	for (size_t i = 0; i < 8; i++) {
+		mean_a += aa[i] / 8;
+		mean_b += ab[i] / 8;
+		raw_a += ya[i] / 8;
+		raw_b += yb[i] / 8;
+	}
+	/* the raw means mix the distances; moved to one, 0.9 is left */
+	assert_true(raw_b / raw_a < 0.85);
+	assert_float_equal(mean_b / mean_a, 0.9, 0.03);
+	gsl_rng_free(rng);
+}
+
+/* The compare table takes the windows when every sample kept them, and
+ * prefers them to the samples' medians. */
+static void test_table_adjusts_from_the_windows(void **state)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	static double r[16][100], x[16][100];
+	double y[16], med[16];
+	struct base_sample *a, *b;
+	const struct base_sample *pa[8], *pb[8];
+	struct stats_table_opts o;
+	struct stats_table t;
+
+	(void)state;
+	gsl_rng_set(rng, 11);
+	for (size_t i = 0; i < 16; i++) {
+		double tmp[100];
+		size_t k = 0;
+
+		y[i] = moving_window(rng, i < 8 ? 30 : 27, i < 8 ? 0.25 : 0.75, r[i], x[i], 100);
+		for (size_t j = 0; j < 100; j++)
+			if (!isnan(x[i][j]))
+				tmp[k++] = x[i][j];
+		assert_int_equal(stats_median(tmp, k, &med[i]), 0);
+	}
+	a = xcpu_samples(8, y, med);
+	b = xcpu_samples(8, y + 8, med + 8);
+	for (size_t i = 0; i < 8; i++) {
+		assert_int_equal(base_sample_set_series(&a[i], "Gbps", 0.1, r[i], 100, 1), 0);
+		assert_int_equal(base_sample_set_series_probe(&a[i], BASE_TICK_XCPU, x[i], 100), 0);
+		assert_int_equal(base_sample_set_series(&b[i], "Gbps", 0.1, r[8 + i], 100, 1), 0);
+		assert_int_equal(base_sample_set_series_probe(&b[i], BASE_TICK_XCPU, x[8 + i], 100), 0);
+		pa[i] = &a[i];
+		pb[i] = &b[i];
+	}
+	stats_table_opts_init(&o);
+	assert_int_equal(stats_table_build(pa, 8, pb, 8, &o, &t), 0);
+	assert_true(t.notes.adj_tested && t.notes.adj_applied);
+	assert_true(t.notes.adj_windows >= 3 && t.notes.adj_ticks > 1400);
+	assert_float_equal(t.notes.adj_slope, -0.45, 0.05);
+	assert_true(t.rows[1].adjusted);
+	assert_int_equal(t.rows[1].c.verdict, STATS_REGRESSION);
+	assert_true(t.rows[1].c.shift_lo_pct < -10 && -10 < t.rows[1].c.shift_hi_pct);
+	stats_table_release(&t);
+	/* without B's windows: from the samples' medians */
+	for (size_t i = 0; i < 8; i++)
+		assert_int_equal(base_sample_set_series(&b[i], "Gbps", 0.1, NULL, 0, 1), 0);
+	assert_int_equal(stats_table_build(pa, 8, pb, 8, &o, &t), 0);
+	assert_true(t.notes.adj_tested);
+	assert_int_equal(t.notes.adj_windows, 0);
+	assert_int_equal(t.notes.adj_ticks, 0);
+	stats_table_release(&t);
+	free_samples(a, 8);
+	free_samples(b, 8);
+	gsl_rng_free(rng);
+}
+
+static void test_adjust_windows_needs_moves_within_windows(void **state)
+{
+	static double r[8][10], x[8][10];
+	struct stats_window w[8];
+	double y[8], out[8];
+	struct stats_adjust ad;
+
+	(void)state;
+	for (size_t i = 0; i < 8; i++) {
+		for (size_t t = 0; t < 10; t++) {
+			x[i][t] = i % 2 ? 450 : 120;
+			r[i][t] = 30 * pow(x[i][t] / 120, -0.45) * (1 + 0.01 * (double)(t % 3));
+		}
+		y[i] = r[i][0];
+		w[i] = (struct stats_window){ r[i], x[i], 10 };
+	}
+	/* each window at one distance: the windows say nothing */
+	assert_int_equal(stats_adjust_windows(y, w, 4, y + 4, w + 4, 4, out, out + 4, &ad), 0);
+	assert_false(ad.tested);
+	assert_memory_equal(out, y, sizeof(y));
+	/* a step in two windows: not enough clusters for the test */
+	x[0][5] = x[0][6] = 450;
+	x[5][5] = 120;
+	assert_int_equal(stats_adjust_windows(y, w, 4, y + 4, w + 4, 4, out, out + 4, &ad), 0);
+	assert_false(ad.tested);
+	/* and in a third: tested */
+	x[2][1] = 450;
+	assert_int_equal(stats_adjust_windows(y, w, 4, y + 4, w + 4, 4, out, out + 4, &ad), 0);
+	assert_true(ad.tested);
+	assert_int_equal(ad.windows, 3);
+	assert_int_equal(ad.ticks, 80);
+	/* a window with fewer than 5 intervals with a round, too few
+	 * samples, a headline that is not positive, NULL */
+	for (size_t t = 0; t < 6; t++)
+		x[3][t] = NAN;
+	assert_int_equal(stats_adjust_windows(y, w, 4, y + 4, w + 4, 4, out, out + 4, &ad), 0);
+	assert_false(ad.tested);
+	x[3][0] = 120;
+	assert_int_equal(stats_adjust_windows(y, w, 4, y + 4, w + 4, 4, out, out + 4, &ad), 0);
+	assert_true(ad.tested);
+	assert_int_equal(stats_adjust_windows(y, w, 3, y + 4, w + 4, 4, out, out + 4, &ad), 0);
+	assert_false(ad.tested);
+	y[1] = 0;
+	assert_int_equal(stats_adjust_windows(y, w, 4, y + 4, w + 4, 4, out, out + 4, &ad), 0);
+	assert_false(ad.tested);
+	assert_int_equal(stats_adjust_windows(y, NULL, 4, y + 4, w + 4, 4, out, out + 4, &ad), -EINVAL);
+}
+
+/*
+ * A/A from the windows: 300 trials of 6 windows a side, A starting far
+ * with probability 0.25 and B with 0.75, the same rate law and noise;
+ * the rank test of the adjusted values at alpha 0.05 must not call a
+ * change more often than alpha.
+ */
+static void test_adjust_windows_aa_keeps_the_false_positive_rate(void **state)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	static double ra[6][100], xa[6][100], rb[6][100], xb[6][100];
+	struct stats_compare_opts co;
+	int trials = 0, applied = 0, fp = 0, raw_fp = 0;
+
+	(void)state;
+	gsl_rng_set(rng, 29);
+	stats_compare_opts_init(&co);
+	for (int r = 0; r < 300; r++) {
+		struct stats_window wa[6], wb[6];
+		double ya[6], yb[6], aa[6], ab[6];
+		struct stats_adjust ad;
+		struct stats_compare c;
+
+		for (size_t i = 0; i < 6; i++) {
+			ya[i] = moving_window(rng, 30, 0.25, ra[i], xa[i], 100);
+			yb[i] = moving_window(rng, 30, 0.75, rb[i], xb[i], 100);
+			wa[i] = (struct stats_window){ ra[i], xa[i], 100 };
+			wb[i] = (struct stats_window){ rb[i], xb[i], 100 };
+		}
+		assert_int_equal(stats_adjust_windows(ya, wa, 6, yb, wb, 6, aa, ab, &ad), 0);
+		if (!ad.tested)
+			continue;
+		trials++;
+		applied += ad.applied;
+		assert_int_equal(stats_compare_samples(aa, 6, ab, 6, STATS_HIGHER, &co, &c), 0);
+		fp += c.p < 0.05;
+		assert_int_equal(stats_compare_samples(ya, 6, yb, 6, STATS_HIGHER, &co, &c), 0);
+		raw_fp += c.p < 0.05;
+	}
+	print_message("adjusted A/A from windows: %d trials, slope applied in %d, p < 0.05 in %d (raw %d)\n",
+		      trials, applied, fp, raw_fp);
+	assert_true(trials > 270 && applied > trials * 9 / 10);
+	/* 5% of 300 is 15; binomial sd 3.8 */
+	assert_true(fp <= 24);
+	gsl_rng_free(rng);
+}
+
+
 static void test_table_adjusts_the_headline_for_the_distance(void **state)
 {
 	static const double xa[] = { 120, 450, 121, 452, 119, 448, 120, 451 };
@@ -1874,6 +2089,10 @@ int main(void)
 		cmocka_unit_test(test_adjust_log_leaves_alone_what_it_cannot_separate),
 		cmocka_unit_test(test_adjust_log_aa_keeps_the_false_positive_rate),
 		cmocka_unit_test(test_table_adjusts_the_headline_for_the_distance),
+		cmocka_unit_test(test_adjust_windows_takes_out_the_moves_within_windows),
+		cmocka_unit_test(test_adjust_windows_needs_moves_within_windows),
+		cmocka_unit_test(test_table_adjusts_from_the_windows),
+		cmocka_unit_test(test_adjust_windows_aa_keeps_the_false_positive_rate),
 		cmocka_unit_test(test_levels_find_steps_and_flips),
 		cmocka_unit_test(test_covary_ranks_what_went_with_y_and_adjusts_for_many),
 		cmocka_unit_test(test_table_counts_mixed_windows_and_their_widest_gap),
