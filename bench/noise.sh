@@ -443,8 +443,8 @@ for f in files:
     lx_all += [p[0] for p in pts]
     runs.append((y, w["values"], w["xcpu_ns"], mx))
 label = "%-16s in ours %-31s" % ("within windows", desc + ":")
-if not runs or moved < 3 or len(runs) < 4:
-    print(label, "not estimable (every run needs 5 intervals with a round trip, and 3 windows in which it moved)")
+if not runs or moved < 3 or len(runs) < 4:  # as stats_adjust_windows
+    print(label, "not estimable (every run needs 5 intervals with a round trip, and 3 windows a varying one)")
     sys.exit(0)
 b, ref = sxy / sxx, sum(lx_all) / len(lx_all)
 adj = []
@@ -454,7 +454,7 @@ for y, rates, xs, mx in runs:
     adj.append(y * mov / tot if tot > 0 else y)
 m = sum(adj) / len(adj)
 sd = math.sqrt(sum((v - m) ** 2 for v in adj) / (len(adj) - 1))
-print(label, "cov %.2f %% (slope %.2f of ln rate per ln ns over %d intervals, %d of %d windows moved, at %.0f ns), %d runs"
+print(label, "cov %.2f %% (slope %.2f of ln rate per ln ns over %d intervals, %d of %d windows with a varying round trip, at %.0f ns), %d runs"
       % (100 * sd / m, b, len(lx_all), moved, len(runs), math.exp(ref), len(runs)))
 PY
 	[ -s "$tmp/$row.moved" ] && awk -v d="${DESC[$row]}" '{ n++; m += $2 }

@@ -558,7 +558,6 @@ static int metrics_from_json(struct doc_reader *r, const json_t *metrics,
 	return ret;
 }
 
-/* The window's interval rates, when the sample kept them. */
 /*
  * window_series' optional member key: probe p's figure in each interval,
  * as many as the values, each a number > 0 or null (no figure). v has
@@ -597,6 +596,8 @@ static int probe_from_json(struct doc_reader *r, const json_t *o, const char *ke
 	return ret ? doc_bad(r, key, "cannot be kept") : 0;
 }
 
+/* The window's interval rates, and the probes' figures in the same
+ * intervals, when the sample kept them. */
 static int series_from_json(struct doc_reader *r, const json_t *doc,
 			    struct base_sample *s)
 {

@@ -121,7 +121,7 @@ static void side(FILE *out, const char *median, const char *sd, size_t n)
 void report_adj_note(FILE *out, const struct stats_notes *nt)
 {
 	if (nt->adj_windows)
-		fprintf(out, "within each window the 100 ms rates went with the CPUs' distance: ln(rate) = %+.3f x ln(round trip) + a level per sample (%zu intervals; p = %.4f with the %zu windows in which it moved as clusters; %.0f%% of the variance within the windows); the .xcpu_adj row compares every sample with its rates moved along that slope to %.0f ns",
+		fprintf(out, "within each window the 100 ms rates went with the CPUs' distance: ln(rate) = %+.3f x ln(round trip) + a level per sample (%zu intervals; p = %.4f with the %zu windows in which it varied as clusters; %.0f%% of the variance within the windows); the .xcpu_adj row compares every sample with its rates moved along that slope to %.0f ns",
 			nt->adj_slope, nt->adj_ticks, nt->adj_p, nt->adj_windows,
 			100 * nt->adj_r2, nt->adj_x_ref_ns);
 	else

@@ -227,7 +227,7 @@ PY
 "$NR" compare --db "$TMP/adjw.db" near far >"$TMP/adjw.txt"
 "$NR" compare --db "$TMP/adjw.db" --json near far >"$TMP/adjw.json"
 check "from the windows: the note gives the slope over the intervals and the windows that moved" \
-	grep -qE "^note: within each window the 100 ms rates went with the CPUs' distance: ln\(rate\) = -0\.[345][0-9]* x ln\(round trip\) \+ a level per sample \(1[0-9]{3} intervals; p = 0\.0[0-9]* with the [0-9]+ windows in which it moved as clusters; [0-9]+% of the variance within the windows\); the \.xcpu_adj row compares every sample with its rates moved along that slope to [0-9]+ ns$" "$TMP/adjw.txt" ||
+	grep -qE "^note: within each window the 100 ms rates went with the CPUs' distance: ln\(rate\) = -0\.[345][0-9]* x ln\(round trip\) \+ a level per sample \(1[0-9]{3} intervals; p = 0\.0[0-9]* with the [0-9]+ windows in which it varied as clusters; [0-9]+% of the variance within the windows\); the \.xcpu_adj row compares every sample with its rates moved along that slope to [0-9]+ ns$" "$TMP/adjw.txt" ||
 	diag "$(grep -E '^(note|throughput)' "$TMP/adjw.txt")"
 check "... compare --json says so, and the adjusted row calls the regression, its interval around -10%" \
 	jtrue "$TMP/adjw.json" '(lambda c: c["notes"]["adj_from"] == "windows" and c["notes"]["adj_windows"] >= 3 and c["notes"]["adj_intervals"] > 1000 and c["rows"][1]["metric"] == "throughput.gbps.xcpu_adj" and c["rows"][1]["verdict"] == "REGRESSION" and c["rows"][1]["shift_lo_pct"] < -10 < c["rows"][1]["shift_hi_pct"])(d["configs"][0])' ||
