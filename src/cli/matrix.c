@@ -222,10 +222,7 @@ static int run_step(struct matrix *m, size_t ci)
 /* --until-ci: is the cell's headline mean known within +-pct? */
 static bool settled(const struct cell_state *cs, double pct)
 {
-	double h;
-
-	return cs->n >= 3 && !stats_ci_half_pct(cs->values, cs->n, 0.95, &h) &&
-	       h <= pct;
+	return stats_settle_half_pct(cs->values, cs->n) <= pct;
 }
 
 static void print_plan(const struct matrix *m, const struct job_plan_step *steps,

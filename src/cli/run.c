@@ -216,18 +216,14 @@ struct rep_plan {
 struct rep_tally {
 	double *v;
 	size_t n, cap;
-	size_t samples, disturbed;
+	size_t disturbed;
 	char unit[32];
 };
 
 /* Too few kept samples for an interval, or no interval: +inf. */
 static double tally_half_pct(const struct rep_tally *t)
 {
-	double h;
-
-	if (t->n < 3 || stats_ci_half_pct(t->v, t->n, 0.95, &h))
-		return INFINITY;
-	return h;
+	return stats_settle_half_pct(t->v, t->n);
 }
 
 static int tally_add(struct rep_tally *t, const struct base_sample *s,
@@ -236,7 +232,6 @@ static int tally_add(struct rep_tally *t, const struct base_sample *s,
 	const struct sample_metric *m = base_sample_get(s, headline);
 	const struct sample_metric *d = base_sample_get(s, "window.disturbed");
 
-	t->samples++;
 	if (d && d->value != 0) {
 		t->disturbed++;
 		return 0;
@@ -309,8 +304,8 @@ static void print_tally(const struct rep_tally *t, const struct rep_plan *p,
 		printf("--until-ci %.3g%%: not reached: +-%.2f%% after %" PRIu64 " samples%s\n",
 		       p->until, half, done, done >= p->max_reps ? " (--max-reps)" : "");
 	else
-		printf("--until-ci %.3g%%: not reached: %zu samples count, an interval needs 3\n",
-		       p->until, t->n);
+		printf("--until-ci %.3g%%: not reached: %zu samples count, an interval needs %d\n",
+		       p->until, t->n, STATS_SETTLE_MIN_N);
 }
 
 /*
@@ -602,9 +597,9 @@ int cmd_run(int argc, char **argv)
 			  plan.max_reps, plan.reps);
 		return EXIT_USAGE;
 	}
-	if (plan.until > 0 && plan.max_reps < 3) {
-		cli_error("--max-reps %" PRIu64 " cannot reach --until-ci: an interval needs 3 samples",
-			  plan.max_reps);
+	if (plan.until > 0 && plan.max_reps < STATS_SETTLE_MIN_N) {
+		cli_error("--max-reps %" PRIu64 " cannot reach --until-ci: an interval needs %d samples",
+			  plan.max_reps, STATS_SETTLE_MIN_N);
 		return EXIT_USAGE;
 	}
 	/* its window mixes collectors on and off: never pooled with samples */

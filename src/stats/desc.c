@@ -191,6 +191,15 @@ int stats_ci_half_pct(const double *x, size_t n, double conf, double *out)
 	return 0;
 }
 
+double stats_settle_half_pct(const double *x, size_t n)
+{
+	double h;
+
+	if (n < STATS_SETTLE_MIN_N || stats_ci_half_pct(x, n, 0.95, &h))
+		return INFINITY;
+	return h;
+}
+
 int stats_paired_ratio(const double *num, const double *den, size_t n,
 		       double conf, struct stats_ratio *out)
 {

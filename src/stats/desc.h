@@ -59,6 +59,17 @@ int stats_mad(const double *x, size_t n, double *out);
  */
 int stats_ci_half_pct(const double *x, size_t n, double conf, double *out);
 
+/* --until-ci (run and matrix): an interval counts from this many values */
+#define STATS_SETTLE_MIN_N 3
+
+/*
+ * The half-width of the 95% interval of the mean of x[0..n), in percent
+ * of the mean (stats_ci_half_pct), once there are STATS_SETTLE_MIN_N
+ * values; +inf before that or when there is none. --until-ci PCT stops
+ * when it is <= PCT. Any thread.
+ */
+double stats_settle_half_pct(const double *x, size_t n);
+
 /* The geometric mean of paired ratios, with its confidence interval. */
 struct stats_ratio {
 	size_t n;

@@ -285,22 +285,6 @@ int stats_table_build(const struct base_sample *const *a_all, size_t na_all,
 	return ret;
 }
 
-/* metric y and x of every sample, or false when one lacks either */
-static bool paired(const struct base_sample *const *s, size_t n, const char *y,
-		   const char *x, double *vy, double *vx)
-{
-	for (size_t i = 0; i < n; i++) {
-		const struct sample_metric *my = base_sample_get(s[i], y);
-		const struct sample_metric *mx = base_sample_get(s[i], x);
-
-		if (!my || !mx)
-			return false;
-		vy[i] = my->value;
-		vx[i] = mx->value;
-	}
-	return true;
-}
-
 /* Each sample's window: its rates and round trips (false when one has none). */
 static bool windows_of(const struct base_sample *const *s, size_t n,
 		       struct stats_window *w)
@@ -346,20 +330,22 @@ static int adjusted_row(const struct base_sample *const *a, size_t na,
 	x = buf + n;
 	adj = buf + 2 * n;
 	for (size_t i = 0; i < n; i++) {
-		const struct sample_metric *m =
-			base_sample_get(i < na ? a[i] : b[i - na], head->metric);
+		const struct base_sample *si = i < na ? a[i] : b[i - na];
+		const struct sample_metric *my = base_sample_get(si, head->metric);
+		const struct sample_metric *mx = base_sample_get(si, "host.xcpu_ns");
 
-		if (!m)
+		if (!my)
 			goto out;
-		y[i] = m->value;
+		y[i] = my->value;
+		/* a sample without the probe's median: no adjustment from the samples */
+		x[i] = mx ? mx->value : NAN;
 	}
 	if (windows_of(a, na, w) && windows_of(b, nb, w + na) &&
 	    (ret = stats_adjust_windows(y, w, na, y + na, w + na, nb, adj, adj + na, &ad)))
 		goto out;
+	/* stats_adjust_log tests nothing when an x is missing (NaN) */
 	if (!ad.tested &&
-	    (!paired(a, na, head->metric, "host.xcpu_ns", y, x) ||
-	     !paired(b, nb, head->metric, "host.xcpu_ns", y + na, x + na) ||
-	     (ret = stats_adjust_log(y, x, na, y + na, x + na, nb, adj, adj + na, &ad))))
+	    (ret = stats_adjust_log(y, x, na, y + na, x + na, nb, adj, adj + na, &ad)))
 		goto out;
 	if (!ad.tested)
 		goto out;

@@ -1183,6 +1183,12 @@ static void test_ci_half_pct_matches_scipy(void **state)
 	assert_int_equal(stats_ci_half_pct(x, 1, 0.95, &h), -EINVAL);
 	assert_int_equal(stats_ci_half_pct(x, 5, 1.0, &h), -EINVAL);
 	assert_int_equal(stats_ci_half_pct(z, 2, 0.95, &h), -EDOM);
+	/* --until-ci's figure: the same once there are 3 values, +inf before
+	 * and when there is none */
+	assert_true(fabs(stats_settle_half_pct(x, 5) - 65.44144) < 1e-4);
+	assert_true(isinf(stats_settle_half_pct(x, 2)));
+	assert_true(isinf(stats_settle_half_pct(z, 2)));
+	assert_true(stats_settle_half_pct(x, 3) > 0);
 }
 
 /*
