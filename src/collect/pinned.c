@@ -2,6 +2,7 @@
 /* What the probes share: a thread pinned to one CPU above the test's, timed waits, medians. */
 #include "collect/pinned.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,23 +43,71 @@ int collect_pinned_start(pthread_t *th, unsigned cpu, void *(*fn)(void *), void 
 	return 0;
 }
 
-void collect_pinned_sync_init(pthread_mutex_t *mu, pthread_cond_t *cv)
+void collect_window_init(struct collect_window *w)
 {
 	pthread_condattr_t ca;
 
-	pthread_mutex_init(mu, NULL);
+	memset(w, 0, sizeof(*w));
+	pthread_mutex_init(&w->mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(cv, &ca);
+	pthread_cond_init(&w->cv, &ca);
 	pthread_condattr_destroy(&ca);
 }
 
-void collect_pinned_quit(pthread_mutex_t *mu, pthread_cond_t *cv, bool *quit)
+void collect_window_destroy(struct collect_window *w)
 {
-	pthread_mutex_lock(mu);
-	*quit = true;
-	pthread_cond_broadcast(cv);
-	pthread_mutex_unlock(mu);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+}
+
+void collect_window_quit(struct collect_window *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->quit = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+int collect_window_lock(struct collect_window *w)
+{
+	pthread_mutex_lock(&w->mu);
+	if (w->running)
+		return 0;
+	pthread_mutex_unlock(&w->mu);
+	return -EINVAL;
+}
+
+void collect_window_open(struct collect_window *w)
+{
+	w->gen++;
+	w->t_start = base_now_ns();
+	w->running = true;
+	w->paused = false;
+	w->closed = false;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+void collect_window_close(struct collect_window *w, int64_t now_ns)
+{
+	w->t_stop = now_ns;
+	w->gen++;
+	w->running = false;
+	w->paused = false;
+	w->closed = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+void collect_window_pause(struct collect_window *w, bool paused)
+{
+	if (w->paused != paused) {
+		w->paused = paused;
+		w->gen++;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
 }
 
 void collect_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t deadline_ns)

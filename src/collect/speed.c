@@ -22,7 +22,7 @@ struct probe {
 	pthread_t th;
 	bool started;
 	int cpu;
-	/* the window's bursts, under owner->mu */
+	/* the window's bursts, under owner->w.mu */
 	uint32_t n;
 	double sum, sumsq, min, max;
 	/* the chain's value; the probe's only */
@@ -34,13 +34,9 @@ struct probe {
 };
 
 struct collect_speed {
-	pthread_mutex_t mu;
-	pthread_cond_t cv; /* CLOCK_MONOTONIC: state changes and periods */
-	bool running, paused, quit, closed;
+	struct collect_window w; /* a burst across a change of gen is dropped */
 	bool realtime; /* every probe got SCHED_FIFO */
-	uint64_t gen; /* bumped at every mark: a burst from before is dropped */
 	int64_t period_ns, burst_ns;
-	int64_t t_start, t_stop;
 	struct collect_pause_clock pause;
 	size_t n;
 	struct probe p[];
@@ -113,28 +109,28 @@ static void *probe_main(void *arg)
 	int64_t next = 0;
 
 	p->x = 1;
-	pthread_mutex_lock(&s->mu);
-	while (!s->quit) {
+	pthread_mutex_lock(&s->w.mu);
+	while (!s->w.quit) {
 		struct collect_speed_burst b;
 		uint64_t gen;
 		double v;
 
-		if (!s->running || s->paused) {
-			pthread_cond_wait(&s->cv, &s->mu);
+		if (!s->w.running || s->w.paused) {
+			pthread_cond_wait(&s->w.cv, &s->w.mu);
 			next = 0;
 			continue;
 		}
 		if (base_now_ns() < next) {
-			collect_cond_wait_until(&s->cv, &s->mu, next);
+			collect_cond_wait_until(&s->w.cv, &s->w.mu, next);
 			continue;
 		}
-		gen = s->gen;
-		pthread_mutex_unlock(&s->mu);
+		gen = s->w.gen;
+		pthread_mutex_unlock(&s->w.mu);
 		burst(p, s->burst_ns, &b);
 		v = b.rate;
 		next = base_now_ns() + s->period_ns;
-		pthread_mutex_lock(&s->mu);
-		if (v > 0 && s->running && !s->paused && s->gen == gen) {
+		pthread_mutex_lock(&s->w.mu);
+		if (v > 0 && s->w.running && !s->w.paused && s->w.gen == gen) {
 			if (!p->n || v < p->min)
 				p->min = v;
 			if (!p->n || v > p->max)
@@ -147,7 +143,7 @@ static void *probe_main(void *arg)
 			p->lost_ns += b.lost_ns;
 		}
 	}
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_unlock(&s->w.mu);
 	return NULL;
 }
 
@@ -183,7 +179,7 @@ int collect_speed_open(struct collect_speed **out,
 	s->period_ns = period;
 	s->burst_ns = burst_ns;
 	s->realtime = true;
-	collect_pinned_sync_init(&s->mu, &s->cv);
+	collect_window_init(&s->w);
 	for (int i = 0; i < opts->cpus->n; i++) {
 		struct probe *p = &s->p[s->n++];
 
@@ -204,12 +200,11 @@ void collect_speed_free(struct collect_speed *s)
 {
 	if (!s)
 		return;
-	collect_pinned_quit(&s->mu, &s->cv, &s->quit);
+	collect_window_quit(&s->w);
 	for (size_t i = 0; i < s->n; i++)
 		if (s->p[i].started)
 			pthread_join(s->p[i].th, NULL);
-	pthread_cond_destroy(&s->cv);
-	pthread_mutex_destroy(&s->mu);
+	collect_window_destroy(&s->w);
 	free(s);
 }
 
@@ -217,8 +212,7 @@ int collect_speed_start(struct collect_speed *s)
 {
 	if (!s)
 		return -EINVAL;
-	pthread_mutex_lock(&s->mu);
-	s->gen++;
+	pthread_mutex_lock(&s->w.mu);
 	for (size_t i = 0; i < s->n; i++) {
 		struct probe *p = &s->p[i];
 
@@ -226,56 +220,31 @@ int collect_speed_start(struct collect_speed *s)
 		p->sum = p->sumsq = p->min = p->max = 0;
 		p->steps = p->time_ns = p->lost_ns = 0;
 	}
-	s->t_start = base_now_ns();
 	s->pause = (struct collect_pause_clock){ 0 };
-	s->running = true;
-	s->paused = false;
-	s->closed = false;
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
+	collect_window_open(&s->w);
 	return 0;
-}
-
-/* Lock s for a change inside its window: 0 with the lock held, or -EINVAL
- * (s NULL, or no window open) without it. */
-static int lock_window(struct collect_speed *s)
-{
-	if (!s)
-		return -EINVAL;
-	pthread_mutex_lock(&s->mu);
-	if (s->running)
-		return 0;
-	pthread_mutex_unlock(&s->mu);
-	return -EINVAL;
 }
 
 int collect_speed_stop(struct collect_speed *s)
 {
-	if (lock_window(s))
+	int64_t now;
+
+	if (!s || collect_window_lock(&s->w))
 		return -EINVAL;
-	s->t_stop = base_now_ns();
-	collect_pause_clock_set(&s->pause, false, s->t_stop);
-	s->gen++;
-	s->running = false;
-	s->paused = false;
-	s->closed = true;
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
+	now = base_now_ns();
+	collect_pause_clock_set(&s->pause, false, now);
+	collect_window_close(&s->w, now);
 	return 0;
 }
 
 int collect_speed_pause(struct collect_speed *s, bool paused)
 {
-	if (lock_window(s))
+	if (!s || collect_window_lock(&s->w))
 		return -EINVAL;
-	if (s->paused != paused) {
+	/* a burst under way when the state flips is not counted (gen) */
+	if (s->w.paused != paused)
 		collect_pause_clock_set(&s->pause, paused, base_now_ns());
-		s->paused = paused;
-		/* a burst under way when the state flips is not counted */
-		s->gen++;
-		pthread_cond_broadcast(&s->cv);
-	}
-	pthread_mutex_unlock(&s->mu);
+	collect_window_pause(&s->w, paused);
 	return 0;
 }
 
@@ -284,12 +253,12 @@ int collect_speed_totals(struct collect_speed *s, double *steps, double *time_ns
 	if (!s || !steps || !time_ns)
 		return -EINVAL;
 	*steps = *time_ns = 0;
-	pthread_mutex_lock(&s->mu);
+	pthread_mutex_lock(&s->w.mu);
 	for (size_t i = 0; i < s->n; i++) {
 		*steps += s->p[i].steps;
 		*time_ns += s->p[i].time_ns;
 	}
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_unlock(&s->w.mu);
 	return 0;
 }
 
@@ -301,14 +270,14 @@ int collect_speed_result(const struct collect_speed *s,
 
 	if (!s || !out)
 		return -EINVAL;
-	pthread_mutex_lock(&m->mu);
-	if (!s->closed) {
+	pthread_mutex_lock(&m->w.mu);
+	if (!s->w.closed) {
 		ret = -EINVAL;
 		goto out;
 	}
 	memset(out, 0, sizeof(*out));
 	out->realtime = s->realtime;
-	out->window_ns = s->t_stop - s->t_start;
+	out->window_ns = s->w.t_stop - s->w.t_start;
 	out->active_ns = out->window_ns - s->pause.total_ns;
 	for (size_t i = 0; i < s->n && i < BASE_CPU_MAX; i++) {
 		const struct probe *p = &s->p[i];
@@ -329,6 +298,6 @@ int collect_speed_result(const struct collect_speed *s,
 		}
 	}
 out:
-	pthread_mutex_unlock(&m->mu);
+	pthread_mutex_unlock(&m->w.mu);
 	return ret;
 }

@@ -44,12 +44,9 @@ struct xpair {
 
 struct collect_xcpu {
 	struct line line;
-	pthread_mutex_t mu;
-	pthread_cond_t cv; /* CLOCK_MONOTONIC: state changes and deadlines */
-	bool running, paused, quit, closed;
+	struct collect_window w; /* a round across a change of gen is dropped */
 	bool realtime;
-	uint32_t gen; /* bumped at every mark and pause: a round across it is dropped */
-	int64_t period_ns, t_start, t_stop;
+	int64_t period_ns;
 	struct base_hist *all; /* every pair's figures */
 	uint32_t rounds, missed;
 	double sum_ns;
@@ -195,8 +192,8 @@ static void *xthread_main(void *arg)
 
 	/* wake at the deadline, as the partner does */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	pthread_mutex_lock(&s->mu);
-	while (!s->quit) {
+	pthread_mutex_lock(&s->w.mu);
+	while (!s->w.quit) {
 		int64_t batch[COLLECT_XCPU_BATCHES];
 		int64_t now, deadline;
 		struct xpair *p;
@@ -204,45 +201,45 @@ static void *xthread_main(void *arg)
 		uint64_t id;
 		bool ok;
 
-		if (!s->running || s->paused) {
-			pthread_cond_wait(&s->cv, &s->mu);
+		if (!s->w.running || s->w.paused) {
+			pthread_cond_wait(&s->w.cv, &s->w.mu);
 			continue;
 		}
 		now = base_now_ns();
-		if (s->gen != seen_gen) {
+		if (s->w.gen != seen_gen) {
 			/* a new window or a resume: the next whole period */
-			seen_gen = s->gen;
-			last = (now - s->t_start) / s->period_ns;
+			seen_gen = s->w.gen;
+			last = (now - s->w.t_start) / s->period_ns;
 		}
-		deadline = s->t_start + (last + 1) * s->period_ns;
+		deadline = s->w.t_start + (last + 1) * s->period_ns;
 		if (now < deadline) {
-			collect_cond_wait_until(&s->cv, &s->mu, deadline);
+			collect_cond_wait_until(&s->w.cv, &s->w.mu, deadline);
 			continue;
 		}
 		if (now - deadline > s->period_ns / 2) {
 			/* woke too late for this round: the partner has gone */
-			last = (now - s->t_start) / s->period_ns;
+			last = (now - s->w.t_start) / s->period_ns;
 			continue;
 		}
 		last++;
 		p = &s->pair[(size_t)last % s->npairs];
 		if (p->a != t->cpu && p->b != t->cpu)
 			continue;
-		gen = s->gen;
+		gen = s->w.gen;
 		id = (uint64_t)gen << 32 | (uint32_t)last;
-		pthread_mutex_unlock(&s->mu);
+		pthread_mutex_unlock(&s->w.mu);
 		if (p->b == t->cpu) {
 			answer(&s->line, id);
-			pthread_mutex_lock(&s->mu);
+			pthread_mutex_lock(&s->w.mu);
 			continue;
 		}
 		ok = lead(&s->line, id, batch);
-		pthread_mutex_lock(&s->mu);
-		if (s->running && !s->paused && s->gen == gen)
+		pthread_mutex_lock(&s->w.mu);
+		if (s->w.running && !s->w.paused && s->w.gen == gen)
 			record(s, p, ok, ok ? collect_xcpu_figure(batch, COLLECT_XCPU_BATCHES,
 								  COLLECT_XCPU_PER_BATCH) : 0);
 	}
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_unlock(&s->w.mu);
 	return NULL;
 }
 
@@ -323,7 +320,7 @@ int collect_xcpu_open(struct collect_xcpu **out, const struct collect_xcpu_opts 
 		base_hist_init(s->pair[i].hist);
 	s->period_ns = opts->period_ns ? opts->period_ns : DEFAULT_PERIOD_NS;
 	s->realtime = true;
-	collect_pinned_sync_init(&s->mu, &s->cv);
+	collect_window_init(&s->w);
 	for (size_t i = 0; i < ncpu; i++) {
 		struct xthread *t = &s->th[s->nth++];
 
@@ -344,12 +341,11 @@ void collect_xcpu_free(struct collect_xcpu *s)
 {
 	if (!s)
 		return;
-	collect_pinned_quit(&s->mu, &s->cv, &s->quit);
+	collect_window_quit(&s->w);
 	for (size_t i = 0; i < s->nth; i++)
 		if (s->th[i].started)
 			pthread_join(s->th[i].th, NULL);
-	pthread_cond_destroy(&s->cv);
-	pthread_mutex_destroy(&s->mu);
+	collect_window_destroy(&s->w);
 	for (size_t i = 0; i < s->npairs; i++)
 		free(s->pair[i].hist);
 	free(s->all);
@@ -360,8 +356,7 @@ int collect_xcpu_start(struct collect_xcpu *s)
 {
 	if (!s)
 		return -EINVAL;
-	pthread_mutex_lock(&s->mu);
-	s->gen++;
+	pthread_mutex_lock(&s->w.mu);
 	for (size_t i = 0; i < s->npairs; i++) {
 		struct xpair *p = &s->pair[i];
 
@@ -371,50 +366,23 @@ int collect_xcpu_start(struct collect_xcpu *s)
 	base_hist_init(s->all);
 	s->rounds = s->missed = 0;
 	s->sum_ns = 0;
-	s->t_start = base_now_ns();
-	s->running = true;
-	s->paused = false;
-	s->closed = false;
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
+	collect_window_open(&s->w);
 	return 0;
-}
-
-static int lock_window(struct collect_xcpu *s)
-{
-	if (!s)
-		return -EINVAL;
-	pthread_mutex_lock(&s->mu);
-	if (s->running)
-		return 0;
-	pthread_mutex_unlock(&s->mu);
-	return -EINVAL;
 }
 
 int collect_xcpu_stop(struct collect_xcpu *s)
 {
-	if (lock_window(s))
+	if (!s || collect_window_lock(&s->w))
 		return -EINVAL;
-	s->t_stop = base_now_ns();
-	s->gen++;
-	s->running = false;
-	s->paused = false;
-	s->closed = true;
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
+	collect_window_close(&s->w, base_now_ns());
 	return 0;
 }
 
 int collect_xcpu_pause(struct collect_xcpu *s, bool paused)
 {
-	if (lock_window(s))
+	if (!s || collect_window_lock(&s->w))
 		return -EINVAL;
-	if (s->paused != paused) {
-		s->paused = paused;
-		s->gen++;
-		pthread_cond_broadcast(&s->cv);
-	}
-	pthread_mutex_unlock(&s->mu);
+	collect_window_pause(&s->w, paused);
 	return 0;
 }
 
@@ -422,10 +390,10 @@ int collect_xcpu_totals(struct collect_xcpu *s, double *rounds, double *sum_ns)
 {
 	if (!s || !rounds || !sum_ns)
 		return -EINVAL;
-	pthread_mutex_lock(&s->mu);
+	pthread_mutex_lock(&s->w.mu);
 	*rounds = s->rounds;
 	*sum_ns = s->sum_ns;
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_unlock(&s->w.mu);
 	return 0;
 }
 
@@ -436,8 +404,8 @@ int collect_xcpu_result(const struct collect_xcpu *s, struct collect_xcpu_result
 
 	if (!s || !out)
 		return -EINVAL;
-	pthread_mutex_lock(&m->mu);
-	if (!s->closed) {
+	pthread_mutex_lock(&m->w.mu);
+	if (!s->w.closed) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -462,6 +430,6 @@ int collect_xcpu_result(const struct collect_xcpu *s, struct collect_xcpu_result
 		r->max_ns = (double)p->hist->max;
 	}
 out:
-	pthread_mutex_unlock(&m->mu);
+	pthread_mutex_unlock(&m->w.mu);
 	return ret;
 }
