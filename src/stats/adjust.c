@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_rng.h>
 
 /* Within-side sums of one side: squares and products around its means. */
 struct side_sums {
@@ -148,12 +149,96 @@ static double window_moved(double y, const struct stats_window *w, double mx,
 	return sum > 0 ? y * moved / sum : y;
 }
 
+/*
+ * Webb's six-point weights: +-sqrt(1/2), +-1, +-sqrt(3/2), each 1/6. With
+ * few clusters they give far more distinct bootstrap draws than +-1 do.
+ */
+static const double webb[6] = { -1.224744871391589, -1.0, -0.7071067811865476,
+				0.7071067811865476, 1.0, 1.224744871391589 };
+
+/* The CR1 t of the slope from the clusters' sums: each cluster's score is
+ * sxy - slope * sxx; NaN when the variance is 0. */
+static double cr1_t(const double *sxx, const double *sxy, size_t g, double sxx_all)
+{
+	double slope = 0, meat = 0, v;
+
+	for (size_t k = 0; k < g; k++)
+		slope += sxy[k];
+	slope /= sxx_all;
+	for (size_t k = 0; k < g; k++) {
+		double s = sxy[k] - slope * sxx[k];
+
+		meat += s * s;
+	}
+	v = (double)g / (double)(g - 1) * meat / (sxx_all * sxx_all);
+	return v > 0 ? slope / sqrt(v) : NAN;
+}
+
+#define ADJUST_WILD_ENUM_MAX 6
+#define ADJUST_WILD_DRAWS 9999
+#define ADJUST_WILD_SEED 0x6e7265677265UL /* "nregre" */
+
+/*
+ * p of the slope's t by the wild cluster bootstrap restricted to a slope
+ * of 0 (WCR-C): every cluster's ln rates around its mean are multiplied by
+ * one weight, the slope and its CR1 t refitted, and p is the share of
+ * those t at least as far from 0 as t0. Clusters whose x hardly moved
+ * count for as little in the draws as they do in the fit, so a slope that
+ * rests on one or two windows is not called significant just because
+ * many windows jittered. Up to 6 clusters every combination of weights is
+ * taken (6^6 = 46656); beyond, ADJUST_WILD_DRAWS draws from a fixed seed,
+ * so the same windows always give the same p. wxy is scratch of g values.
+ */
+static int wild_p(const double *sxx, const double *sxy, double *wxy, size_t g,
+		  double sxx_all, double t0, double *p)
+{
+	/* a draw that only scales every cluster alike gives t0 again, up to
+	 * rounding: it ties */
+	double t_tie = fabs(t0) * (1 - 1e-9);
+	size_t hits = 0, draws = 0;
+	gsl_rng *rng;
+
+	if (g <= ADJUST_WILD_ENUM_MAX) {
+		size_t idx[ADJUST_WILD_ENUM_MAX] = { 0 };
+
+		for (;;) {
+			size_t k = 0;
+			double t;
+
+			for (size_t j = 0; j < g; j++)
+				wxy[j] = webb[idx[j]] * sxy[j];
+			t = cr1_t(sxx, wxy, g, sxx_all);
+			hits += !(fabs(t) < t_tie); /* a NaN t counts against */
+			draws++;
+			while (k < g && ++idx[k] == 6)
+				idx[k++] = 0;
+			if (k == g)
+				break;
+		}
+		*p = (double)hits / (double)draws;
+		return 0;
+	}
+	rng = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!rng)
+		return -ENOMEM;
+	gsl_rng_set(rng, ADJUST_WILD_SEED);
+	for (draws = 0; draws < ADJUST_WILD_DRAWS; draws++) {
+		for (size_t j = 0; j < g; j++)
+			wxy[j] = webb[gsl_rng_uniform_int(rng, 6)] * sxy[j];
+		hits += !(fabs(cr1_t(sxx, wxy, g, sxx_all)) < t_tie);
+	}
+	gsl_rng_free(rng);
+	*p = (double)(hits + 1) / (double)(draws + 1);
+	return 0;
+}
+
 int stats_adjust_windows(const double *ya, const struct stats_window *wa, size_t na,
 			 const double *yb, const struct stats_window *wb, size_t nb,
 			 double *ya_out, double *yb_out, struct stats_adjust *out)
 {
 	size_t n = na + nb, g = 0, ticks = 0;
-	double *mx, *my, sxx = 0, sxy = 0, syy = 0, lx_sum = 0, meat = 0, v;
+	double *mx, *my, *gxx, *gxy, *scratch, sxx = 0, sxy = 0, syy = 0, lx_sum = 0, t0;
+	int ret = 0;
 
 	if (!ya || !wa || !yb || !wb || !ya_out || !yb_out || !out)
 		return -EINVAL;
@@ -163,13 +248,16 @@ int stats_adjust_windows(const double *ya, const struct stats_window *wa, size_t
 	memmove(yb_out, yb, nb * sizeof(*yb));
 	if (na < STATS_ADJUST_MIN_N || nb < STATS_ADJUST_MIN_N)
 		return 0;
-	mx = malloc(2 * n * sizeof(*mx));
+	mx = malloc(5 * n * sizeof(*mx));
 	if (!mx)
 		return -ENOMEM;
 	my = mx + n;
+	gxx = my + n; /* per cluster: the windows in which x moved */
+	gxy = gxx + n;
+	scratch = gxy + n;
 	for (size_t i = 0; i < n; i++) {
 		const struct stats_window *w = i < na ? &wa[i] : &wb[i - na];
-		double y = i < na ? ya[i] : yb[i - na], wxx = 0;
+		double y = i < na ? ya[i] : yb[i - na], wxx = 0, wxy = 0;
 
 		if (!isfinite(y) || y <= 0 || !window_means(w, &mx[i], &my[i]))
 			goto out;
@@ -179,13 +267,17 @@ int stats_adjust_windows(const double *ya, const struct stats_window *wa, size_t
 			if (!tick_dev(w, t, mx[i], my[i], &dx, &dy))
 				continue;
 			wxx += dx * dx;
-			sxy += dx * dy;
+			wxy += dx * dy;
 			syy += dy * dy;
 			lx_sum += log(w->x[t]);
 			ticks++;
 		}
 		sxx += wxx;
-		g += wxx > 1e-12;
+		sxy += wxy;
+		if (wxx > 1e-12) {
+			gxx[g] = wxx;
+			gxy[g++] = wxy;
+		}
 	}
 	/* x did not move within enough windows: no slope to test */
 	if (g < 3 || !(sxx > 1e-12))
@@ -196,26 +288,16 @@ int stats_adjust_windows(const double *ya, const struct stats_window *wa, size_t
 	out->slope = sxy / sxx;
 	out->x_ref = exp(lx_sum / (double)ticks);
 	out->r2 = syy > 0 ? out->slope * sxy / syy : 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct stats_window *w = i < na ? &wa[i] : &wb[i - na];
-		double ze = 0;
-
-		for (size_t t = 0; t < w->n; t++) {
-			double dx, dy;
-
-			if (tick_dev(w, t, mx[i], my[i], &dx, &dy))
-				ze += dx * (dy - out->slope * dx);
-		}
-		meat += ze * ze;
-	}
-	v = (double)g / (double)(g - 1) * meat / (sxx * sxx);
-	if (!(v > 0)) {
+	t0 = cr1_t(gxx, gxy, g, sxx);
+	if (isnan(t0)) {
 		/* every interval on its window's line: exact */
 		out->slope_se = 0;
 		out->slope_p = syy > 0 ? 0 : NAN;
 	} else {
-		out->slope_se = sqrt(v);
-		out->slope_p = 2 * gsl_cdf_tdist_Q(fabs(out->slope) / out->slope_se, (double)(g - 1));
+		out->slope_se = out->slope / t0;
+		ret = wild_p(gxx, gxy, scratch, g, sxx, t0, &out->slope_p);
+		if (ret)
+			goto out;
 	}
 	out->applied = !isnan(out->slope_p) && out->slope_p < STATS_ADJUST_P;
 	if (out->applied) {
@@ -228,5 +310,5 @@ int stats_adjust_windows(const double *ya, const struct stats_window *wa, size_t
 	}
 out:
 	free(mx);
-	return 0;
+	return ret;
 }
