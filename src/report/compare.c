@@ -127,6 +127,9 @@ void report_adj_note(FILE *out, const struct stats_notes *nt)
 	else
 		fprintf(out, "within each label the headline went with the CPUs' distance: ln(headline) = %+.3f x ln(host.xcpu_ns) + a level per label (p = %.4f, %.0f%% of the variance within the labels); the .xcpu_adj row compares every sample moved along that slope to %.0f ns",
 			nt->adj_slope, nt->adj_p, 100 * nt->adj_r2, nt->adj_x_ref_ns);
+	if (nt->adj_applied)
+		fprintf(out, ", and calls a change only if the slope's 95%% interval [%+.3f, %+.3f] calls it at both ends",
+			nt->adj_slope_lo, nt->adj_slope_hi);
 }
 
 void report_compare_table(FILE *out, const struct stats_table *t,
@@ -272,7 +275,7 @@ json_t *report_compare_json(const struct stats_table *t)
 				"verdict_text", v, "runs_needed", (json_int_t)r->c.runs_needed);
 		json_array_append_new(rows, row);
 	}
-	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:b}}",
+	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:b}}",
 		      "config_key", t->config_key, "test", t->test,
 		      "headline", t->headline, "rows", rows, "regressed", t->regressed,
 		      "notes", "too_few", t->notes.too_few,
@@ -307,6 +310,8 @@ json_t *report_compare_json(const struct stats_table *t)
 		      "adj_tested", t->notes.adj_tested,
 		      "adj_applied", t->notes.adj_applied,
 		      "adj_slope", note_num(t->notes.adj_tested, t->notes.adj_slope),
+		      "adj_slope_lo", note_num(t->notes.adj_tested, t->notes.adj_slope_lo),
+		      "adj_slope_hi", note_num(t->notes.adj_tested, t->notes.adj_slope_hi),
 		      "adj_p", note_num(t->notes.adj_tested, t->notes.adj_p),
 		      "adj_r2", note_num(t->notes.adj_tested, t->notes.adj_r2),
 		      "adj_x_ref_ns", note_num(t->notes.adj_tested, t->notes.adj_x_ref_ns),

@@ -23,6 +23,11 @@ struct stats_adjust {
 	double slope_p;  /* two-sided: a t test with n - 3 degrees of freedom
 			  * from the samples, the wild cluster bootstrap
 			  * from the windows; NaN untested */
+	/* the slope's 95% interval: slope +- t(n - 3) x slope_se from the
+	 * samples; from the windows the leave-one-window-out jackknife's,
+	 * t(G - 1); NaN untested. An adjusted comparison that holds at both
+	 * ends holds whatever the slope within it (stats_compare_union). */
+	double slope_lo, slope_hi;
 	double r2;       /* share of the within-side variance of ln y that went with ln x */
 	double x_ref;    /* geometric mean of x over both sides: where the adjusted values sit */
 	/* stats_adjust_windows(): the intervals fitted, and the windows in
@@ -56,6 +61,16 @@ struct stats_adjust {
 int stats_adjust_log(const double *ya, const double *xa, size_t na,
 		     const double *yb, const double *xb, size_t nb,
 		     double *ya_out, double *yb_out, struct stats_adjust *out);
+
+/*
+ * y[0..n) with x[0..n) moved along a given slope to x_ref, as
+ * stats_adjust_log moves them along its own: out[i] = y[i] * (x_ref /
+ * x[i])^slope. For the ends of the slope's interval. Returns 0, -EINVAL
+ * (NULL, a value <= 0 or not finite, x_ref <= 0) or -ERANGE (a moved
+ * value overflowed or vanished). Any thread.
+ */
+int stats_adjust_log_at(const double *y, const double *x, size_t n, double slope,
+			double x_ref, double *out);
 
 /* A window has fewer intervals with a figure than this: nothing is tested. */
 #define STATS_ADJUST_MIN_TICKS 5
@@ -107,5 +122,15 @@ struct stats_window {
 int stats_adjust_windows(const double *ya, const struct stats_window *wa, size_t na,
 			 const double *yb, const struct stats_window *wb, size_t nb,
 			 double *ya_out, double *yb_out, struct stats_adjust *out);
+
+/*
+ * y[0..n) scaled by their windows' rates moved along a given slope to
+ * x_ref, as stats_adjust_windows scales them along its own. Returns 0,
+ * -EINVAL (NULL, a value <= 0 or not finite, a window with fewer than
+ * STATS_ADJUST_MIN_TICKS intervals with a figure, x_ref <= 0) or -ERANGE
+ * (a scaled value overflowed or vanished). Any thread.
+ */
+int stats_adjust_windows_at(const double *y, const struct stats_window *w, size_t n,
+			    double slope, double x_ref, double *out);
 
 #endif

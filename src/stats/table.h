@@ -69,6 +69,8 @@ struct stats_notes {
 	 * row <headline>.xcpu_adj compares the adjusted figures */
 	bool adj_tested, adj_applied;
 	double adj_slope, adj_p, adj_r2, adj_x_ref_ns;
+	/* the slope's 95% interval; the row's verdict holds at both ends */
+	double adj_slope_lo, adj_slope_hi;
 	/* from the windows (stats_adjust_windows: every sample kept its
 	 * 100 ms rates and round trips, and the round trip moved within at
 	 * least 3 windows): the intervals fitted and those windows; 0 when

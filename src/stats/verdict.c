@@ -221,6 +221,25 @@ static enum stats_verdict_kind judge(const struct stats_compare *r,
 	return STATS_INCONCLUSIVE;
 }
 
+/* r's verdict from its p and interval, and runs_needed when that is
+ * INCONCLUSIVE. */
+static int judge_runs(const double *a, size_t na, const double *b, size_t nb,
+		      enum stats_better better, const struct stats_compare_opts *o,
+		      struct stats_compare *r)
+{
+	size_t runs;
+	int ret;
+
+	r->verdict = judge(r, better, o);
+	if (r->verdict != STATS_INCONCLUSIVE)
+		return 0;
+	ret = estimate_runs(a, na, b, nb, o, r, &runs);
+	if (ret)
+		return ret;
+	r->runs_needed = runs;
+	return 0;
+}
+
 int stats_compare_samples(const double *a, size_t na, const double *b,
 			  size_t nb, enum stats_better better,
 			  const struct stats_compare_opts *o,
@@ -272,14 +291,48 @@ int stats_compare_samples(const double *a, size_t na, const double *b,
 	} else if (all_equal(a, na, b, nb)) {
 		r.verdict = STATS_SAME;
 	} else {
-		r.verdict = judge(&r, better, o);
-		if (r.verdict == STATS_INCONCLUSIVE) {
-			ret = estimate_runs(a, na, b, nb, o, &r, &runs);
-			if (ret)
-				return ret;
-			r.runs_needed = runs;
-		}
+		ret = judge_runs(a, na, b, nb, better, o, &r);
+		if (ret)
+			return ret;
 	}
+	*out = r;
+	return 0;
+}
+
+int stats_compare_union(const struct stats_compare *parts, size_t nparts,
+			const double *a, size_t na, const double *b, size_t nb,
+			enum stats_better better, const struct stats_compare_opts *o,
+			struct stats_compare *out)
+{
+	struct stats_compare_opts def;
+	struct stats_compare r;
+	int ret;
+
+	if (!o) {
+		stats_compare_opts_init(&def);
+		o = &def;
+	}
+	if (!parts || !nparts || !out || !opts_ok(o) || (na && !a) || (nb && !b))
+		return -EINVAL;
+	for (size_t k = 0; k < nparts; k++)
+		if (!parts[k].log_scale || parts[k].na != na || parts[k].nb != nb)
+			return -EINVAL;
+	r = parts[0];
+	/* too few values, or nothing differed: no estimate changes that */
+	if (r.verdict == STATS_TOO_FEW || (r.verdict == STATS_SAME && all_equal(a, na, b, nb))) {
+		*out = r;
+		return 0;
+	}
+	for (size_t k = 1; k < nparts; k++) {
+		r.p = fmax(r.p, parts[k].p);
+		r.exact = r.exact && parts[k].exact;
+		r.shift_lo_pct = fmin(r.shift_lo_pct, parts[k].shift_lo_pct);
+		r.shift_hi_pct = fmax(r.shift_hi_pct, parts[k].shift_hi_pct);
+	}
+	r.runs_needed = 0;
+	ret = judge_runs(a, na, b, nb, better, o, &r);
+	if (ret)
+		return ret;
 	*out = r;
 	return 0;
 }

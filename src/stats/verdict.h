@@ -106,6 +106,23 @@ int stats_compare_samples(const double *a, size_t na, const double *b,
 			  const struct stats_compare_opts *o,
 			  struct stats_compare *out);
 
+/*
+ * One verdict over several comparisons of the same samples moved by
+ * different estimates of a nuisance (the headline adjusted at a slope and
+ * at both ends of its interval): the largest p, the union of the shift's
+ * intervals, parts[0]'s shift and descriptive figures; judged again as
+ * stats_compare_samples judges, so a change is called only when it is
+ * called at every estimate. runs_needed, when INCONCLUSIVE, from a and b
+ * (parts[0]'s values). parts[0] as stats_compare_samples filled it from
+ * a and b, every part with both sides > 0 (log scale). Returns 0, or
+ * -EINVAL (NULL, nparts 0, a part not in log scale or of other sizes).
+ * Any thread.
+ */
+int stats_compare_union(const struct stats_compare *parts, size_t nparts,
+			const double *a, size_t na, const double *b, size_t nb,
+			enum stats_better better, const struct stats_compare_opts *o,
+			struct stats_compare *out);
+
 /* "REGRESSION", "IMPROVEMENT", "changed", "minor", "same", "inconclusive",
  * "too few"; "?" for a value outside the enum. Static strings; any thread. */
 const char *stats_verdict_name(enum stats_verdict_kind v);

@@ -190,7 +190,7 @@ check "the note gives the slope of the headline against the distance" \
 	grep -qE "^note: within each label the headline went with the CPUs' distance: ln\(headline\) = -0\.[345][0-9]* x ln\(host.xcpu_ns\) \+ a level per label \(p = 0\.0[0-9]*, [0-9]+% of the variance within the labels\); the \.xcpu_adj row compares every sample moved along that slope to [0-9]+ ns" "$TMP/adj.txt"
 "$NR" compare --db "$TMP/adj.db" --json near far >"$TMP/adj.json"
 check "compare --json: the adjusted row and the slope" \
-	jtrue "$TMP/adj.json" '(lambda c: c["rows"][1]["metric"] == "throughput.gbps.xcpu_adj" and c["rows"][1]["verdict"] == "REGRESSION" and c["notes"]["adj_applied"] and -0.6 < c["notes"]["adj_slope"] < -0.3 and c["notes"]["adj_p"] < 0.05)(d["configs"][0])'
+	jtrue "$TMP/adj.json" '(lambda c: c["rows"][1]["metric"] == "throughput.gbps.xcpu_adj" and c["rows"][1]["verdict"] == "REGRESSION" and c["notes"]["adj_applied"] and -0.6 < c["notes"]["adj_slope"] < -0.3 and c["notes"]["adj_p"] < 0.05 and c["notes"]["adj_slope_lo"] < c["notes"]["adj_slope"] < c["notes"]["adj_slope_hi"] < 0)(d["configs"][0])'
 "$NR" report --db "$TMP/adj.db" --format md -o "$TMP/adj.md" near far 2>/dev/null
 "$NR" report --db "$TMP/adj.db" -o "$TMP/adj.html" near far 2>/dev/null
 check "the report's notes carry the adjustment, markdown and html" \
@@ -227,7 +227,7 @@ PY
 "$NR" compare --db "$TMP/adjw.db" near far >"$TMP/adjw.txt"
 "$NR" compare --db "$TMP/adjw.db" --json near far >"$TMP/adjw.json"
 check "from the windows: the note gives the slope over the intervals and the windows that moved" \
-	grep -qE "^note: within each window the 100 ms rates went with the CPUs' distance: ln\(rate\) = -0\.[345][0-9]* x ln\(round trip\) \+ a level per sample \(1[0-9]{3} intervals; p = 0\.0[0-9]* with the [0-9]+ windows in which it varied as clusters; [0-9]+% of the variance within the windows\); the \.xcpu_adj row compares every sample with its rates moved along that slope to [0-9]+ ns$" "$TMP/adjw.txt" ||
+	grep -qE "^note: within each window the 100 ms rates went with the CPUs' distance: ln\(rate\) = -0\.[345][0-9]* x ln\(round trip\) \+ a level per sample \(1[0-9]{3} intervals; p = 0\.0[0-9]* with the [0-9]+ windows in which it varied as clusters; [0-9]+% of the variance within the windows\); the \.xcpu_adj row compares every sample with its rates moved along that slope to [0-9]+ ns, and calls a change only if the slope's 95% interval \[-0\.[0-9]+, -0\.[0-9]+\] calls it at both ends$" "$TMP/adjw.txt" ||
 	diag "$(grep -E '^(note|throughput)' "$TMP/adjw.txt")"
 check "... compare --json says so, and the adjusted row calls the regression, its interval around -10%" \
 	jtrue "$TMP/adjw.json" '(lambda c: c["notes"]["adj_from"] == "windows" and c["notes"]["adj_windows"] >= 3 and c["notes"]["adj_intervals"] > 1000 and c["rows"][1]["metric"] == "throughput.gbps.xcpu_adj" and c["rows"][1]["verdict"] == "REGRESSION" and c["rows"][1]["shift_lo_pct"] < -10 < c["rows"][1]["shift_hi_pct"])(d["configs"][0])' ||

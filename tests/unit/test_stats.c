@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
@@ -1594,7 +1595,7 @@ static void test_adjust_log_takes_out_what_went_with_the_distance(void **state)
 	 * in 6 of its 8 samples */
 	static const double xa[] = { 120, 450, 121, 452, 119, 448, 120, 451 };
 	static const double xb[] = { 450, 449, 120, 451, 452, 121, 448, 450 };
-	double ya[8], yb[8], aa[8], ab[8], mean_a = 0, mean_b = 0, ref;
+	double ya[8], yb[8], aa[8], ab[8], mean_a = 0, mean_b = 0, ref, ref8[8];
 	struct stats_adjust ad;
 
 	(void)state;
@@ -1617,6 +1618,24 @@ static void test_adjust_log_takes_out_what_went_with_the_distance(void **state)
 		mean_b += ab[i] / 8;
 	}
 	assert_float_equal(mean_b / mean_a, 0.9, 0.02);
+	/* the slope's interval: +- t(13) standard errors */
+	assert_true(fabs(ad.slope_hi - ad.slope - gsl_cdf_tdist_Pinv(0.975, 13) * ad.slope_se) < 1e-12);
+	assert_true(fabs((ad.slope - ad.slope_lo) - (ad.slope_hi - ad.slope)) < 1e-12);
+	assert_true(ad.slope_lo < -0.45 && -0.45 < ad.slope_hi);
+	/* moved along the fitted slope by hand: the same figures */
+	assert_int_equal(stats_adjust_log_at(ya, xa, 8, ad.slope, ad.x_ref, ref8), 0);
+	for (int i = 0; i < 8; i++)
+		assert_true(fabs(ref8[i] - aa[i]) < 1e-9 * aa[i]);
+	/* along slope 0 nothing moves; a slope that overflows; bad input */
+	assert_int_equal(stats_adjust_log_at(ya, xa, 8, 0, ad.x_ref, ref8), 0);
+	for (int i = 0; i < 8; i++)
+		assert_true(fabs(ref8[i] - ya[i]) < 1e-12 * ya[i]);
+	assert_int_equal(stats_adjust_log_at(ya, xa, 8, -1e6, ad.x_ref, ref8), -ERANGE);
+	assert_int_equal(stats_adjust_log_at(ya, xa, 8, NAN, ad.x_ref, ref8), -EINVAL);
+	assert_int_equal(stats_adjust_log_at(ya, xa, 8, ad.slope, 0, ref8), -EINVAL);
+	assert_int_equal(stats_adjust_log_at(ya, NULL, 8, ad.slope, ad.x_ref, ref8), -EINVAL);
+	ya[3] = -1;
+	assert_int_equal(stats_adjust_log_at(ya, xa, 8, ad.slope, ad.x_ref, ref8), -EINVAL);
 }
 
 static void test_adjust_log_leaves_alone_what_it_cannot_separate(void **state)
@@ -1761,7 +1780,7 @@ static void test_adjust_windows_takes_out_the_moves_within_windows(void **state)
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	static double ra[8][100], xa[8][100], rb[8][100], xb[8][100];
 	struct stats_window wa[8], wb[8];
-	double ya[8], yb[8], aa[8], ab[8], mean_a = 0, mean_b = 0, raw_a = 0, raw_b = 0;
+	double ya[8], yb[8], aa[8], ab[8], again[8], mean_a = 0, mean_b = 0, raw_a = 0, raw_b = 0;
 	struct stats_adjust ad;
 
 	(void)state;
@@ -1789,16 +1808,58 @@ static void test_adjust_windows_takes_out_the_moves_within_windows(void **state)
 	/* the raw means mix the distances; moved to one, 0.9 is left */
 	assert_true(raw_b / raw_a < 0.85);
 	assert_float_equal(mean_b / mean_a, 0.9, 0.03);
+	/* the jackknife's interval holds the slope the windows were drawn
+	 * with, and is narrow with 16 windows that moved */
+	assert_true(ad.slope_lo < -0.45 && -0.45 < ad.slope_hi);
+	assert_true(ad.slope_hi - ad.slope_lo < 0.1);
+	/* moved along the fitted slope again: the same figures */
+	assert_int_equal(stats_adjust_windows_at(ya, wa, 8, ad.slope, ad.x_ref, again), 0);
+	for (size_t i = 0; i < 8; i++)
+		assert_true(fabs(again[i] - aa[i]) < 1e-9 * aa[i]);
+	assert_int_equal(stats_adjust_windows_at(ya, wa, 8, 0, ad.x_ref, again), 0);
+	for (size_t i = 0; i < 8; i++)
+		assert_true(fabs(again[i] - ya[i]) < 1e-12 * ya[i]);
+	assert_int_equal(stats_adjust_windows_at(ya, wa, 8, 1e6, ad.x_ref, again), -ERANGE);
+	assert_int_equal(stats_adjust_windows_at(ya, wa, 8, ad.slope, -1, again), -EINVAL);
+	assert_int_equal(stats_adjust_windows_at(NULL, wa, 8, ad.slope, ad.x_ref, again), -EINVAL);
 	gsl_rng_free(rng);
 }
 
 /* The compare table takes the windows when every sample kept them, and
  * prefers them to the samples' medians. */
+/* n samples with headline y[i], each keeping its window of 100 intervals
+ * (rates r[i], round trips x[i]) and the median round trip as
+ * host.xcpu_ns; p[i] points at each */
+static struct base_sample *window_samples(size_t n, const double *y, double (*r)[100],
+					  double (*x)[100], const struct base_sample **p)
+{
+	double med[16];
+	struct base_sample *s;
+
+	assert_true(n <= 16);
+	for (size_t i = 0; i < n; i++) {
+		double tmp[100];
+		size_t k = 0;
+
+		for (size_t j = 0; j < 100; j++)
+			if (!isnan(x[i][j]))
+				tmp[k++] = x[i][j];
+		assert_int_equal(stats_median(tmp, k, &med[i]), 0);
+	}
+	s = xcpu_samples(n, y, med);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(base_sample_set_series(&s[i], "Gbps", 0.1, r[i], 100, 1), 0);
+		assert_int_equal(base_sample_set_series_probe(&s[i], BASE_TICK_XCPU, x[i], 100), 0);
+		p[i] = &s[i];
+	}
+	return s;
+}
+
 static void test_table_adjusts_from_the_windows(void **state)
 {
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	static double r[16][100], x[16][100];
-	double y[16], med[16];
+	double y[16];
 	struct base_sample *a, *b;
 	const struct base_sample *pa[8], *pb[8];
 	struct stats_table_opts o;
@@ -1806,26 +1867,10 @@ static void test_table_adjusts_from_the_windows(void **state)
 
 	(void)state;
 	gsl_rng_set(rng, 11);
-	for (size_t i = 0; i < 16; i++) {
-		double tmp[100];
-		size_t k = 0;
-
+	for (size_t i = 0; i < 16; i++)
 		y[i] = moving_window(rng, i < 8 ? 30 : 27, i < 8 ? 0.25 : 0.75, r[i], x[i], 100);
-		for (size_t j = 0; j < 100; j++)
-			if (!isnan(x[i][j]))
-				tmp[k++] = x[i][j];
-		assert_int_equal(stats_median(tmp, k, &med[i]), 0);
-	}
-	a = xcpu_samples(8, y, med);
-	b = xcpu_samples(8, y + 8, med + 8);
-	for (size_t i = 0; i < 8; i++) {
-		assert_int_equal(base_sample_set_series(&a[i], "Gbps", 0.1, r[i], 100, 1), 0);
-		assert_int_equal(base_sample_set_series_probe(&a[i], BASE_TICK_XCPU, x[i], 100), 0);
-		assert_int_equal(base_sample_set_series(&b[i], "Gbps", 0.1, r[8 + i], 100, 1), 0);
-		assert_int_equal(base_sample_set_series_probe(&b[i], BASE_TICK_XCPU, x[8 + i], 100), 0);
-		pa[i] = &a[i];
-		pb[i] = &b[i];
-	}
+	a = window_samples(8, y, r, x, pa);
+	b = window_samples(8, y + 8, r + 8, x + 8, pb);
 	stats_table_opts_init(&o);
 	assert_int_equal(stats_table_build(pa, 8, pb, 8, &o, &t), 0);
 	assert_true(t.notes.adj_tested && t.notes.adj_applied);
@@ -1845,6 +1890,111 @@ static void test_table_adjusts_from_the_windows(void **state)
 	stats_table_release(&t);
 	free_samples(a, 8);
 	free_samples(b, 8);
+	gsl_rng_free(rng);
+}
+
+/* A change called at one estimate and not at another is not called. */
+static void test_compare_union_takes_the_worst_of_its_parts(void **state)
+{
+	static const double a[] = { 100, 101, 99, 100.5, 99.5, 100.2 };
+	static const double b0[] = { 90, 90.9, 89.1, 90.45, 89.55, 90.18 };
+	static const double b1[] = { 99.8, 98.1, 100.9, 97.6, 99.9, 98.4 };
+	static const double neg[] = { 90, -1, 89.1, 90.45, 89.55, 90.18 };
+	struct stats_compare parts[3], u;
+
+	(void)state;
+	assert_int_equal(stats_compare_samples(a, 6, b0, 6, STATS_HIGHER, NULL, &parts[0]), 0);
+	assert_int_equal(stats_compare_samples(a, 6, b1, 6, STATS_HIGHER, NULL, &parts[1]), 0);
+	assert_int_equal(parts[0].verdict, STATS_REGRESSION);
+	assert_true(parts[1].p > 0.05);
+	/* one part: itself */
+	assert_int_equal(stats_compare_union(parts, 1, a, 6, b0, 6, STATS_HIGHER, NULL, &u), 0);
+	assert_memory_equal(&u, &parts[0], sizeof(u));
+	/* both: the larger p, the union of the intervals, parts[0]'s shift;
+	 * no longer a regression, and runs_needed from parts[0]'s values */
+	assert_int_equal(stats_compare_union(parts, 2, a, 6, b0, 6, STATS_HIGHER, NULL, &u), 0);
+	assert_true(u.p == parts[1].p);
+	assert_true(u.shift_pct == parts[0].shift_pct);
+	assert_true(u.shift_lo_pct == fmin(parts[0].shift_lo_pct, parts[1].shift_lo_pct));
+	assert_true(u.shift_hi_pct == fmax(parts[0].shift_hi_pct, parts[1].shift_hi_pct));
+	assert_true(u.median_b == parts[0].median_b);
+	assert_int_equal(u.verdict, STATS_INCONCLUSIVE);
+	assert_true(u.runs_needed > 0);
+	/* the same part twice changes nothing */
+	parts[2] = parts[0];
+	assert_int_equal(stats_compare_union(parts + 1, 2, a, 6, b0, 6, STATS_HIGHER, NULL, &u), 0);
+	assert_int_equal(u.verdict, STATS_INCONCLUSIVE);
+	parts[1] = parts[0];
+	assert_int_equal(stats_compare_union(parts, 3, a, 6, b0, 6, STATS_HIGHER, NULL, &u), 0);
+	assert_int_equal(u.verdict, STATS_REGRESSION);
+	/* too few stays too few */
+	assert_int_equal(stats_compare_samples(a, 3, b0, 3, STATS_HIGHER, NULL, &parts[1]), 0);
+	assert_int_equal(stats_compare_union(parts + 1, 1, a, 3, b0, 3, STATS_HIGHER, NULL, &u), 0);
+	assert_int_equal(u.verdict, STATS_TOO_FEW);
+	/* sizes that differ, a part not in log scale, nothing, NULL */
+	assert_int_equal(stats_compare_union(parts, 2, a, 6, b0, 6, STATS_HIGHER, NULL, &u), -EINVAL);
+	assert_int_equal(stats_compare_samples(a, 6, neg, 6, STATS_HIGHER, NULL, &parts[1]), 0);
+	assert_int_equal(stats_compare_union(parts, 2, a, 6, b0, 6, STATS_HIGHER, NULL, &u), -EINVAL);
+	assert_int_equal(stats_compare_union(parts, 0, a, 6, b0, 6, STATS_HIGHER, NULL, &u), -EINVAL);
+	assert_int_equal(stats_compare_union(NULL, 1, a, 6, b0, 6, STATS_HIGHER, NULL, &u), -EINVAL);
+	assert_int_equal(stats_compare_union(parts, 1, NULL, 6, b0, 6, STATS_HIGHER, NULL, &u), -EINVAL);
+}
+
+/*
+ * The adjusted row when the labels sat at different distances: A's runs
+ * all near, B's all far, the host moving the vCPUs in about one window in
+ * five and the rates moving in spells of their own (15%, one every 10 s
+ * or so); no change between the labels. The slope then rests on a few
+ * windows and the whole A/B difference is taken out along it: compared
+ * at the fitted slope alone, the adjusted figures called a change in
+ * about 12% of such sets, so the row must also hold at both ends of the
+ * slope's interval.
+ */
+static void test_table_adjusted_row_holds_over_the_slope_interval(void **state)
+{
+	static const struct host_law law = { .slope = -0.45, .p_switch = 0.002,
+					     .spell_sd = 0.15, .p_spell = 0.01 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	static double r[12][100], x[12][100];
+	int rows = 0, called = 0, raw = 0;
+
+	(void)state;
+	gsl_rng_set(rng, 43);
+	for (int set = 0; set < 200; set++) {
+		const struct base_sample *pa[6], *pb[6];
+		struct base_sample *a, *b;
+		struct stats_table_opts o;
+		struct stats_table t;
+		double y[12];
+
+		for (size_t i = 0; i < 12; i++)
+			y[i] = host_window(rng, &law, 30, i < 6 ? 0 : 1, r[i], x[i], 100);
+		a = window_samples(6, y, r, x, pa);
+		b = window_samples(6, y + 6, r + 6, x + 6, pb);
+		stats_table_opts_init(&o);
+		assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, &t), 0);
+		raw += t.rows[0].c.p < 0.05;
+		if (t.nrows > 1 && t.rows[1].adjusted) {
+			const struct stats_compare *c = &t.rows[1].c;
+
+			rows++;
+			called += c->verdict == STATS_REGRESSION || c->verdict == STATS_IMPROVEMENT ||
+				  c->verdict == STATS_MINOR;
+			/* the interval is the slope's too: it holds the row's shift */
+			assert_true(t.notes.adj_slope_lo <= t.notes.adj_slope &&
+				    t.notes.adj_slope <= t.notes.adj_slope_hi);
+			assert_true(c->shift_lo_pct <= c->shift_pct && c->shift_pct <= c->shift_hi_pct);
+		}
+		stats_table_release(&t);
+		free_samples(a, 6);
+		free_samples(b, 6);
+	}
+	print_message("labels near/far: %d adjusted rows, a change called in %d; raw p < 0.05 in %d of 200\n",
+		      rows, called, raw);
+	assert_true(rows >= 100);
+	/* 5% of the rows, and some */
+	assert_true(called <= rows / 20 + 4);
+	assert_true(raw >= 100);
 	gsl_rng_free(rng);
 }
 
@@ -2178,6 +2328,8 @@ int main(void)
 		cmocka_unit_test(test_table_adjusts_from_the_windows),
 		cmocka_unit_test(test_adjust_windows_aa_keeps_the_false_positive_rate),
 		cmocka_unit_test(test_adjust_windows_few_moves_make_no_slope),
+		cmocka_unit_test(test_compare_union_takes_the_worst_of_its_parts),
+		cmocka_unit_test(test_table_adjusted_row_holds_over_the_slope_interval),
 		cmocka_unit_test(test_levels_find_steps_and_flips),
 		cmocka_unit_test(test_covary_ranks_what_went_with_y_and_adjusts_for_many),
 		cmocka_unit_test(test_table_counts_mixed_windows_and_their_widest_gap),
