@@ -19,6 +19,7 @@
 #include "job/config.h"
 #include "proto/frame.h"
 #include "report/report.h"
+#include "stats/adjust.h"
 #include "stats/desc.h"
 #include "stats/power.h"
 #include "stats/table.h"
@@ -215,10 +216,49 @@ struct rep_plan {
 /* The headline of every repetition that counts: not flagged disturbed. */
 struct rep_tally {
 	double *v;
+	/* each counted sample's window (rates and cross-CPU round trips,
+	 * owned), while every one has it: for the summary's adjustment */
+	struct stats_window *w;
+	bool windows;
 	size_t n, cap;
 	size_t disturbed;
 	char unit[32];
 };
+
+static void tally_release(struct rep_tally *t)
+{
+	if (t->w)
+		for (size_t i = 0; i < t->n; i++) {
+			free((double *)t->w[i].rate);
+			free((double *)t->w[i].x);
+		}
+	free(t->w);
+	free(t->v);
+}
+
+/* Copy a sample's window into w (false: the sample has none, or no memory). */
+static bool window_copy(const struct base_sample *s, struct stats_window *w)
+{
+	double *r, *x;
+
+	w->rate = w->x = NULL;
+	w->n = 0;
+	if (!s->nseries || !s->series || !s->series_probe[BASE_TICK_XCPU])
+		return false;
+	r = malloc(s->nseries * sizeof(*r));
+	x = malloc(s->nseries * sizeof(*x));
+	if (!r || !x) {
+		free(r);
+		free(x);
+		return false;
+	}
+	memcpy(r, s->series, s->nseries * sizeof(*r));
+	memcpy(x, s->series_probe[BASE_TICK_XCPU], s->nseries * sizeof(*x));
+	w->rate = r;
+	w->x = x;
+	w->n = s->nseries;
+	return true;
+}
 
 /* Too few kept samples for an interval, or no interval: +inf. */
 static double tally_half_pct(const struct rep_tally *t)
@@ -241,15 +281,53 @@ static int tally_add(struct rep_tally *t, const struct base_sample *s,
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 16;
 		double *v = realloc(t->v, cap * sizeof(*v));
+		struct stats_window *w;
 
 		if (!v)
 			return -ENOMEM;
 		t->v = v;
+		w = realloc(t->w, cap * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		t->w = w;
 		t->cap = cap;
 	}
+	if (!t->n)
+		t->windows = true;
+	/* a window not kept (or lost to memory) ends the adjustment, not the run */
+	if (!window_copy(s, &t->w[t->n]))
+		t->windows = false;
 	t->v[t->n++] = m->value;
 	snprintf(t->unit, sizeof(t->unit), "%s", m->unit);
 	return 0;
+}
+
+/*
+ * How much of the samples' spread went with the host moving the vCPUs
+ * within their windows (stats_adjust_windows_one): the slope and, when it
+ * passed its test, the cov with it taken out, the figure compare's
+ * .xcpu_adj row works from.
+ */
+static void print_tally_windows(const struct rep_tally *t)
+{
+	struct stats_adjust ad;
+	double *adj, cv;
+
+	if (!t->windows || t->n < STATS_ADJUST_MIN_N)
+		return;
+	adj = malloc(t->n * sizeof(*adj));
+	if (!adj || stats_adjust_windows_one(t->v, t->w, t->n, adj, &ad) || !ad.tested) {
+		free(adj);
+		return;
+	}
+	printf("the CPUs' distance within the windows: ln(rate) = %+.3f [%+.3f, %+.3f] x ln(round trip) (p = %.4f, %zu windows in which it varied, %.0f%% of the variance within them)",
+	       ad.slope, ad.slope_lo, ad.slope_hi, ad.slope_p, ad.windows, 100 * ad.r2);
+	if (ad.applied && !stats_cv_pct(adj, t->n, &cv))
+		printf("; with it taken out (every sample at %.0f ns): cov %.2f%%, as compare's .xcpu_adj row sees it\n",
+		       ad.x_ref, cv);
+	else
+		puts("; not significant: nothing taken out");
+	free(adj);
 }
 
 /* Whether another repetition is due after `done` of them. */
@@ -289,6 +367,7 @@ static void print_tally(const struct rep_tally *t, const struct rep_plan *p,
 	if (isfinite(half))
 		printf(", 95%% interval of the mean +-%.2f%%", half);
 	putchar('\n');
+	print_tally_windows(t);
 	stats_compare_opts_init(&co);
 	if (isfinite(cv) &&
 	    !stats_runs_needed(cv, cv, 5, co.alpha, co.power, &n5) &&
@@ -421,7 +500,7 @@ next:
 	if (!json && many && st && code == EXIT_OK)
 		printf("stored in %s; 'netregress show LABEL' summarizes them\n",
 		       db_path);
-	free(tally.v);
+	tally_release(&tally);
 	return code;
 }
 

@@ -46,6 +46,18 @@ static void move(const double *y, const double *x, size_t n, double slope,
 		out[i] = exp(log(y[i]) - slope * (log(x[i]) - mean_lx));
 }
 
+/* Nothing adjusted (yet): out cleared, its p and interval NaN, the
+ * outputs copies of the inputs (nb may be 0, yb and yb_out then unused). */
+static void unadjusted(const double *ya, size_t na, const double *yb, size_t nb,
+		       double *ya_out, double *yb_out, struct stats_adjust *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->slope_p = out->slope_lo = out->slope_hi = NAN;
+	memmove(ya_out, ya, na * sizeof(*ya));
+	if (nb)
+		memmove(yb_out, yb, nb * sizeof(*yb));
+}
+
 int stats_adjust_log(const double *ya, const double *xa, size_t na,
 		     const double *yb, const double *xb, size_t nb,
 		     double *ya_out, double *yb_out, struct stats_adjust *out)
@@ -56,10 +68,7 @@ int stats_adjust_log(const double *ya, const double *xa, size_t na,
 
 	if (!ya || !xa || !yb || !xb || !ya_out || !yb_out || !out)
 		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	out->slope_p = out->slope_lo = out->slope_hi = NAN;
-	memmove(ya_out, ya, na * sizeof(*ya));
-	memmove(yb_out, yb, nb * sizeof(*yb));
+	unadjusted(ya, na, yb, nb, ya_out, yb_out, out);
 	if (na < STATS_ADJUST_MIN_N || nb < STATS_ADJUST_MIN_N ||
 	    !side(ya, xa, na, &a) || !side(yb, xb, nb, &b))
 		return 0;
@@ -275,22 +284,20 @@ static int wild_p(const double *sxx, const double *sxy, double *wxy, size_t g,
 	return 0;
 }
 
-int stats_adjust_windows(const double *ya, const struct stats_window *wa, size_t na,
-			 const double *yb, const struct stats_window *wb, size_t nb,
-			 double *ya_out, double *yb_out, struct stats_adjust *out)
+/*
+ * The fit of stats_adjust_windows over one or two sides (nb may be 0, yb,
+ * wb and yb_out then unused); out is cleared and the outputs are copies
+ * until the slope is applied.
+ */
+static int windows_fit(const double *ya, const struct stats_window *wa, size_t na,
+		       const double *yb, const struct stats_window *wb, size_t nb,
+		       double *ya_out, double *yb_out, struct stats_adjust *out)
 {
 	size_t n = na + nb, g = 0, ticks = 0;
 	double *mx, *my, *gxx, *gxy, *scratch, sxx = 0, sxy = 0, syy = 0, lx_sum = 0, t0;
 	int ret = 0;
 
-	if (!ya || !wa || !yb || !wb || !ya_out || !yb_out || !out)
-		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	out->slope_p = out->slope_lo = out->slope_hi = NAN;
-	memmove(ya_out, ya, na * sizeof(*ya));
-	memmove(yb_out, yb, nb * sizeof(*yb));
-	if (na < STATS_ADJUST_MIN_N || nb < STATS_ADJUST_MIN_N)
-		return 0;
+	unadjusted(ya, na, yb, nb, ya_out, yb_out, out);
 	mx = malloc(5 * n * sizeof(*mx));
 	if (!mx)
 		return -ENOMEM;
@@ -355,6 +362,31 @@ int stats_adjust_windows(const double *ya, const struct stats_window *wa, size_t
 out:
 	free(mx);
 	return ret;
+}
+
+int stats_adjust_windows(const double *ya, const struct stats_window *wa, size_t na,
+			 const double *yb, const struct stats_window *wb, size_t nb,
+			 double *ya_out, double *yb_out, struct stats_adjust *out)
+{
+	if (!ya || !wa || !yb || !wb || !ya_out || !yb_out || !out)
+		return -EINVAL;
+	if (na < STATS_ADJUST_MIN_N || nb < STATS_ADJUST_MIN_N) {
+		unadjusted(ya, na, yb, nb, ya_out, yb_out, out);
+		return 0;
+	}
+	return windows_fit(ya, wa, na, yb, wb, nb, ya_out, yb_out, out);
+}
+
+int stats_adjust_windows_one(const double *y, const struct stats_window *w, size_t n,
+			     double *y_out, struct stats_adjust *out)
+{
+	if (!y || !w || !y_out || !out)
+		return -EINVAL;
+	if (n < STATS_ADJUST_MIN_N) {
+		unadjusted(y, n, NULL, 0, y_out, NULL, out);
+		return 0;
+	}
+	return windows_fit(y, w, n, NULL, NULL, 0, y_out, NULL, out);
 }
 
 int stats_adjust_windows_at(const double *y, const struct stats_window *w, size_t n,

@@ -311,9 +311,10 @@ static bool windows_of(const struct base_sample *const *s, size_t n,
  * is the one that holds at all three (stats_compare_union). Moved along a
  * slope fitted to these very samples, the figures alone would hide the
  * slope's own uncertainty, which weighs most when the labels sat at
- * different distances: with B's runs all far and A's all near, the
- * adjusted A/A called a change in 12% of simulated sets, 3% with the
- * ends. When a moved value does not fit in a double, there is no row.
+ * different distances: with A's runs all near and B's all far, the
+ * adjusted A/A called a change in 19 of 143 simulated sets, 9 with the
+ * ends (test_table_adjusted_row_holds_over_the_slope_interval). When a
+ * moved value does not fit in a double, there is no row.
  */
 static int adjusted_row(const struct base_sample *const *a, size_t na,
 			const struct base_sample *const *b, size_t nb,

@@ -17,6 +17,23 @@ check "--reps 3 ends with the headline's median, cov and the 95% interval of its
 check "... and the samples a side compare needs at that cov" \
 	grep -qE '^at this cov, compare needs [0-9]+ samples a side to call a 5% change, [0-9]+ a 10% change \(alpha 0.05, power 0.8\)$' "$TMP/out"
 
+check "... and no line on the windows with fewer than 4 samples" \
+	sh -c '! grep -q "^the CPUs. distance within the windows" "$1"' _ "$TMP/out"
+
+# From 4 samples on, the summary says how the rate went with the host's
+# placement of the vCPUs within the windows, and what is left without it.
+# A repetition flagged disturbed does not count: the line is there exactly
+# when 4 or more did.
+timeout 90 "$NR" run tcp_rr -l 1s --warmup 0 --reps 5 --no-store >"$TMP/win4" 2>&1
+check "run --reps 5 exits 0" [ $? -eq 0 ] || diag "$TMP/win4"
+wn=$(sed -n 's/^transactions.per_s over \([0-9]*\) samples.*/\1/p' "$TMP/win4")
+checkx "--reps 5: with 4 or more samples counted, how the rate went with the cpus' distance within the windows, right after the summary" \
+	'if [ "${wn:-0}" -ge 4 ]; then grep -A1 "^transactions.per_s over $wn samples" "$TMP/win4" | sed -n 2p | grep -qE "^the CPUs. distance within the windows: ln\(rate\) = [-+][0-9.]+ \[[-+][0-9.]+, [-+][0-9.]+\] x ln\(round trip\) \(p = [0-9.]+, [0-9]+ windows in which it varied, [0-9]+% of the variance within them\); (with it taken out \(every sample at [0-9]+ ns\): cov [0-9.]+%, as compare.s .xcpu_adj row sees it|not significant: nothing taken out)$"; else [ -n "$wn" ] && ! grep -q "^the CPUs. distance within the windows" "$TMP/win4"; fi' ||
+	diag "$TMP/win4" '^transactions.per_s over|^the CPUs'
+timeout 90 "$NR" run tcp_rr -l 1s --warmup 0 --reps 5 --no-store --no-xcpu >"$TMP/win4n" 2>&1
+check "... and none without the cross-CPU probe" \
+	sh -c 'grep -q "^transactions.per_s over [0-9]* samples" "$1" && ! grep -q "^the CPUs. distance within the windows" "$1"' _ "$TMP/win4n"
+
 # --until-ci: repetitions until the mean's 95% interval is within +-PCT%.
 # (in a database of their own: the export below counts the one above)
 UDB=$TMP/until.db

@@ -1825,6 +1825,42 @@ static void test_adjust_windows_takes_out_the_moves_within_windows(void **state)
 	gsl_rng_free(rng);
 }
 
+/* One set of samples: what of its spread went with the distance. */
+static void test_adjust_windows_one_takes_it_out_of_one_set(void **state)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	static double r[8][100], x[8][100];
+	struct stats_window w[8];
+	double y[8], out[8], again[8], cv_raw, cv_adj;
+	struct stats_adjust ad;
+
+	(void)state;
+	gsl_rng_set(rng, 17);
+	for (size_t i = 0; i < 8; i++) {
+		y[i] = moving_window(rng, 30, 0.5, r[i], x[i], 100);
+		w[i] = (struct stats_window){ r[i], x[i], 100 };
+	}
+	assert_int_equal(stats_adjust_windows_one(y, w, 8, out, &ad), 0);
+	assert_true(ad.tested && ad.applied);
+	assert_float_equal(ad.slope, -0.45, 0.05);
+	assert_true(ad.slope_lo < -0.45 && -0.45 < ad.slope_hi);
+	assert_true(ad.ticks > 700 && ad.windows >= 3);
+	assert_int_equal(stats_cv_pct(y, 8, &cv_raw), 0);
+	assert_int_equal(stats_cv_pct(out, 8, &cv_adj), 0);
+	print_message("one set of 8 windows: cov %.2f%% raw, %.2f%% adjusted\n", cv_raw, cv_adj);
+	assert_true(cv_adj < cv_raw / 3);
+	/* each moved along the slope to x_ref, as _at moves them */
+	assert_int_equal(stats_adjust_windows_at(y, w, 8, ad.slope, ad.x_ref, again), 0);
+	for (size_t i = 0; i < 8; i++)
+		assert_true(fabs(again[i] - out[i]) < 1e-12 * out[i]);
+	/* too few samples: a copy; NULL */
+	assert_int_equal(stats_adjust_windows_one(y, w, 3, out, &ad), 0);
+	assert_false(ad.tested);
+	assert_memory_equal(out, y, 3 * sizeof(*y));
+	assert_int_equal(stats_adjust_windows_one(y, NULL, 8, out, &ad), -EINVAL);
+	gsl_rng_free(rng);
+}
+
 /* The compare table takes the windows when every sample kept them, and
  * prefers them to the samples' medians. */
 /* n samples with headline y[i], each keeping its window of 100 intervals
@@ -2328,6 +2364,7 @@ int main(void)
 		cmocka_unit_test(test_table_adjusts_from_the_windows),
 		cmocka_unit_test(test_adjust_windows_aa_keeps_the_false_positive_rate),
 		cmocka_unit_test(test_adjust_windows_few_moves_make_no_slope),
+		cmocka_unit_test(test_adjust_windows_one_takes_it_out_of_one_set),
 		cmocka_unit_test(test_compare_union_takes_the_worst_of_its_parts),
 		cmocka_unit_test(test_table_adjusted_row_holds_over_the_slope_interval),
 		cmocka_unit_test(test_levels_find_steps_and_flips),
