@@ -91,7 +91,7 @@ rc=$?
 unhog
 checkx "matrix under busy loops: the step ran twice, both samples stored and flagged disturbed" \
 	'[ $rc -eq 0 ] && grep -q "^1 samples were disturbed by foreign CPU load and measured again" "$TMP/twice.log" && [ "$(flagged "$TMP/twice.db")" = 2 ]' ||
-	diag "$(cat "$TMP/twice.out" "$TMP/twice.log")"
+	{ diag "$TMP/twice.out"; diag "$TMP/twice.log"; }
 check "... and its summary counts none of them, and says so" \
 	grep -qE '^tcp_stream +0 +- +- +throughput.gbps$' "$TMP/twice.out"
 check "... naming the one left out" \

@@ -185,7 +185,7 @@ print("yes" if ok and sorted(map(tuple, groups)) ==
       else "no %r" % groups)
 PY
 check "measured: under each window chart the cross-CPU probe's, and the speed probe's for the two streams" \
-	grep -qx yes "$TMP/probes" || diag "$(cat "$TMP/probes")"
+	grep -qx yes "$TMP/probes" || diag "$TMP/probes"
 "$NR" report --db "$RDB" --format md A B >"$TMP/real.md"
 checkx "measured: the Markdown compares B against A in both configurations" \
 	'[ "$(grep -c "^| \`test=tcp_stream msg=\(64K\|128K\)\` | throughput.gbps (higher)" "$TMP/real.md")" -eq 2 ]'

@@ -39,10 +39,10 @@ check "... and none without the cross-CPU probe" \
 UDB=$TMP/until.db
 count() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples where label=?", (sys.argv[2],)).fetchone()[0])' "$UDB" "$1"; }
 timeout 120 "$NR" run udp_rr -l 300ms --warmup 0 --until-ci 100 --max-reps 8 --label until --db "$UDB" >"$TMP/until" 2>&1
-check "run --until-ci 100 exits 0" [ $? -eq 0 ] || diag "$(cat "$TMP/until")"
+check "run --until-ci 100 exits 0" [ $? -eq 0 ] || diag "$TMP/until"
 n=$(sed -n 's/^--until-ci 100%: reached after \([0-9]*\) samples (+-[0-9.]*%)$/\1/p' "$TMP/until")
 checkx "--until-ci 100 is reached, after 3 to 8 samples" '[ -n "$n" ] && [ "$n" -ge 3 ] && [ "$n" -le 8 ]' ||
-	diag "$(cat "$TMP/until")"
+	diag "$TMP/until"
 checkx "... every repetition is stored, and there are as many as it says" \
 	'[ "$(count until)" = "$n" ] && [ "$(grep -c "^repetition [0-9]* (at most 8): " "$TMP/until")" = "$n" ]'
 # the stopping rule: the last repetition's interval is within 100%, none before it
@@ -56,7 +56,7 @@ ok = bool(halves) and halves[-1] is not None and halves[-1] <= 100 and \
 print("yes" if ok else "no %r" % halves)
 PY
 check "... it stops at the first repetition whose interval is within +-100%, and has none before the third" \
-	grep -qx yes "$TMP/rule" || diag "$(cat "$TMP/rule")"
+	grep -qx yes "$TMP/rule" || diag "$TMP/rule"
 timeout 120 "$NR" run udp_rr -l 300ms --warmup 0 --until-ci 0.01 --max-reps 4 --label never --db "$UDB" >"$TMP/never" 2>&1
 check "an interval of +-0.01% is not reached: run exits 0 after --max-reps 4" [ $? -eq 0 ]
 check "... says so with the interval it got" \
@@ -245,10 +245,10 @@ PY
 "$NR" compare --db "$TMP/adjw.db" --json near far >"$TMP/adjw.json"
 check "from the windows: the note gives the slope over the intervals and the windows that moved" \
 	grep -qE "^note: within each window the 100 ms rates went with the CPUs' distance: ln\(rate\) = -0\.[345][0-9]* x ln\(round trip\) \+ a level per sample \(1[0-9]{3} intervals; p = 0\.0[0-9]* with the [0-9]+ windows in which it varied as clusters; [0-9]+% of the variance within the windows\); the \.xcpu_adj row compares every sample with its rates moved along that slope to [0-9]+ ns, and calls a change only if the slope's 95% interval \[-0\.[0-9]+, -0\.[0-9]+\] calls it at both ends$" "$TMP/adjw.txt" ||
-	diag "$(grep -E '^(note|throughput)' "$TMP/adjw.txt")"
+	diag "$TMP/adjw.txt" '^(note|throughput)'
 check "... compare --json says so, and the adjusted row calls the regression, its interval around -10%" \
 	jtrue "$TMP/adjw.json" '(lambda c: c["notes"]["adj_from"] == "windows" and c["notes"]["adj_windows"] >= 3 and c["notes"]["adj_intervals"] > 1000 and c["rows"][1]["metric"] == "throughput.gbps.xcpu_adj" and c["rows"][1]["verdict"] == "REGRESSION" and c["rows"][1]["shift_lo_pct"] < -10 < c["rows"][1]["shift_hi_pct"])(d["configs"][0])' ||
-	diag "$(grep -E '^throughput' "$TMP/adjw.txt")"
+	diag "$TMP/adjw.txt" '^throughput'
 check "... and the samples-only adjustment above said it came from the samples" \
 	jtrue "$TMP/adj.json" 'd["configs"][0]["notes"]["adj_from"] == "samples" and d["configs"][0]["notes"]["adj_windows"] == 0'
 

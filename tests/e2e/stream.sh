@@ -296,7 +296,7 @@ pat = re.compile(r"^\[ *[0-9.]+- *[0-9.]+ s\]  send +[0-9.]+ Gbps  cpus +[0-9]+ 
 ok = len(win) >= 3 and len(warm) >= 1 and all("cpus" not in l and "speed" not in l for l in warm)
 # the first interval of the window may end before a round did
 ok &= sum(bool(pat.match(l.rstrip("\n"))) for l in win) >= len(win) - 1
-sys.exit(0 if ok else 1)' "$TMP/ivp.txt" || diag "$(cat "$TMP/ivp.txt")"
+sys.exit(0 if ok else 1)' "$TMP/ivp.txt" || diag "$TMP/ivp.txt"
 checkx "... and neither with --no-collect" \
 	'grep -q " send " "$TMP/ivn.txt" && ! grep -qE "cpus|speed" "$TMP/ivn.txt"'
 
