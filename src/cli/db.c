@@ -129,6 +129,47 @@ struct show_ctx {
 #define SHOW_EXPLAIN_TOP 8
 #define SHOW_EXPLAIN_Q 0.05
 
+/*
+ * The CPUs' distance within the windows (report_windows_spread) over the
+ * samples compare would use: not flagged disturbed, each with its
+ * headline and its window. Nothing when one of them has no window.
+ */
+static int show_windows(const struct base_sample *s, size_t n, const char *test)
+{
+	const char *headline = stats_headline_metric(test);
+	struct stats_window *w = malloc((n ? n : 1) * sizeof(*w));
+	double *y = malloc((n ? n : 1) * sizeof(*y));
+	size_t k = 0;
+	int ret = 0;
+
+	if (!w || !y) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct sample_metric *m = base_sample_get(&s[i], headline);
+		const struct sample_metric *d = base_sample_get(&s[i], "window.disturbed");
+
+		if (d && d->value != 0)
+			continue;
+		if (!m || !s[i].nseries || !s[i].series || !s[i].series_probe[BASE_TICK_XCPU])
+			goto out;
+		y[k] = m->value;
+		w[k].rate = s[i].series;
+		w[k].x = s[i].series_probe[BASE_TICK_XCPU];
+		w[k++].n = s[i].nseries;
+	}
+	ret = report_windows_spread(stdout, y, w, k);
+	if (ret > 0) {
+		putchar('\n');
+		ret = 0;
+	}
+out:
+	free(w);
+	free(y);
+	return ret;
+}
+
 /* Print one configuration's summary: every metric's median and spread,
  * then what went with the headline from sample to sample. */
 static void show_flush(struct show_ctx *c)
@@ -175,6 +216,8 @@ static void show_flush(struct show_ctx *c)
 	free(v);
 	putchar('\n');
 	test = base_sample_param_get(first, "test", NULL);
+	if (test && show_windows(c->s, c->n, test) < 0)
+		cli_error("out of memory: the CPUs' distance within the windows is not shown");
 	if (test && report_explain(stdout, c->s, c->n, test, SHOW_EXPLAIN_TOP,
 				   SHOW_EXPLAIN_Q))
 		cli_error("out of memory: what went with the headline is not shown");
@@ -211,9 +254,10 @@ int cmd_show(int argc, char **argv)
 	static const char usage[] =
 		"usage: netregress show [--db PATH] LABEL\n"
 		"Prints a label's summary: per configuration, each metric's median,\n"
-		"%stddev, sample count, min and max; with 5 samples or more, the\n"
-		"metrics that went with the headline from sample to sample (Kendall's\n"
-		"tau, Benjamini-Hochberg q < 0.05).\n";
+		"%stddev, sample count, min and max; with 4 samples or more that kept\n"
+		"their windows, how the rate went with the CPUs' distance within them;\n"
+		"with 5 samples or more, the metrics that went with the headline from\n"
+		"sample to sample (Kendall's tau, Benjamini-Hochberg q < 0.05).\n";
 	struct show_ctx c = { 0 };
 	struct base_err err = { "" };
 	const char *db = NULL;

@@ -19,7 +19,6 @@
 #include "job/config.h"
 #include "proto/frame.h"
 #include "report/report.h"
-#include "stats/adjust.h"
 #include "stats/desc.h"
 #include "stats/power.h"
 #include "stats/table.h"
@@ -302,34 +301,6 @@ static int tally_add(struct rep_tally *t, const struct base_sample *s,
 	return 0;
 }
 
-/*
- * How much of the samples' spread went with the host moving the vCPUs
- * within their windows (stats_adjust_windows_one): the slope and, when it
- * passed its test, the cov with it taken out, the figure compare's
- * .xcpu_adj row works from.
- */
-static void print_tally_windows(const struct rep_tally *t)
-{
-	struct stats_adjust ad;
-	double *adj, cv;
-
-	if (!t->windows || t->n < STATS_ADJUST_MIN_N)
-		return;
-	adj = malloc(t->n * sizeof(*adj));
-	if (!adj || stats_adjust_windows_one(t->v, t->w, t->n, adj, &ad) || !ad.tested) {
-		free(adj);
-		return;
-	}
-	printf("the CPUs' distance within the windows: ln(rate) = %+.3f [%+.3f, %+.3f] x ln(round trip) (p = %.4f, %zu windows in which it varied, %.0f%% of the variance within them)",
-	       ad.slope, ad.slope_lo, ad.slope_hi, ad.slope_p, ad.windows, 100 * ad.r2);
-	if (ad.applied && !stats_cv_pct(adj, t->n, &cv))
-		printf("; with it taken out (every sample at %.0f ns): cov %.2f%%, as compare's .xcpu_adj row sees it\n",
-		       ad.x_ref, cv);
-	else
-		puts("; not significant: nothing taken out");
-	free(adj);
-}
-
 /* Whether another repetition is due after `done` of them. */
 static bool rep_more(const struct rep_plan *p, const struct rep_tally *t,
 		     uint64_t done)
@@ -367,7 +338,8 @@ static void print_tally(const struct rep_tally *t, const struct rep_plan *p,
 	if (isfinite(half))
 		printf(", 95%% interval of the mean +-%.2f%%", half);
 	putchar('\n');
-	print_tally_windows(t);
+	if (t->windows && report_windows_spread(stdout, t->v, t->w, t->n) < 0)
+		cli_error("out of memory: the CPUs' distance within the windows is not shown");
 	stats_compare_opts_init(&co);
 	if (isfinite(cv) &&
 	    !stats_runs_needed(cv, cv, 5, co.alpha, co.power, &n5) &&

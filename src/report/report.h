@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "base/sample.h"
+#include "stats/adjust.h"
 #include "stats/table.h"
 
 /* Print the readable table of one sample. */
@@ -71,6 +72,17 @@ void report_compare_csv(FILE *out, const struct stats_table *t,
  */
 int report_explain(FILE *out, const struct base_sample *s, size_t n,
 		   const char *test, size_t top, double alpha);
+/*
+ * How much of one set of samples' spread went with the host moving the
+ * vCPUs within their windows (stats_adjust_windows_one: the fit, test
+ * and interval compare makes for its .xcpu_adj row): one line with the
+ * slope and, when it passed its test, the cov with it taken out. y[i] is
+ * sample i's headline, w[i] its window. Prints nothing for fewer than
+ * STATS_ADJUST_MIN_N samples or when the fit tested nothing (x moved in
+ * fewer than 3 windows). Returns 1 when it printed the line, 0 when
+ * not, or -ENOMEM.
+ */
+int report_windows_spread(FILE *out, const double *y, const struct stats_window *w, size_t n);
 /* Whether a metric may explain the headline's spread in a test rather than
  * restate it: shares (_pct), figures per MB, write, read or transaction,
  * host.speed, profile shares, the TCP round trip and window; not the

@@ -249,6 +249,13 @@ check "from the windows: the note gives the slope over the intervals and the win
 check "... compare --json says so, and the adjusted row calls the regression, its interval around -10%" \
 	jtrue "$TMP/adjw.json" '(lambda c: c["notes"]["adj_from"] == "windows" and c["notes"]["adj_windows"] >= 3 and c["notes"]["adj_intervals"] > 1000 and c["rows"][1]["metric"] == "throughput.gbps.xcpu_adj" and c["rows"][1]["verdict"] == "REGRESSION" and c["rows"][1]["shift_lo_pct"] < -10 < c["rows"][1]["shift_hi_pct"])(d["configs"][0])' ||
 	diag "$TMP/adjw.txt" '^throughput'
+"$NR" show --db "$TMP/adjw.db" near >"$TMP/adjw.show" 2>&1
+check "show: the CPUs' distance within one label's windows, and the cov with it taken out" \
+	grep -qE "^the CPUs' distance within the windows: ln\(rate\) = -0\.[345][0-9]* \[-0\.[0-9]+, -0\.[0-9]+\] x ln\(round trip\) \(p = 0\.0[0-9]*, 8 windows in which it varied, [0-9]+% of the variance within them\); with it taken out \(every sample at [0-9]+ ns\): cov [0-9.]+%, as compare's .xcpu_adj row sees it$" "$TMP/adjw.show" ||
+	diag "$TMP/adjw.show" 'distance|^config'
+"$NR" show --db "$TMP/adj.db" near >"$TMP/adj.show" 2>&1
+check "... and nothing on windows for samples that kept none" \
+	sh -c 'grep -q "^config:" "$1" && ! grep -q "distance within the windows" "$1"' _ "$TMP/adj.show"
 check "... and the samples-only adjustment above said it came from the samples" \
 	jtrue "$TMP/adj.json" 'd["configs"][0]["notes"]["adj_from"] == "samples" and d["configs"][0]["notes"]["adj_windows"] == 0'
 
