@@ -1670,6 +1670,33 @@ static void test_adjust_log_leaves_alone_what_it_cannot_separate(void **state)
 	assert_int_equal(stats_adjust_log(NULL, xa, 6, yb, xb, 6, aa, ab, &ad), -EINVAL);
 }
 
+/* The tally of an A/A simulation of the adjustment. */
+struct aa_tally {
+	int trials, applied, fp, raw_fp;
+};
+
+/*
+ * Count one A/A trial of n values a side: raw ya/yb, adjusted aa/ab as ad
+ * left them (nothing when ad tested nothing); a change is a rank test at
+ * alpha 0.05.
+ */
+static void aa_count(struct aa_tally *k, const struct stats_adjust *ad, const double *ya,
+		     const double *yb, const double *aa, const double *ab, size_t n)
+{
+	struct stats_compare_opts co;
+	struct stats_compare c;
+
+	if (!ad->tested)
+		return;
+	stats_compare_opts_init(&co);
+	k->trials++;
+	k->applied += ad->applied;
+	assert_int_equal(stats_compare_samples(aa, n, ab, n, STATS_HIGHER, &co, &c), 0);
+	k->fp += c.p < 0.05;
+	assert_int_equal(stats_compare_samples(ya, n, yb, n, STATS_HIGHER, &co, &c), 0);
+	k->raw_fp += c.p < 0.05;
+}
+
 /*
  * A/A with the distance mixed differently on the two sides: the adjusted
  * comparison must not call changes more often than alpha. Each trial: 8
@@ -1680,16 +1707,13 @@ static void test_adjust_log_leaves_alone_what_it_cannot_separate(void **state)
 static void test_adjust_log_aa_keeps_the_false_positive_rate(void **state)
 {
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	struct stats_compare_opts co;
-	int trials = 0, applied = 0, fp = 0, raw_fp = 0;
+	struct aa_tally k = { 0 };
 
 	(void)state;
 	gsl_rng_set(rng, 23);
-	stats_compare_opts_init(&co);
 	for (int r = 0; r < 400; r++) {
 		double xa[8], xb[8], ya[8], yb[8], aa[8], ab[8];
 		struct stats_adjust ad;
-		struct stats_compare c;
 
 		for (int i = 0; i < 8; i++) {
 			xa[i] = (gsl_rng_uniform(rng) < 0.5 ? 450 : 120) * (1 + 0.03 * gsl_rng_uniform_pos(rng));
@@ -1698,20 +1722,13 @@ static void test_adjust_log_aa_keeps_the_false_positive_rate(void **state)
 			yb[i] = 30 * pow(xb[i] / 120, -0.45) * exp(gsl_ran_gaussian(rng, 0.05));
 		}
 		assert_int_equal(stats_adjust_log(ya, xa, 8, yb, xb, 8, aa, ab, &ad), 0);
-		if (!ad.tested)
-			continue;
-		trials++;
-		applied += ad.applied;
-		assert_int_equal(stats_compare_samples(aa, 8, ab, 8, STATS_HIGHER, &co, &c), 0);
-		fp += c.p < 0.05;
-		assert_int_equal(stats_compare_samples(ya, 8, yb, 8, STATS_HIGHER, &co, &c), 0);
-		raw_fp += c.p < 0.05;
+		aa_count(&k, &ad, ya, yb, aa, ab, 8);
 	}
 	print_message("adjusted A/A: %d trials, slope applied in %d, p < 0.05 in %d (raw %d)\n",
-		      trials, applied, fp, raw_fp);
-	assert_true(trials > 380 && applied > trials * 9 / 10);
+		      k.trials, k.applied, k.fp, k.raw_fp);
+	assert_true(k.trials > 380 && k.applied > k.trials * 9 / 10);
 	/* 5% of 400 is 20; binomial sd 4.4 */
-	assert_true(fp <= 30);
+	assert_true(k.fp <= 30);
 	gsl_rng_free(rng);
 }
 
@@ -2096,17 +2113,14 @@ static void test_adjust_windows_aa_keeps_the_false_positive_rate(void **state)
 {
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	static double ra[6][100], xa[6][100], rb[6][100], xb[6][100];
-	struct stats_compare_opts co;
-	int trials = 0, applied = 0, fp = 0, raw_fp = 0;
+	struct aa_tally k = { 0 };
 
 	(void)state;
 	gsl_rng_set(rng, 29);
-	stats_compare_opts_init(&co);
 	for (int r = 0; r < 300; r++) {
 		struct stats_window wa[6], wb[6];
 		double ya[6], yb[6], aa[6], ab[6];
 		struct stats_adjust ad;
-		struct stats_compare c;
 
 		for (size_t i = 0; i < 6; i++) {
 			ya[i] = moving_window(rng, 30, 0.25, ra[i], xa[i], 100);
@@ -2115,20 +2129,13 @@ static void test_adjust_windows_aa_keeps_the_false_positive_rate(void **state)
 			wb[i] = (struct stats_window){ rb[i], xb[i], 100 };
 		}
 		assert_int_equal(stats_adjust_windows(ya, wa, 6, yb, wb, 6, aa, ab, &ad), 0);
-		if (!ad.tested)
-			continue;
-		trials++;
-		applied += ad.applied;
-		assert_int_equal(stats_compare_samples(aa, 6, ab, 6, STATS_HIGHER, &co, &c), 0);
-		fp += c.p < 0.05;
-		assert_int_equal(stats_compare_samples(ya, 6, yb, 6, STATS_HIGHER, &co, &c), 0);
-		raw_fp += c.p < 0.05;
+		aa_count(&k, &ad, ya, yb, aa, ab, 6);
 	}
 	print_message("adjusted A/A from windows: %d trials, slope applied in %d, p < 0.05 in %d (raw %d)\n",
-		      trials, applied, fp, raw_fp);
-	assert_true(trials > 270 && applied > trials * 9 / 10);
+		      k.trials, k.applied, k.fp, k.raw_fp);
+	assert_true(k.trials > 270 && k.applied > k.trials * 9 / 10);
 	/* 5% of 300 is 15; binomial sd 3.8 */
-	assert_true(fp <= 24);
+	assert_true(k.fp <= 24);
 	gsl_rng_free(rng);
 }
 
