@@ -47,9 +47,41 @@ static void conn_failed(struct worker *w, struct flow *f, int64_t now)
 	f->retry_ns = now + RETRY_NS;
 }
 
+/* Writes what is left of the request: 1 when all of it is out, 0 when the
+ * socket took no more (EAGAIN), -1 on an error. */
+static int send_request(struct worker *w, struct flow *f)
+{
+	while (f->tx_left) {
+		size_t len = f->tx_left < w->buf_len ? f->tx_left : w->buf_len;
+		ssize_t n = io_send(f->fd, w->buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n > 0) {
+			f->tx_left -= (uint64_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		return -1;
+	}
+	return 1;
+}
+
+/*
+ * connect() and, for tcp_crr, the request at once. On loopback the
+ * handshake has completed by the time a nonblocking connect() returns
+ * EINPROGRESS (the SYN-ACK waited in the socket's backlog, run at
+ * release_sock), so waiting for EPOLLOUT and asking SO_ERROR first cost an
+ * epoll round, a getsockopt and an EPOLL_CTL_MOD per transaction, all on
+ * the CPU that sets the rate. A send that finds the socket still in SYN_SENT
+ * gets EAGAIN and the connection goes the long way round (client_io); one
+ * that was refused gets its error and counts as a failed connect.
+ */
 static void conn_begin(struct worker *w, struct flow *f, int64_t now)
 {
-	struct epoll_event ev = { .events = EPOLLOUT, .data.ptr = &f->ev };
+	struct epoll_event ev = { .data.ptr = &f->ev };
+	bool at_once = !w->e->o.connect_only;
 	int fd;
 
 	f->retry_ns = INT64_MAX;
@@ -64,13 +96,30 @@ static void conn_begin(struct worker *w, struct flow *f, int64_t now)
 	f->fd = fd;
 	if (engine_sock_apply(fd, true, &f->so, NULL) < 0 ||
 	    (connect(fd, (const struct sockaddr *)&f->to.ss, f->to.len) < 0 &&
-	     errno != EINPROGRESS) ||
-	    epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+	     errno != EINPROGRESS)) {
 		conn_failed(w, f, now);
 		return;
 	}
-	f->interest = EPOLLOUT;
 	f->crr_state = CRR_CONNECTING;
+	if (at_once) {
+		uint64_t req = f->tx_left;
+		int sent = send_request(w, f);
+
+		if (sent < 0) {
+			conn_failed(w, f, now);
+			return;
+		}
+		if (sent)
+			f->crr_state = CRR_RECEIVING;
+		else if (f->tx_left < req)
+			f->crr_state = CRR_SENDING; /* connected, the rest on EPOLLOUT */
+	}
+	ev.events = f->crr_state == CRR_RECEIVING ? EPOLLIN : EPOLLOUT;
+	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		conn_failed(w, f, now);
+		return;
+	}
+	f->interest = ev.events;
 }
 
 static void client_start(struct worker *w, struct flow *f, int64_t now)
@@ -80,18 +129,11 @@ static void client_start(struct worker *w, struct flow *f, int64_t now)
 
 static void client_send(struct worker *w, struct flow *f, int64_t now)
 {
-	while (f->tx_left) {
-		size_t len = f->tx_left < w->buf_len ? f->tx_left : w->buf_len;
-		ssize_t n = io_send(f->fd, w->buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	int sent = send_request(w, f);
 
-		if (n > 0) {
-			f->tx_left -= (uint64_t)n;
-			continue;
-		}
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return; /* still EPOLLOUT */
-		if (n < 0 && errno == EINTR)
-			continue;
+	if (!sent)
+		return; /* still EPOLLOUT */
+	if (sent < 0) {
 		conn_failed(w, f, now);
 		return;
 	}
@@ -182,7 +224,8 @@ static bool client_stop(struct worker *w, struct flow *f)
 static void server_conn_close(struct worker *w, struct flow *f,
 			      struct crr_conn *c)
 {
-	epoll_ctl(w->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	if (c->polled)
+		epoll_ctl(w->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	c->fd = -1;
 	f->open_conns--;
@@ -190,6 +233,22 @@ static void server_conn_close(struct worker *w, struct flow *f,
 		flow_close(w, f, 0);
 }
 
+/* Waits for events on c: adds it to the epoll set the first time. */
+static int server_conn_poll(struct worker *w, struct crr_conn *c, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = &c->ev };
+
+	if (c->polled == events)
+		return 0;
+	if (epoll_ctl(w->epfd, c->polled ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd, &ev) < 0)
+		return -errno;
+	c->polled = events;
+	return 0;
+}
+
+/* Reads the request and writes the reply, as far as the socket lets it;
+ * called at accept, before the connection is in the epoll set, and then on
+ * its events. */
 static void server_conn_event(struct worker *w, struct engine_ev *ev,
 			      uint32_t events)
 {
@@ -221,9 +280,8 @@ static void server_conn_event(struct worker *w, struct engine_ev *ev,
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-				epoll_ctl(w->epfd, EPOLL_CTL_MOD, c->fd,
-					  &(struct epoll_event){ .events = EPOLLOUT,
-								 .data.ptr = &c->ev });
+				if (server_conn_poll(w, c, EPOLLOUT) < 0)
+					server_conn_close(w, f, c);
 				return;
 			}
 			server_conn_close(w, f, c);
@@ -240,11 +298,16 @@ static void server_conn_event(struct worker *w, struct engine_ev *ev,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
+			break;
 		/* the client's close or reset before its reply: given up */
 		server_conn_close(w, f, c);
 		return;
 	}
+	/* the rest of the request on EPOLLIN; when the budget ran out while
+	 * writing, the rest of the reply on EPOLLOUT (level-triggered, it
+	 * comes back at once) */
+	if (server_conn_poll(w, c, c->got >= o->req_bytes ? EPOLLOUT : EPOLLIN) < 0)
+		server_conn_close(w, f, c);
 }
 
 static void server_accept(struct worker *w, struct flow *f, uint32_t events)
@@ -269,7 +332,7 @@ static void server_accept(struct worker *w, struct flow *f, uint32_t events)
 			/* tcp_cc: connected, and closed by the server at once */
 			close(fd);
 			ctr_add(&f->msgs, 1);
-			continue;
+			return; /* one in flight per flow (below) */
 		}
 		for (uint32_t k = 0; k < f->nconns; k++) {
 			if (f->conns[k].fd < 0) {
@@ -282,20 +345,28 @@ static void server_accept(struct worker *w, struct flow *f, uint32_t events)
 			ctr_add(&f->fails, 1);
 			continue;
 		}
+		if (engine_sock_apply(fd, true, &(struct engine_sockopts){
+					  .nodelay = w->e->o.nodelay }, NULL) < 0) {
+			close(fd);
+			continue;
+		}
 		c->ev.fn = server_conn_event;
 		c->f = f;
 		c->fd = fd;
+		c->polled = 0;
 		c->got = c->sent = 0;
-		if (engine_sock_apply(fd, true, &(struct engine_sockopts){
-					  .nodelay = w->e->o.nodelay }, NULL) < 0 ||
-		    epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd,
-			      &(struct epoll_event){ .events = EPOLLIN,
-						     .data.ptr = &c->ev }) < 0) {
-			close(fd);
-			c->fd = -1;
-			continue;
-		}
 		f->open_conns++;
+		/*
+		 * The request has usually arrived by now (the client sends it
+		 * as its connect returns, while this worker wakes): served at
+		 * once, the connection never enters the epoll set, which saves
+		 * an EPOLL_CTL_ADD, an epoll round and an EPOLL_CTL_DEL. The
+		 * client has one connection in flight per flow, so the next
+		 * accept4 would only say EAGAIN; a straggler comes back as
+		 * the listener's level-triggered EPOLLIN.
+		 */
+		server_conn_event(w, &c->ev, 0);
+		return;
 	}
 }
 

@@ -56,6 +56,7 @@ struct crr_conn {
 	struct engine_ev ev;
 	struct flow *f;
 	int fd;
+	uint32_t polled; /* the events it waits for in the epoll set; 0: not in it */
 	uint64_t got; /* request bytes read */
 	uint64_t sent; /* response bytes written */
 };

@@ -38,6 +38,15 @@ check "open loop --rate 2000 holds the rate within 5%" jtrue "$TMP/open.json" 'a
 timeout 60 "$NR" run tcp_crr "${RUN_SHORT[@]}" --json >"$TMP/crr.json"
 check "tcp_crr: connects/s and failures reported" jtrue "$TMP/crr.json" 'v("crr.connects_per_s") > 0 and v("crr.connects_per_s") == v("transactions.per_s") and v("crr.connect_failures") >= 0'
 check "tcp_crr: latency percentiles ordered" jtrue "$TMP/crr.json" "$LAT_OK"
+# Both ends write at once when they can (the client its request as connect
+# returns, the server its reply as it accepts); with 8K send buffers and
+# 300K each way neither can, and the request and the reply go out over
+# EPOLLOUT. Every request the client finished reached the server, which
+# holds at most the one abandoned in flight at the stop on top.
+timeout 60 "$NR" run tcp_crr -r 300K,300K --sndbuf 8K --remote-sndbuf 8K -l 1s --warmup 200ms --no-collect --no-store --json >"$TMP/crrbig.json" 2>"$TMP/crrbig.err"
+check "tcp_crr 300K each way through 8K send buffers exits 0" [ $? -eq 0 ]
+check "tcp_crr 300K each way: transactions, no failed connect, the server got every finished request" \
+	jtrue "$TMP/crrbig.json" 'v("transactions.per_s") > 0 and v("crr.connect_failures") == 0 and all(0 <= f["receiver_total_bytes"] - f["sender_total_bytes"] <= 307200 and f["sender_total_bytes"] % 307200 == 0 for f in d["flows"])'
 # The server closes first, so the TIME_WAIT sockets a run leaves are the
 # server's, on its one listening port: the local port whose TIME_WAITs
 # grew most holds at least twice as many new ones as all the other ports
