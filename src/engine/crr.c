@@ -69,19 +69,19 @@ static int send_request(struct worker *w, struct flow *f)
 }
 
 /*
- * connect() and, for tcp_crr, the request at once. On loopback the
- * handshake has completed by the time a nonblocking connect() returns
- * EINPROGRESS (the SYN-ACK waited in the socket's backlog, run at
- * release_sock), so waiting for EPOLLOUT and asking SO_ERROR first cost an
- * epoll round, a getsockopt and an EPOLL_CTL_MOD per transaction, all on
- * the CPU that sets the rate. A send that finds the socket still in SYN_SENT
- * gets EAGAIN and the connection goes the long way round (client_io); one
- * that was refused gets its error and counts as a failed connect.
+ * connect() and then at once, for tcp_crr, the request, for tcp_cc the wait
+ * for the server's close. On loopback the handshake has completed by the
+ * time a nonblocking connect() returns EINPROGRESS (the SYN-ACK waited in
+ * the socket's backlog, run at release_sock), so waiting for EPOLLOUT and
+ * asking SO_ERROR first cost an epoll round, a getsockopt and an
+ * EPOLL_CTL_MOD per transaction, all on the CPU that sets the rate. A send
+ * that finds the socket still in SYN_SENT gets EAGAIN and the connection
+ * goes the long way round (client_io); one that was refused gets its error
+ * and counts as a failed connect.
  */
 static void conn_begin(struct worker *w, struct flow *f, int64_t now)
 {
 	struct epoll_event ev = { .data.ptr = &f->ev };
-	bool at_once = !w->e->o.connect_only;
 	int fd;
 
 	f->retry_ns = INT64_MAX;
@@ -101,7 +101,14 @@ static void conn_begin(struct worker *w, struct flow *f, int64_t now)
 		return;
 	}
 	f->crr_state = CRR_CONNECTING;
-	if (at_once) {
+	if (w->e->o.connect_only) {
+		/* tcp_cc: the server's close ends it (or the connect's error
+		 * does, as EPOLLIN too), so one connection per flow is in
+		 * flight at a time: a client that did not wait would outrun
+		 * the server's accepts, overflow its listen queue, and stall
+		 * on a dropped SYN for a second */
+		f->crr_state = CRR_CLOSING;
+	} else {
 		uint64_t req = f->tx_left;
 		int sent = send_request(w, f);
 
@@ -114,7 +121,8 @@ static void conn_begin(struct worker *w, struct flow *f, int64_t now)
 		else if (f->tx_left < req)
 			f->crr_state = CRR_SENDING; /* connected, the rest on EPOLLOUT */
 	}
-	ev.events = f->crr_state == CRR_RECEIVING ? EPOLLIN : EPOLLOUT;
+	ev.events = f->crr_state == CRR_RECEIVING || f->crr_state == CRR_CLOSING ?
+		    EPOLLIN : EPOLLOUT;
 	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		conn_failed(w, f, now);
 		return;
@@ -156,17 +164,6 @@ static void client_io(struct worker *w, struct flow *f, uint32_t events)
 			return;
 		}
 		f->crr_state = CRR_SENDING;
-		if (w->e->o.connect_only) {
-			/* tcp_cc: connected; the server's close ends it, so
-			 * one connection per flow is in flight at a time (a
-			 * client that did not wait would outrun the server's
-			 * accepts, overflow its listen queue, and stall on a
-			 * dropped SYN for a second) */
-			f->crr_state = CRR_CLOSING;
-			if (flow_interest(w, f, EPOLLIN) < 0)
-				conn_failed(w, f, now);
-			return;
-		}
 	}
 	if (f->crr_state == CRR_SENDING) {
 		client_send(w, f, now);
