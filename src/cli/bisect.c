@@ -318,10 +318,8 @@ static int bisect_start(int argc, char **argv)
 			db = optarg;
 			break;
 		case OPT_MINCH:
-			if (base_parse_double(optarg, 0, 1000, &min_change, &err)) {
-				cli_error("invalid --min-change: %s", err.msg);
+			if (!cli_double("--min-change", optarg, 0, 1000, &min_change))
 				return EXIT_USAGE;
-			}
 			break;
 		case OPT_MINREPS:
 			if (!cli_u64("--min-reps", optarg, 2, 100, &v))

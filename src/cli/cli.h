@@ -56,6 +56,7 @@ bool cli_size(const char *flag, const char *arg, uint64_t max, uint64_t *out);
 bool cli_duration(const char *flag, const char *arg, int64_t *out);
 bool cli_u64(const char *flag, const char *arg, uint64_t min, uint64_t max,
 	     uint64_t *out);
+bool cli_double(const char *flag, const char *arg, double min, double max, double *out);
 bool cli_cpulist(const char *flag, const char *arg, struct base_cpulist *out);
 /* A label that samples will be stored under (base_label_ok). */
 bool cli_label(const char *flag, const char *arg);

@@ -80,6 +80,17 @@ bool cli_u64(const char *flag, const char *arg, uint64_t min, uint64_t max,
 	return true;
 }
 
+bool cli_double(const char *flag, const char *arg, double min, double max, double *out)
+{
+	struct base_err err;
+
+	if (base_parse_double(arg, min, max, out, &err)) {
+		cli_error("invalid %s: %s", flag, err.msg);
+		return false;
+	}
+	return true;
+}
+
 bool cli_cpulist(const char *flag, const char *arg, struct base_cpulist *out)
 {
 	struct base_err err;

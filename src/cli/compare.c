@@ -126,17 +126,13 @@ int cmd_compare(int argc, char **argv)
 			db = optarg;
 			break;
 		case OPT_MINCH:
-			if (base_parse_double(optarg, 0, 1000, &to.cmp.min_change_pct, &err)) {
-				cli_error("invalid --min-change: %s", err.msg);
+			if (!cli_double("--min-change", optarg, 0, 1000, &to.cmp.min_change_pct))
 				return EXIT_USAGE;
-			}
 			to.other_min_change_pct = to.cmp.min_change_pct;
 			break;
 		case OPT_ALPHA:
-			if (base_parse_double(optarg, 1e-6, 0.5, &to.cmp.alpha, &err)) {
-				cli_error("invalid --alpha: %s", err.msg);
+			if (!cli_double("--alpha", optarg, 1e-6, 0.5, &to.cmp.alpha))
 				return EXIT_USAGE;
-			}
 			break;
 		case OPT_ALL:
 			to.all = true;

@@ -340,10 +340,8 @@ int cmd_matrix(int argc, char **argv)
 			baseline = optarg;
 			break;
 		case OPT_UNTIL:
-			if (base_parse_double(optarg, 0.01, 100, &until, &err)) {
-				cli_error("invalid --until-ci: %s", err.msg);
+			if (!cli_double("--until-ci", optarg, 0.01, 100, &until))
 				return EXIT_USAGE;
-			}
 			break;
 		case OPT_MAXREPS:
 			if (!cli_u64("--max-reps", optarg, 1, JOB_MAX_REPS, &max_reps))

@@ -64,7 +64,6 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct base_err err = { "" };
 	int opt;
 
 	opterr = 0;
@@ -92,17 +91,13 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			a->output = optarg;
 			break;
 		case OPT_MINCH:
-			if (base_parse_double(optarg, 0, 1000, &a->to.cmp.min_change_pct, &err)) {
-				cli_error("invalid --min-change: %s", err.msg);
+			if (!cli_double("--min-change", optarg, 0, 1000, &a->to.cmp.min_change_pct))
 				return EXIT_USAGE;
-			}
 			a->to.other_min_change_pct = a->to.cmp.min_change_pct;
 			break;
 		case OPT_ALPHA:
-			if (base_parse_double(optarg, 1e-6, 0.5, &a->to.cmp.alpha, &err)) {
-				cli_error("invalid --alpha: %s", err.msg);
+			if (!cli_double("--alpha", optarg, 1e-6, 0.5, &a->to.cmp.alpha))
 				return EXIT_USAGE;
-			}
 			break;
 		case OPT_ALL:
 			a->to.all = true;

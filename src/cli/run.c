@@ -570,10 +570,8 @@ int cmd_run(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case OPT_UNTIL:
-			if (base_parse_double(optarg, 0.01, 100, &plan.until, &err)) {
-				cli_error("invalid --until-ci: %s", err.msg);
+			if (!cli_double("--until-ci", optarg, 0.01, 100, &plan.until))
 				return EXIT_USAGE;
-			}
 			break;
 		case OPT_MAXREPS:
 			if (!cli_u64("--max-reps", optarg, 1, RUN_MAX_REPS, &plan.max_reps))
