@@ -34,6 +34,7 @@ struct job_config;
 struct engine_run;
 struct base_sample;
 struct base_err;
+struct stats_window;
 /* A run's sample: engine_run_sample() plus the checks made from its
  * interval rates (window.not_steady and the trend). Returns 0 or -errno. */
 /* --warmup auto's test: n successive 100 ms rates show no trend
@@ -58,6 +59,21 @@ bool cli_u64(const char *flag, const char *arg, uint64_t min, uint64_t max,
 	     uint64_t *out);
 bool cli_double(const char *flag, const char *arg, double min, double max, double *out);
 bool cli_cpulist(const char *flag, const char *arg, struct base_cpulist *out);
+
+/*
+ * Headline values of samples in the order they came and, while every one
+ * of them kept it, their windows (rates and cross-CPU round trips, owned):
+ * what run --reps and matrix summarize.
+ */
+struct cli_tally {
+	double *v;
+	struct stats_window *w;
+	bool windows; /* every sample so far kept its window */
+	size_t n, cap;
+};
+/* Add a sample's headline v and a copy of its window; -ENOMEM. */
+int cli_tally_add(struct cli_tally *t, const struct base_sample *s, double v);
+void cli_tally_release(struct cli_tally *t);
 /* A label that samples will be stored under (base_label_ok). */
 bool cli_label(const char *flag, const char *arg);
 /* Handlers for SIGINT/SIGTERM that set cli_interrupted; SIGPIPE ignored. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Flag parsing and error printing shared by the subcommands. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,8 +8,10 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "base/sample.h"
 #include "base/time.h"
 #include "engine/result.h"
+#include "stats/adjust.h"
 #include "stats/desc.h"
 #include "stats/guard.h"
 #include "stats/levels.h"
@@ -287,4 +290,65 @@ int cli_sample(const struct job_config *cfg, const struct engine_run *run,
 	if (run->phases)
 		add_overhead(run, s);
 	return 0;
+}
+
+/* Copy a sample's window into w (false: the sample has none, or no memory). */
+static bool window_copy(const struct base_sample *s, struct stats_window *w)
+{
+	double *r, *x;
+
+	w->rate = w->x = NULL;
+	w->n = 0;
+	if (!s->nseries || !s->series || !s->series_probe[BASE_TICK_XCPU])
+		return false;
+	r = malloc(s->nseries * sizeof(*r));
+	x = malloc(s->nseries * sizeof(*x));
+	if (!r || !x) {
+		free(r);
+		free(x);
+		return false;
+	}
+	memcpy(r, s->series, s->nseries * sizeof(*r));
+	memcpy(x, s->series_probe[BASE_TICK_XCPU], s->nseries * sizeof(*x));
+	w->rate = r;
+	w->x = x;
+	w->n = s->nseries;
+	return true;
+}
+
+int cli_tally_add(struct cli_tally *t, const struct base_sample *s, double v)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		double *nv = realloc(t->v, cap * sizeof(*nv));
+		struct stats_window *w;
+
+		if (!nv)
+			return -ENOMEM;
+		t->v = nv;
+		w = realloc(t->w, cap * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		t->w = w;
+		t->cap = cap;
+	}
+	if (!t->n)
+		t->windows = true;
+	/* a window not kept (or lost to memory) ends the adjustment, not the count */
+	if (!window_copy(s, &t->w[t->n]))
+		t->windows = false;
+	t->v[t->n++] = v;
+	return 0;
+}
+
+void cli_tally_release(struct cli_tally *t)
+{
+	if (t->w)
+		for (size_t i = 0; i < t->n; i++) {
+			free((double *)t->w[i].rate);
+			free((double *)t->w[i].x);
+		}
+	free(t->w);
+	free(t->v);
+	memset(t, 0, sizeof(*t));
 }

@@ -20,6 +20,7 @@
 #include "job/jobfile.h"
 #include "job/plan.h"
 #include "report/report.h"
+#include "stats/adjust.h"
 #include "stats/desc.h"
 #include "stats/table.h"
 #include "store/store.h"
@@ -43,8 +44,7 @@ static const char matrix_help[] =
 	"      --max-reps N       the cap for --until-ci (default 3 x repetitions)\n";
 
 struct cell_state {
-	double *values; /* headline values measured now, in order */
-	size_t n, cap;
+	struct cli_tally k; /* headlines measured now, in order, with their windows */
 	unsigned stored; /* samples stored under the label before this run */
 };
 
@@ -131,20 +131,6 @@ static void progress(struct matrix *m, const struct job_cell *c,
 	}
 }
 
-static void remember(struct cell_state *cs, double v)
-{
-	if (cs->n == cs->cap) {
-		size_t ncap = cs->cap ? cs->cap * 2 : 8;
-		double *p = realloc(cs->values, ncap * sizeof(*p));
-
-		if (!p)
-			return;
-		cs->values = p;
-		cs->cap = ncap;
-	}
-	cs->values[cs->n++] = v;
-}
-
 /* One repetition of one cell: measure, store, report progress. A failed
  * measurement is counted and the matrix goes on; a failed store stops it. */
 static int run_step(struct matrix *m, size_t ci)
@@ -202,9 +188,11 @@ static int run_step(struct matrix *m, size_t ci)
 		}
 		/* what --until-ci and the summary count: the samples compare
 		 * uses, so not one disturbed again on its second try */
-		if (h && !(d && d->value != 0))
-			remember(&m->st[ci], h->value);
-		else if (h)
+		if (h && !(d && d->value != 0)) {
+			if (cli_tally_add(&m->st[ci].k, &s, h->value))
+				cli_error("out of memory: a sample of %s is stored but not in the summary",
+					  c->desc[0] ? c->desc : job_test_name(c->cfg.test));
+		} else if (h)
 			m->kept_out++;
 		m->not_steady += flag(&s, "window.not_steady");
 		m->mixed += flag(&s, "window.mixed");
@@ -222,7 +210,7 @@ static int run_step(struct matrix *m, size_t ci)
 /* --until-ci: is the cell's headline mean known within +-pct? */
 static bool settled(const struct cell_state *cs, double pct)
 {
-	return stats_settle_half_pct(cs->values, cs->n) <= pct;
+	return stats_settle_half_pct(cs->k.v, cs->k.n) <= pct;
 }
 
 static void print_plan(const struct matrix *m, const struct job_plan_step *steps,
@@ -249,27 +237,45 @@ static void print_plan(const struct matrix *m, const struct job_plan_step *steps
 	printf("%s\n", nsteps > 1000 ? " ..." : "");
 }
 
+/* A cell's cov with the CPUs' distance within its windows taken out, as
+ * compare's .xcpu_adj row takes it out; NaN where it was not. */
+static double adjusted_cv(const struct cli_tally *k)
+{
+	struct stats_adjust ad;
+	double cv = NAN;
+
+	if (k->windows && stats_adjust_windows_cv(k->v, k->w, k->n, &ad, &cv))
+		cv = NAN;
+	return cv;
+}
+
 /* The summary: each configuration's headline, then the baseline compare. */
 static int summary(struct matrix *m, const char *db, const char *baseline)
 {
-	printf("\n%-44s %4s %12s %9s  %s\n", "configuration", "n", "median", "±%sd",
-	       "headline");
+	printf("\n%-44s %4s %12s %9s %9s  %s\n", "configuration", "n", "median", "±%sd",
+	       "adj ±%sd", "headline");
 	for (size_t i = 0; i < m->ncells; i++) {
-		const struct cell_state *cs = &m->st[i];
-		double med = NAN, cv = NAN;
+		const struct cli_tally *k = &m->st[i].k;
+		double med = NAN, cv = NAN, acv = adjusted_cv(k);
 
-		if (cs->n)
-			stats_median(cs->values, cs->n, &med);
-		if (cs->n >= 2)
-			stats_cv_pct(cs->values, cs->n, &cv);
+		if (k->n)
+			stats_median(k->v, k->n, &med);
+		if (k->n >= 2)
+			stats_cv_pct(k->v, k->n, &cv);
 		printf("%-44.44s %4zu ", m->cells[i].desc[0] ? m->cells[i].desc :
-					     job_test_name(m->cells[i].cfg.test), cs->n);
-		if (cs->n)
+					     job_test_name(m->cells[i].cfg.test), k->n);
+		if (k->n)
 			printf("%12.5g %8.1f%%", med, isnan(cv) ? 0.0 : cv);
 		else
 			printf("%12s %9s", "-", "-");
+		if (isnan(acv))
+			printf(" %9s", "-");
+		else
+			printf(" %8.1f%%", acv);
 		printf("  %s\n", stats_headline_metric(job_test_name(m->cells[i].cfg.test)));
 	}
+	printf("adj ±%%sd: the spread with the CPUs' distance within the windows taken out, as compare's .xcpu_adj row takes it out; '-' where its slope did not pass its test or fewer than %d samples kept their windows ('netregress show %s' prints the fit)\n",
+	       STATS_ADJUST_MIN_N, m->label);
 	if (m->kept_out)
 		printf("n leaves out %u sample%s disturbed by foreign CPU load on both tries (stored; compare leaves them out too)\n",
 		       m->kept_out, m->kept_out == 1 ? "" : "s");
@@ -475,7 +481,7 @@ int cmd_matrix(int argc, char **argv)
 	}
 out:
 	for (size_t i = 0; m.st && i < m.ncells; i++)
-		free(m.st[i].values);
+		cli_tally_release(&m.st[i].k);
 	free(m.st);
 	free(done);
 	free(steps);

@@ -214,55 +214,15 @@ struct rep_plan {
 
 /* The headline of every repetition that counts: not flagged disturbed. */
 struct rep_tally {
-	double *v;
-	/* each counted sample's window (rates and cross-CPU round trips,
-	 * owned), while every one has it: for the summary's adjustment */
-	struct stats_window *w;
-	bool windows;
-	size_t n, cap;
+	struct cli_tally k;
 	size_t disturbed;
 	char unit[32];
 };
 
-static void tally_release(struct rep_tally *t)
-{
-	if (t->w)
-		for (size_t i = 0; i < t->n; i++) {
-			free((double *)t->w[i].rate);
-			free((double *)t->w[i].x);
-		}
-	free(t->w);
-	free(t->v);
-}
-
-/* Copy a sample's window into w (false: the sample has none, or no memory). */
-static bool window_copy(const struct base_sample *s, struct stats_window *w)
-{
-	double *r, *x;
-
-	w->rate = w->x = NULL;
-	w->n = 0;
-	if (!s->nseries || !s->series || !s->series_probe[BASE_TICK_XCPU])
-		return false;
-	r = malloc(s->nseries * sizeof(*r));
-	x = malloc(s->nseries * sizeof(*x));
-	if (!r || !x) {
-		free(r);
-		free(x);
-		return false;
-	}
-	memcpy(r, s->series, s->nseries * sizeof(*r));
-	memcpy(x, s->series_probe[BASE_TICK_XCPU], s->nseries * sizeof(*x));
-	w->rate = r;
-	w->x = x;
-	w->n = s->nseries;
-	return true;
-}
-
 /* Too few kept samples for an interval, or no interval: +inf. */
 static double tally_half_pct(const struct rep_tally *t)
 {
-	return stats_settle_half_pct(t->v, t->n);
+	return stats_settle_half_pct(t->k.v, t->k.n);
 }
 
 static int tally_add(struct rep_tally *t, const struct base_sample *s,
@@ -277,28 +237,8 @@ static int tally_add(struct rep_tally *t, const struct base_sample *s,
 	}
 	if (!m || !isfinite(m->value))
 		return 0;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		double *v = realloc(t->v, cap * sizeof(*v));
-		struct stats_window *w;
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		w = realloc(t->w, cap * sizeof(*w));
-		if (!w)
-			return -ENOMEM;
-		t->w = w;
-		t->cap = cap;
-	}
-	if (!t->n)
-		t->windows = true;
-	/* a window not kept (or lost to memory) ends the adjustment, not the run */
-	if (!window_copy(s, &t->w[t->n]))
-		t->windows = false;
-	t->v[t->n++] = m->value;
 	snprintf(t->unit, sizeof(t->unit), "%s", m->unit);
-	return 0;
+	return cli_tally_add(&t->k, s, m->value);
 }
 
 /* Whether another repetition is due after `done` of them. */
@@ -322,23 +262,23 @@ static void print_tally(const struct rep_tally *t, const struct rep_plan *p,
 	double med = NAN, mean = NAN, cv = NAN, half = tally_half_pct(t);
 	size_t n5, n10;
 
-	printf("\n%s over %zu sample%s", headline, t->n, t->n == 1 ? "" : "s");
+	printf("\n%s over %zu sample%s", headline, t->k.n, t->k.n == 1 ? "" : "s");
 	if (t->disturbed)
 		printf(" (%zu more flagged disturbed by foreign CPU load: stored, left out here as compare leaves them out)",
 		       t->disturbed);
-	if (!t->n) {
+	if (!t->k.n) {
 		puts(": none to summarize");
 		return;
 	}
-	stats_median(t->v, t->n, &med);
+	stats_median(t->k.v, t->k.n, &med);
 	printf(": median %.5g %s", med, t->unit);
-	if (t->n >= 2 && !stats_mean(t->v, t->n, &mean) &&
-	    !stats_cv_pct(t->v, t->n, &cv))
+	if (t->k.n >= 2 && !stats_mean(t->k.v, t->k.n, &mean) &&
+	    !stats_cv_pct(t->k.v, t->k.n, &cv))
 		printf(", mean %.5g, cov %.2f%%", mean, cv);
 	if (isfinite(half))
 		printf(", 95%% interval of the mean +-%.2f%%", half);
 	putchar('\n');
-	if (t->windows && report_windows_spread(stdout, t->v, t->w, t->n) < 0)
+	if (t->k.windows && report_windows_spread(stdout, t->k.v, t->k.w, t->k.n) < 0)
 		cli_error("out of memory: the CPUs' distance within the windows is not shown");
 	stats_compare_opts_init(&co);
 	if (isfinite(cv) &&
@@ -356,7 +296,7 @@ static void print_tally(const struct rep_tally *t, const struct rep_plan *p,
 		       p->until, half, done, done >= p->max_reps ? " (--max-reps)" : "");
 	else
 		printf("--until-ci %.3g%%: not reached: %zu samples count, an interval needs %d\n",
-		       p->until, t->n, STATS_SETTLE_MIN_N);
+		       p->until, t->k.n, STATS_SETTLE_MIN_N);
 }
 
 /*
@@ -472,7 +412,7 @@ next:
 	if (!json && many && st && code == EXIT_OK)
 		printf("stored in %s; 'netregress show LABEL' summarizes them\n",
 		       db_path);
-	tally_release(&tally);
+	cli_tally_release(&tally.k);
 	return code;
 }
 

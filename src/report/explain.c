@@ -144,26 +144,20 @@ out:
 int report_windows_spread(FILE *out, const double *y, const struct stats_window *w, size_t n)
 {
 	struct stats_adjust ad;
-	double *adj, cv;
+	double cv;
 	int ret;
 
 	if (n < STATS_ADJUST_MIN_N)
 		return 0;
-	adj = malloc(n * sizeof(*adj));
-	if (!adj)
-		return -ENOMEM;
-	ret = stats_adjust_windows_one(y, w, n, adj, &ad);
-	if (ret || !ad.tested) {
-		free(adj);
+	ret = stats_adjust_windows_cv(y, w, n, &ad, &cv);
+	if (ret || !ad.tested)
 		return ret;
-	}
 	fprintf(out, "the CPUs' distance within the windows: ln(rate) = %+.3f [%+.3f, %+.3f] x ln(round trip) (p = %.4f, %zu windows in which it varied, %.0f%% of the variance within them)",
 		ad.slope, ad.slope_lo, ad.slope_hi, ad.slope_p, ad.windows, 100 * ad.r2);
-	if (ad.applied && !stats_cv_pct(adj, n, &cv))
+	if (!isnan(cv))
 		fprintf(out, "; with it taken out (every sample at %.0f ns): cov %.2f%%, as compare's .xcpu_adj row sees it\n",
 			ad.x_ref, cv);
 	else
 		fputs("; not significant: nothing taken out\n", out);
-	free(adj);
 	return 1;
 }

@@ -10,6 +10,8 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_rng.h>
 
+#include "stats/desc.h"
+
 /* Within-side sums of one side: squares and products around its means. */
 struct side_sums {
 	double mean_lx, sum_lx;
@@ -387,6 +389,25 @@ int stats_adjust_windows_one(const double *y, const struct stats_window *w, size
 		return 0;
 	}
 	return windows_fit(y, w, n, NULL, NULL, 0, y_out, NULL, out);
+}
+
+int stats_adjust_windows_cv(const double *y, const struct stats_window *w, size_t n,
+			    struct stats_adjust *out, double *cv)
+{
+	double *adj;
+	int ret;
+
+	if (!cv)
+		return -EINVAL;
+	*cv = NAN;
+	adj = malloc((n ? n : 1) * sizeof(*adj));
+	if (!adj)
+		return -ENOMEM;
+	ret = stats_adjust_windows_one(y, w, n, adj, out);
+	if (!ret && out->applied && stats_cv_pct(adj, n, cv))
+		*cv = NAN;
+	free(adj);
+	return ret;
 }
 
 int stats_adjust_windows_at(const double *y, const struct stats_window *w, size_t n,

@@ -137,6 +137,15 @@ int stats_adjust_windows_one(const double *y, const struct stats_window *w, size
 			     double *y_out, struct stats_adjust *out);
 
 /*
+ * stats_adjust_windows_one's fit and, when it applied the slope, the cov
+ * (%) of the moved figures in *cv, else NaN: how much of one set's spread
+ * is left with the distance within its windows taken out. Returns 0,
+ * -EINVAL (NULL) or -ENOMEM. Any thread.
+ */
+int stats_adjust_windows_cv(const double *y, const struct stats_window *w, size_t n,
+			    struct stats_adjust *out, double *cv);
+
+/*
  * y[0..n) scaled by their windows' rates moved along a given slope to
  * x_ref, as stats_adjust_windows scales them along its own. Returns 0,
  * -EINVAL (NULL, a value <= 0 or not finite, a window with fewer than

@@ -60,6 +60,16 @@ import re, sys
 n = [int(m.group(1)) for m in (re.match(r"^test=(?:tcp|udp)_stream streams=[12] +([0-9]+) ", l)
                                for l in open(sys.argv[1])) if m]
 sys.exit(0 if len(n) == 3 and all(x <= 3 for x in n) and sum(n) + int(sys.argv[2]) == 9 else 1)' "$TMP/out" "$K"
+# Beside the spread, what is left of it with the CPUs' distance within the
+# windows taken out: a percentage where the slope passed (3 samples are
+# too few: it needs 4), else "-", and a line saying so.
+check "the summary's adj column: '-' for 3 samples or fewer, and its legend" python3 -c '
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+head = [l for l in lines if l.startswith("configuration ")]
+rows = [l.split() for l in lines if re.match(r"^test=(?:tcp|udp)_stream streams=[12] ", l)]
+legend = [l for l in lines if l.startswith("adj ±%sd: the spread with the CPUs")]
+sys.exit(0 if head and "adj ±%sd" in head[0] and len(rows) == 3 and all(r[-2] == "-" for r in rows) and len(legend) == 1 else 1)' "$TMP/out"
 check "progress is logged step by step without a terminal" grep -q "^step $((9 + D))/$((9 + D)) " "$TMP/log"
 
 # Killed half-way, then --resume: exactly what is missing runs.

@@ -1848,7 +1848,7 @@ static void test_adjust_windows_one_takes_it_out_of_one_set(void **state)
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	static double r[8][100], x[8][100];
 	struct stats_window w[8];
-	double y[8], out[8], again[8], cv_raw, cv_adj;
+	double y[8], out[8], again[8], cv_raw, cv_adj, cv_again;
 	struct stats_adjust ad;
 
 	(void)state;
@@ -1875,6 +1875,15 @@ static void test_adjust_windows_one_takes_it_out_of_one_set(void **state)
 	assert_false(ad.tested);
 	assert_memory_equal(out, y, 3 * sizeof(*y));
 	assert_int_equal(stats_adjust_windows_one(y, NULL, 8, out, &ad), -EINVAL);
+	/* the cov that matrix's summary and report_windows_spread print:
+	 * the moved figures', or NaN where nothing was moved */
+	assert_int_equal(stats_adjust_windows_cv(y, w, 8, &ad, &cv_again), 0);
+	assert_true(ad.applied && fabs(cv_again - cv_adj) < 1e-12 * cv_adj);
+	assert_int_equal(stats_adjust_windows_cv(y, w, 3, &ad, &cv_again), 0);
+	assert_true(!ad.tested && isnan(cv_again));
+	assert_int_equal(stats_adjust_windows_cv(y, w, 8, &ad, NULL), -EINVAL);
+	assert_int_equal(stats_adjust_windows_cv(y, NULL, 8, &ad, &cv_again), -EINVAL);
+	assert_true(isnan(cv_again));
 	gsl_rng_free(rng);
 }
 
