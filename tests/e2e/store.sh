@@ -12,10 +12,15 @@ timeout 60 "$NR" run tcp_stream -l 300ms --warmup 0 --reps 3 --label base --db "
 check "run --reps 3 exits 0" [ $? -eq 0 ]
 check "three samples stored under the label" \
 	[ "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples where label=?", ("base",)).fetchone()[0])' "$DB")" = 3 ]
-check "--reps 3 ends with the headline's median, cov and the 95% interval of its mean" \
-	grep -qE '^throughput.gbps over 3 samples: median [0-9.e+]+ Gbps, mean [0-9.e+]+, cov [0-9.]+%, 95% interval of the mean \+-[0-9.]+%$' "$TMP/out"
-check "... and the samples a side compare needs at that cov" \
-	grep -qE '^at this cov, compare needs [0-9]+ samples a side to call a 5% change, [0-9]+ a 10% change \(alpha 0.05, power 0.8\)$' "$TMP/out"
+# (a 300 ms window is short: a burst of someone else's CPU can flag one
+# disturbed, and then the summary counts 2 and says why)
+n3=$(sed -nE 's/^throughput.gbps over ([0-9]+) samples?( \(([0-9]+) more flagged disturbed by foreign CPU load: stored, left out here as compare leaves them out\))?:.*/\1 \3/p' "$TMP/out")
+read -r kept dist <<<"$n3"
+checkx "--reps 3 ends with the headline's median, cov and the 95% interval of its mean (${kept:-?} counted, ${dist:-0} disturbed)" \
+	'[ "$((${kept:-0} + ${dist:-0}))" -eq 3 ] && { [ "${kept:-0}" -lt 2 ] || grep -qE "^throughput.gbps over $kept samples.*: median [0-9.e+]+ Gbps, mean [0-9.e+]+, cov [0-9.]+%, 95% interval of the mean \+-[0-9.]+%$" "$TMP/out"; }' ||
+	diag "$TMP/out" "over|repetition"
+checkx "... and the samples a side compare needs at that cov" \
+	'[ "${kept:-0}" -lt 2 ] || grep -qE "^at this cov, compare needs [0-9]+ samples a side to call a 5% change, [0-9]+ a 10% change \(alpha 0.05, power 0.8\)$" "$TMP/out"'
 
 check "... and no line on the windows with fewer than 4 samples" \
 	sh -c '! grep -q "^the CPUs. distance within the windows" "$1"' _ "$TMP/out"
@@ -416,10 +421,26 @@ if make_netns; then
 	# in 40 per tree. At 0.01, six against six are significant only when
 	# at most two of the 36 pairs go the other way (p 0.0087), which a
 	# biased compare still reaches and chance does in 0.4% of runs.
+	aa_called() { [ "$1" -ne 0 ] || grep -q "^throughput.gbps.*REGRESSION" "$2"; }
 	"$NR" compare --db "$CDB" --keep-disturbed --alpha 0.01 A1 A2 >"$TMP/aa.txt"
 	rc=$?
-	checkx "identical settings give no REGRESSION at alpha 0.01 (exit 0)" '[ $rc -eq 0 ] && ! grep -q "^throughput.gbps.*REGRESSION" "$TMP/aa.txt"' ||
-		diag "$TMP/aa.txt" "^throughput.gbps"
+	# Where the host's speed moves in spells of seconds, six runs of one
+	# label can land in a slow spell more often than independent runs
+	# would, and the extreme above came up (once, under ASan: A2 -18.7%).
+	# A chance extreme does not last: six more runs of each, and twelve
+	# against twelve. A biased compare calls the pooled runs again.
+	again=
+	if aa_called $rc "$TMP/aa.txt"; then
+		cp "$TMP/aa.txt" "$TMP/aa6.txt"
+		for i in 1 2 3 4 5 6; do
+			if [ $((i % 2)) -eq 1 ]; then one A2; one A1; else one A1; one A2; fi
+		done
+		"$NR" compare --db "$CDB" --keep-disturbed --alpha 0.01 A1 A2 >"$TMP/aa.txt"
+		rc=$?
+		again=" (12 runs a side: 6 a side called it)"
+	fi
+	checkx "identical settings give no REGRESSION at alpha 0.01 (exit 0)$again" '! aa_called $rc "$TMP/aa.txt"' ||
+		{ diag "$TMP/aa6.txt" "^throughput.gbps"; diag "$TMP/aa.txt" "^throughput.gbps"; }
 	check "compare names the sysctl that differs between A1 and B, both ends" \
 		sh -c 'grep -q "^environment: 2 entries differ from A1 to B" "$1" &&
 			grep -qE "^  client.sysctl.net.ipv4.tcp_rmem +4096 [0-9]+ [0-9]+ -> 4096 8192 8192$" "$1" &&
