@@ -34,6 +34,13 @@
 # moves is how fast this machine copies memory from one run to the next,
 # which bounds every row above (loopback traffic is mostly copies).
 #
+# How far the ratio can be trusted: a cov from 7 runs is itself noisy, so
+# each row's ratio gets the 95% interval of a ratio of two standard
+# deviations of normal runs (F with n - 1 degrees of freedom a side, the
+# quantiles from GSL through python3's ctypes) and says whether it lies
+# below 0.50, above it, or holds it. With 7 runs a side the interval spans
+# the ratio / 2.41 to the ratio x 2.41.
+#
 # What went with ours' figure: ours' stream runs carry its CPU speed probe
 # (host.speed, on by default for streams), and every run the TCP socket
 # backlog (netstat.TcpExt.TCPBacklogCoalesce.per_mb), the context
@@ -360,7 +367,7 @@ for row in "${ROWS[@]}"; do
 	read -r pn pm pc < <(stats "$tmp/$row.$peer" all)
 	awk -v d="${DESC[$row]}" -v u="${UNIT[$row]}" -v p="$peer" -v fmt="$fmt" \
 		-v on="$on" -v om="$om" -v oc="$oc" -v kn="$kn" -v kc="$kc" \
-		-v pn="$pn" -v pm="$pm" -v pc="$pc" 'BEGIN {
+		-v pn="$pn" -v pm="$pm" -v pc="$pc" -v ratios="$tmp/ratios" 'BEGIN {
 		# ours: the cov over the runs kept when at most one was left out
 		basis = (on - kn <= 1 && kc >= 0) ? "kept" : "all"
 		use = (basis == "kept") ? kc : oc
@@ -371,13 +378,38 @@ for row in "${ROWS[@]}"; do
 		ok = (use >= 0 && pc >= 0)
 		s7 = (ok && pc > 0) ? sprintf("%.2f", use / pc) : "-"
 		tg = ok ? ((use <= 0.5 * pc) ? "met" : "missed") " (" basis ")" : "-"
-		printf fmt, d, u, s1, s2, s3, s4, p, s5, s6, on "/" pn, s7, tg }'
+		printf fmt, d, u, s1, s2, s3, s4, p, s5, s6, on "/" pn, s7, tg
+		if (ok && pc > 0)
+			printf "%s\t%d\t%.9g\t%d\t%.9g\n", d, (basis == "kept") ? kn : on, use, pn, pc >> ratios }'
 done
 read -r fn fm fc < <(stats "$tmp/floor.dd" all)
 awk -v n="$fn" -v m="$fm" -v c="$fc" -v reps="$REPS" -v cnt="${DD_COUNT:-?}" 'BEGIN {
 	if (n) printf "machine floor: dd 1 MiB blocks /dev/zero -> /dev/null, cpu 0, %s blocks: median %.2f GB/s, cov %s %%, %d/%d runs\n",
 		cnt, m, (c >= 0 ? sprintf("%.2f", c) : "-"), n, reps
 	else print "machine floor: dd did not run" }'
+# How well REPS runs a side pin the ratio down: the F interval of a ratio
+# of two standard deviations (normal runs), from GSL's F quantiles.
+[ -s "$tmp/ratios" ] && python3 - "$tmp/ratios" <<'PY'
+import ctypes, ctypes.util, math, sys
+lib = ctypes.util.find_library("gsl")
+if not lib:
+    print("cov ratio: no libgsl to take the F quantiles from"); sys.exit(0)
+q = ctypes.CDLL(lib).gsl_cdf_fdist_Pinv
+q.restype = ctypes.c_double
+q.argtypes = [ctypes.c_double] * 3
+for line in open(sys.argv[1]):
+    d, n1, c1, n2, c2 = line.rstrip("\n").split("\t")
+    n1, n2, r = int(n1), int(n2), float(c1) / float(c2)
+    if n1 < 2 or n2 < 2:
+        continue
+    hi, lo = q(0.975, n1 - 1, n2 - 1), q(0.025, n1 - 1, n2 - 1)
+    lo_r, hi_r = r / math.sqrt(hi), r / math.sqrt(lo)
+    where = ("lies below 0.50: met beyond chance" if hi_r < 0.5 else
+             "lies above 0.50: missed beyond chance" if lo_r > 0.5 else
+             "holds 0.50: these runs cannot tell")
+    print("%-16s in %-31s %.2f, 95%% interval [%.2f, %.2f] (F, %d and %d degrees of freedom); it %s"
+          % ("cov ratio", d + ":", r, lo_r, hi_r, n1 - 1, n2 - 1, where))
+PY
 # what went with ours' figure from run to run: the host's speed (the CPU
 # speed probe of ours' stream runs), the socket backlog (TCP) and the
 # context switches per MB; then the runs whose window mixed levels
@@ -533,3 +565,5 @@ echo "compare's .xcpu_adj row does when the samples kept their windows.  The tar
 echo "over the raw figures."
 echo "levels: ours' runs whose 100 ms rates left a level and came back (window.mixed).  host"
 echo "moved cpus: ours' runs in which the cross-CPU round trip changed level within the window."
+echo "cov ratio: the table's cov o/p with the 95% interval of a ratio of two standard deviations"
+echo "(normal runs, F quantiles from GSL), and whether the target's 0.50 lies beyond it."
