@@ -274,7 +274,7 @@ static int summary(struct matrix *m, const char *db, const char *baseline)
 			printf(" %8.1f%%", acv);
 		printf("  %s\n", stats_headline_metric(job_test_name(m->cells[i].cfg.test)));
 	}
-	printf("adj ±%%sd: the spread with the CPUs' distance within the windows taken out, as compare's .xcpu_adj row takes it out; '-' where its slope did not pass its test or fewer than %d samples kept their windows ('netregress show %s' prints the fit)\n",
+	printf("adj ±%%sd: the spread with the CPUs' distance within the windows taken out, as compare's .xcpu_adj row takes it out; '-' where its slope did not pass its test, or with fewer than %d samples or one without its window ('netregress show %s' prints the fit)\n",
 	       STATS_ADJUST_MIN_N, m->label);
 	if (m->kept_out)
 		printf("n leaves out %u sample%s disturbed by foreign CPU load on both tries (stored; compare leaves them out too)\n",
