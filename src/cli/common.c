@@ -15,6 +15,7 @@
 #include "stats/desc.h"
 #include "stats/guard.h"
 #include "stats/levels.h"
+#include "stats/table.h"
 
 #define CLI_WARMUP_TREND_P 0.05 /* a trend this likely keeps warming up */
 
@@ -295,24 +296,23 @@ int cli_sample(const struct job_config *cfg, const struct engine_run *run,
 /* Copy a sample's window into w (false: the sample has none, or no memory). */
 static bool window_copy(const struct base_sample *s, struct stats_window *w)
 {
+	struct stats_window b;
 	double *r, *x;
 
 	w->rate = w->x = NULL;
 	w->n = 0;
-	if (!s->nseries || !s->series || !s->series_probe[BASE_TICK_XCPU])
+	if (!stats_sample_window(s, &b))
 		return false;
-	r = malloc(s->nseries * sizeof(*r));
-	x = malloc(s->nseries * sizeof(*x));
+	r = malloc(b.n * sizeof(*r));
+	x = malloc(b.n * sizeof(*x));
 	if (!r || !x) {
 		free(r);
 		free(x);
 		return false;
 	}
-	memcpy(r, s->series, s->nseries * sizeof(*r));
-	memcpy(x, s->series_probe[BASE_TICK_XCPU], s->nseries * sizeof(*x));
-	w->rate = r;
-	w->x = x;
-	w->n = s->nseries;
+	memcpy(r, b.rate, b.n * sizeof(*r));
+	memcpy(x, b.x, b.n * sizeof(*x));
+	*w = (struct stats_window){ r, x, b.n };
 	return true;
 }
 

@@ -152,12 +152,9 @@ static int show_windows(const struct base_sample *s, size_t n, const char *test)
 
 		if (d && d->value != 0)
 			continue;
-		if (!m || !s[i].nseries || !s[i].series || !s[i].series_probe[BASE_TICK_XCPU])
+		if (!m || !stats_sample_window(&s[i], &w[k]))
 			goto out;
-		y[k] = m->value;
-		w[k].rate = s[i].series;
-		w[k].x = s[i].series_probe[BASE_TICK_XCPU];
-		w[k++].n = s[i].nseries;
+		y[k++] = m->value;
 	}
 	ret = report_windows_spread(stdout, y, w, k);
 	if (ret > 0) {

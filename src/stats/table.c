@@ -285,17 +285,23 @@ int stats_table_build(const struct base_sample *const *a_all, size_t na_all,
 	return ret;
 }
 
+bool stats_sample_window(const struct base_sample *s, struct stats_window *w)
+{
+	if (!s->nseries || !s->series || !s->series_probe[BASE_TICK_XCPU])
+		return false;
+	w->rate = s->series;
+	w->x = s->series_probe[BASE_TICK_XCPU];
+	w->n = s->nseries;
+	return true;
+}
+
 /* Each sample's window: its rates and round trips (false when one has none). */
 static bool windows_of(const struct base_sample *const *s, size_t n,
 		       struct stats_window *w)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (!s[i]->nseries || !s[i]->series_probe[BASE_TICK_XCPU])
+	for (size_t i = 0; i < n; i++)
+		if (!stats_sample_window(s[i], &w[i]))
 			return false;
-		w[i].rate = s[i]->series;
-		w[i].x = s[i]->series_probe[BASE_TICK_XCPU];
-		w[i].n = s[i]->nseries;
-	}
 	return true;
 }
 

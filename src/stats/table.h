@@ -81,6 +81,12 @@ struct stats_notes {
 /* Whether any of the notes above has something to say. */
 bool stats_notes_any(const struct stats_notes *nt);
 
+struct stats_window;
+/* A sample's window as stats/adjust reads it: its 100 ms rates and the
+ * cross-CPU round trips beside them, borrowed from s (false when the
+ * sample kept none). */
+bool stats_sample_window(const struct base_sample *s, struct stats_window *w);
+
 struct stats_table {
 	char config_key[1024];
 	char test[32];
