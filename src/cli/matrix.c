@@ -31,7 +31,9 @@ static const char matrix_help[] =
 	"Runs every combination of the job's parameters (docs/jobs.md), the\n"
 	"repetitions interleaved in a shuffled order from a recorded seed, each\n"
 	"sample stored the moment it finishes. Ctrl-C stops cleanly; --resume\n"
-	"finishes an interrupted matrix without repeating what is stored.\n"
+	"finishes an interrupted matrix without repeating what is stored. The\n"
+	"summary (and --until-ci) counts the label's samples of each\n"
+	"configuration that compare will use, those stored before this run too.\n"
 	"\n"
 	"      --db PATH          the store (default $NETREGRESS_DB or ./netregress.db)\n"
 	"      --label LABEL      overrides the job's label (default: kernel release)\n"
@@ -44,8 +46,11 @@ static const char matrix_help[] =
 	"      --max-reps N       the cap for --until-ci (default 3 x repetitions)\n";
 
 struct cell_state {
-	struct cli_tally k; /* headlines measured now, in order, with their windows */
+	/* the headlines compare will use, in run order, with their windows:
+	 * those stored under the label before this run, then those measured now */
+	struct cli_tally k;
 	unsigned stored; /* samples stored under the label before this run */
+	unsigned earlier; /* of those, the ones in k (not disturbed, a headline) */
 };
 
 struct matrix {
@@ -77,6 +82,51 @@ static int count_row(void *ctx, const struct store_config_row *r)
 		if (!job_config_key(&m->cells[i].cfg, key, sizeof(key)) &&
 		    !strcmp(key, r->config_key))
 			m->st[i].stored = (unsigned)r->nsamples;
+	}
+	return 0;
+}
+
+struct earlier_ctx {
+	struct cell_state *cs;
+	const char *headline;
+};
+
+/* A sample stored before this run: into its cell's tally as compare will
+ * take it, so not when disturbed. */
+static int load_earlier(void *ctx, const struct base_sample *s, int64_t run_order)
+{
+	struct earlier_ctx *e = ctx;
+	const struct sample_metric *h = base_sample_get(s, e->headline);
+	const struct sample_metric *d = base_sample_get(s, "window.disturbed");
+
+	(void)run_order;
+	if (!h || !isfinite(h->value) || (d && d->value != 0))
+		return 0;
+	if (cli_tally_add(&e->cs->k, s, h->value))
+		return -ENOMEM;
+	e->cs->earlier++;
+	return 0;
+}
+
+/* Every cell's samples stored under the label before this run. */
+static int load_stored(struct matrix *m, struct base_err *err)
+{
+	for (size_t i = 0; i < m->ncells; i++) {
+		struct earlier_ctx e = {
+			&m->st[i], stats_headline_metric(job_test_name(m->cells[i].cfg.test))
+		};
+		char key[1024];
+		int ret;
+
+		if (!m->st[i].stored || job_config_key(&m->cells[i].cfg, key, sizeof(key)))
+			continue;
+		ret = store_load_samples(m->store, m->label, key, load_earlier, &e, err);
+		if (ret == -ENOMEM)
+			return base_err_set(err, -ENOMEM,
+					    "out of memory reading the samples stored under %s",
+					    m->label);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -252,6 +302,10 @@ static double adjusted_cv(const struct cli_tally *k)
 /* The summary: each configuration's headline, then the baseline compare. */
 static int summary(struct matrix *m, const char *db, const char *baseline)
 {
+	unsigned earlier = 0;
+
+	for (size_t i = 0; i < m->ncells; i++)
+		earlier += m->st[i].earlier;
 	printf("\n%-44s %4s %12s %9s %9s  %s\n", "configuration", "n", "median", "±%sd",
 	       "adj ±%sd", "headline");
 	for (size_t i = 0; i < m->ncells; i++) {
@@ -276,6 +330,9 @@ static int summary(struct matrix *m, const char *db, const char *baseline)
 	}
 	printf("adj ±%%sd: the spread with the CPUs' distance within the windows taken out, as compare's .xcpu_adj row takes it out; '-' where its slope did not pass its test, or with fewer than %d samples or one without its window ('netregress show %s' prints the fit)\n",
 	       STATS_ADJUST_MIN_N, m->label);
+	if (earlier)
+		printf("n counts %u sample%s stored under %s before this run, as compare will\n",
+		       earlier, earlier == 1 ? "" : "s", m->label);
 	if (m->kept_out)
 		printf("n leaves out %u sample%s disturbed by foreign CPU load on both tries (stored; compare leaves them out too)\n",
 		       m->kept_out, m->kept_out == 1 ? "" : "s");
@@ -406,6 +463,12 @@ int cmd_matrix(int argc, char **argv)
 		goto out;
 	}
 	if (m.store && store_configs(m.store, label, count_row, &m, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	/* the summary and --until-ci count what compare will use: the
+	 * label's samples of each configuration, earlier ones too */
+	if (!dry && load_stored(&m, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}

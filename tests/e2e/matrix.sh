@@ -85,15 +85,45 @@ kill -9 $mpid 2>/dev/null
 wait $mpid 2>/dev/null
 sleep 0.3
 before=$(count m2)
+# the samples of m2 that compare will use (not disturbed), before the resume
+clean() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples s join metrics m on m.sample_id = s.id and m.name = ? where s.label = ? and m.value = 0", ("window.disturbed", sys.argv[2])).fetchone()[0])' "$NETREGRESS_DB" "$1"; }
+clean_before=$(clean m2)
 check "a killed matrix takes its local server with it (PR_SET_PDEATHSIG)" \
 	bash -c ". '$(dirname "$0")/lib.sh' >/dev/null; for k in $kids; do running \$k && exit 1; done; exit 0"
 timeout 120 "$NR" matrix --seed 7 --label m2 --resume "$TMP/job.yaml" >"$TMP/out3" 2>"$TMP/log3"
 rc=$?
 checkx "resume after a kill: every configuration complete, no clean sample twice (had $before)" \
 	'[ $rc -eq 0 ] && [ "$before" -ge 1 ] && [ "$before" -lt 9 ] && cells_ok m2 3'
+# The summary after a resume counts what compare will use: the samples
+# stored before it as well as those measured now, and says how many were
+# earlier ones.
+check "after a resume, the summary counts all $(clean m2) clean samples, $clean_before of them stored earlier" python3 -c '
+import re, sys
+text = open(sys.argv[1]).read()
+n = [int(m.group(1)) for m in re.finditer(r"^test=(?:tcp|udp)_stream streams=[12] +([0-9]+) ", text, re.M)]
+e = re.search(r"^n counts ([0-9]+) samples? stored under m2 before this run", text, re.M)
+want_all, want_earlier = int(sys.argv[2]), int(sys.argv[3])
+ok = len(n) == 3 and sum(n) == want_all and (e and int(e.group(1)) == want_earlier if want_earlier else not e)
+sys.exit(0 if ok else 1)' "$TMP/out3" "$(clean m2)" "$clean_before"
 check "resume ran only the missing steps" grep -qE "\(($((9 - before))|[0-9]+) steps\)" "$TMP/log3"
 "$NR" matrix --seed 7 --label m2 --resume --dry-run "$TMP/job.yaml" >"$TMP/plan4"
 check "a finished matrix has nothing left to resume" grep -q " 0 steps to run" "$TMP/plan4"
+
+# More repetitions of the same job later: --resume runs the ones missing,
+# and the summary and --until-ci count the earlier ones with them.
+sed 's/^repetitions: 3/repetitions: 2/' "$TMP/job.yaml" >"$TMP/job2.yaml"
+sed 's/^repetitions: 3/repetitions: 4/' "$TMP/job.yaml" >"$TMP/job4.yaml"
+timeout 120 "$NR" matrix --seed 7 --label m4 "$TMP/job2.yaml" >/dev/null 2>&1
+e4=$(clean m4)
+timeout 120 "$NR" matrix --seed 7 --label m4 --resume "$TMP/job4.yaml" >"$TMP/out4" 2>"$TMP/log4"
+rc=$?
+checkx "4 repetitions after 2: exit 0, 2 more steps a configuration, and the summary counts all $(clean m4) clean samples, the $e4 earlier ones too" \
+	'[ $rc -eq 0 ] && grep -q "(6 steps)" "$TMP/log4" && [ "$e4" -ge 1 ] && python3 -c "
+import re, sys
+text = open(sys.argv[1]).read()
+n = [int(m.group(1)) for m in re.finditer(r\"^test=(?:tcp|udp)_stream streams=[12] +([0-9]+) \", text, re.M)]
+e = re.search(r\"^n counts ([0-9]+) samples? stored under m4 before this run, as compare will\", text, re.M)
+sys.exit(0 if len(n) == 3 and sum(n) == int(sys.argv[2]) and e and int(e.group(1)) == int(sys.argv[3]) else 1)" "$TMP/out4" "$(clean m4)" "$e4"'
 
 # Ctrl-C: a clean stop, the finished samples kept, no process left behind.
 "$NR" matrix --seed 7 --label m3 "$TMP/job.yaml" >/dev/null 2>"$TMP/log5" &
