@@ -513,3 +513,49 @@ void base_format_duration(int64_t ns, char *buf, size_t len)
 		}
 	}
 }
+
+int base_parse_sysctl_name(const char *s, struct base_err *err)
+{
+	char q[BASE_QUOTE_LEN];
+	size_t len = 0, comp = 0;
+	bool ok = !strncmp(s, "net.", 4);
+
+	for (; ok && s[len]; len++) {
+		char ch = s[len];
+
+		if (ch == '.') {
+			ok = comp > 0;
+			comp = 0;
+		} else {
+			ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			     (ch >= '0' && ch <= '9') || ch == '_' || ch == '-';
+			comp++;
+		}
+	}
+	if (ok && comp > 0 && len <= BASE_SYSCTL_NAME_MAX)
+		return 0;
+	return base_err_set(err, -EINVAL,
+			    "invalid sysctl name '%s': expected a dotted name under net. like net.core.rmem_default",
+			    base_quote(s, q));
+}
+
+int base_parse_sysctl_value(const char *s, struct base_err *err)
+{
+	char q[BASE_QUOTE_LEN];
+	size_t len = strlen(s);
+	bool blank = true, control = false;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
+			control = true;
+		else if (ch != ' ' && ch != '\t')
+			blank = false;
+	}
+	if (len <= BASE_SYSCTL_VALUE_MAX && !blank && !control)
+		return 0;
+	return base_err_set(err, -EINVAL,
+			    "invalid sysctl value '%s': expected 1 to %d printable characters, like 212992 or '4096 131072 6291456'",
+			    base_quote(s, q), BASE_SYSCTL_VALUE_MAX);
+}

@@ -86,6 +86,29 @@ int base_parse_double(const char *s, double min, double max, double *out,
  */
 int base_parse_bool(const char *s, bool *out, struct base_err *err);
 
+/* The longest sysctl name and value netregress sets (a job's labels). */
+#define BASE_SYSCTL_NAME_MAX 128
+#define BASE_SYSCTL_VALUE_MAX 256
+
+/*
+ * Check the name of a sysctl netregress may set: dotted as sysctl(8)
+ * writes it, under net. (the stack under test; its entries are in every
+ * sample's environment snapshot), each component 1 or more letters,
+ * digits, '_' or '-', at most BASE_SYSCTL_NAME_MAX bytes in all:
+ * "net.core.rmem_default", "net.ipv4.tcp_rmem". So it maps to a file
+ * under /proc/sys by turning dots into slashes, and can never leave it.
+ * Returns 0 or -EINVAL ("invalid sysctl name '...': expected a dotted name
+ * under net. like net.core.rmem_default").
+ */
+int base_parse_sysctl_name(const char *s, struct base_err *err);
+
+/*
+ * Check a sysctl value: 1 to BASE_SYSCTL_VALUE_MAX bytes of printable
+ * characters (spaces and tabs separate the numbers of a vector such as
+ * tcp_rmem), not only blanks. Returns 0 or -EINVAL naming the value.
+ */
+int base_parse_sysctl_value(const char *s, struct base_err *err);
+
 /* CPU ids are below this; a list holds each id at most once. */
 #define BASE_CPU_MAX 1024
 

@@ -24,6 +24,7 @@
 #include "stats/desc.h"
 #include "stats/table.h"
 #include "store/store.h"
+#include "topo/topo.h"
 
 static const char matrix_help[] =
 	"usage: netregress matrix [options] JOB.yaml\n"
@@ -34,13 +35,18 @@ static const char matrix_help[] =
 	"finishes an interrupted matrix without repeating what is stored. The\n"
 	"summary (and --until-ci) counts the label's samples of each\n"
 	"configuration that compare will use, those stored before this run too.\n"
+	"A job with `labels` runs every configuration under each label,\n"
+	"interleaved, setting the label's sysctls before its runs and putting\n"
+	"them back at the end, then compares the first label with the others.\n"
 	"\n"
 	"      --db PATH          the store (default $NETREGRESS_DB or ./netregress.db)\n"
-	"      --label LABEL      overrides the job's label (default: kernel release)\n"
+	"      --label LABEL      overrides the job's label (default: kernel release;\n"
+	"                         not with the job's labels)\n"
 	"      --resume           skip the repetitions already stored under the label\n"
 	"      --dry-run          print the plan and its expected duration, run nothing\n"
 	"      --seed N           overrides the job's seed\n"
-	"      --baseline LABEL   at the end, compare against this label\n"
+	"      --baseline LABEL   at the end, compare against this label (each of\n"
+	"                         the job's labels, with labels)\n"
 	"      --until-ci PCT     add repetitions to a configuration until the 95%\n"
 	"                         interval of its headline mean is within +-PCT%\n"
 	"      --max-reps N       the cap for --until-ci (default 3 x repetitions)\n";
@@ -53,12 +59,27 @@ struct cell_state {
 	unsigned earlier; /* of those, the ones in k (not disturbed, a headline) */
 };
 
+/* A label the matrix stores under, and the sysctls it sets. */
+struct matrix_label {
+	const char *name;
+	/* [topo_sysctls_count(m->sysctls)]: its value of each, NULL: the one
+	 * found before the job */
+	const char **values;
+};
+
+/*
+ * The steps of the plan are units: unit u runs cell u % ncells under label
+ * u / ncells, so that a label's runs interleave with the others'.
+ */
 struct matrix {
 	struct job_file *jf;
 	struct job_cell *cells;
 	size_t ncells;
-	struct cell_state *st;
-	const char *label;
+	struct matrix_label *labels;
+	size_t nlabels;
+	struct cell_state *st; /* [nlabels * ncells], by unit */
+	struct topo_sysctls *sysctls; /* those the labels set; NULL: none */
+	size_t cur_label; /* whose sysctls are set; nlabels: the originals; SIZE_MAX: not known */
 	char kernel[128];
 	struct store *store;
 	struct cli_testbed tb;
@@ -70,18 +91,38 @@ struct matrix {
 	unsigned not_steady, mixed; /* samples whose window trended, or left a level and came back */
 	unsigned moved; /* samples in whose window the host moved the test's CPUs */
 	bool retrying;
+	const char *stop_why; /* what stopped it: the store, a sysctl */
+};
+
+struct count_ctx {
+	struct matrix *m;
+	size_t label;
 };
 
 static int count_row(void *ctx, const struct store_config_row *r)
 {
-	struct matrix *m = ctx;
+	struct count_ctx *cc = ctx;
+	struct matrix *m = cc->m;
 
 	for (size_t i = 0; i < m->ncells; i++) {
 		char key[1024];
 
 		if (!job_config_key(&m->cells[i].cfg, key, sizeof(key)) &&
 		    !strcmp(key, r->config_key))
-			m->st[i].stored = (unsigned)r->nsamples;
+			m->st[cc->label * m->ncells + i].stored = (unsigned)r->nsamples;
+	}
+	return 0;
+}
+
+/* How many samples of each unit the store holds. */
+static int count_stored(struct matrix *m, struct base_err *err)
+{
+	for (size_t l = 0; l < m->nlabels; l++) {
+		struct count_ctx cc = { m, l };
+		int ret = store_configs(m->store, m->labels[l].name, count_row, &cc, err);
+
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -108,27 +149,43 @@ static int load_earlier(void *ctx, const struct base_sample *s, int64_t run_orde
 	return 0;
 }
 
-/* Every cell's samples stored under the label before this run. */
+/* Every unit's samples stored under its label before this run. */
 static int load_stored(struct matrix *m, struct base_err *err)
 {
-	for (size_t i = 0; i < m->ncells; i++) {
+	for (size_t u = 0; u < m->nlabels * m->ncells; u++) {
+		const struct job_cell *c = &m->cells[u % m->ncells];
+		const char *label = m->labels[u / m->ncells].name;
 		struct earlier_ctx e = {
-			&m->st[i], stats_headline_metric(job_test_name(m->cells[i].cfg.test))
+			&m->st[u], stats_headline_metric(job_test_name(c->cfg.test))
 		};
 		char key[1024];
 		int ret;
 
-		if (!m->st[i].stored || job_config_key(&m->cells[i].cfg, key, sizeof(key)))
+		if (!m->st[u].stored || job_config_key(&c->cfg, key, sizeof(key)))
 			continue;
-		ret = store_load_samples(m->store, m->label, key, load_earlier, &e, err);
+		ret = store_load_samples(m->store, label, key, load_earlier, &e, err);
 		if (ret == -ENOMEM)
 			return base_err_set(err, -ENOMEM,
 					    "out of memory reading the samples stored under %s",
-					    m->label);
+					    label);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+/* Set the sysctls of label l (nlabels: the originals) unless they are. */
+static int set_label(struct matrix *m, size_t l, struct base_err *err)
+{
+	int ret;
+
+	if (!m->sysctls || m->cur_label == l)
+		return 0;
+	ret = l < m->nlabels ? topo_sysctls_apply(m->sysctls, m->labels[l].values, err) :
+			       topo_sysctls_restore(m->sysctls, err);
+	/* after a failure the state is unknown: set again next time */
+	m->cur_label = ret ? SIZE_MAX : l;
+	return ret;
 }
 
 static void fmt_dur(int64_t ns, char *buf, size_t len)
@@ -150,9 +207,11 @@ static bool flag(const struct base_sample *s, const char *name)
 	return f && f->value != 0;
 }
 
-static void progress(struct matrix *m, const struct job_cell *c,
+static void progress(struct matrix *m, size_t unit,
 		     const struct base_sample *s, const char *failed)
 {
+	const struct job_cell *c = &m->cells[unit % m->ncells];
+	char desc[1024];
 	const struct sample_metric *h =
 		s ? base_sample_get(s, stats_headline_metric(job_test_name(c->cfg.test))) : NULL;
 	int64_t el = base_now_ns() - m->t0;
@@ -162,6 +221,11 @@ static void progress(struct matrix *m, const struct job_cell *c,
 
 	fmt_dur(el, e1, sizeof(e1));
 	fmt_dur(eta, e2, sizeof(e2));
+	if (m->nlabels > 1)
+		snprintf(desc, sizeof(desc), "%s %s", m->labels[unit / m->ncells].name,
+			 c->desc[0] ? c->desc : "-");
+	else
+		snprintf(desc, sizeof(desc), "%s", c->desc[0] ? c->desc : "-");
 	if (h)
 		snprintf(val, sizeof(val), "%s %.4g %s%s%s%s", h->name, h->value, h->unit,
 			 flag(s, "window.not_steady") ? " (not steady)" : "",
@@ -177,14 +241,16 @@ static void progress(struct matrix *m, const struct job_cell *c,
 	} else {
 		fprintf(stderr, "step %zu/%zu (elapsed %s, eta %s): %s %s: %s\n",
 			m->done, m->total, e1, e2, job_test_name(c->cfg.test),
-			c->desc[0] ? c->desc : "-", failed ? failed : val);
+			desc, failed ? failed : val);
 	}
 }
 
-/* One repetition of one cell: measure, store, report progress. A failed
- * measurement is counted and the matrix goes on; a failed store stops it. */
-static int run_step(struct matrix *m, size_t ci)
+/* One repetition of one unit: its label's sysctls, measure, store, report
+ * progress. A failed measurement is counted and the matrix goes on; a
+ * failed store or sysctl stops it (-EIO). */
+static int run_step(struct matrix *m, size_t unit)
 {
+	size_t ci = unit % m->ncells, li = unit / m->ncells;
 	struct job_cell *c = &m->cells[ci];
 	struct engine_client_opts o = {
 		.cfg = c->cfg,
@@ -208,13 +274,19 @@ static int run_step(struct matrix *m, size_t ci)
 
 	base_sample_init(&s);
 	memset(&run, 0, sizeof(run));
+	if (set_label(m, li, &err)) {
+		cli_error("label %s: %s", m->labels[li].name, err.msg);
+		m->stop_why = "a sysctl could not be set";
+		return -EIO;
+	}
 	ret = cli_testbed_prepare(&m->tb, &c->cfg, &o, &err);
 	if (!ret)
 		ret = cli_testbed_run(&m->tb, &o, &run, &err);
 	if (!ret)
-		ret = cli_sample(&c->cfg, &run, m->label, o.same_host, &s, &err);
+		ret = cli_sample(&c->cfg, &run, m->labels[li].name, o.same_host, &s, &err);
 	if (!ret && store_add_sample(m->store, &s, &inserted, &err)) {
 		cli_error("cannot store the sample: %s", err.msg);
+		m->stop_why = "the store failed";
 		ret = -EIO;
 	}
 	m->done++;
@@ -226,20 +298,20 @@ static int run_step(struct matrix *m, size_t ci)
 		/* a disturbed sample stays stored (compare leaves it out) and
 		 * its step runs once more */
 		if (d && d->value != 0 && !m->retrying) {
-			progress(m, c, &s, "disturbed by foreign CPU load: running it again");
+			progress(m, unit, &s, "disturbed by foreign CPU load: running it again");
 			m->total++;
 			m->disturbed++;
 			engine_run_release(&run);
 			base_sample_release(&s);
 			m->retrying = true;
-			ret = run_step(m, ci);
+			ret = run_step(m, unit);
 			m->retrying = false;
 			return ret;
 		}
 		/* what --until-ci and the summary count: the samples compare
 		 * uses, so not one disturbed again on its second try */
 		if (h && !(d && d->value != 0)) {
-			if (cli_tally_add(&m->st[ci].k, &s, h->value))
+			if (cli_tally_add(&m->st[unit].k, &s, h->value))
 				cli_error("out of memory: a sample of %s is stored but not in the summary",
 					  c->desc[0] ? c->desc : job_test_name(c->cfg.test));
 		} else if (h)
@@ -247,10 +319,10 @@ static int run_step(struct matrix *m, size_t ci)
 		m->not_steady += flag(&s, "window.not_steady");
 		m->mixed += flag(&s, "window.mixed");
 		m->moved += flag(&s, "window.xcpu_moved");
-		progress(m, c, &s, NULL);
+		progress(m, unit, &s, NULL);
 	} else if (ret != -EINTR) {
 		m->failures++;
-		progress(m, c, NULL, err.msg);
+		progress(m, unit, NULL, err.msg);
 	}
 	engine_run_release(&run);
 	base_sample_release(&s);
@@ -263,23 +335,58 @@ static bool settled(const struct cell_state *cs, double pct)
 	return stats_settle_half_pct(cs->k.v, cs->k.n) <= pct;
 }
 
+/* "net.core.rmem_default=65536 net.ipv4.tcp_rmem=4096 8192 8192" for
+ * label l: what it sets, or the values found before the job for the ones
+ * it leaves. */
+static void label_settings(const struct matrix *m, size_t l, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < topo_sysctls_count(m->sysctls) && off < len; i++) {
+		const char *v = m->labels[l].values[i];
+		int w = snprintf(buf + off, len - off, "%s%s=%s%s", off ? ", " : "",
+				 topo_sysctls_name(m->sysctls, i),
+				 v ? v : topo_sysctls_original(m->sysctls, i),
+				 v ? "" : " (as found)");
+
+		if (w > 0)
+			off += (size_t)w;
+	}
+}
+
 static void print_plan(const struct matrix *m, const struct job_plan_step *steps,
 		       size_t nsteps, uint64_t seed)
 {
-	char d[32];
+	char d[32], set[1024];
 
 	fmt_dur(job_plan_duration_ns(nsteps, m->jf->warmup_ns, m->jf->duration_ns), d,
 		sizeof(d));
-	printf("job %s: %zu configurations x %u repetitions, %zu steps to run, seed %" PRIu64
-	       ", label %s, expected duration %s\n",
-	       m->jf->path, m->ncells, m->jf->reps, nsteps, seed, m->label, d);
-	for (size_t i = 0; i < m->ncells; i++) {
+	if (m->nlabels == 1)
+		printf("job %s: %zu configurations x %u repetitions, %zu steps to run, seed %" PRIu64
+		       ", label %s, expected duration %s\n",
+		       m->jf->path, m->ncells, m->jf->reps, nsteps, seed, m->labels[0].name, d);
+	else
+		printf("job %s: %zu configurations x %zu labels x %u repetitions, %zu steps to run, seed %" PRIu64
+		       ", expected duration %s\n",
+		       m->jf->path, m->ncells, m->nlabels, m->jf->reps, nsteps, seed, d);
+	for (size_t l = 0; m->sysctls && l < m->nlabels; l++) {
+		label_settings(m, l, set, sizeof(set));
+		printf("  label %s: %s\n", m->labels[l].name, set);
+	}
+	for (size_t u = 0; u < m->nlabels * m->ncells; u++) {
+		const struct job_cell *c = &m->cells[u % m->ncells];
 		char key[1024];
 
-		if (job_config_key(&m->cells[i].cfg, key, sizeof(key)))
+		if (job_config_key(&c->cfg, key, sizeof(key)))
 			key[0] = '\0';
-		printf("  %4zu  %-40s stored %u  %s\n", i,
-		       m->cells[i].desc[0] ? m->cells[i].desc : "-", m->st[i].stored, key);
+		if (m->nlabels > 1)
+			printf("  %4zu  %-16.16s %-40s stored %u  %s\n", u,
+			       m->labels[u / m->ncells].name, c->desc[0] ? c->desc : "-",
+			       m->st[u].stored, key);
+		else
+			printf("  %4zu  %-40s stored %u  %s\n", u, c->desc[0] ? c->desc : "-",
+			       m->st[u].stored, key);
 	}
 	printf("order:");
 	for (size_t i = 0; i < nsteps && i < 1000; i++)
@@ -299,25 +406,19 @@ static double adjusted_cv(const struct cli_tally *k)
 	return cv;
 }
 
-/* The summary: each configuration's headline, then the baseline compare. */
-static int summary(struct matrix *m, const char *db, const char *baseline)
+/* One label's rows of the summary. */
+static void summary_rows(const struct matrix *m, size_t l)
 {
-	unsigned earlier = 0;
-
-	for (size_t i = 0; i < m->ncells; i++)
-		earlier += m->st[i].earlier;
-	printf("\n%-44s %4s %12s %9s %9s  %s\n", "configuration", "n", "median", "±%sd",
-	       "adj ±%sd", "headline");
 	for (size_t i = 0; i < m->ncells; i++) {
-		const struct cli_tally *k = &m->st[i].k;
+		const struct cli_tally *k = &m->st[l * m->ncells + i].k;
+		const struct job_cell *c = &m->cells[i];
 		double med = NAN, cv = NAN, acv = adjusted_cv(k);
 
 		if (k->n)
 			stats_median(k->v, k->n, &med);
 		if (k->n >= 2)
 			stats_cv_pct(k->v, k->n, &cv);
-		printf("%-44.44s %4zu ", m->cells[i].desc[0] ? m->cells[i].desc :
-					     job_test_name(m->cells[i].cfg.test), k->n);
+		printf("%-44.44s %4zu ", c->desc[0] ? c->desc : job_test_name(c->cfg.test), k->n);
 		if (k->n)
 			printf("%12.5g %8.1f%%", med, isnan(cv) ? 0.0 : cv);
 		else
@@ -326,25 +427,146 @@ static int summary(struct matrix *m, const char *db, const char *baseline)
 			printf(" %9s", "-");
 		else
 			printf(" %8.1f%%", acv);
-		printf("  %s\n", stats_headline_metric(job_test_name(m->cells[i].cfg.test)));
+		printf("  %s\n", stats_headline_metric(job_test_name(c->cfg.test)));
+	}
+}
+
+/* compare a b into the summary; its exit code. */
+static int compare_labels(const char *db, const char *a, const char *b)
+{
+	char *argv[] = { "compare", "--db", (char *)cli_db_path(db), (char *)a,
+			 (char *)b, NULL };
+
+	putchar('\n');
+	fflush(stdout);
+	return cmd_compare(5, argv);
+}
+
+/*
+ * The summary: each configuration's headline (per label, with labels),
+ * then the compares: the baseline against each label, or with labels and
+ * no baseline, the first label against the others. The worst exit code
+ * of those wins: a runtime error over a regression over none.
+ */
+static int summary(struct matrix *m, const char *db, const char *baseline)
+{
+	unsigned earlier = 0;
+	int code = EXIT_OK;
+	char set[1024];
+
+	for (size_t u = 0; u < m->nlabels * m->ncells; u++)
+		earlier += m->st[u].earlier;
+	for (size_t l = 0; l < m->nlabels; l++) {
+		if (m->nlabels > 1) {
+			label_settings(m, l, set, sizeof(set));
+			printf("\nlabel %s%s%s\n", m->labels[l].name, set[0] ? ": " : "", set);
+		} else {
+			putchar('\n');
+		}
+		printf("%-44s %4s %12s %9s %9s  %s\n", "configuration", "n", "median", "±%sd",
+		       "adj ±%sd", "headline");
+		summary_rows(m, l);
 	}
 	printf("adj ±%%sd: the spread with the CPUs' distance within the windows taken out, as compare's .xcpu_adj row takes it out; '-' where its slope did not pass its test, or with fewer than %d samples or one without its window ('netregress show %s' prints the fit)\n",
-	       STATS_ADJUST_MIN_N, m->label);
-	if (earlier)
+	       STATS_ADJUST_MIN_N, m->nlabels == 1 ? m->labels[0].name : "LABEL");
+	if (earlier && m->nlabels == 1)
 		printf("n counts %u sample%s stored under %s before this run, as compare will\n",
-		       earlier, earlier == 1 ? "" : "s", m->label);
+		       earlier, earlier == 1 ? "" : "s", m->labels[0].name);
+	else if (earlier)
+		printf("n counts %u sample%s stored under their labels before this run, as compare will\n",
+		       earlier, earlier == 1 ? "" : "s");
 	if (m->kept_out)
 		printf("n leaves out %u sample%s disturbed by foreign CPU load on both tries (stored; compare leaves them out too)\n",
 		       m->kept_out, m->kept_out == 1 ? "" : "s");
-	if (baseline) {
-		char *argv[] = { "compare", "--db", (char *)cli_db_path(db),
-				 (char *)baseline, (char *)m->label, NULL };
+	for (size_t l = 0; l < m->nlabels; l++) {
+		const char *a = baseline ? baseline : m->labels[0].name;
+		int ret;
 
-		putchar('\n');
-		fflush(stdout);
-		return cmd_compare(5, argv);
+		if (!strcmp(a, m->labels[l].name))
+			continue;
+		ret = compare_labels(db, a, m->labels[l].name);
+		if (ret != EXIT_OK && (code == EXIT_OK || ret != EXIT_FOUND))
+			code = ret;
 	}
-	return EXIT_OK;
+	return code;
+}
+
+/*
+ * The labels: the job's `labels`, or the one label (--label, the job's
+ * `label`, the kernel release). With labels that set sysctls, their
+ * originals are read now: a sysctl that is missing or read-only stops the
+ * matrix before its first run.
+ */
+static int make_labels(struct matrix *m, const char *label, struct base_err *err)
+{
+	const struct job_file *jf = m->jf;
+	const char **names = NULL;
+	size_t n = 0, cap = 0;
+	int ret = -ENOMEM;
+
+	m->nlabels = jf->nlabels ? jf->nlabels : 1;
+	m->cur_label = SIZE_MAX;
+	m->labels = calloc(m->nlabels, sizeof(*m->labels));
+	if (!m->labels)
+		goto out;
+	if (!jf->nlabels) {
+		m->labels[0].name = label;
+		return 0;
+	}
+	/* every sysctl any label names, in the order first named */
+	for (size_t l = 0; l < jf->nlabels; l++)
+		cap += jf->labels[l].nsysctls;
+	names = calloc(cap ? cap : 1, sizeof(*names));
+	if (!names)
+		goto out;
+	for (size_t l = 0; l < jf->nlabels; l++)
+		for (size_t i = 0; i < jf->labels[l].nsysctls; i++) {
+			size_t j;
+
+			for (j = 0; j < n && strcmp(names[j], jf->labels[l].sysctl_name[i]); j++)
+				;
+			if (j == n)
+				names[n++] = jf->labels[l].sysctl_name[i];
+		}
+	if (n && (ret = topo_sysctls_new(NULL, names, n, &m->sysctls, err)))
+		goto out;
+	ret = -ENOMEM;
+	for (size_t l = 0; l < jf->nlabels; l++) {
+		m->labels[l].name = jf->labels[l].name;
+		m->labels[l].values = calloc(n ? n : 1, sizeof(*m->labels[l].values));
+		if (!m->labels[l].values)
+			goto out;
+		for (size_t i = 0; i < n; i++)
+			m->labels[l].values[i] = job_label_sysctl(&jf->labels[l], names[i]);
+	}
+	ret = 0;
+out:
+	if (ret == -ENOMEM)
+		base_err_set(err, ret, "out of memory");
+	free(names);
+	return ret;
+}
+
+/* Put the sysctls back as the job found them; once is enough. */
+static int restore(struct matrix *m)
+{
+	struct base_err err = { "" };
+
+	if (!m->sysctls || m->cur_label == m->nlabels)
+		return 0;
+	if (set_label(m, m->nlabels, &err)) {
+		cli_error("cannot put the sysctls back as they were: %s", err.msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+static void free_labels(struct matrix *m)
+{
+	for (size_t l = 0; m->labels && l < m->nlabels; l++)
+		free(m->labels[l].values);
+	free(m->labels);
+	topo_sysctls_free(m->sysctls);
 }
 
 enum { OPT_DB = 256, OPT_LABEL, OPT_RESUME, OPT_DRY, OPT_SEED, OPT_BASE,
@@ -368,11 +590,11 @@ int cmd_matrix(int argc, char **argv)
 	struct base_cpulist allowed;
 	struct base_err err = { "" };
 	struct job_plan_step *steps = NULL;
-	const char *db = NULL, *label = NULL, *baseline = NULL;
+	const char *db = NULL, *label = NULL, *label_flag = NULL, *baseline = NULL;
 	bool resume = false, dry = false, have_seed = false;
 	double until = 0;
 	uint64_t seed = 0, max_reps = 0;
-	size_t nsteps = 0;
+	size_t nsteps = 0, nunits = 0;
 	unsigned *done = NULL;
 	int opt, ret, code = EXIT_RUNTIME;
 
@@ -386,7 +608,7 @@ int cmd_matrix(int argc, char **argv)
 		case OPT_LABEL:
 			if (!cli_label("--label", optarg))
 				return EXIT_USAGE;
-			label = optarg;
+			label = label_flag = optarg;
 			break;
 		case OPT_RESUME:
 			resume = true;
@@ -448,9 +670,19 @@ int cmd_matrix(int argc, char **argv)
 			snprintf(m.kernel, sizeof(m.kernel), "unknown");
 		label = m.kernel;
 	}
-	m.label = label;
-	m.st = calloc(m.ncells, sizeof(*m.st));
-	done = calloc(m.ncells, sizeof(*done));
+	if (m.jf->nlabels && label_flag) {
+		cli_error("--label %s: the job names its labels ('labels' in %s)", label_flag,
+			  m.jf->path);
+		code = EXIT_USAGE;
+		goto out;
+	}
+	if (make_labels(&m, label, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	nunits = m.nlabels * m.ncells;
+	m.st = calloc(nunits, sizeof(*m.st));
+	done = calloc(nunits, sizeof(*done));
 	if (!m.st || !done) {
 		cli_error("out of memory");
 		goto out;
@@ -462,7 +694,7 @@ int cmd_matrix(int argc, char **argv)
 	} else if (cli_db_open(cli_db_path(db), true, &m.store)) {
 		goto out;
 	}
-	if (m.store && store_configs(m.store, label, count_row, &m, &err)) {
+	if (m.store && count_stored(&m, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
@@ -472,23 +704,32 @@ int cmd_matrix(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto out;
 	}
-	if (job_plan_make(m.ncells, m.jf->reps, seed, &steps, &nsteps)) {
-		cli_error("cannot make a plan of %zu configurations x %u repetitions",
-			  m.ncells, m.jf->reps);
+	if (job_plan_make(nunits, m.jf->reps, seed, &steps, &nsteps)) {
+		cli_error("cannot make a plan of %zu configurations x %zu labels x %u repetitions",
+			  m.ncells, m.nlabels, m.jf->reps);
 		goto out;
 	}
 	if (resume) {
-		for (size_t i = 0; i < m.ncells; i++)
-			done[i] = m.st[i].stored;
-		job_plan_resume(steps, &nsteps, m.ncells, done);
+		for (size_t u = 0; u < nunits; u++)
+			done[u] = m.st[u].stored;
+		job_plan_resume(steps, &nsteps, nunits, done);
 	}
 	if (dry) {
 		print_plan(&m, steps, nsteps, seed);
 		code = EXIT_OK;
 		goto out;
 	}
-	fprintf(stderr, "matrix %s: %zu configurations x %u repetitions (%zu steps), seed %" PRIu64
-		", label %s\n", m.jf->path, m.ncells, m.jf->reps, nsteps, seed, label);
+	if (m.nlabels == 1)
+		fprintf(stderr, "matrix %s: %zu configurations x %u repetitions (%zu steps), seed %" PRIu64
+			", label %s\n", m.jf->path, m.ncells, m.jf->reps, nsteps, seed,
+			m.labels[0].name);
+	else
+		fprintf(stderr, "matrix %s: %zu configurations x %zu labels x %u repetitions (%zu steps), seed %" PRIu64
+			", interleaved\n", m.jf->path, m.ncells, m.nlabels, m.jf->reps, nsteps, seed);
+	/* a SIGKILL cannot put them back: say what they were */
+	for (size_t i = 0; i < topo_sysctls_count(m.sysctls); i++)
+		fprintf(stderr, "sysctl %s is %s; the labels set it before their runs and it is put back at the end\n",
+			topo_sysctls_name(m.sysctls, i), topo_sysctls_original(m.sysctls, i));
 	cli_signals();
 	m.tty = isatty(STDERR_FILENO);
 	m.t0 = base_now_ns();
@@ -497,20 +738,20 @@ int cmd_matrix(int argc, char **argv)
 	ret = 0;
 	for (size_t i = 0; i < nsteps && !cli_interrupted && !ret; i++)
 		ret = run_step(&m, steps[i].cell);
-	/* adaptive repetitions: rounds over the cells still too noisy */
+	/* adaptive repetitions: rounds over the units still too noisy */
 	if (until > 0 && !ret && !cli_interrupted) {
-		size_t fixed = m.ncells * (size_t)max_reps, ran = nsteps;
+		size_t fixed = nunits * (size_t)max_reps, ran = nsteps;
 		bool more = true;
 
 		for (uint64_t r = m.jf->reps; more && r < max_reps && !ret && !cli_interrupted; r++) {
 			more = false;
-			for (size_t c = 0; c < m.ncells && !ret && !cli_interrupted; c++) {
-				if (settled(&m.st[c], until))
+			for (size_t u = 0; u < nunits && !ret && !cli_interrupted; u++) {
+				if (settled(&m.st[u], until))
 					continue;
 				more = true;
 				m.total++;
 				ran++;
-				ret = run_step(&m, c);
+				ret = run_step(&m, u);
 			}
 		}
 		fprintf(stderr, "--until-ci %.3g%%: %zu steps instead of %zu at --max-reps %" PRIu64
@@ -518,13 +759,15 @@ int cmd_matrix(int argc, char **argv)
 			fixed ? 100.0 * (double)(fixed - ran) / (double)fixed : 0);
 	}
 	cli_testbed_release(&m.tb);
+	if (restore(&m))
+		ret = ret ? ret : -EIO;
 	if (cli_interrupted) {
 		cli_error("interrupted after %zu of %zu steps: every finished sample is stored; "
 			  "--resume runs the rest", m.done, m.total);
 		goto out;
 	}
 	if (ret) {
-		cli_error("stopped: the store failed");
+		cli_error("stopped: %s", m.stop_why ? m.stop_why : "a sysctl could not be put back");
 		goto out;
 	}
 	if (m.disturbed)
@@ -543,9 +786,12 @@ int cmd_matrix(int argc, char **argv)
 		code = EXIT_RUNTIME;
 	}
 out:
-	for (size_t i = 0; m.st && i < m.ncells; i++)
-		cli_tally_release(&m.st[i].k);
+	if (restore(&m) && code == EXIT_OK)
+		code = EXIT_RUNTIME;
+	for (size_t u = 0; m.st && u < nunits; u++)
+		cli_tally_release(&m.st[u].k);
 	free(m.st);
+	free_labels(&m);
 	free(done);
 	free(steps);
 	store_close(m.store);

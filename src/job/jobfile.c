@@ -172,6 +172,7 @@ enum top {
 	T_PARAMS,
 	T_EXCLUDE,
 	T_NOFRAG,
+	T_LABELS,
 	T_COUNT,
 };
 
@@ -187,6 +188,7 @@ static const char *const top_names[T_COUNT] = {
 	[T_PARAMS] = "params",
 	[T_EXCLUDE] = "exclude",
 	[T_NOFRAG] = "no_fragmentation",
+	[T_LABELS] = "labels",
 };
 
 struct pctx {
@@ -1033,6 +1035,126 @@ static int parse_collect(struct pctx *x, yaml_node_t *map)
 	return 0;
 }
 
+/* One label's `sysctl` mapping: name -> value. */
+static int parse_label_sysctls(struct pctx *x, struct job_label *l, yaml_node_t *map)
+{
+	size_t n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+	struct base_err why;
+	int ret;
+
+	if (!n)
+		return 0;
+	l->sysctl_name = calloc(n, sizeof(*l->sysctl_name));
+	l->sysctl_value = calloc(n, sizeof(*l->sysctl_value));
+	if (!l->sysctl_name || !l->sysctl_value)
+		return -ENOMEM;
+	for (yaml_node_pair_t *pair = map->data.mapping.pairs.start;
+	     pair < map->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = node(x, pair->key), *v = node(x, pair->value);
+		const char *key, *s;
+
+		if ((ret = key_text(x, k, &key)) ||
+		    (ret = check_duplicate(x, map, pair)))
+			return ret;
+		if (base_parse_sysctl_name(key, &why))
+			return at(x, k->start_mark, "%s", why.msg);
+		if ((ret = scalar(x, v, key, &s)))
+			return ret;
+		if (base_parse_sysctl_value(s, &why))
+			return at(x, v->start_mark, "%s for '%s'", why.msg, key);
+		l->sysctl_name[l->nsysctls] = strdup(key);
+		l->sysctl_value[l->nsysctls] = strdup(s);
+		/* counted even when half made: job_file_free() frees both */
+		l->nsysctls++;
+		if (!l->sysctl_name[l->nsysctls - 1] || !l->sysctl_value[l->nsysctls - 1])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* `labels`: label -> {sysctl: {name: value}}, or nothing for a label that
+ * runs with the values the job found. */
+static int parse_labels(struct pctx *x, yaml_node_t *map)
+{
+	struct job_file *jf = x->jf;
+	size_t n;
+	char q[80];
+	int ret;
+
+	if (map->type != YAML_MAPPING_NODE ||
+	    !(n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start)))
+		return at(x, map->start_mark,
+			  "'labels' takes a mapping of label names, each with its settings, like {base: {}, small: {sysctl: {net.core.rmem_default: 65536}}}");
+	if (n > JOB_MAX_LABELS)
+		return at(x, map->start_mark, "'labels' names %zu labels: at most %d", n,
+			  JOB_MAX_LABELS);
+	jf->labels = calloc(n, sizeof(*jf->labels));
+	if (!jf->labels)
+		return -ENOMEM;
+	for (yaml_node_pair_t *pair = map->data.mapping.pairs.start;
+	     pair < map->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = node(x, pair->key), *v = node(x, pair->value);
+		struct job_label *l = &jf->labels[jf->nlabels];
+		const char *key;
+
+		if ((ret = key_text(x, k, &key)) ||
+		    (ret = check_duplicate(x, map, pair)))
+			return ret;
+		if (!base_label_ok(key))
+			return at(x, k->start_mark,
+				  "invalid label '%s': expected 1 to %zu printable characters",
+				  quoted(key, q, sizeof(q)), SAMPLE_LABEL_MAX);
+		l->name = strdup(key);
+		if (!l->name)
+			return -ENOMEM;
+		l->line = (unsigned)k->start_mark.line + 1;
+		l->col = (unsigned)k->start_mark.column + 1;
+		jf->nlabels++;
+		if (is_missing(v))
+			continue;
+		if (v->type != YAML_MAPPING_NODE)
+			return at(x, v->start_mark,
+				  "label '%s' takes a mapping like {sysctl: {net.core.rmem_default: 65536}}, or nothing",
+				  quoted(key, q, sizeof(q)));
+		for (yaml_node_pair_t *lp = v->data.mapping.pairs.start;
+		     lp < v->data.mapping.pairs.top; lp++) {
+			yaml_node_t *lk = node(x, lp->key), *lv = node(x, lp->value);
+			const char *what;
+
+			if ((ret = key_text(x, lk, &what)) ||
+			    (ret = check_duplicate(x, v, lp)))
+				return ret;
+			if (strcmp(what, "sysctl"))
+				return at(x, lk->start_mark,
+					  "unknown key '%s' in label '%s': expected sysctl",
+					  quoted(what, q, sizeof(q)), l->name);
+			if (lv->type != YAML_MAPPING_NODE)
+				return at(x, lv->start_mark,
+					  "'sysctl' takes a mapping of sysctl names to values, like {net.core.rmem_default: 65536}");
+			if ((ret = parse_label_sysctls(x, l, lv)))
+				return ret;
+		}
+	}
+	return 0;
+}
+
+const char *job_label_sysctl(const struct job_label *l, const char *name)
+{
+	for (size_t i = 0; i < l->nsysctls; i++)
+		if (!strcmp(l->sysctl_name[i], name))
+			return l->sysctl_value[i];
+	return NULL;
+}
+
+/* Whether a label of the job sets a sysctl. */
+static bool sets_sysctls(const struct job_file *jf)
+{
+	for (size_t i = 0; i < jf->nlabels; i++)
+		if (jf->labels[i].nsysctls)
+			return true;
+	return false;
+}
+
 static bool name_chars(const char *s)
 {
 	for (; *s; s++)
@@ -1180,6 +1302,12 @@ static int parse_top(struct pctx *x, yaml_node_t *root)
 		case T_EXCLUDE:
 			ret = parse_exclude(x, vals[t]);
 			break;
+		case T_LABELS:
+			if (vals[T_LABEL])
+				return at(x, keys[t]->start_mark,
+					  "'labels' and 'label' exclude each other: 'label' names the one label of a job, 'labels' several");
+			ret = parse_labels(x, vals[t]);
+			break;
 		default:
 			ret = parse_top_scalar(x, t, vals[t]);
 			break;
@@ -1279,6 +1407,18 @@ void job_file_free(struct job_file *jf)
 	for (size_t i = 0; i < jf->nexclude; i++)
 		rule_release(&jf->exclude[i]);
 	free(jf->exclude);
+	for (size_t i = 0; jf->labels && i < jf->nlabels; i++) {
+		struct job_label *l = &jf->labels[i];
+
+		for (size_t j = 0; j < l->nsysctls; j++) {
+			free(l->sysctl_name[j]);
+			free(l->sysctl_value[j]);
+		}
+		free(l->sysctl_name);
+		free(l->sysctl_value);
+		free(l->name);
+	}
+	free(jf->labels);
 	free(jf->path);
 	free(jf->name);
 	free(jf->label);
@@ -1541,7 +1681,10 @@ int job_file_expand(const struct job_file *jf, const struct base_cpulist *allowe
 					   jf->path, JOB_MAX_CELLS);
 			goto out;
 		}
-		if (job_config_finalize(&c, allowed, &why)) {
+		if (job_config_finalize(&c, allowed, &why) ||
+		    (job_config_is_veth(&c) && sets_sysctls(jf) &&
+		     base_err_set(&why, -EINVAL,
+				  "topology veth runs in network namespaces of its own, where the sysctls of 'labels' (set in this host's namespace, where loopback runs) do not apply"))) {
 			char *desc = describe(jf, idx);
 
 			if (!desc)

@@ -61,6 +61,18 @@ struct job_param {
 	unsigned line, col; /* of the key, 1-based */
 };
 
+/* The most labels a job's `labels` may name. */
+#define JOB_MAX_LABELS 64
+
+/* One label of `labels`: the sysctls set before each of its runs. */
+struct job_label {
+	char *name;
+	size_t nsysctls;
+	char **sysctl_name;  /* [nsysctls] in file order, base_parse_sysctl_name */
+	char **sysctl_value; /* [nsysctls] as the file wrote them */
+	unsigned line, col;  /* of the label's key, 1-based */
+};
+
 /*
  * A loaded job file. Read-only for callers; job_file_free() releases it.
  */
@@ -79,7 +91,15 @@ struct job_file {
 	size_t nparams;
 	struct job_rule *exclude; /* [nexclude] */
 	size_t nexclude;
+	/* `labels`: the matrix runs every cell under each of them, interleaved,
+	 * setting each label's sysctls before its runs. NULL (nlabels 0):
+	 * one label, `label` or the kernel release. Never both. */
+	struct job_label *labels;
+	size_t nlabels;
 };
+
+/* The value label l gives the sysctl name, or NULL when it sets none. */
+const char *job_label_sysctl(const struct job_label *l, const char *name);
 
 /*
  * Read and check the job file at path (at most JOB_FILE_MAX_BYTES). On

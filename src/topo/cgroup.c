@@ -17,8 +17,7 @@
 /* cgroup.procs of one of our cgroups: a server and what it forked */
 #define PROCS_MAX 65536
 
-/* Read a small file whole; -EFBIG when it is longer than len - 1. */
-static int read_small(const char *path, char *buf, size_t len)
+int topo_read_small(const char *path, char *buf, size_t len)
 {
 	size_t got = 0;
 	ssize_t n;
@@ -57,15 +56,13 @@ static int read_small(const char *path, char *buf, size_t len)
 	return ret;
 }
 
-/* Write s to an existing file (never created: on cgroupfs every file the
- * kernel supports is there). */
-static int write_str(const char *path, const char *s)
+int topo_write_str(const char *path, const char *s)
 {
 	size_t len = strlen(s);
 	ssize_t n;
 	int fd, ret = 0;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	do
@@ -110,7 +107,7 @@ static bool v2_has_cpu(const char *dir)
 	if (snprintf(path, sizeof(path), "%s/cgroup.controllers", dir) >=
 	    (int)sizeof(path))
 		return false;
-	return !read_small(path, buf, sizeof(buf)) && has_word(buf, "cpu");
+	return !topo_read_small(path, buf, sizeof(buf)) && has_word(buf, "cpu");
 }
 
 int topo_cg_probe(const char *root, struct topo_cg_root *out,
@@ -179,11 +176,11 @@ int topo_cg_create(const struct topo_cg_root *r, const char *name,
 			     r->dir) >= (int)sizeof(file))
 			return base_err_set(err, -ENAMETOOLONG, "cgroup path too long: '%s'",
 					    r->dir);
-		ret = read_small(file, buf, sizeof(buf));
+		ret = topo_read_small(file, buf, sizeof(buf));
 		if (ret)
 			return base_err_set(err, ret, "cannot read '%s': %s", file,
 					    strerror(-ret));
-		if (!has_word(buf, "cpu") && (ret = write_str(file, "+cpu")))
+		if (!has_word(buf, "cpu") && (ret = topo_write_str(file, "+cpu")))
 			return base_err_set(err, ret,
 					    "cannot enable the cpu controller in '%s': %s",
 					    file, strerror(-ret));
@@ -202,7 +199,7 @@ int topo_cg_create(const struct topo_cg_root *r, const char *name,
 					    file);
 		snprintf(val, sizeof(val), "%" PRIu64 " %" PRIu64, quota_us,
 			 period_us);
-		if ((ret = write_str(file, val)))
+		if ((ret = topo_write_str(file, val)))
 			return base_err_set(err, ret, "cannot write '%s' to '%s': %s",
 					    val, file, strerror(-ret));
 		return 0;
@@ -215,12 +212,12 @@ int topo_cg_create(const struct topo_cg_root *r, const char *name,
 	/* the period first: a quota is checked against the current period */
 	snprintf(file, sizeof(file), "%s/cpu.cfs_period_us", path);
 	snprintf(val, sizeof(val), "%" PRIu64, period_us);
-	if ((ret = write_str(file, val)))
+	if ((ret = topo_write_str(file, val)))
 		return base_err_set(err, ret, "cannot write '%s' to '%s': %s", val,
 				    file, strerror(-ret));
 	snprintf(file, sizeof(file), "%s/cpu.cfs_quota_us", path);
 	snprintf(val, sizeof(val), "%" PRIu64, quota_us);
-	if ((ret = write_str(file, val)))
+	if ((ret = topo_write_str(file, val)))
 		return base_err_set(err, ret, "cannot write '%s' to '%s': %s", val,
 				    file, strerror(-ret));
 	return 0;
@@ -236,7 +233,7 @@ int topo_cg_attach(const char *dir, pid_t pid, struct base_err *err)
 		return base_err_set(err, -ENAMETOOLONG, "cgroup path too long: '%s'",
 				    dir);
 	snprintf(val, sizeof(val), "%d", (int)pid);
-	ret = write_str(file, val);
+	ret = topo_write_str(file, val);
 	if (ret)
 		return base_err_set(err, ret, "cannot move pid %d into '%s': %s",
 				    (int)pid, dir, strerror(-ret));
@@ -279,7 +276,7 @@ static void evict(const char *path)
 	if (!buf)
 		return;
 	/* a list longer than the buffer: what fits moves, the rmdir says */
-	if (read_small(file, buf, PROCS_MAX) && !buf[0])
+	if (topo_read_small(file, buf, PROCS_MAX) && !buf[0])
 		goto out;
 	for (p = buf; *p; p = end) {
 		long pid = strtol(p, &end, 10);

@@ -36,6 +36,14 @@ int topo_name_format(char *buf, size_t len, pid_t pid, unsigned int n,
 int topo_name_parse(const char *name, pid_t *pid, unsigned int *n,
 		    enum topo_side *side);
 
+/* Read a small file whole into buf (NUL-terminated); 0, -errno, or -EFBIG
+ * when it is longer than len - 1. */
+int topo_read_small(const char *path, char *buf, size_t len);
+/* Write s to an existing file in one write, truncating it (never created:
+ * /proc/sys and cgroupfs have every file the kernel supports; a regular
+ * file, as in the tests, then holds exactly s); 0 or -errno. */
+int topo_write_str(const char *path, const char *s);
+
 /* Whether a process with this pid exists (EPERM counts as existing). */
 bool topo_pid_live(pid_t pid);
 

@@ -4,6 +4,7 @@
 #define NR_TOPO_TOPO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -215,6 +216,41 @@ int topo_list(int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,
 int topo_down_all(bool only_dead, pid_t owner,
 		  int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,
 		  unsigned int *removed, struct base_err *err);
+
+/*
+ * The sysctls a job sets per label (docs/jobs.md, `labels`): names under
+ * net. only (base_parse_sysctl_name), in this host's network namespace,
+ * where the loopback tests run. topo_sysctls_new() reads each one's value
+ * before the job (its original) and checks it can be written, so a job
+ * fails before its first run, not half-way. topo_sysctls_apply() sets each
+ * to values[i], or back to its original where values[i] is NULL, writing
+ * only those that differ, and reads each back: a kernel that clamped or
+ * refused the value is an error, so that no run is stored under a label
+ * whose setting did not hold. topo_sysctls_restore() puts every original
+ * back, trying all of them when one fails. Values compare with runs of
+ * blanks as one space and integer words as integers.
+ *
+ * The caller restores on every exit path, SIGINT included (nothing here
+ * installs a handler); a SIGKILL leaves the values set, which is why the
+ * matrix prints the originals when it starts. root is the /proc/sys to
+ * use (NULL: /proc/sys; the unit tests pass a directory of files).
+ * Returns 0 or a negative errno with err naming the sysctl, its file and
+ * the value: -ENOENT (no such sysctl), -EACCES, -EINVAL (bad name, named
+ * twice), -ERANGE (reads back otherwise), -ENOMEM. Not for a measured
+ * loop; one thread per set at a time.
+ */
+struct topo_sysctls;
+int topo_sysctls_new(const char *root, const char *const *names, size_t n,
+		     struct topo_sysctls **out, struct base_err *err);
+size_t topo_sysctls_count(const struct topo_sysctls *t);
+/* The i-th name and its value before the job, blanks squeezed. */
+const char *topo_sysctls_name(const struct topo_sysctls *t, size_t i);
+const char *topo_sysctls_original(const struct topo_sysctls *t, size_t i);
+int topo_sysctls_apply(struct topo_sysctls *t, const char *const *values,
+		       struct base_err *err);
+/* NULL is fine (nothing to restore). */
+int topo_sysctls_restore(struct topo_sysctls *t, struct base_err *err);
+void topo_sysctls_free(struct topo_sysctls *t);
 
 /*
  * Parse a rate as tc writes it, in bits per second: a decimal number

@@ -911,6 +911,61 @@ static void test_parse_bool_accepts_all_spellings(void **state)
 	}
 }
 
+static void test_parse_sysctl_name_takes_dotted_net_names_only(void **state)
+{
+	static const char *const good[] = {
+		"net.core.rmem_default", "net.ipv4.tcp_rmem", "net.ipv4.conf.all.rp_filter",
+		"net.ipv6.conf.nr-veth-c.mtu", "net.x",
+	};
+	static const char *const bad[] = {
+		"", "net", "net.", "net..core", ".net.core", "net.core.", "kernel.panic",
+		"vm.swappiness", "net/core/rmem_default", "net.core/../../kernel",
+		"net.core.rmem default", "net.core.rmem_default\n", "NET.core.x",
+		"net.core.x*", "Net.core.x",
+	};
+	char longname[BASE_SYSCTL_NAME_MAX + 2];
+	struct base_err err;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
+		if (base_parse_sysctl_name(good[i], &err))
+			fail_msg("base_parse_sysctl_name(\"%s\") refused: %s", good[i], err.msg);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (base_parse_sysctl_name(bad[i], &err) != -EINVAL)
+			fail_msg("base_parse_sysctl_name(\"%s\") took it", bad[i]);
+	memset(longname, 'a', sizeof(longname) - 1);
+	memcpy(longname, "net.", 4);
+	longname[sizeof(longname) - 1] = '\0';
+	assert_int_equal(base_parse_sysctl_name(longname, &err), -EINVAL);
+	longname[sizeof(longname) - 2] = '\0';
+	assert_int_equal(base_parse_sysctl_name(longname, &err), 0);
+	base_parse_sysctl_name("kernel.panic", &err);
+	assert_string_equal(err.msg,
+			    "invalid sysctl name 'kernel.panic': expected a dotted name under net. like net.core.rmem_default");
+}
+
+static void test_parse_sysctl_value_takes_printable_words(void **state)
+{
+	static const char *const good[] = { "212992", "4096 131072 6291456",
+					    "4096\t8192\t8192", "bbr", "-1", "0" };
+	static const char *const bad[] = { "", " ", "\t", "1\n", "a\x1b[2J", "1\r" };
+	char longval[BASE_SYSCTL_VALUE_MAX + 2];
+	struct base_err err;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
+		if (base_parse_sysctl_value(good[i], &err))
+			fail_msg("base_parse_sysctl_value(\"%s\") refused: %s", good[i], err.msg);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (base_parse_sysctl_value(bad[i], &err) != -EINVAL)
+			fail_msg("base_parse_sysctl_value(\"%s\") took it", bad[i]);
+	memset(longval, '1', sizeof(longval) - 1);
+	longval[sizeof(longval) - 1] = '\0';
+	assert_int_equal(base_parse_sysctl_value(longval, &err), -EINVAL);
+	longval[sizeof(longval) - 2] = '\0';
+	assert_int_equal(base_parse_sysctl_value(longval, &err), 0);
+}
+
 static void test_parse_bool_rejects_other_words(void **state)
 {
 	static const char *const bad[] = {
@@ -1251,6 +1306,8 @@ int main(void)
 		cmocka_unit_test(test_parse_double_enforces_range),
 
 		cmocka_unit_test(test_parse_bool_accepts_all_spellings),
+		cmocka_unit_test(test_parse_sysctl_name_takes_dotted_net_names_only),
+		cmocka_unit_test(test_parse_sysctl_value_takes_printable_words),
 		cmocka_unit_test(test_parse_bool_rejects_other_words),
 
 		cmocka_unit_test(test_parse_cpulist_ranges_and_order),

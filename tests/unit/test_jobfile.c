@@ -452,6 +452,17 @@ static void test_other_fixtures_expand(void **state)
 	assert_int_equal(cells[2].cfg.cpu_quota_pct, 100); /* "100%" */
 	job_cells_free(cells, n);
 	job_file_free(jf);
+
+	/* the cells do not multiply by the labels: the matrix does */
+	jf = load_ok("labels-sysctl.yaml");
+	n = expand_ok(jf, &cells);
+	assert_int_equal(n, 2);
+	assert_int_equal(jf->nlabels, 3);
+	assert_string_equal(jf->labels[2].name, "small-tcp");
+	assert_string_equal(job_label_sysctl(&jf->labels[2], "net.ipv4.tcp_wmem"), "4096 8192 8192");
+	assert_null(job_label_sysctl(&jf->labels[2], "net.core.rmem_default"));
+	job_cells_free(cells, n);
+	job_file_free(jf);
 }
 
 static void test_every_parameter_reaches_the_configuration(void **state)
@@ -999,6 +1010,66 @@ static void test_warmup_auto(void **state)
 	job_file_free(jf);
 }
 
+static void test_labels_read_in_file_order_with_their_sysctls(void **state)
+{
+	struct job_file *jf = parse_ok(
+		"labels:\n"
+		"  found:\n"
+		"  small:\n"
+		"    sysctl: {net.core.rmem_default: 65536, net.ipv4.tcp_rmem: 4096 8192 8192}\n"
+		"  empty: {}\n"
+		"params:\n"
+		"  test: [tcp_stream, udp_stream]\n");
+
+	(void)state;
+	assert_null(jf->label);
+	assert_int_equal(jf->nlabels, 3);
+	assert_string_equal(jf->labels[0].name, "found");
+	assert_int_equal(jf->labels[0].nsysctls, 0);
+	assert_string_equal(jf->labels[1].name, "small");
+	assert_int_equal(jf->labels[1].line, 3);
+	assert_int_equal(jf->labels[1].col, 3);
+	assert_int_equal(jf->labels[1].nsysctls, 2);
+	assert_string_equal(jf->labels[1].sysctl_name[1], "net.ipv4.tcp_rmem");
+	assert_string_equal(job_label_sysctl(&jf->labels[1], "net.ipv4.tcp_rmem"), "4096 8192 8192");
+	assert_string_equal(job_label_sysctl(&jf->labels[1], "net.core.rmem_default"), "65536");
+	assert_null(job_label_sysctl(&jf->labels[0], "net.core.rmem_default"));
+	assert_int_equal(jf->labels[2].nsysctls, 0);
+	assert_int_equal(count_cells("labels: {a: , b: }\nparams:\n  test: [tcp_stream, udp_stream]\n"), 2);
+	job_file_free(jf);
+}
+
+static void test_labels_errors(void **state)
+{
+	(void)state;
+	expect_parse_error("label: x\nlabels: {a: , b: }\n",
+			   "x.yaml:2:1: 'labels' and 'label' exclude each other: 'label' names the one label of a job, 'labels' several");
+	expect_parse_error("labels: [a, b]\n",
+			   "x.yaml:1:9: 'labels' takes a mapping of label names, each with its settings, like {base: {}, small: {sysctl: {net.core.rmem_default: 65536}}}");
+	expect_parse_error("labels: {}\n",
+			   "x.yaml:1:9: 'labels' takes a mapping of label names, each with its settings, like {base: {}, small: {sysctl: {net.core.rmem_default: 65536}}}");
+	expect_parse_error("labels: {a: 1}\n",
+			   "x.yaml:1:13: label 'a' takes a mapping like {sysctl: {net.core.rmem_default: 65536}}, or nothing");
+	expect_parse_error("labels: {a: {mtu: 9000}}\n",
+			   "x.yaml:1:14: unknown key 'mtu' in label 'a': expected sysctl");
+	expect_parse_error("labels: {a: {sysctl: 1}}\n",
+			   "x.yaml:1:22: 'sysctl' takes a mapping of sysctl names to values, like {net.core.rmem_default: 65536}");
+	expect_parse_error("labels: {a: {sysctl: {kernel.panic: 1}}}\n",
+			   "x.yaml:1:23: invalid sysctl name 'kernel.panic': expected a dotted name under net. like net.core.rmem_default");
+	expect_parse_error("labels: {a: {sysctl: {net.core.x: [1, 2]}}}\n",
+			   "x.yaml:1:35: 'net.core.x' takes one value, not a list");
+	expect_parse_error("labels: {a: {sysctl: {net.core.x: \"1\\n\"}}}\n",
+			   "x.yaml:1:35: invalid sysctl value '1\\x0a': expected 1 to 256 printable characters, like 212992 or '4096 131072 6291456' for 'net.core.x'");
+	expect_parse_error("labels: {a: , a: }\n",
+			   "x.yaml:1:15: duplicate key 'a' (first at line 1)");
+	expect_parse_error("labels: {a: {sysctl: {net.core.x: 1, net.core.x: 2}}}\n",
+			   "x.yaml:1:38: duplicate key 'net.core.x' (first at line 1)");
+	expect_expand_error("labels: {a: {sysctl: {net.core.x: 1}}}\nparams:\n  topology: [loopback, veth]\n",
+			    "x.yaml: combination topology=veth: topology veth runs in network namespaces of its own, where the sysctls of 'labels' (set in this host's namespace, where loopback runs) do not apply");
+	/* without sysctls, labels and veth go together */
+	assert_int_equal(count_cells("labels: {a: , b: }\nparams:\n  topology: veth\n"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1028,6 +1099,8 @@ int main(void)
 		cmocka_unit_test(test_expand_names_the_combination_finalize_rejects),
 		cmocka_unit_test(test_load_reports_missing_and_oversized_files),
 		cmocka_unit_test(test_rate_parser_accepts_tc_and_suffix_forms),
+		cmocka_unit_test(test_labels_read_in_file_order_with_their_sysctls),
+		cmocka_unit_test(test_labels_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -980,6 +980,112 @@ static void test_live_a_failed_up_leaves_nothing(void **state)
 	assert_int_equal(own_netns_count(), before);
 }
 
+/* read tmp/<rel> whole */
+static void get(const char *rel, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("fopen %s: %s", path, strerror(errno));
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+static void test_sysctls_read_set_and_put_back(void **state)
+{
+	static const char *const names[] = { "net.core.rmem_default", "net.ipv4.tcp_rmem" };
+	const char *small[] = { "65536", NULL };
+	const char *vec[] = { NULL, "4096  8192\t8192" };
+	struct base_err err = { "" };
+	struct topo_sysctls *t = NULL;
+	char buf[256];
+
+	(void)state;
+	mk("net/core");
+	mk("net/ipv4");
+	put("net/core/rmem_default", "212992\n");
+	put("net/ipv4/tcp_rmem", "4096\t131072\t6291456\n");
+	if (topo_sysctls_new(tmp, names, 2, &t, &err))
+		fail_msg("new: %s", err.msg);
+	assert_int_equal(topo_sysctls_count(t), 2);
+	assert_string_equal(topo_sysctls_name(t, 1), "net.ipv4.tcp_rmem");
+	/* blanks squeezed: the kernel writes a vector's words apart with tabs */
+	assert_string_equal(topo_sysctls_original(t, 0), "212992");
+	assert_string_equal(topo_sysctls_original(t, 1), "4096 131072 6291456");
+	assert_int_equal(topo_sysctls_apply(t, small, &err), 0);
+	get("net/core/rmem_default", buf, sizeof(buf));
+	assert_string_equal(buf, "65536");
+	get("net/ipv4/tcp_rmem", buf, sizeof(buf));
+	assert_string_equal(buf, "4096\t131072\t6291456\n"); /* not written: it was right */
+	/* NULL: back to the original, and the other one set */
+	assert_int_equal(topo_sysctls_apply(t, vec, &err), 0);
+	get("net/core/rmem_default", buf, sizeof(buf));
+	assert_string_equal(buf, "212992");
+	get("net/ipv4/tcp_rmem", buf, sizeof(buf));
+	assert_string_equal(buf, "4096 8192 8192");
+	assert_int_equal(topo_sysctls_restore(t, &err), 0);
+	get("net/ipv4/tcp_rmem", buf, sizeof(buf));
+	assert_string_equal(buf, "4096 131072 6291456");
+	topo_sysctls_free(t);
+	assert_int_equal(topo_sysctls_restore(NULL, &err), 0);
+	topo_sysctls_free(NULL);
+}
+
+static void test_sysctls_refuse_missing_bad_and_twice_named(void **state)
+{
+	static const char *const missing[] = { "net.core.no_such" };
+	static const char *const notnet[] = { "kernel.panic" };
+	static const char *const twice[] = { "net.core.a", "net.core.a" };
+	struct base_err err = { "" };
+	struct topo_sysctls *t = (struct topo_sysctls *)&err;
+	char want[PATH_MAX + 128];
+
+	(void)state;
+	mk("net/core");
+	put("net/core/a", "1\n");
+	assert_int_equal(topo_sysctls_new(tmp, missing, 1, &t, &err), -ENOENT);
+	assert_null(t);
+	snprintf(want, sizeof(want),
+		 "no sysctl net.core.no_such (%s/net/core/no_such): this kernel does not have it", tmp);
+	assert_string_equal(err.msg, want);
+	assert_int_equal(topo_sysctls_new(tmp, notnet, 1, &t, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "invalid sysctl name 'kernel.panic'"));
+	assert_int_equal(topo_sysctls_new(tmp, twice, 2, &t, &err), -EINVAL);
+	assert_string_equal(err.msg, "sysctl net.core.a is named twice");
+	assert_null(t);
+}
+
+/* Integer words compare as integers: "08192" is the value 8192 already
+ * holds (nothing written), "8193" is another. */
+static void test_sysctls_compare_integer_words_as_integers(void **state)
+{
+	static const char *const names[] = { "net.core.a" };
+	const char *same[] = { "08192" }, *other[] = { "8193" };
+	struct base_err err = { "" };
+	struct topo_sysctls *t = NULL;
+	char buf[64];
+
+	(void)state;
+	mk("net/core");
+	put("net/core/a", "8192\n");
+	assert_int_equal(topo_sysctls_new(tmp, names, 1, &t, &err), 0);
+	assert_int_equal(topo_sysctls_apply(t, same, &err), 0);
+	get("net/core/a", buf, sizeof(buf));
+	assert_string_equal(buf, "8192\n"); /* the same value: not written */
+	assert_int_equal(topo_sysctls_apply(t, other, &err), 0);
+	get("net/core/a", buf, sizeof(buf));
+	assert_string_equal(buf, "8193");
+	assert_int_equal(topo_sysctls_restore(t, &err), 0);
+	get("net/core/a", buf, sizeof(buf));
+	assert_string_equal(buf, "8192");
+	topo_sysctls_free(t);
+}
+
 #define T(f) cmocka_unit_test(f)
 #define TT(f) cmocka_unit_test_setup_teardown(f, setup_tmp, teardown_tmp)
 
@@ -996,6 +1102,9 @@ int main(void)
 		T(test_parse_rate_takes_tc_units),
 		T(test_parse_rate_rejects_bad_syntax_fractions_and_overflow),
 		T(test_cg_quota_is_pct_of_a_100ms_period),
+		TT(test_sysctls_read_set_and_put_back),
+		TT(test_sysctls_refuse_missing_bad_and_twice_named),
+		TT(test_sysctls_compare_integer_words_as_integers),
 		TT(test_cg_probe_prefers_v2_with_cpu),
 		TT(test_cg_probe_v2_without_cpu_falls_to_v1),
 		TT(test_cg_probe_finds_v1_cpu_cpuacct),

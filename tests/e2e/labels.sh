@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# End to end: a job's labels, each setting a sysctl before its runs, run
+# interleaved; the sysctl is put back on every exit path.
+. "$(dirname "$0")/lib.sh"
+
+SYS=/proc/sys/net/core/rmem_default
+orig=$(cat $SYS)
+# whatever happens to this script, the host keeps its value
+trap 'echo "$orig" >$SYS; cleanup' EXIT
+small=65536
+[ "$orig" = $small ] && small=131072
+
+cat >"$TMP/ab.yaml" <<YAML
+# two labels, interleaved: the one found, and a smaller default receive buffer
+repetitions: 2
+duration: 300ms
+warmup: 100ms
+seed: 11
+labels:
+  found:
+  small:
+    sysctl: {net.core.rmem_default: $small}
+params:
+  test: [udp_stream, tcp_rr]
+YAML
+
+"$NR" matrix --dry-run "$TMP/ab.yaml" >"$TMP/plan" 2>&1
+rc=$?
+checkx "dry run: 2 configurations x 2 labels x 2 repetitions, each label with its setting" \
+	'[ $rc -eq 0 ] && grep -q "2 configurations x 2 labels x 2 repetitions, 8 steps to run" "$TMP/plan" &&
+	 grep -q "label found: net.core.rmem_default=$orig (as found)" "$TMP/plan" &&
+	 grep -q "label small: net.core.rmem_default=$small$" "$TMP/plan"' || diag "$TMP/plan"
+
+timeout 120 "$NR" matrix "$TMP/ab.yaml" >"$TMP/out" 2>"$TMP/log"
+rc=$?
+checkx "the matrix exits 0 (too few samples for a verdict) and the sysctl is back at $orig" \
+	'[ $rc -eq 0 ] && [ "$(cat $SYS)" = "$orig" ]' || diag "$TMP/log"
+check "the log says what the sysctl was before it was set" \
+	grep -q "^sysctl net.core.rmem_default is $orig; the labels set it" "$TMP/log"
+# Every udp_stream sample shows its label's setting in the buffers the
+# kernel granted (SO_RCVBUF starts at rmem_default), on both ends; the
+# labels' runs interleave (each round of the plan holds every unit).
+check "each label's udp_stream samples got its rmem_default; the labels' runs interleaved" \
+	python3 - "$NETREGRESS_DB" "$orig" "$small" <<'PY'
+import json, sqlite3, sys
+db, orig, small = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+c = sqlite3.connect(db)
+rows = c.execute("select label, config_key, doc from samples order by run_order").fetchall()
+want = {"found": orig, "small": small}
+udp = [(l, json.loads(d)) for l, k, d in rows if "test=udp_stream" in k]
+def bufs(doc):
+    out = []
+    def walk(o):
+        if isinstance(o, dict):
+            if "sockbuf_start" in o:
+                out.append(o["sockbuf_start"])
+            for v in o.values():
+                walk(v)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v)
+    walk(doc)
+    return out
+ok = len(rows) >= 8 and len(udp) >= 4 and all(
+    b and all(x["client_rcvbuf"] == want[l] and x["server_rcvbuf"] == want[l] for x in b)
+    for l, d in udp for b in [bufs(d)])
+first = {l for l, k, d in rows[:4]}
+sys.exit(0 if ok and first == {"found", "small"} else 1)
+PY
+check "the end compares found with small and names the sysctl that differs" \
+	grep -qE "^  (client|server)\.sysctl\.net\.core\.rmem_default $orig -> $small$" "$TMP/out"
+check "the summary has a table per label" \
+	bash -c "grep -q '^label found: net.core.rmem_default=$orig (as found)$' '$TMP/out' && grep -q '^label small: net.core.rmem_default=$small$' '$TMP/out'"
+
+# Ctrl-C half-way: the sysctl is put back all the same.
+"$NR" matrix "$TMP/ab.yaml" --seed 12 >/dev/null 2>"$TMP/log2" &
+mpid=$!
+PIDS+=($mpid)
+# (interrupted while small's value is set)
+set_seen=no
+for _ in $(seq 400); do
+	[ "$(cat $SYS)" = $small ] && set_seen=yes && break
+	sleep 0.01
+done
+kill -INT $mpid
+wait $mpid
+rc=$?
+checkx "SIGINT while small's value was set ($set_seen): exit 3, the sysctl back at $orig" \
+	'[ $set_seen = yes ] && [ $rc -eq 3 ] && [ "$(cat $SYS)" = "$orig" ]' || diag "$TMP/log2"
+
+# A sysctl this kernel does not have stops the job before its first run.
+before=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples").fetchone()[0])' "$NETREGRESS_DB")
+sed 's/net.core.rmem_default:/net.core.no_such_sysctl:/' "$TMP/ab.yaml" >"$TMP/nosuch.yaml"
+"$NR" matrix "$TMP/nosuch.yaml" >/dev/null 2>"$TMP/err"
+rc=$?
+after=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples").fetchone()[0])' "$NETREGRESS_DB")
+checkx "a missing sysctl: exit 3 naming it and its file, no run made" \
+	'[ $rc -eq 3 ] && grep -q "no sysctl net.core.no_such_sysctl (/proc/sys/net/core/no_such_sysctl)" "$TMP/err" && [ "$before" = "$after" ]' ||
+	diag "$TMP/err"
+
+# A value the kernel refuses: the matrix stops, says which, puts it back.
+sed "s/rmem_default: $small/rmem_default: -5/" "$TMP/ab.yaml" >"$TMP/refused.yaml"
+timeout 120 "$NR" matrix "$TMP/refused.yaml" >/dev/null 2>"$TMP/err2"
+rc=$?
+checkx "a value the kernel refuses: exit 3 naming it, the sysctl back at $orig" \
+	'[ $rc -eq 3 ] && grep -q "label small: cannot set sysctl net.core.rmem_default to .-5." "$TMP/err2" && [ "$(cat $SYS)" = "$orig" ]' ||
+	diag "$TMP/err2"
+
+# Job files that cannot be: exit 2, file, line and column.
+printf 'label: x\nlabels: {a: , b: }\n' >"$TMP/both.yaml"
+"$NR" matrix --dry-run "$TMP/both.yaml" 2>"$TMP/e1"
+rc=$?
+checkx "label and labels together: exit 2 at the labels key" \
+	'[ $rc -eq 2 ] && grep -q "both.yaml:2:1: .labels. and .label. exclude each other" "$TMP/e1"' || diag "$TMP/e1"
+printf 'labels:\n  a:\n    sysctl: {kernel.panic: 1}\n' >"$TMP/notnet.yaml"
+"$NR" matrix --dry-run "$TMP/notnet.yaml" 2>"$TMP/e2"
+rc=$?
+checkx "a sysctl outside net.: exit 2 naming it" \
+	'[ $rc -eq 2 ] && grep -q "notnet.yaml:3:14: invalid sysctl name .kernel.panic.: expected a dotted name under net." "$TMP/e2"' || diag "$TMP/e2"
+printf 'labels:\n  a:\n    sysctl: {net.core.rmem_default: 65536}\nparams:\n  topology: veth\n' >"$TMP/veth.yaml"
+"$NR" matrix --dry-run "$TMP/veth.yaml" 2>"$TMP/e3"
+rc=$?
+checkx "sysctls with a veth cell: exit 2 saying why" \
+	'[ $rc -eq 2 ] && grep -q "topology veth runs in network namespaces of its own" "$TMP/e3"' || diag "$TMP/e3"
+"$NR" matrix --dry-run --label x "$TMP/ab.yaml" 2>"$TMP/e4"
+rc=$?
+checkx "--label with a job's labels: exit 2" \
+	'[ $rc -eq 2 ] && grep -q "the job names its labels" "$TMP/e4"' || diag "$TMP/e4"
+check "after all of it, the sysctl is still $orig" [ "$(cat $SYS)" = "$orig" ]
