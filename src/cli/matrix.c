@@ -528,7 +528,7 @@ static int make_labels(struct matrix *m, const char *label, struct base_err *err
 			if (j == n)
 				names[n++] = jf->labels[l].sysctl_name[i];
 		}
-	if (n && (ret = topo_sysctls_new(NULL, names, n, &m->sysctls, err)))
+	if (n && (ret = topo_sysctls_new(names, n, &m->sysctls, err)))
 		goto out;
 	ret = -ENOMEM;
 	for (size_t l = 0; l < jf->nlabels; l++) {
@@ -555,7 +555,8 @@ static int restore(struct matrix *m)
 	if (!m->sysctls || m->cur_label == m->nlabels)
 		return 0;
 	if (set_label(m, m->nlabels, &err)) {
-		cli_error("cannot put the sysctls back as they were: %s", err.msg);
+		cli_error("cannot put the sysctls back as they were: %s (%s keeps their values before the job for 'netregress topo down')",
+			  err.msg, topo_sysctls_journal(m->sysctls));
 		return -EIO;
 	}
 	return 0;
@@ -726,10 +727,13 @@ int cmd_matrix(int argc, char **argv)
 	else
 		fprintf(stderr, "matrix %s: %zu configurations x %zu labels x %u repetitions (%zu steps), seed %" PRIu64
 			", interleaved\n", m.jf->path, m.ncells, m.nlabels, m.jf->reps, nsteps, seed);
-	/* a SIGKILL cannot put them back: say what they were */
+	/* a SIGKILL cannot put them back: say what they were, and where */
 	for (size_t i = 0; i < topo_sysctls_count(m.sysctls); i++)
 		fprintf(stderr, "sysctl %s is %s; the labels set it before their runs and it is put back at the end\n",
 			topo_sysctls_name(m.sysctls, i), topo_sysctls_original(m.sysctls, i));
+	if (topo_sysctls_journal(m.sysctls))
+		fprintf(stderr, "(%s records them: after a SIGKILL, 'netregress topo down' puts them back)\n",
+			topo_sysctls_journal(m.sysctls));
 	cli_signals();
 	m.tty = isatty(STDERR_FILENO);
 	m.t0 = base_now_ns();

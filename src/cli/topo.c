@@ -32,11 +32,14 @@ static const char topo_help[] =
 	"\n"
 	"down: remove the namespaces and cgroups (named nr-<pid>-<n>-c or -s) of\n"
 	"processes that have ended, which includes everything 'topo up' left and\n"
-	"everything a crashed run left; prints each one removed.\n"
+	"everything a crashed run left, and put back the sysctls a killed matrix\n"
+	"left set (their values before it are in /run/netregress/sysctl-<pid>);\n"
+	"prints each one removed or put back.\n"
 	"      --all               also those of processes still running\n"
 	"      --owner PID         only those made by process PID\n"
 	"\n"
-	"show: list them: kind, name, owner pid, running or ended, path.\n";
+	"show: list them: kind, name, owner pid, running or ended, path; for a\n"
+	"sysctl, its value before the job and now.\n";
 
 enum { OPT_MTU = 256, OPT_GRO, OPT_GSO, OPT_TSO, OPT_TBF, OPT_QUOTA, OPT_HOLD,
        OPT_ALL, OPT_OWNER };
@@ -134,11 +137,15 @@ static int print_entry(void *ctx, const struct topo_entry *e)
 {
 	const char *verb = ctx;
 
-	if (verb)
+	if (verb && e->detail) /* a sysctl put back */
+		printf("%s %s %s (left by pid %d)\n", e->kind, e->name, e->detail,
+		       (int)e->owner);
+	else if (verb)
 		printf("%s %s %s\n", verb, e->kind, e->name);
 	else
-		printf("%s %s %d %s %s\n", e->kind, e->name, (int)e->owner,
-		       e->live ? "running" : "ended", e->path);
+		printf("%s %s %d %s %s%s%s\n", e->kind, e->name, (int)e->owner,
+		       e->live ? "running" : "ended", e->path, e->detail ? ": " : "",
+		       e->detail ? e->detail : "");
 	return 0;
 }
 

@@ -16,6 +16,9 @@
 struct topo_paths {
 	const char *netns_dir;   /* "/run/netns" */
 	const char *cgroup_root; /* "/sys/fs/cgroup" */
+	const char *sysctl_root; /* "/proc/sys" */
+	/* "/run/netregress": the sysctl journals (NULL: none kept or found) */
+	const char *journal_dir;
 };
 
 extern const struct topo_paths topo_default_paths;
@@ -99,6 +102,29 @@ int topo_cg_attach(const char *dir, pid_t pid, struct base_err *err);
  * a mount point (a half-made namespace). Returns 0 or -errno.
  */
 int topo_netns_remove(const char *path);
+
+/* topo_sysctls_new() over the given paths. */
+int topo_sysctls_new_in(const struct topo_paths *p, const char *const *names,
+			size_t n, struct topo_sysctls **out, struct base_err *err);
+
+/*
+ * The sysctl journals in p->journal_dir (sysctl-<pid>, written by
+ * topo_sysctls_new_in()): fn for each sysctl one records, as a topo_entry
+ * of kind "sysctl" (detail: its value before and now); a bad journal is
+ * an error returned after the others are listed, a non-zero return of fn
+ * stops the walk and is returned. journals_down()
+ * puts back each one recorded by a process that ended (only_dead; every
+ * one else), of pid owner only when owner > 0, removes a journal once all
+ * its values hold again, and calls fn for each sysctl it dealt with; a bad
+ * journal or a value that does not hold is an error (the first one is
+ * returned, the rest are still tried) and the journal stays.
+ */
+int topo_journals_list(const struct topo_paths *p,
+		       int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,
+		       struct base_err *err);
+int topo_journals_down(const struct topo_paths *p, bool only_dead, pid_t owner,
+		       int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,
+		       unsigned int *count, struct base_err *err);
 
 /* topo_list() and topo_down_all() over the given paths. */
 int topo_list_in(const struct topo_paths *p,

@@ -19,6 +19,8 @@
 const struct topo_paths topo_default_paths = {
 	.netns_dir = "/run/netns",
 	.cgroup_root = "/sys/fs/cgroup",
+	.sysctl_root = "/proc/sys",
+	.journal_dir = "/run/netregress",
 };
 
 /* A directory with more entries of ours than this is refused. */
@@ -627,6 +629,7 @@ static void entry_of(const char *kind, const char *dir, const char *name,
 	e->path = path;
 	e->owner = pid;
 	e->live = topo_pid_live(pid);
+	e->detail = NULL;
 }
 
 int topo_list_in(const struct topo_paths *p,
@@ -648,6 +651,8 @@ int topo_list_in(const struct topo_paths *p,
 		entry_of("cgroup", f.cgdir, f.cg.v[i], path, sizeof(path), &e);
 		ret = fn(ctx, &e);
 	}
+	if (!ret)
+		ret = topo_journals_list(p, fn, ctx, err);
 out:
 	found_release(&f);
 	return ret;
@@ -694,6 +699,15 @@ int topo_down_all_in(const struct topo_paths *p, bool only_dead, pid_t owner,
 		count++;
 		if (fn)
 			fn(ctx, &e);
+	}
+	{
+		struct base_err e2 = { "" };
+		unsigned int n = 0;
+
+		ret = topo_journals_down(p, only_dead, owner, fn, ctx, &n, &e2);
+		count += n;
+		if (ret && !first)
+			first = base_err_set(err, ret, "%s", e2.msg);
 	}
 	ret = first;
 out:

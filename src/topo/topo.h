@@ -182,21 +182,27 @@ const char *topo_addr(const struct topo *t, enum topo_side side, int ipv);
 /* The server cgroup's directory, or NULL without a quota. */
 const char *topo_cgroup(const struct topo *t);
 
-/* One namespace or cgroup of ours found on the machine. */
+/* One namespace, cgroup or set sysctl of ours found on the machine. */
 struct topo_entry {
-	const char *kind;    /* "netns" or "cgroup" */
-	const char *name;    /* nr-<pid>-<n>-<c|s> */
-	const char *path;    /* /run/netns/<name> or the cgroup directory */
-	pid_t owner;         /* the pid in the name */
+	const char *kind;    /* "netns", "cgroup" or "sysctl" */
+	const char *name;    /* nr-<pid>-<n>-<c|s>, or the sysctl's dotted name */
+	/* /run/netns/<name>, the cgroup directory, or the journal that
+	 * records the sysctl's value before a job set it */
+	const char *path;
+	pid_t owner;         /* the pid in the name (the journal's) */
 	bool live;           /* a process with that pid exists */
+	/* sysctl only, else NULL: "before 'B', now 'V'" when listed; "put
+	 * back to 'B' from 'V'" or "is 'B' already" when put back */
+	const char *detail;
 };
 
 /*
  * Call fn for every namespace under /run/netns and every cgroup in the
- * cpu hierarchy whose name is exactly TOPO_PREFIX<pid>-<n>-<c|s>,
- * namespaces first, each group sorted by name; a non-zero return from fn
- * stops the walk and is returned. A missing /run/netns or cgroup cpu
- * hierarchy lists nothing. Returns 0, fn's non-zero return, or a negative
+ * cpu hierarchy whose name is exactly TOPO_PREFIX<pid>-<n>-<c|s>, then
+ * every sysctl a journal records (topo_sysctls_new()): namespaces first,
+ * each group sorted by name; a non-zero return from fn stops the walk and
+ * is returned. A missing /run/netns, cgroup cpu hierarchy or journal
+ * directory lists nothing. Returns 0, fn's non-zero return, or a negative
  * errno (err filled). The entry's strings live until fn returns.
  */
 int topo_list(int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,
@@ -206,8 +212,10 @@ int topo_list(int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,
  * Remove what topo_list() finds: only those whose owner is gone when
  * only_dead (which includes every topology `netregress topo up` left),
  * only those of pid owner when owner > 0 (0: any owner). Cgroups go
- * first (their processes moved to the parent cgroup, see topo_down()); fn
- * (may be NULL; its return is ignored) is called for each one removed.
+ * first (their processes moved to the parent cgroup, see topo_down()),
+ * sysctls last: each is put back to its value before the job, and its
+ * journal removed once all of them hold. fn (may be NULL; its return is
+ * ignored) is called for each one removed or put back.
  * *removed (may be NULL) gets the count. A pid reused by an unrelated
  * process makes a dead owner look live: only_dead then keeps its
  * topology. Returns 0 or the first error (err filled), after trying every
@@ -231,21 +239,27 @@ int topo_down_all(bool only_dead, pid_t owner,
  * blanks as one space and integer words as integers.
  *
  * The caller restores on every exit path, SIGINT included (nothing here
- * installs a handler); a SIGKILL leaves the values set, which is why the
- * matrix prints the originals when it starts. root is the /proc/sys to
- * use (NULL: /proc/sys; the unit tests pass a directory of files).
+ * installs a handler). For the one it cannot see, a SIGKILL,
+ * topo_sysctls_new() writes the originals to a journal,
+ * /run/netregress/sysctl-<pid>, that topo_sysctls_free() removes once they
+ * hold again; `netregress topo down` (topo_down_all()) puts back those of
+ * a process that has ended. topo_sysctls_new() refuses (-EBUSY) a sysctl
+ * another journal holds: that of a job still running, or of one that
+ * ended with the value not put back, whose value now is not an original.
  * Returns 0 or a negative errno with err naming the sysctl, its file and
  * the value: -ENOENT (no such sysctl), -EACCES, -EINVAL (bad name, named
- * twice), -ERANGE (reads back otherwise), -ENOMEM. Not for a measured
- * loop; one thread per set at a time.
+ * twice, a bad journal), -EBUSY, -ERANGE (reads back otherwise), -ENOMEM.
+ * Not for a measured loop; one thread per set at a time.
  */
 struct topo_sysctls;
-int topo_sysctls_new(const char *root, const char *const *names, size_t n,
-		     struct topo_sysctls **out, struct base_err *err);
+int topo_sysctls_new(const char *const *names, size_t n, struct topo_sysctls **out,
+		     struct base_err *err);
 size_t topo_sysctls_count(const struct topo_sysctls *t);
 /* The i-th name and its value before the job, blanks squeezed. */
 const char *topo_sysctls_name(const struct topo_sysctls *t, size_t i);
 const char *topo_sysctls_original(const struct topo_sysctls *t, size_t i);
+/* The journal's path; NULL without one. */
+const char *topo_sysctls_journal(const struct topo_sysctls *t);
 int topo_sysctls_apply(struct topo_sysctls *t, const char *const *values,
 		       struct base_err *err);
 /* NULL is fine (nothing to restore). */

@@ -6,10 +6,20 @@
 
 SYS=/proc/sys/net/core/rmem_default
 orig=$(cat $SYS)
+KILLED_JOURNAL=
 # whatever happens to this script, the host keeps its value
-trap 'echo "$orig" >$SYS; cleanup' EXIT
+trap 'echo "$orig" >$SYS; [ -n "$KILLED_JOURNAL" ] && rm -f "$KILLED_JOURNAL"; cleanup' EXIT
 small=65536
 [ "$orig" = $small ] && small=131072
+
+# set_seen=yes once the sysctl holds small's value (up to 4 s)
+wait_for_small() {
+	set_seen=no
+	for _ in $(seq 400); do
+		[ "$(cat $SYS)" = $small ] && set_seen=yes && return
+		sleep 0.01
+	done
+}
 
 cat >"$TMP/ab.yaml" <<YAML
 # two labels, interleaved: the one found, and a smaller default receive buffer
@@ -32,10 +42,13 @@ checkx "dry run: 2 configurations x 2 labels x 2 repetitions, each label with it
 	 grep -q "label found: net.core.rmem_default=$orig (as found)" "$TMP/plan" &&
 	 grep -q "label small: net.core.rmem_default=$small$" "$TMP/plan"' || diag "$TMP/plan"
 
-timeout 120 "$NR" matrix "$TMP/ab.yaml" >"$TMP/out" 2>"$TMP/log"
+timeout 120 "$NR" matrix "$TMP/ab.yaml" >"$TMP/out" 2>"$TMP/log" &
+mpid=$!
+wait $mpid
 rc=$?
-checkx "the matrix exits 0 (too few samples for a verdict) and the sysctl is back at $orig" \
-	'[ $rc -eq 0 ] && [ "$(cat $SYS)" = "$orig" ]' || diag "$TMP/log"
+checkx "the matrix exits 0 (too few samples for a verdict), the sysctl back at $orig, its journal gone" \
+	'[ $rc -eq 0 ] && [ "$(cat $SYS)" = "$orig" ] && [ ! -e /run/netregress/sysctl-$mpid ]' ||
+	diag "$TMP/log"
 check "the log says what the sysctl was before it was set" \
 	grep -q "^sysctl net.core.rmem_default is $orig; the labels set it" "$TMP/log"
 # Every udp_stream sample shows its label's setting in the buffers the
@@ -78,16 +91,44 @@ check "the summary has a table per label" \
 mpid=$!
 PIDS+=($mpid)
 # (interrupted while small's value is set)
-set_seen=no
-for _ in $(seq 400); do
-	[ "$(cat $SYS)" = $small ] && set_seen=yes && break
-	sleep 0.01
-done
+wait_for_small
 kill -INT $mpid
 wait $mpid
 rc=$?
 checkx "SIGINT while small's value was set ($set_seen): exit 3, the sysctl back at $orig" \
 	'[ $set_seen = yes ] && [ $rc -eq 3 ] && [ "$(cat $SYS)" = "$orig" ]' || diag "$TMP/log2"
+
+# SIGKILL while small's value is set: nothing in the process can put it
+# back, but its journal says what it was; the next job refuses to take
+# the value left for an original, and `topo down` puts it back.
+"$NR" matrix "$TMP/ab.yaml" --seed 13 >/dev/null 2>"$TMP/log3" &
+mpid=$!
+PIDS+=($mpid)
+KILLED_JOURNAL=/run/netregress/sysctl-$mpid
+wait_for_small
+kill -KILL $mpid
+wait $mpid 2>/dev/null
+checkx "SIGKILL while small's value was set ($set_seen): the value stays, its journal holds $orig" \
+	'[ $set_seen = yes ] && [ "$(cat $SYS)" = $small ] &&
+	 grep -qx "net.core.rmem_default $orig" $KILLED_JOURNAL' || diag "$TMP/log3"
+"$NR" topo show >"$TMP/show" 2>&1
+checkx "topo show lists the sysctl the killed matrix left, with its value before and now" \
+	'grep -qx "sysctl net.core.rmem_default $mpid ended $KILLED_JOURNAL: before .$orig., now .$small." "$TMP/show"' ||
+	diag "$TMP/show"
+before=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples").fetchone()[0])' "$NETREGRESS_DB")
+"$NR" matrix "$TMP/ab.yaml" >/dev/null 2>"$TMP/err5"
+rc=$?
+after=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples").fetchone()[0])' "$NETREGRESS_DB")
+checkx "the next matrix refuses the value left behind (exit 3, no run, value untouched)" \
+	'[ $rc -eq 3 ] && [ "$before" = "$after" ] && [ "$(cat $SYS)" = $small ] &&
+	 grep -q "sysctl net.core.rmem_default is .$small., not .$orig. as before netregress pid $mpid set it; .*.netregress topo down. does" "$TMP/err5"' ||
+	diag "$TMP/err5"
+"$NR" topo down >"$TMP/down" 2>&1
+rc=$?
+checkx "topo down puts it back to $orig and removes the journal" \
+	'[ $rc -eq 0 ] && [ "$(cat $SYS)" = "$orig" ] && [ ! -e $KILLED_JOURNAL ] &&
+	 grep -qx "sysctl net.core.rmem_default put back to .$orig. from .$small. (left by pid $mpid)" "$TMP/down"' ||
+	diag "$TMP/down"
 
 # A sysctl this kernel does not have stops the job before its first run.
 before=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples").fetchone()[0])' "$NETREGRESS_DB")

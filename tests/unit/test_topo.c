@@ -562,7 +562,7 @@ static void fake_machine(pid_t live, pid_t dead)
 static void test_list_finds_exactly_ours_sorted_with_owner_state(void **state)
 {
 	struct base_err err = { "" };
-	struct topo_paths p;
+	struct topo_paths p = { 0 };
 	char nsdir[PATH_MAX], cgroot[PATH_MAX], want[1024];
 	struct seen s = { "", 0 };
 	pid_t live = getpid(), dead = dead_pid();
@@ -597,7 +597,7 @@ static void test_list_finds_exactly_ours_sorted_with_owner_state(void **state)
 static void test_list_of_a_machine_without_netns_or_cgroups_is_empty(void **state)
 {
 	struct base_err err = { "" };
-	struct topo_paths p;
+	struct topo_paths p = { 0 };
 	char nsdir[PATH_MAX];
 	struct seen s = { "", 0 };
 
@@ -612,7 +612,7 @@ static void test_list_of_a_machine_without_netns_or_cgroups_is_empty(void **stat
 static void test_down_all_removes_dead_then_all_and_nothing_foreign(void **state)
 {
 	struct base_err err = { "" };
-	struct topo_paths p;
+	struct topo_paths p = { 0 };
 	char nsdir[PATH_MAX], cgroot[PATH_MAX];
 	struct seen s = { "", 0 };
 	pid_t live = getpid(), dead = dead_pid();
@@ -660,7 +660,7 @@ static void test_down_all_removes_dead_then_all_and_nothing_foreign(void **state
 static void test_down_all_tries_everything_and_reports_the_first_error(void **state)
 {
 	struct base_err err = { "" };
-	struct topo_paths p;
+	struct topo_paths p = { 0 };
 	char nsdir[PATH_MAX], cgroot[PATH_MAX], n[64];
 	unsigned int removed = 0;
 	pid_t dead = dead_pid();
@@ -996,11 +996,26 @@ static void get(const char *rel, char *buf, size_t len)
 	fclose(f);
 }
 
+/* A fake /proc/sys at tmp and the journals in tmp/journal (jdir gets
+ * the path; NULL: no journals). */
+static struct topo_paths sys_paths(char *jdir, size_t len)
+{
+	struct topo_paths p = { 0 };
+
+	p.sysctl_root = tmp;
+	if (jdir) {
+		snprintf(jdir, len, "%s/journal", tmp);
+		p.journal_dir = jdir;
+	}
+	return p;
+}
+
 static void test_sysctls_read_set_and_put_back(void **state)
 {
 	static const char *const names[] = { "net.core.rmem_default", "net.ipv4.tcp_rmem" };
 	const char *small[] = { "65536", NULL };
 	const char *vec[] = { NULL, "4096  8192\t8192" };
+	struct topo_paths p = sys_paths(NULL, 0);
 	struct base_err err = { "" };
 	struct topo_sysctls *t = NULL;
 	char buf[256];
@@ -1010,7 +1025,7 @@ static void test_sysctls_read_set_and_put_back(void **state)
 	mk("net/ipv4");
 	put("net/core/rmem_default", "212992\n");
 	put("net/ipv4/tcp_rmem", "4096\t131072\t6291456\n");
-	if (topo_sysctls_new(tmp, names, 2, &t, &err))
+	if (topo_sysctls_new_in(&p, names, 2, &t, &err))
 		fail_msg("new: %s", err.msg);
 	assert_int_equal(topo_sysctls_count(t), 2);
 	assert_string_equal(topo_sysctls_name(t, 1), "net.ipv4.tcp_rmem");
@@ -1041,6 +1056,7 @@ static void test_sysctls_refuse_missing_bad_and_twice_named(void **state)
 	static const char *const missing[] = { "net.core.no_such" };
 	static const char *const notnet[] = { "kernel.panic" };
 	static const char *const twice[] = { "net.core.a", "net.core.a" };
+	struct topo_paths p = sys_paths(NULL, 0);
 	struct base_err err = { "" };
 	struct topo_sysctls *t = (struct topo_sysctls *)&err;
 	char want[PATH_MAX + 128];
@@ -1048,14 +1064,14 @@ static void test_sysctls_refuse_missing_bad_and_twice_named(void **state)
 	(void)state;
 	mk("net/core");
 	put("net/core/a", "1\n");
-	assert_int_equal(topo_sysctls_new(tmp, missing, 1, &t, &err), -ENOENT);
+	assert_int_equal(topo_sysctls_new_in(&p, missing, 1, &t, &err), -ENOENT);
 	assert_null(t);
 	snprintf(want, sizeof(want),
 		 "no sysctl net.core.no_such (%s/net/core/no_such): this kernel does not have it", tmp);
 	assert_string_equal(err.msg, want);
-	assert_int_equal(topo_sysctls_new(tmp, notnet, 1, &t, &err), -EINVAL);
+	assert_int_equal(topo_sysctls_new_in(&p, notnet, 1, &t, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "invalid sysctl name 'kernel.panic'"));
-	assert_int_equal(topo_sysctls_new(tmp, twice, 2, &t, &err), -EINVAL);
+	assert_int_equal(topo_sysctls_new_in(&p, twice, 2, &t, &err), -EINVAL);
 	assert_string_equal(err.msg, "sysctl net.core.a is named twice");
 	assert_null(t);
 }
@@ -1066,6 +1082,7 @@ static void test_sysctls_compare_integer_words_as_integers(void **state)
 {
 	static const char *const names[] = { "net.core.a" };
 	const char *same[] = { "08192" }, *other[] = { "8193" };
+	struct topo_paths p = sys_paths(NULL, 0);
 	struct base_err err = { "" };
 	struct topo_sysctls *t = NULL;
 	char buf[64];
@@ -1073,7 +1090,7 @@ static void test_sysctls_compare_integer_words_as_integers(void **state)
 	(void)state;
 	mk("net/core");
 	put("net/core/a", "8192\n");
-	assert_int_equal(topo_sysctls_new(tmp, names, 1, &t, &err), 0);
+	assert_int_equal(topo_sysctls_new_in(&p, names, 1, &t, &err), 0);
 	assert_int_equal(topo_sysctls_apply(t, same, &err), 0);
 	get("net/core/a", buf, sizeof(buf));
 	assert_string_equal(buf, "8192\n"); /* the same value: not written */
@@ -1084,6 +1101,173 @@ static void test_sysctls_compare_integer_words_as_integers(void **state)
 	get("net/core/a", buf, sizeof(buf));
 	assert_string_equal(buf, "8192");
 	topo_sysctls_free(t);
+}
+
+/* A journal file of pid's under tmp/journal. */
+static void put_journal(pid_t pid, const char *content)
+{
+	char rel[64];
+
+	mk("journal");
+	snprintf(rel, sizeof(rel), "journal/sysctl-%d", (int)pid);
+	put(rel, content);
+}
+
+/* The journal holds the originals from new() until they hold again: a
+ * SIGKILL between apply() and restore() leaves it for `topo down`. */
+static void test_sysctls_journal_kept_while_a_value_may_be_the_jobs(void **state)
+{
+	static const char *const names[] = { "net.core.a", "net.ipv4.v" };
+	const char *set[] = { "65536", NULL };
+	struct base_err err = { "" };
+	struct topo_sysctls *t = NULL;
+	char jdir[PATH_MAX], buf[512], want[PATH_MAX + 64];
+	struct topo_paths p = sys_paths(jdir, sizeof(jdir));
+	int pid = (int)getpid();
+
+	(void)state;
+	mk("net/core");
+	mk("net/ipv4");
+	put("net/core/a", "8192\n");
+	put("net/ipv4/v", "4096\t87380\t6291456\n");
+	/* made with the journal directory; named by our pid */
+	if (topo_sysctls_new_in(&p, names, 2, &t, &err))
+		fail_msg("new: %s", err.msg);
+	snprintf(want, sizeof(want), "%s/sysctl-%d", jdir, pid);
+	assert_string_equal(topo_sysctls_journal(t), want);
+	snprintf(want, sizeof(want), "journal/sysctl-%d", pid);
+	get(want, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\nnet.core.a 8192\nnet.ipv4.v 4096 87380 6291456\n"));
+	assert_int_equal(buf[0], '#');
+	assert_false(exists("journal/.sysctl-%d.tmp", pid));
+	/* nothing written: freed, the journal goes */
+	topo_sysctls_free(t);
+	assert_false(exists("journal/sysctl-%d", pid));
+
+	/* written and put back: it goes */
+	assert_int_equal(topo_sysctls_new_in(&p, names, 2, &t, &err), 0);
+	assert_int_equal(topo_sysctls_apply(t, set, &err), 0);
+	assert_int_equal(topo_sysctls_restore(t, &err), 0);
+	topo_sysctls_free(t);
+	assert_false(exists("journal/sysctl-%d", pid));
+
+	/* written, not put back (as if killed): it stays */
+	assert_int_equal(topo_sysctls_new_in(&p, names, 2, &t, &err), 0);
+	assert_int_equal(topo_sysctls_apply(t, set, &err), 0);
+	topo_sysctls_free(t);
+	assert_true(exists("journal/sysctl-%d", pid));
+	get("net/core/a", buf, sizeof(buf));
+	assert_string_equal(buf, "65536");
+}
+
+/* Another process's journal: a running one holds its sysctls; one that
+ * ended holds them only while a value is not the original it recorded. */
+static void test_sysctls_refuse_what_another_journal_holds(void **state)
+{
+	static const char *const names[] = { "net.core.a" };
+	static const char *const other[] = { "net.core.b" };
+	struct base_err err = { "" };
+	struct topo_sysctls *t = (struct topo_sysctls *)&err;
+	char jdir[PATH_MAX], want[PATH_MAX + 256];
+	struct topo_paths p = sys_paths(jdir, sizeof(jdir));
+	pid_t dead = dead_pid();
+
+	(void)state;
+	mk("net/core");
+	put("net/core/a", "65536\n");
+	put("net/core/b", "1\n");
+	put_journal(dead, "# comment\nnet.core.a 8192\n");
+	assert_int_equal(topo_sysctls_new_in(&p, names, 1, &t, &err), -EBUSY);
+	assert_null(t);
+	snprintf(want, sizeof(want),
+		 "sysctl net.core.a is '65536', not '8192' as before netregress pid %d set it; that process ended without putting it back: 'netregress topo down' does (its journal: %s/sysctl-%d)",
+		 (int)dead, jdir, (int)dead);
+	assert_string_equal(err.msg, want);
+	assert_false(exists("journal/sysctl-%d", (int)getpid()));
+	/* a sysctl it does not name is free */
+	assert_int_equal(topo_sysctls_new_in(&p, other, 1, &t, &err), 0);
+	topo_sysctls_free(t);
+	/* its value back at the original: the journal is stale, not a reason */
+	put("net/core/a", "8192\n");
+	assert_int_equal(topo_sysctls_new_in(&p, names, 1, &t, &err), 0);
+	topo_sysctls_free(t);
+	/* a process still running (pid 1) holds it, whatever the value */
+	put_journal(1, "net.core.a 8192\n");
+	assert_int_equal(topo_sysctls_new_in(&p, names, 1, &t, &err), -EBUSY);
+	assert_non_null(strstr(err.msg, "sysctl net.core.a is set by netregress pid 1, still running"));
+	/* a journal that is not one of ours: refused, naming file and line */
+	put_journal(1, "net.core.b 1\nnet.core.a\n");
+	assert_int_equal(topo_sysctls_new_in(&p, names, 1, &t, &err), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "sysctl journal %s/sysctl-1, line 2: expected '<sysctl> <value>'", jdir);
+	assert_string_equal(err.msg, want);
+	put_journal(1, "net.core.a 8192");
+	assert_int_equal(topo_sysctls_new_in(&p, names, 1, &t, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "line 1: cut short (no newline)"));
+	put_journal(1, "kernel.panic 1\n");
+	assert_int_equal(topo_sysctls_new_in(&p, names, 1, &t, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "line 1: invalid sysctl name 'kernel.panic'"));
+}
+
+static void test_down_puts_back_what_ended_jobs_left(void **state)
+{
+	struct base_err err = { "" };
+	char jdir[PATH_MAX], missing[PATH_MAX], buf[256], want[PATH_MAX + 128];
+	struct topo_paths p = sys_paths(jdir, sizeof(jdir));
+	struct seen s = { "", 0 };
+	unsigned int n = 99;
+	pid_t dead = dead_pid();
+
+	(void)state;
+	snprintf(missing, sizeof(missing), "%s/missing", tmp);
+	p.netns_dir = missing;
+	p.cgroup_root = missing;
+	mk("net/core");
+	mk("net/ipv4");
+	put("net/core/a", "65536\n");
+	put("net/ipv4/v", "8192\n");
+	put("net/core/b", "3\n");
+	put_journal(dead, "# comment\nnet.core.a 8192\nnet.ipv4.v 8192\n");
+	put_journal(1, "net.core.b 1\n");           /* running: kept */
+	/* above pid_max: ended too */
+	put_journal(dead + 1, "net.core.gone 1\n"); /* no such sysctl */
+	put_journal(dead + 2, "junk\n");            /* not a journal */
+	put("journal/sysctl-0012", "net.core.b 1\n"); /* not our name */
+
+	/* sorted by name, the bad one reported after the others are listed */
+	assert_int_equal(topo_list_in(&p, record, &s, &err), -EINVAL);
+	assert_string_equal(s.text, "sysctl net.core.b live\nsysctl net.core.a dead\n"
+				    "sysctl net.ipv4.v dead\nsysctl net.core.gone dead\n");
+	snprintf(want, sizeof(want), "sysctl journal %s/sysctl-%d, line 1: expected '<sysctl> <value>'",
+		 jdir, (int)dead + 2);
+	assert_string_equal(err.msg, want);
+
+	s.text[0] = '\0';
+	s.n = 0;
+	assert_int_equal(topo_down_all_in(&p, true, 0, record, &s, &n, &err), -ENOENT);
+	/* the first error, after trying everything */
+	assert_non_null(strstr(err.msg, "no sysctl net.core.gone"));
+	assert_int_equal(n, 2);
+	assert_string_equal(s.text, "sysctl net.core.a dead\nsysctl net.ipv4.v dead\n");
+	get("net/core/a", buf, sizeof(buf));
+	assert_string_equal(buf, "8192");
+	get("net/ipv4/v", buf, sizeof(buf));
+	assert_string_equal(buf, "8192\n"); /* right already: not written */
+	assert_false(exists("journal/sysctl-%d", (int)dead));
+	assert_true(exists("journal/sysctl-%d", (int)dead + 1));
+	assert_true(exists("journal/sysctl-%d", (int)dead + 2));
+	assert_true(exists("journal/sysctl-1"));
+	assert_true(exists("journal/sysctl-0012"));
+	get("net/core/b", buf, sizeof(buf));
+	assert_string_equal(buf, "3\n");
+
+	/* --owner 1 --all: the running one's too */
+	assert_int_equal(topo_down_all_in(&p, false, 1, NULL, NULL, &n, &err), 0);
+	assert_int_equal(n, 1);
+	get("net/core/b", buf, sizeof(buf));
+	assert_string_equal(buf, "1");
+	assert_false(exists("journal/sysctl-1"));
+	assert_true(exists("journal/sysctl-0012"));
 }
 
 #define T(f) cmocka_unit_test(f)
@@ -1105,6 +1289,9 @@ int main(void)
 		TT(test_sysctls_read_set_and_put_back),
 		TT(test_sysctls_refuse_missing_bad_and_twice_named),
 		TT(test_sysctls_compare_integer_words_as_integers),
+		TT(test_sysctls_journal_kept_while_a_value_may_be_the_jobs),
+		TT(test_sysctls_refuse_what_another_journal_holds),
+		TT(test_down_puts_back_what_ended_jobs_left),
 		TT(test_cg_probe_prefers_v2_with_cpu),
 		TT(test_cg_probe_v2_without_cpu_falls_to_v1),
 		TT(test_cg_probe_finds_v1_cpu_cpuacct),
