@@ -150,8 +150,18 @@ int report_windows_spread(FILE *out, const double *y, const struct stats_window 
 	if (n < STATS_ADJUST_MIN_N)
 		return 0;
 	ret = stats_adjust_windows_cv(y, w, n, &ad, &cv);
-	if (ret || !ad.tested)
+	if (ret)
 		return ret;
+	if (!ad.tested && ad.ticks) {
+		fprintf(out, "the CPUs' distance within the windows: not fitted: it varied within %zu of the %zu windows, a fit needs %d\n",
+			ad.windows, n, STATS_ADJUST_MIN_WINDOWS);
+		return 1;
+	}
+	if (!ad.tested) {
+		fprintf(out, "the CPUs' distance within the windows: not fitted: a sample without its rate, or a window with fewer than %d intervals that have a rate and a round trip\n",
+			STATS_ADJUST_MIN_TICKS);
+		return 1;
+	}
 	fprintf(out, "the CPUs' distance within the windows: ln(rate) = %+.3f [%+.3f, %+.3f] x ln(round trip) (p = %.4f, %zu windows in which it varied, %.0f%% of the variance within them)",
 		ad.slope, ad.slope_lo, ad.slope_hi, ad.slope_p, ad.windows, 100 * ad.r2);
 	if (!isnan(cv))

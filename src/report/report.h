@@ -76,11 +76,11 @@ int report_explain(FILE *out, const struct base_sample *s, size_t n,
  * How much of one set of samples' spread went with the host moving the
  * vCPUs within their windows (stats_adjust_windows_one: the fit, test
  * and interval compare makes for its .xcpu_adj row): one line with the
- * slope and, when it passed its test, the cov with it taken out. y[i] is
- * sample i's headline, w[i] its window. Prints nothing for fewer than
- * STATS_ADJUST_MIN_N samples or when the fit tested nothing (x moved in
- * fewer than 3 windows). Returns 1 when it printed the line, 0 when
- * not, or -ENOMEM.
+ * slope and, when it passed its test, the cov with it taken out; when the
+ * fit tested nothing, the line says why (x moved within too few windows,
+ * or a window had too few intervals). y[i] is sample i's headline, w[i]
+ * its window. Prints nothing for fewer than STATS_ADJUST_MIN_N samples.
+ * Returns 1 when it printed the line, 0 when not, or -ENOMEM.
  */
 int report_windows_spread(FILE *out, const double *y, const struct stats_window *w, size_t n);
 /* Whether a metric may explain the headline's spread in a test rather than

@@ -331,12 +331,13 @@ static int windows_fit(const double *ya, const struct stats_window *wa, size_t n
 			gxy[g++] = wxy;
 		}
 	}
-	/* x did not move within enough windows: no slope to test */
-	if (g < 3 || !(sxx > 1e-12))
-		goto out;
-	out->tested = true;
+	/* every window counted: how many moved, whether or not enough did */
 	out->ticks = ticks;
 	out->windows = g;
+	/* x did not move within enough windows: no slope to test */
+	if (g < STATS_ADJUST_MIN_WINDOWS || !(sxx > 1e-12))
+		goto out;
+	out->tested = true;
 	out->slope = sxy / sxx;
 	out->x_ref = exp(lx_sum / (double)ticks);
 	out->r2 = syy > 0 ? out->slope * sxy / syy : 0;

@@ -31,7 +31,8 @@ struct stats_adjust {
 	double r2;       /* share of the within-side variance of ln y that went with ln x */
 	double x_ref;    /* geometric mean of x over both sides: where the adjusted values sit */
 	/* stats_adjust_windows(): the intervals fitted, and the windows in
-	 * which x moved (the clusters of the test) */
+	 * which x moved (the clusters of the test); set untested too when
+	 * every window had its intervals (too few moved), 0 when one had not */
 	size_t ticks, windows;
 };
 
@@ -74,6 +75,9 @@ int stats_adjust_log_at(const double *y, const double *x, size_t n, double slope
 
 /* A window has fewer intervals with a figure than this: nothing is tested. */
 #define STATS_ADJUST_MIN_TICKS 5
+
+/* x moved within fewer windows than this: nothing is tested. */
+#define STATS_ADJUST_MIN_WINDOWS 3
 
 /* One sample's window: its interval rates and the covariate in each
  * interval (NaN where it had no figure), n of each. */
@@ -129,7 +133,8 @@ int stats_adjust_windows(const double *ya, const struct stats_window *wa, size_t
  * run): how much of their spread went with the distance within their
  * windows. The slope, its test and interval as above; when applied,
  * y_out[i] is y[i] scaled by its window's rates moved to x_ref. Needs
- * STATS_ADJUST_MIN_N samples and 3 windows in which x varied, else
+ * STATS_ADJUST_MIN_N samples and STATS_ADJUST_MIN_WINDOWS windows in
+ * which x varied, else
  * out->tested is false and y_out a copy. Returns 0, -EINVAL (NULL) or
  * -ENOMEM. Any thread.
  */

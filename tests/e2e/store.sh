@@ -26,14 +26,15 @@ check "... and no line on the windows with fewer than 4 samples" \
 	sh -c '! grep -q "^the CPUs. distance within the windows" "$1"' _ "$TMP/out"
 
 # From 4 samples on, the summary says how the rate went with the host's
-# placement of the vCPUs within the windows, and what is left without it.
+# placement of the vCPUs within the windows, and what is left without it,
+# or that the host kept the distance within too few windows for a fit.
 # A repetition flagged disturbed does not count: the line is there exactly
 # when 4 or more did.
 timeout 90 "$NR" run tcp_rr -l 1s --warmup 0 --reps 5 --no-store >"$TMP/win4" 2>&1
 check "run --reps 5 exits 0" [ $? -eq 0 ] || diag "$TMP/win4"
 wn=$(sed -n 's/^transactions.per_s over \([0-9]*\) samples.*/\1/p' "$TMP/win4")
 checkx "--reps 5: with 4 or more samples counted, how the rate went with the cpus' distance within the windows, right after the summary" \
-	'if [ "${wn:-0}" -ge 4 ]; then grep -A1 "^transactions.per_s over $wn samples" "$TMP/win4" | sed -n 2p | grep -qE "^the CPUs. distance within the windows: ln\(rate\) = [-+][0-9.]+ \[[-+][0-9.]+, [-+][0-9.]+\] x ln\(round trip\) \(p = [0-9.]+, [0-9]+ windows in which it varied, [0-9]+% of the variance within them\); (with it taken out \(every sample at [0-9]+ ns\): cov [0-9.]+%, as compare.s .xcpu_adj row sees it|not significant: nothing taken out)$"; else [ -n "$wn" ] && ! grep -q "^the CPUs. distance within the windows" "$TMP/win4"; fi' ||
+	'if [ "${wn:-0}" -ge 4 ]; then grep -A1 "^transactions.per_s over $wn samples" "$TMP/win4" | sed -n 2p | grep -qE "^the CPUs. distance within the windows: ln\(rate\) = [-+][0-9.]+ \[[-+][0-9.]+, [-+][0-9.]+\] x ln\(round trip\) \(p = [0-9.]+, [0-9]+ windows in which it varied, [0-9]+% of the variance within them\); (with it taken out \(every sample at [0-9]+ ns\): cov [0-9.]+%, as compare.s .xcpu_adj row sees it|not significant: nothing taken out)$|^the CPUs. distance within the windows: not fitted: it varied within [012] of the $wn windows, a fit needs 3$"; else [ -n "$wn" ] && ! grep -q "^the CPUs. distance within the windows" "$TMP/win4"; fi' ||
 	diag "$TMP/win4" '^transactions.per_s over|^the CPUs'
 timeout 90 "$NR" run tcp_rr -l 1s --warmup 0 --reps 5 --no-store --no-xcpu >"$TMP/win4n" 2>&1
 check "... and none without the cross-CPU probe" \
@@ -195,6 +196,7 @@ with open(sys.argv[2], "w") as out:
             m["host.xcpu_ns"] = {"value": x, "unit": "ns"}
             m["throughput.gbps"]["value"] = k * (x / 120) ** -0.45 * (1 + 0.03 * random.gauss(0, 1))
             m["window.disturbed"]["value"] = 0
+            d.pop("window_series", None)  # the headlines alone carry the distance
             out.write(json.dumps(d) + "\n")
 PY
 "$NR" import --db "$TMP/adj.db" "$TMP/adj.jsonl" >/dev/null
@@ -244,6 +246,16 @@ with open(sys.argv[2], "w") as out:
             m["throughput.gbps"]["value"] = sum(rates) / len(rates)
             m["window.disturbed"]["value"] = 0
             out.write(json.dumps(d) + "\n")
+    # steady: five samples, the distance moving within the first two windows only
+    for i in range(5):
+        xs = [120.0 if i > 1 or t < 50 else 450.0 for t in range(100)]
+        d = json.loads(json.dumps(base))
+        d["sample_id"] = uuid.uuid4().hex
+        d["label"] = "steady"
+        d["window_series"] = {"step_s": 0.1, "unit": "Gbps", "values": [30.0 + i] * 100, "xcpu_ns": xs}
+        d["metrics"]["throughput.gbps"]["value"] = 30.0 + i
+        d["metrics"]["window.disturbed"]["value"] = 0
+        out.write(json.dumps(d) + "\n")
 PY
 "$NR" import --db "$TMP/adjw.db" "$TMP/adjw.jsonl" >/dev/null
 "$NR" compare --db "$TMP/adjw.db" near far >"$TMP/adjw.txt"
@@ -259,6 +271,10 @@ check "show: the CPUs' distance within one label's windows, and the cov with it 
 	grep -qE "^the CPUs' distance within the windows: ln\(rate\) = -0\.[345][0-9]* \[-0\.[0-9]+, -0\.[0-9]+\] x ln\(round trip\) \(p = 0\.0[0-9]*, 8 windows in which it varied, [0-9]+% of the variance within them\); with it taken out \(every sample at [0-9]+ ns\): cov [0-9.]+%, as compare's .xcpu_adj row sees it$" "$TMP/adjw.show" ||
 	diag "$TMP/adjw.show" 'distance|^config'
 "$NR" show --db "$TMP/adj.db" near >"$TMP/adj.show" 2>&1
+"$NR" show --db "$TMP/adjw.db" steady >"$TMP/steady.show" 2>&1
+check "show: when the distance moved within too few windows, it says so and fits nothing" \
+	grep -qx "the CPUs' distance within the windows: not fitted: it varied within 2 of the 5 windows, a fit needs 3" "$TMP/steady.show" ||
+	diag "$TMP/steady.show" 'distance|^config'
 check "... and nothing on windows for samples that kept none" \
 	sh -c 'grep -q "^config:" "$1" && ! grep -q "distance within the windows" "$1"' _ "$TMP/adj.show"
 check "... and the samples-only adjustment above said it came from the samples" \

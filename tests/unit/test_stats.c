@@ -1884,6 +1884,19 @@ static void test_adjust_windows_one_takes_it_out_of_one_set(void **state)
 	assert_int_equal(stats_adjust_windows_cv(y, w, 8, &ad, NULL), -EINVAL);
 	assert_int_equal(stats_adjust_windows_cv(y, NULL, 8, &ad, &cv_again), -EINVAL);
 	assert_true(isnan(cv_again));
+	/* the distance held within all but two windows: too few to test, and
+	 * the fit says how many moved (report_windows_spread prints it) */
+	for (size_t i = 2; i < 8; i++)
+		for (size_t t = 0; t < 100; t++)
+			x[i][t] = 120;
+	assert_int_equal(stats_adjust_windows_cv(y, w, 8, &ad, &cv_again), 0);
+	assert_true(!ad.tested && isnan(cv_again));
+	assert_int_equal(ad.windows, 2);
+	assert_true(ad.ticks > 700);
+	/* a window with fewer than STATS_ADJUST_MIN_TICKS intervals: no count */
+	w[5].n = STATS_ADJUST_MIN_TICKS - 1;
+	assert_int_equal(stats_adjust_windows_cv(y, w, 8, &ad, &cv_again), 0);
+	assert_true(!ad.tested && ad.windows == 0 && ad.ticks == 0);
 	gsl_rng_free(rng);
 }
 
