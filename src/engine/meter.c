@@ -411,7 +411,8 @@ static void report_perf(const struct engine_meter *m, struct proto_end_report *r
 /*
  * The speed probe: host.speed.cpu<N> (chain steps per microsecond, this
  * machine's unit), how much it moved over the window and the share of
- * the probe's time lost to interruptions.
+ * the probe's time lost to interruptions; a note speed.cpu<N> for a CPU
+ * where no burst finished (a task above the probe held it throughout).
  */
 static void report_speed(const struct engine_meter *m, struct proto_end_report *r)
 {
@@ -427,8 +428,17 @@ static void report_speed(const struct engine_meter *m, struct proto_end_report *
 	for (size_t i = 0; i < sr.ncpu; i++) {
 		const struct collect_speed_cpu *c = &sr.cpu[i];
 
-		if (!c->bursts)
+		if (!c->bursts) {
+			/* no figure: a 0 would be a speed, and this is none */
+			char note[128];
+
+			snprintf(name, sizeof(name), "speed.cpu%d", c->cpu);
+			snprintf(note, sizeof(note),
+				 "no burst of the probe finished on CPU %d in the window: something above it held the CPU",
+				 c->cpu);
+			json_object_set_new(r->notes, name, json_string(note));
 			continue;
+		}
 		snprintf(name, sizeof(name), "host.speed.cpu%d", c->cpu);
 		json_object_set_new(r->metrics, name, json_real(c->mean));
 		snprintf(name, sizeof(name), "host.speed.cpu%d.cov_pct", c->cpu);

@@ -303,9 +303,11 @@ while time.monotonic() < end:
 	timeout 60 "$NR" run tcp_stream -l 2s --warmup 300ms --json --no-store >"$TMP/sliced.json"
 	kill "$slicer" 2>/dev/null
 	wait "$slicer" 2>/dev/null
-	check "time sliced off cpu $last: its probe rate falls below cpu 0's" \
-		jtrue "$TMP/sliced.json" "v('host.speed.cpu$last') < 0.8 * v('host.speed.cpu0') and all(0 <= v('host.speed.cpu%s.lost_pct' % c) < 100 for c in (0, $last))" ||
-		diag <(grep -o '"host.speed.cpu[0-9.a-z_]*": {"value": [0-9.e+-]*' "$TMP/sliced.json")
+	# (on the 6.18 guest the probe there at times finished no burst in
+	# the whole window: then it has no figure, and a note says why)
+	check "time sliced off cpu $last: its probe rate falls below cpu 0's, or it got no burst in at all" \
+		jtrue "$TMP/sliced.json" "0 <= v('host.speed.cpu0.lost_pct') < 100 and (v('host.speed.cpu$last') < 0.8 * v('host.speed.cpu0') and 0 <= v('host.speed.cpu$last.lost_pct') < 100 if 'host.speed.cpu$last' in m else 'no burst of the probe finished on CPU $last' in d['env']['client'].get('collect.speed.cpu$last', '') + d['env']['server'].get('collect.speed.cpu$last', ''))" ||
+		diag "$TMP/sliced.json" 'host.speed.cpu|speed.cpu'
 
 fi
 # The probe's speed per 100 ms tick within the window: window.host_trend
