@@ -129,7 +129,9 @@ sys.exit(0 if len(n) == 3 and sum(n) == int(sys.argv[2]) and e and int(e.group(1
 "$NR" matrix --seed 7 --label m3 "$TMP/job.yaml" >/dev/null 2>"$TMP/log5" &
 mpid=$!
 PIDS+=($mpid)
-for _ in $(seq 200); do
+# (up to 60 s: on a loaded host, or the sanitizer build, two steps can
+# take longer than the 10 s this once waited)
+for _ in $(seq 1200); do
 	[ "$(count m3 2>/dev/null || echo 0)" -ge 2 ] && break
 	sleep 0.05
 done
