@@ -36,8 +36,9 @@ static const char matrix_help[] =
 	"summary (and --until-ci) counts the label's samples of each\n"
 	"configuration that compare will use, those stored before this run too.\n"
 	"A job with `labels` runs every configuration under each label,\n"
-	"interleaved, setting the label's sysctls before its runs and putting\n"
-	"them back at the end, then compares the first label with the others.\n"
+	"interleaved, setting the label's sysctls before its runs (in a veth\n"
+	"topology's namespaces too) and putting them back at the end, then\n"
+	"compares the first label with the others.\n"
 	"\n"
 	"      --db PATH          the store (default $NETREGRESS_DB or ./netregress.db)\n"
 	"      --label LABEL      overrides the job's label (default: kernel release;\n"
@@ -79,6 +80,8 @@ struct matrix {
 	size_t nlabels;
 	struct cell_state *st; /* [nlabels * ncells], by unit */
 	struct topo_sysctls *sysctls; /* those the labels set; NULL: none */
+	/* theirs, in the same order, and their values before the job */
+	const char **sysctl_names, **sysctl_found;
 	size_t cur_label; /* whose sysctls are set; nlabels: the originals; SIZE_MAX: not known */
 	char kernel[128];
 	struct store *store;
@@ -280,6 +283,14 @@ static int run_step(struct matrix *m, size_t unit)
 		return -EIO;
 	}
 	ret = cli_testbed_prepare(&m->tb, &c->cfg, &o, &err);
+	/* in a veth topology's namespaces, those with a copy of their own */
+	if (!ret && m->sysctls && job_config_is_veth(&c->cfg) &&
+	    cli_testbed_veth_sysctls(&m->tb, m->sysctl_names, m->labels[li].values,
+				     m->sysctl_found, topo_sysctls_count(m->sysctls), &err)) {
+		cli_error("label %s: %s", m->labels[li].name, err.msg);
+		m->stop_why = "a sysctl could not be set";
+		return -EIO;
+	}
 	if (!ret)
 		ret = cli_testbed_run(&m->tb, &o, &run, &err);
 	if (!ret)
@@ -539,6 +550,13 @@ static int make_labels(struct matrix *m, const char *label, struct base_err *err
 		for (size_t i = 0; i < n; i++)
 			m->labels[l].values[i] = job_label_sysctl(&jf->labels[l], names[i]);
 	}
+	m->sysctl_found = calloc(n ? n : 1, sizeof(*m->sysctl_found));
+	if (!m->sysctl_found)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		m->sysctl_found[i] = topo_sysctls_original(m->sysctls, i);
+	m->sysctl_names = names;
+	names = NULL;
 	ret = 0;
 out:
 	if (ret == -ENOMEM)
@@ -567,6 +585,8 @@ static void free_labels(struct matrix *m)
 	for (size_t l = 0; m->labels && l < m->nlabels; l++)
 		free(m->labels[l].values);
 	free(m->labels);
+	free(m->sysctl_names);
+	free(m->sysctl_found);
 	topo_sysctls_free(m->sysctls);
 }
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/testbed.h"
@@ -13,6 +14,11 @@ void cli_testbed_veth_down(struct cli_testbed *tb)
 	/* the server first: a cgroup with a process in it cannot go */
 	engine_local_server_stop(tb->topo_server);
 	tb->topo_server = 0;
+	/* their values go with the namespaces */
+	for (int side = 0; side < 2; side++) {
+		topo_sysctls_free(tb->topo_sysctls[side]);
+		tb->topo_sysctls[side] = NULL;
+	}
 	topo_free(tb->topo);
 	tb->topo = NULL;
 	tb->topo_key[0] = '\0';
@@ -77,4 +83,55 @@ int cli_testbed_veth_run(struct cli_testbed *tb, const struct engine_client_opts
 	ret = engine_client_run(o, run, err);
 	topo_leave(saved);
 	return ret;
+}
+
+/* names[]'s values (or found ones) in the order of set s, which holds
+ * some of names. */
+static int apply_mapped(struct topo_sysctls *s, const char *const *names,
+			const char *const *values, const char *const *found, size_t n,
+			struct base_err *err)
+{
+	size_t k = topo_sysctls_count(s);
+	const char **v;
+	int ret;
+
+	if (!k)
+		return 0;
+	v = calloc(k, sizeof(*v));
+	if (!v)
+		return base_err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < k; i++)
+		for (size_t j = 0; j < n; j++)
+			if (!strcmp(topo_sysctls_name(s, i), names[j]))
+				v[i] = values && values[j] ? values[j] : found[j];
+	ret = topo_sysctls_apply(s, v, err);
+	free(v);
+	return ret;
+}
+
+int cli_testbed_veth_sysctls(struct cli_testbed *tb, const char *const *names,
+			     const char *const *values, const char *const *found, size_t n,
+			     struct base_err *err)
+{
+	static const enum topo_side sides[] = { TOPO_CLIENT, TOPO_SERVER };
+
+	if (!tb->topo)
+		return base_err_set(err, -EINVAL, "no topology is up");
+	for (size_t i = 0; i < 2; i++) {
+		struct topo_sysctls **s = &tb->topo_sysctls[sides[i]];
+		struct base_err e = { "" };
+		int saved = -1, ret;
+
+		if ((ret = topo_enter(tb->topo, sides[i], &saved, err)))
+			return ret;
+		if (!*s)
+			ret = topo_sysctls_new_netns(names, n, s, &e);
+		if (!ret)
+			ret = apply_mapped(*s, names, values, found, n, &e);
+		topo_leave(saved);
+		if (ret)
+			return base_err_set(err, ret, "in namespace %s: %s",
+					    topo_netns_path(tb->topo, sides[i]), e.msg);
+	}
+	return 0;
 }

@@ -1146,15 +1146,6 @@ const char *job_label_sysctl(const struct job_label *l, const char *name)
 	return NULL;
 }
 
-/* Whether a label of the job sets a sysctl. */
-static bool sets_sysctls(const struct job_file *jf)
-{
-	for (size_t i = 0; i < jf->nlabels; i++)
-		if (jf->labels[i].nsysctls)
-			return true;
-	return false;
-}
-
 static bool name_chars(const char *s)
 {
 	for (; *s; s++)
@@ -1681,10 +1672,7 @@ int job_file_expand(const struct job_file *jf, const struct base_cpulist *allowe
 					   jf->path, JOB_MAX_CELLS);
 			goto out;
 		}
-		if (job_config_finalize(&c, allowed, &why) ||
-		    (job_config_is_veth(&c) && sets_sysctls(jf) &&
-		     base_err_set(&why, -EINVAL,
-				  "topology veth runs in network namespaces of its own, where the sysctls of 'labels' (set in this host's namespace, where loopback runs) do not apply"))) {
+		if (job_config_finalize(&c, allowed, &why)) {
 			char *desc = describe(jf, idx);
 
 			if (!desc)

@@ -106,6 +106,9 @@ int topo_netns_remove(const char *path);
 /* topo_sysctls_new() over the given paths. */
 int topo_sysctls_new_in(const struct topo_paths *p, const char *const *names,
 			size_t n, struct topo_sysctls **out, struct base_err *err);
+/* topo_sysctls_new_netns() over the given paths (journal_dir unused). */
+int topo_sysctls_new_netns_in(const struct topo_paths *p, const char *const *names,
+			      size_t n, struct topo_sysctls **out, struct base_err *err);
 
 /*
  * The sysctl journals in p->journal_dir (sysctl-<pid>, written by

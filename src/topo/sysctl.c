@@ -350,8 +350,13 @@ fail:
 	return -e;
 }
 
-int topo_sysctls_new_in(const struct topo_paths *p, const char *const *names,
-			size_t n, struct topo_sysctls **out, struct base_err *err)
+/*
+ * topo_sysctls_new_in(), and with only_present the names p->sysctl_root
+ * has no file for, or only a read-only one, are left out rather than
+ * refused.
+ */
+static int sysctls_new(const struct topo_paths *p, const char *const *names, size_t n,
+		       bool only_present, struct topo_sysctls **out, struct base_err *err)
 {
 	struct topo_sysctls *t = calloc(1, sizeof(*t));
 	char buf[VALUE_MAX];
@@ -376,6 +381,10 @@ int topo_sysctls_new_in(const struct topo_paths *p, const char *const *names,
 						   names[i]);
 				goto out;
 			}
+		/* not here, or here read-only: a view of the machine's value */
+		if (only_present && !path_of(t->root, names[i], path, sizeof(path)) &&
+		    access(path, W_OK) && (errno == ENOENT || errno == EACCES))
+			continue;
 		if ((ret = read_value(t->root, names[i], buf, sizeof(buf), err)))
 			goto out;
 		/* refuse before the first run, not half-way (read_value made
@@ -386,11 +395,12 @@ int topo_sysctls_new_in(const struct topo_paths *p, const char *const *names,
 					   names[i], path, strerror(errno));
 			goto out;
 		}
-		if (!(t->name[i] = strdup(names[i])) || !(t->original[i] = strdup(buf))) {
+		if (!(t->name[t->n] = strdup(names[i])) ||
+		    !(t->original[t->n] = strdup(buf))) {
 			ret = base_err_set(err, -ENOMEM, "out of memory");
 			goto out;
 		}
-		t->n = i + 1;
+		t->n++;
 	}
 	if (n && p->journal_dir &&
 	    ((ret = check_journals(p, t, err)) || (ret = journal_write(t, p->journal_dir, err))))
@@ -402,10 +412,30 @@ out:
 	return ret;
 }
 
+int topo_sysctls_new_in(const struct topo_paths *p, const char *const *names,
+			size_t n, struct topo_sysctls **out, struct base_err *err)
+{
+	return sysctls_new(p, names, n, false, out, err);
+}
+
 int topo_sysctls_new(const char *const *names, size_t n, struct topo_sysctls **out,
 		     struct base_err *err)
 {
 	return topo_sysctls_new_in(&topo_default_paths, names, n, out, err);
+}
+
+int topo_sysctls_new_netns_in(const struct topo_paths *p, const char *const *names,
+			      size_t n, struct topo_sysctls **out, struct base_err *err)
+{
+	const struct topo_paths here = { .sysctl_root = p->sysctl_root };
+
+	return sysctls_new(&here, names, n, true, out, err);
+}
+
+int topo_sysctls_new_netns(const char *const *names, size_t n, struct topo_sysctls **out,
+			   struct base_err *err)
+{
+	return topo_sysctls_new_netns_in(&topo_default_paths, names, n, out, err);
 }
 
 size_t topo_sysctls_count(const struct topo_sysctls *t)

@@ -254,6 +254,17 @@ int topo_down_all(bool only_dead, pid_t owner,
 struct topo_sysctls;
 int topo_sysctls_new(const char *const *names, size_t n, struct topo_sysctls **out,
 		     struct base_err *err);
+/*
+ * The same in the network namespace the calling thread is in, one of a
+ * topology's (topo_enter()): only the names that namespace has a writable
+ * copy of its own of (a per-namespace sysctl; the others are the
+ * machine's, which topo_sysctls_new() sets: missing there, or a read-only
+ * view, as net.core.rmem_default is in 6.18), in their order, and no
+ * journal, since the namespace takes its values with it. Apply and
+ * restore from inside the same namespace. The set may come out empty.
+ */
+int topo_sysctls_new_netns(const char *const *names, size_t n, struct topo_sysctls **out,
+			   struct base_err *err);
 size_t topo_sysctls_count(const struct topo_sysctls *t);
 /* The i-th name and its value before the job, blanks squeezed. */
 const char *topo_sysctls_name(const struct topo_sysctls *t, size_t i);

@@ -1010,6 +1010,15 @@ static struct topo_paths sys_paths(char *jdir, size_t len)
 	return p;
 }
 
+/* The fake tree's net/core and net/ipv4, with tcp_rmem as the kernel
+ * writes it (its words apart with tabs). */
+static void sys_tree(void)
+{
+	mk("net/core");
+	mk("net/ipv4");
+	put("net/ipv4/tcp_rmem", "4096\t131072\t6291456\n");
+}
+
 static void test_sysctls_read_set_and_put_back(void **state)
 {
 	static const char *const names[] = { "net.core.rmem_default", "net.ipv4.tcp_rmem" };
@@ -1021,10 +1030,8 @@ static void test_sysctls_read_set_and_put_back(void **state)
 	char buf[256];
 
 	(void)state;
-	mk("net/core");
-	mk("net/ipv4");
+	sys_tree();
 	put("net/core/rmem_default", "212992\n");
-	put("net/ipv4/tcp_rmem", "4096\t131072\t6291456\n");
 	if (topo_sysctls_new_in(&p, names, 2, &t, &err))
 		fail_msg("new: %s", err.msg);
 	assert_int_equal(topo_sysctls_count(t), 2);
@@ -1073,6 +1080,45 @@ static void test_sysctls_refuse_missing_bad_and_twice_named(void **state)
 	assert_non_null(strstr(err.msg, "invalid sysctl name 'kernel.panic'"));
 	assert_int_equal(topo_sysctls_new_in(&p, twice, 2, &t, &err), -EINVAL);
 	assert_string_equal(err.msg, "sysctl net.core.a is named twice");
+	assert_null(t);
+}
+
+/* In one of our namespaces: a name it has no file for is the machine's,
+ * left out; the rest in order, and no journal (the namespace takes its
+ * values with it). A bad name is still refused. */
+static void test_sysctls_netns_leave_out_what_the_namespace_lacks(void **state)
+{
+	static const char *const names[] = { "net.core.rmem_default", "net.ipv4.tcp_rmem",
+					     "net.core.somaxconn" };
+	static const char *const notnet[] = { "kernel.panic" };
+	const char *small[] = { "4096 8192 8192", "128" };
+	char jdir[PATH_MAX];
+	struct topo_paths p = sys_paths(jdir, sizeof(jdir));
+	struct base_err err = { "" };
+	struct topo_sysctls *t = NULL;
+	char buf[256];
+
+	(void)state;
+	sys_tree();
+	put("net/core/somaxconn", "4096\n");
+	if (topo_sysctls_new_netns_in(&p, names, 3, &t, &err))
+		fail_msg("new: %s", err.msg);
+	assert_int_equal(topo_sysctls_count(t), 2);
+	assert_string_equal(topo_sysctls_name(t, 0), "net.ipv4.tcp_rmem");
+	assert_string_equal(topo_sysctls_name(t, 1), "net.core.somaxconn");
+	assert_string_equal(topo_sysctls_original(t, 0), "4096 131072 6291456");
+	assert_null(topo_sysctls_journal(t));
+	assert_false(exists("journal"));
+	assert_int_equal(topo_sysctls_apply(t, small, &err), 0);
+	get("net/core/somaxconn", buf, sizeof(buf));
+	assert_string_equal(buf, "128");
+	topo_sysctls_free(t);
+	/* none of them here: an empty set */
+	assert_int_equal(topo_sysctls_new_netns_in(&p, names, 1, &t, &err), 0);
+	assert_int_equal(topo_sysctls_count(t), 0);
+	topo_sysctls_free(t);
+	t = (struct topo_sysctls *)&err;
+	assert_int_equal(topo_sysctls_new_netns_in(&p, notnet, 1, &t, &err), -EINVAL);
 	assert_null(t);
 }
 
@@ -1288,6 +1334,7 @@ int main(void)
 		T(test_cg_quota_is_pct_of_a_100ms_period),
 		TT(test_sysctls_read_set_and_put_back),
 		TT(test_sysctls_refuse_missing_bad_and_twice_named),
+		TT(test_sysctls_netns_leave_out_what_the_namespace_lacks),
 		TT(test_sysctls_compare_integer_words_as_integers),
 		TT(test_sysctls_journal_kept_while_a_value_may_be_the_jobs),
 		TT(test_sysctls_refuse_what_another_journal_holds),
