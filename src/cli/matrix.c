@@ -283,7 +283,7 @@ static int run_step(struct matrix *m, size_t unit)
 		return -EIO;
 	}
 	ret = cli_testbed_prepare(&m->tb, &c->cfg, &o, &err);
-	/* in a veth topology's namespaces, those with a copy of their own */
+	/* in a veth topology's namespaces, those with a writable copy of their own */
 	if (!ret && m->sysctls && job_config_is_veth(&c->cfg) &&
 	    cli_testbed_veth_sysctls(&m->tb, m->sysctl_names, m->labels[li].values,
 				     m->sysctl_found, topo_sysctls_count(m->sysctls), &err)) {
