@@ -46,7 +46,7 @@ struct collect_xcpu {
 	struct line line;
 	struct collect_window w; /* a round across a change of gen is dropped */
 	bool realtime;
-	int64_t period_ns;
+	int64_t period_ns, beat_ns;
 	struct base_hist *all; /* every pair's figures */
 	uint32_t rounds, missed;
 	double sum_ns;
@@ -63,6 +63,16 @@ static inline void cpu_relax(void)
 #elif defined(__aarch64__)
 	__asm__ __volatile__("yield" ::: "memory");
 #endif
+}
+
+int64_t collect_xcpu_origin(int64_t t_start, int64_t beat_ns, int64_t period_ns)
+{
+	int64_t off;
+
+	if (!beat_ns || period_ns <= 0)
+		return t_start;
+	off = (t_start - beat_ns) % period_ns;
+	return t_start - (off < 0 ? off + period_ns : off);
 }
 
 double collect_xcpu_figure(int64_t *batch_ns, size_t n, unsigned per_batch)
@@ -188,6 +198,7 @@ static void *xthread_main(void *arg)
 	struct xthread *t = arg;
 	struct collect_xcpu *s = t->owner;
 	uint32_t seen_gen = 0;
+	int64_t origin = 0; /* rounds at origin + k * period, k >= 1 */
 	int64_t last = 0; /* the last round this thread took its turn in */
 
 	/* wake at the deadline, as the partner does */
@@ -209,16 +220,17 @@ static void *xthread_main(void *arg)
 		if (s->w.gen != seen_gen) {
 			/* a new window or a resume: the next whole period */
 			seen_gen = s->w.gen;
-			last = (now - s->w.t_start) / s->period_ns;
+			origin = collect_xcpu_origin(s->w.t_start, s->beat_ns, s->period_ns);
+			last = (now - origin) / s->period_ns;
 		}
-		deadline = s->w.t_start + (last + 1) * s->period_ns;
+		deadline = origin + (last + 1) * s->period_ns;
 		if (now < deadline) {
 			collect_cond_wait_until(&s->w.cv, &s->w.mu, deadline);
 			continue;
 		}
 		if (now - deadline > s->period_ns / 2) {
 			/* woke too late for this round: the partner has gone */
-			last = (now - s->w.t_start) / s->period_ns;
+			last = (now - origin) / s->period_ns;
 			continue;
 		}
 		last++;
@@ -352,11 +364,12 @@ void collect_xcpu_free(struct collect_xcpu *s)
 	free(s);
 }
 
-int collect_xcpu_start(struct collect_xcpu *s)
+int collect_xcpu_start(struct collect_xcpu *s, int64_t beat_ns)
 {
 	if (!s)
 		return -EINVAL;
 	pthread_mutex_lock(&s->w.mu);
+	s->beat_ns = beat_ns;
 	for (size_t i = 0; i < s->npairs; i++) {
 		struct xpair *p = &s->pair[i];
 

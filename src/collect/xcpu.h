@@ -96,9 +96,11 @@ int collect_xcpu_open(struct collect_xcpu **out, const struct collect_xcpu_opts 
 void collect_xcpu_free(struct collect_xcpu *s);
 
 /* Open and close the window (rounds before start and after stop do not
- * count; a round under way at a mark is dropped). 0, or -EINVAL when s is
- * NULL (stop: or no window open). Control thread. */
-int collect_xcpu_start(struct collect_xcpu *s);
+ * count; a round under way at a mark is dropped). The rounds fall at
+ * beat_ns + k * period (CLOCK_MONOTONIC ns, any k, past or future), or with
+ * beat_ns 0 one period after start and every period on. 0, or -EINVAL when
+ * s is NULL (stop: or no window open). Control thread. */
+int collect_xcpu_start(struct collect_xcpu *s, int64_t beat_ns);
 int collect_xcpu_stop(struct collect_xcpu *s);
 /* --overhead: a paused probe sleeps. 0, or -EINVAL outside the window. */
 int collect_xcpu_pause(struct collect_xcpu *s, bool paused);
@@ -112,6 +114,11 @@ int collect_xcpu_totals(struct collect_xcpu *s, double *rounds, double *sum_ns);
 
 /* The last closed window. 0, or -EINVAL when none was closed. */
 int collect_xcpu_result(const struct collect_xcpu *s, struct collect_xcpu_result *out);
+
+/* The last time at or before t_start that a round of a beat would fall
+ * on (t_start itself with beat_ns 0): rounds go at it + k * period_ns,
+ * k >= 1. Pure. */
+int64_t collect_xcpu_origin(int64_t t_start, int64_t beat_ns, int64_t period_ns);
 
 /* A round's figure from its batch times (ns for XCPU_PER_BATCH round trips
  * each; reordered): the median batch / per_batch. 0 when n is 0. Pure. */

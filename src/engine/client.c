@@ -677,6 +677,7 @@ static int run_test(struct client *c, struct engine_run *out,
 	if ((ret = send_msg(c, proto_msg("start", NULL), err)))
 		goto out;
 	c->t_go = base_now_ns();
+	engine_meter_ticks_from(&c->meter, c->t_go);
 	out->wall_start_ns = base_wall_ns();
 	engine_go(c->eng);
 	c->last_heard = c->t_go;

@@ -12,6 +12,7 @@
 #include "base/time.h"
 #include "collect/env.h"
 #include "collect/sysenv.h"
+#include "engine/session.h"
 
 /* The CPUs to count and sample: the test's, or every online one. */
 static void collect_cpus(const struct engine_meter *m, struct base_cpulist *out)
@@ -80,12 +81,13 @@ static void open_perf(struct engine_meter *m)
 	}
 }
 
-/* The cross-CPU probe between the pairs asked for; none (both ends on one
- * CPU) or a probe that cannot start leaves a note. */
+/* The cross-CPU probe between the pairs asked for, one round per tick;
+ * none (both ends on one CPU) or a probe that cannot start leaves a note. */
 static void open_xcpu(struct engine_meter *m)
 {
 	struct collect_xcpu_opts xo = { .pairs = m->col.xcpu_pairs,
-					.npairs = m->col.xcpu_npairs };
+					.npairs = m->col.xcpu_npairs,
+					.period_ns = ENGINE_TICK_NS };
 	struct base_err err = { "" };
 
 	if (!m->col.xcpu_asked)
@@ -191,6 +193,11 @@ static void read_tasks(struct engine_meter *m, const struct engine *e, int which
 		m->proc_ns[1] = collect_process_cpu_ns();
 }
 
+void engine_meter_ticks_from(struct engine_meter *m, int64_t t_go_ns)
+{
+	m->tick_go_ns = t_go_ns;
+}
+
 void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 {
 	/* the closing mark reads the engine first, the opening one last, so
@@ -221,7 +228,8 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 		if (m->speed)
 			m->speed_ok = !collect_speed_start(m->speed);
 		if (m->xcpu)
-			m->xcpu_ok = !collect_xcpu_start(m->xcpu);
+			m->xcpu_ok = !collect_xcpu_start(m->xcpu, m->tick_go_ns ?
+							 m->tick_go_ns + ENGINE_TICK_NS / 2 : 0);
 		if (m->prof) {
 			m->prof_ok = !collect_profile_start(m->prof, &err);
 			if (!m->prof_ok)
@@ -257,16 +265,28 @@ void engine_meter_pause(struct engine_meter *m, bool paused)
 	}
 }
 
+/* Before mark 0 a probe that will run has counted nothing: a tick read
+ * just before the mark starts the window's first tick at zero. */
+static bool before_window(const struct engine_meter *m, double *a, double *b)
+{
+	if (m->t_ns[0])
+		return false;
+	*a = *b = 0;
+	return true;
+}
+
 bool engine_meter_speed_totals(const struct engine_meter *m, double *steps,
 			       double *time_ns)
 {
-	return m->speed && m->speed_ok && !collect_speed_totals(m->speed, steps, time_ns);
+	return m->speed && (before_window(m, steps, time_ns) ||
+			    (m->speed_ok && !collect_speed_totals(m->speed, steps, time_ns)));
 }
 
 bool engine_meter_xcpu_totals(const struct engine_meter *m, double *rounds,
 			      double *sum_ns)
 {
-	return m->xcpu && m->xcpu_ok && !collect_xcpu_totals(m->xcpu, rounds, sum_ns);
+	return m->xcpu && (before_window(m, rounds, sum_ns) ||
+			   (m->xcpu_ok && !collect_xcpu_totals(m->xcpu, rounds, sum_ns)));
 }
 
 /* The exact figures of the window: process CPU, workers' run and wait

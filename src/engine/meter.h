@@ -46,6 +46,7 @@ struct engine_meter {
 	struct collect_ksyms *ksyms;
 	struct collect_speed *speed;
 	struct collect_xcpu *xcpu;
+	int64_t tick_go_ns; /* engine_meter_ticks_from; 0: not said */
 	bool perf_ok, prof_ok, speed_ok, xcpu_ok;
 	char perf_note[200], prof_note[200], speed_note[200], xcpu_note[200];
 	bool sel[COLLECT_CPU_MAX]; /* the CPUs the workers are pinned to */
@@ -66,17 +67,28 @@ int engine_meter_init(struct engine_meter *m, const struct base_cpulist *cpus,
 void engine_meter_release(struct engine_meter *m);
 /* Open (0) or close (1) the window: engine counters, /proc/stat, rusage. */
 void engine_meter_mark(struct engine_meter *m, struct engine *e, int which);
+/*
+ * The server's ticks fall at t_go_ns + k * ENGINE_TICK_NS (CLOCK_MONOTONIC;
+ * the client's "start", a loopback message and up to a poll's millisecond
+ * late). Before mark 0: the cross-CPU probe's rounds go midway between
+ * them, one in every tick. Unsaid, they keep a beat from the mark, which
+ * after a warm-up of whole ticks lies within a millisecond or two of a
+ * tick, and which side of the tick a round fell on was a toss: 1-3 of a
+ * 1 s window's 9 ticks had no round and as many had two.
+ */
+void engine_meter_ticks_from(struct engine_meter *m, int64_t t_go_ns);
 /* Pause (true) or resume the in-window collectors, perf counters, the
  * speed probe and the profiler, between the marks (--overhead); the rest
  * reads /proc at the marks only. A collector that fails to switch is
  * dropped with a note. */
 void engine_meter_pause(struct engine_meter *m, bool paused);
-/* The speed probe's work and time so far in the window (collect_speed_totals);
- * false when no probe runs. */
+/* The speed probe's work and time so far in the window (collect_speed_totals;
+ * zero before mark 0); false when no probe runs. */
 bool engine_meter_speed_totals(const struct engine_meter *m, double *steps,
 			       double *time_ns);
 /* The cross-CPU probe's rounds and the sum of their figures (ns) so far in
- * the window (collect_xcpu_totals); false when no probe runs. */
+ * the window (collect_xcpu_totals; zero before mark 0); false when no probe
+ * runs. */
 bool engine_meter_xcpu_totals(const struct engine_meter *m, double *rounds,
 			      double *sum_ns);
 /* Fill r from the marks and the joined engine; r owns its flows after. */

@@ -37,6 +37,28 @@ static void test_xcpu_figure_is_the_median_batch_per_round_trip(void **state)
 	assert_float_equal(collect_xcpu_figure(odd, 5, 0), 0.0, 0);
 }
 
+static void test_xcpu_origin_keeps_the_beat(void **state)
+{
+	(void)state;
+	/* no beat: from the window's start */
+	assert_int_equal(collect_xcpu_origin(1000, 0, 100), 1000);
+	/* a beat in the past, in the future, on the start itself */
+	assert_int_equal(collect_xcpu_origin(1000, 50, 100), 950);
+	assert_int_equal(collect_xcpu_origin(1000, 1030, 100), 930);
+	assert_int_equal(collect_xcpu_origin(1000, 5000, 100), 1000);
+	assert_int_equal(collect_xcpu_origin(1000, 1000, 100), 1000);
+	/* a server's ticks from t_go 7 ms before a 300 ms warm-up ends, 100 ms
+	 * apart: rounds midway, at 357, 457, ... ms from the start at 7 + 300 */
+	assert_int_equal(collect_xcpu_origin(307 * NS_PER_MS, 57 * NS_PER_MS,
+					     100 * NS_PER_MS), 257 * NS_PER_MS);
+	/* never after the start, at most a period before it */
+	for (int64_t b = -250; b <= 250; b += 7) {
+		int64_t o = collect_xcpu_origin(1000, b, 100);
+
+		assert_true(o <= 1000 && o > 900 && ((o - b) % 100 + 100) % 100 == 0);
+	}
+}
+
 static void test_xcpu_pairs_follow_the_workers(void **state)
 {
 	struct base_cpulist a = { .n = 2, .cpu = { 0, 1 } };
@@ -111,7 +133,7 @@ static void test_xcpu_open_rejects_bad_options(void **state)
 	assert_true(collect_xcpu_open(&s, &o, &err) < 0);
 	assert_null(s);
 	assert_non_null(strstr(err.msg, "cpu 1023"));
-	assert_int_equal(collect_xcpu_start(NULL), -EINVAL);
+	assert_int_equal(collect_xcpu_start(NULL, 0), -EINVAL);
 	assert_int_equal(collect_xcpu_stop(NULL), -EINVAL);
 	assert_int_equal(collect_xcpu_pause(NULL, true), -EINVAL);
 	collect_xcpu_free(NULL);
@@ -141,7 +163,7 @@ static void test_xcpu_window_times_round_trips(void **state)
 	assert_int_equal(collect_xcpu_result(s, &r), -EINVAL);
 	assert_int_equal(collect_xcpu_stop(s), -EINVAL);
 	assert_int_equal(collect_xcpu_pause(s, true), -EINVAL);
-	assert_int_equal(collect_xcpu_start(s), 0);
+	assert_int_equal(collect_xcpu_start(s, 0), 0);
 	sleep_ns(300 * NS_PER_MS);
 	assert_int_equal(collect_xcpu_totals(s, &rounds, &sum), 0);
 	assert_int_equal(collect_xcpu_stop(s), 0);
@@ -178,9 +200,9 @@ static void test_xcpu_pause_stops_the_rounds(void **state)
 	(void)state;
 	assert_int_equal(collect_xcpu_open(&s, &o, &err), 0);
 	/* a new window forgets the old one; paused throughout: no round */
-	assert_int_equal(collect_xcpu_start(s), 0);
+	assert_int_equal(collect_xcpu_start(s, 0), 0);
 	sleep_ns(20 * NS_PER_MS);
-	assert_int_equal(collect_xcpu_start(s), 0);
+	assert_int_equal(collect_xcpu_start(s, 0), 0);
 	assert_int_equal(collect_xcpu_pause(s, true), 0);
 	assert_int_equal(collect_xcpu_pause(s, true), 0);
 	sleep_ns(100 * NS_PER_MS);
@@ -188,7 +210,7 @@ static void test_xcpu_pause_stops_the_rounds(void **state)
 	assert_int_equal(collect_xcpu_result(s, &r), 0);
 	assert_int_equal(r.rounds + r.missed, 0);
 	/* and rounds again after a resume */
-	assert_int_equal(collect_xcpu_start(s), 0);
+	assert_int_equal(collect_xcpu_start(s, 0), 0);
 	assert_int_equal(collect_xcpu_pause(s, true), 0);
 	sleep_ns(50 * NS_PER_MS);
 	assert_int_equal(collect_xcpu_pause(s, false), 0);
@@ -203,6 +225,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_xcpu_figure_is_the_median_batch_per_round_trip),
+		cmocka_unit_test(test_xcpu_origin_keeps_the_beat),
 		cmocka_unit_test(test_xcpu_pairs_follow_the_workers),
 		cmocka_unit_test(test_xcpu_open_rejects_bad_options),
 		cmocka_unit_test(test_xcpu_window_times_round_trips),
