@@ -207,7 +207,7 @@ static int journal_load(const struct topo_paths *p, const char *name,
 	memset(j, 0, sizeof(*j));
 	snprintf(j->path, sizeof(j->path), "%s/%s", p->journal_dir, name);
 	j->owner = journal_owner(name);
-	j->live = topo_pid_live(j->owner);
+	j->live = topo_owner_live(j->owner, j->path);
 	if (!(j->text = malloc(JOURNAL_MAX)))
 		return base_err_set(err, -ENOMEM, "out of memory");
 	j->pos = j->text;
@@ -579,11 +579,13 @@ int topo_journals_down(const struct topo_paths *p, bool only_dead, pid_t owner,
 	for (int k = 0; k < n; k++) {
 		struct base_err e = { "" };
 		const char *name, *before;
+		char path[PATH_MAX];
 		struct journal j;
 		bool held = true; /* every value put back so far */
 		int ret;
 
-		if ((only_dead && topo_pid_live(journal_owner(list[k]->d_name))) ||
+		snprintf(path, sizeof(path), "%s/%s", p->journal_dir, list[k]->d_name);
+		if ((only_dead && topo_owner_live(journal_owner(list[k]->d_name), path)) ||
 		    (owner > 0 && journal_owner(list[k]->d_name) != owner))
 			continue;
 		if (!(ret = journal_load(p, list[k]->d_name, &j, &e)))
@@ -595,19 +597,25 @@ int topo_journals_down(const struct topo_paths *p, bool only_dead, pid_t owner,
 				int r = put_value(p->sysctl_root, name, before, was, sizeof(was),
 						  &wrote, &e1);
 
-				if (r) {
+				if (r == -ENOENT) {
+					/* the kernel no longer has it (a module
+					 * unloaded): no value of the job's is left */
+					snprintf(detail, sizeof(detail),
+						 "is gone from the kernel: nothing to put back to '%s'",
+						 before);
+				} else if (r) {
 					/* the rest are still put back; the journal stays */
 					if (!first)
 						first = base_err_set(err, r, "%s (journal %s)",
 								     e1.msg, j.path);
 					held = false;
 					continue;
-				}
-				if (wrote)
+				} else if (wrote) {
 					snprintf(detail, sizeof(detail), "put back to '%s' from '%s'",
 						 before, was);
-				else
+				} else {
 					snprintf(detail, sizeof(detail), "is '%s' already", before);
+				}
 				journal_entry(&j, name, detail, &te);
 				(*count)++;
 				if (fn)

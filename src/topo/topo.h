@@ -190,9 +190,12 @@ struct topo_entry {
 	 * records the sysctl's value before a job set it */
 	const char *path;
 	pid_t owner;         /* the pid in the name (the journal's) */
-	bool live;           /* a process with that pid exists */
+	/* a process with that pid exists and started before the path was
+	 * last changed: the owner still runs (topo_owner_live) */
+	bool live;
 	/* sysctl only, else NULL: "before 'B', now 'V'" when listed; "put
-	 * back to 'B' from 'V'" or "is 'B' already" when put back */
+	 * back to 'B' from 'V'", "is 'B' already" or "is gone from the
+	 * kernel: nothing to put back to 'B'" when put back */
 	const char *detail;
 };
 
@@ -213,13 +216,13 @@ int topo_list(int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,
  * only_dead (which includes every topology `netregress topo up` left),
  * only those of pid owner when owner > 0 (0: any owner). Cgroups go
  * first (their processes moved to the parent cgroup, see topo_down()),
- * sysctls last: each is put back to its value before the job, and its
- * journal removed once all of them hold. fn (may be NULL; its return is
- * ignored) is called for each one removed or put back.
- * *removed (may be NULL) gets the count. A pid reused by an unrelated
- * process makes a dead owner look live: only_dead then keeps its
- * topology. Returns 0 or the first error (err filled), after trying every
- * entry.
+ * sysctls last: each is put back to its value before the job (one the
+ * kernel no longer has holds no value of the job's), and its journal
+ * removed once all of them hold. fn (may be NULL; its return is ignored)
+ * is called for each one removed or put back. *removed (may be NULL) gets
+ * the count. A pid used again by a process that started after the owner
+ * made the entry is not the owner: its entries count as dead. Returns 0
+ * or the first error (err filled), after trying every entry.
  */
 int topo_down_all(bool only_dead, pid_t owner,
 		  int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,

@@ -130,6 +130,33 @@ checkx "topo down puts it back to $orig and removes the journal" \
 	 grep -qx "sysctl net.core.rmem_default put back to .$orig. from .$small. (left by pid $mpid)" "$TMP/down"' ||
 	diag "$TMP/down"
 
+# The pid of a killed job, taken since by another process: one that
+# started after the journal was written did not write it. A sleep of
+# ours stands for that process, a journal of its pid for the killed job's.
+sleep 300 &
+spid=$!
+PIDS+=($spid)
+KILLED_JOURNAL=/run/netregress/sysctl-$spid
+mkdir -p /run/netregress
+printf 'net.core.rmem_default %s\n' "$orig" >$KILLED_JOURNAL
+"$NR" topo show >"$TMP/show2" 2>&1
+checkx "a journal written after its pid's process started: that process's, running" \
+	'grep -qx "sysctl net.core.rmem_default $spid running $KILLED_JOURNAL: before .$orig., now .$orig." "$TMP/show2"' ||
+	diag "$TMP/show2"
+touch -d '1 hour ago' $KILLED_JOURNAL
+"$NR" topo show >"$TMP/show3" 2>&1
+checkx "one written an hour before that process started: its owner ended, whatever the pid" \
+	'grep -qx "sysctl net.core.rmem_default $spid ended $KILLED_JOURNAL: before .$orig., now .$orig." "$TMP/show3"' ||
+	diag "$TMP/show3"
+"$NR" topo down >"$TMP/down2" 2>&1
+rc=$?
+checkx "topo down takes it for left behind: the journal goes, the process with the pid runs on" \
+	'[ $rc -eq 0 ] && [ ! -e $KILLED_JOURNAL ] && kill -0 $spid &&
+	 grep -qx "sysctl net.core.rmem_default is .$orig. already (left by pid $spid)" "$TMP/down2"' ||
+	diag "$TMP/down2"
+kill $spid
+wait $spid 2>/dev/null
+
 # A sysctl this kernel does not have stops the job before its first run.
 before=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples").fetchone()[0])' "$NETREGRESS_DB")
 sed 's/net.core.rmem_default:/net.core.no_such_sysctl:/' "$TMP/ab.yaml" >"$TMP/nosuch.yaml"

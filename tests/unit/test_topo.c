@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "base/err.h"
+#include "base/time.h"
 #include "topo/internal.h"
 #include "topo/topo.h"
 
@@ -1276,32 +1277,39 @@ static void test_down_puts_back_what_ended_jobs_left(void **state)
 	put_journal(dead, "# comment\nnet.core.a 8192\nnet.ipv4.v 8192\n");
 	put_journal(1, "net.core.b 1\n");           /* running: kept */
 	/* above pid_max: ended too */
-	put_journal(dead + 1, "net.core.gone 1\n"); /* no such sysctl */
+	put_journal(dead + 1, "net.core.gone 1\n"); /* no such sysctl now */
 	put_journal(dead + 2, "junk\n");            /* not a journal */
+	mk("net/core/dir");
+	put_journal(dead + 3, "net.core.dir 1\n");  /* cannot be read */
 	put("journal/sysctl-0012", "net.core.b 1\n"); /* not our name */
 
 	/* sorted by name, the bad one reported after the others are listed */
 	assert_int_equal(topo_list_in(&p, record, &s, &err), -EINVAL);
 	assert_string_equal(s.text, "sysctl net.core.b live\nsysctl net.core.a dead\n"
-				    "sysctl net.ipv4.v dead\nsysctl net.core.gone dead\n");
+				    "sysctl net.ipv4.v dead\nsysctl net.core.gone dead\n"
+				    "sysctl net.core.dir dead\n");
 	snprintf(want, sizeof(want), "sysctl journal %s/sysctl-%d, line 1: expected '<sysctl> <value>'",
 		 jdir, (int)dead + 2);
 	assert_string_equal(err.msg, want);
 
 	s.text[0] = '\0';
 	s.n = 0;
-	assert_int_equal(topo_down_all_in(&p, true, 0, record, &s, &n, &err), -ENOENT);
+	assert_int_equal(topo_down_all_in(&p, true, 0, record, &s, &n, &err), -EINVAL);
 	/* the first error, after trying everything */
-	assert_non_null(strstr(err.msg, "no sysctl net.core.gone"));
-	assert_int_equal(n, 2);
-	assert_string_equal(s.text, "sysctl net.core.a dead\nsysctl net.ipv4.v dead\n");
+	assert_non_null(strstr(err.msg, "line 1: expected '<sysctl> <value>'"));
+	/* a sysctl the kernel no longer has: nothing left to put back */
+	assert_int_equal(n, 3);
+	assert_string_equal(s.text, "sysctl net.core.a dead\nsysctl net.ipv4.v dead\n"
+				    "sysctl net.core.gone dead\n");
 	get("net/core/a", buf, sizeof(buf));
 	assert_string_equal(buf, "8192");
 	get("net/ipv4/v", buf, sizeof(buf));
 	assert_string_equal(buf, "8192\n"); /* right already: not written */
 	assert_false(exists("journal/sysctl-%d", (int)dead));
-	assert_true(exists("journal/sysctl-%d", (int)dead + 1));
+	assert_false(exists("journal/sysctl-%d", (int)dead + 1));
 	assert_true(exists("journal/sysctl-%d", (int)dead + 2));
+	/* one that could not be put back keeps its journal */
+	assert_true(exists("journal/sysctl-%d", (int)dead + 3));
 	assert_true(exists("journal/sysctl-1"));
 	assert_true(exists("journal/sysctl-0012"));
 	get("net/core/b", buf, sizeof(buf));
@@ -1314,6 +1322,58 @@ static void test_down_puts_back_what_ended_jobs_left(void **state)
 	assert_string_equal(buf, "1");
 	assert_false(exists("journal/sysctl-1"));
 	assert_true(exists("journal/sysctl-0012"));
+}
+
+/* A pid that names an entry but started after the entry was made is not
+ * its owner: the owner ended and its pid went to another process. */
+static void test_owner_started_after_its_entry_is_not_its_owner(void **state)
+{
+	struct base_err err = { "" };
+	char jdir[PATH_MAX], missing[PATH_MAX], path[PATH_MAX + 32], buf[64];
+	struct topo_paths p = sys_paths(jdir, sizeof(jdir));
+	struct timespec aged[2] = { { .tv_nsec = UTIME_OMIT }, { 0 } };
+	struct seen s = { "", 0 };
+	int64_t now = base_wall_ns(), started, init;
+	unsigned int n = 0;
+
+	(void)state;
+	snprintf(missing, sizeof(missing), "%s/missing", tmp);
+	p.netns_dir = missing;
+	p.cgroup_root = missing;
+	mk("net/core");
+	put("net/core/a", "65536\n");
+	put_journal(getpid(), "net.core.a 8192\n");
+	snprintf(path, sizeof(path), "%s/sysctl-%d", jdir, (int)getpid());
+
+	/* this process started a moment ago, pid 1 before it */
+	assert_int_equal(topo_pid_started(getpid(), &started), 0);
+	assert_true(started <= now + TOPO_OWNER_SLACK_NS && started > now - 3600 * NS_PER_S);
+	assert_int_equal(topo_pid_started(1, &init), 0);
+	assert_true(init <= started);
+	assert_int_equal(topo_pid_started(dead_pid(), &init), -ENOENT);
+
+	/* written after the process started: its own, live */
+	assert_true(topo_owner_live(getpid(), path));
+	assert_int_equal(topo_list_in(&p, record, &s, &err), 0);
+	assert_string_equal(s.text, "sysctl net.core.a live\n");
+	/* a journal an hour older than the process with its pid */
+	aged[1].tv_sec = (started - 3600 * NS_PER_S) / NS_PER_S;
+	assert_int_equal(utimensat(AT_FDCWD, path, aged, 0), 0);
+	assert_false(topo_owner_live(getpid(), path));
+	/* nothing to tell by: live; no process: dead */
+	assert_true(topo_owner_live(getpid(), missing));
+	assert_false(topo_owner_live(dead_pid(), path));
+
+	s.text[0] = '\0';
+	assert_int_equal(topo_list_in(&p, record, &s, &err), 0);
+	assert_string_equal(s.text, "sysctl net.core.a dead\n");
+	/* topo down's only-dead puts it back and removes the journal */
+	s.text[0] = '\0';
+	assert_int_equal(topo_down_all_in(&p, true, 0, record, &s, &n, &err), 0);
+	assert_int_equal(n, 1);
+	get("net/core/a", buf, sizeof(buf));
+	assert_string_equal(buf, "8192");
+	assert_false(exists("journal/sysctl-%d", (int)getpid()));
 }
 
 #define T(f) cmocka_unit_test(f)
@@ -1353,6 +1413,7 @@ int main(void)
 		TT(test_down_all_removes_dead_then_all_and_nothing_foreign),
 		TT(test_down_all_tries_everything_and_reports_the_first_error),
 		T(test_pid_live),
+		TT(test_owner_started_after_its_entry_is_not_its_owner),
 		T(test_run_succeeds_on_exit_0),
 		T(test_run_names_the_command_and_its_output_on_failure),
 		T(test_run_reports_a_missing_program_and_a_signal),
