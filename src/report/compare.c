@@ -132,6 +132,12 @@ void report_adj_note(FILE *out, const struct stats_notes *nt)
 			nt->adj_slope_lo, nt->adj_slope_hi);
 }
 
+void report_paired_note(FILE *out, const struct stats_notes *nt)
+{
+	fprintf(out, "the .paired row takes each run with the other label's run next to it in time as a pair (%zu pairs, %zu runs without a partner) and tests the mean of ln(B/A) over the pairs (Student's t): what drifted from one pair to the next hit both of a pair",
+		nt->pairs, nt->unpaired);
+}
+
 void report_compare_table(FILE *out, const struct stats_table *t,
 			  const char *label_a, const char *label_b)
 {
@@ -226,6 +232,11 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 		report_adj_note(out, nt);
 		fputc('\n', out);
 	}
+	if (nt->pairs) {
+		fputs("note: ", out);
+		report_paired_note(out, nt);
+		fputc('\n', out);
+	}
 	if (nt->env_diff_a[0])
 		fprintf(out, "note: samples of %s ran in different environments: %s\n",
 			label_a, nt->env_diff_a);
@@ -275,7 +286,7 @@ json_t *report_compare_json(const struct stats_table *t)
 				"verdict_text", v, "runs_needed", (json_int_t)r->c.runs_needed);
 		json_array_append_new(rows, row);
 	}
-	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:b}}",
+	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:b}}",
 		      "config_key", t->config_key, "test", t->test,
 		      "headline", t->headline, "rows", rows, "regressed", t->regressed,
 		      "notes", "too_few", t->notes.too_few,
@@ -318,6 +329,8 @@ json_t *report_compare_json(const struct stats_table *t)
 		      "adj_from", !t->notes.adj_tested ? "" : t->notes.adj_windows ? "windows" : "samples",
 		      "adj_intervals", (json_int_t)t->notes.adj_ticks,
 		      "adj_windows", (json_int_t)t->notes.adj_windows,
+		      "pairs", (json_int_t)t->notes.pairs,
+		      "unpaired", (json_int_t)t->notes.unpaired,
 		      "builds_differ", t->notes.builds_differ);
 	return j;
 }

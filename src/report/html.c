@@ -863,6 +863,12 @@ static void html_pair(FILE *out, const struct report_doc *d,
 			report_adj_note(out, nt);
 			fputc('.', out);
 		}
+		if (nt->pairs) {
+			/* as above: nothing to escape */
+			fputc(' ', out);
+			report_paired_note(out, nt);
+			fputc('.', out);
+		}
 		if (nt->env_diff_a[0] || nt->env_diff_b[0]) {
 			fputs(" samples of one label ran in different environments: ", out);
 			esc(out, nt->env_diff_a[0] ? nt->env_diff_a : nt->env_diff_b);

@@ -136,6 +136,8 @@ struct stats_notes;
 /* The sentence of an applied .xcpu_adj row's note (its slope, from the
  * windows or from the samples), without a full stop: every format's. */
 void report_adj_note(FILE *out, const struct stats_notes *nt);
+/* What the .paired row paired (nt->pairs > 0), no "note: " and no end. */
+void report_paired_note(FILE *out, const struct stats_notes *nt);
 /* Markdown table cell text: | \ ` * _ [ ] < > # escaped with a backslash,
  * newlines as spaces. */
 void report_md_escape(FILE *out, const char *s);

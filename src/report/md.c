@@ -355,6 +355,13 @@ static void md_notes(FILE *out, const struct report_doc *d,
 		report_adj_note(out, nt);
 		fputc('\n', out);
 	}
+	if (nt->pairs) {
+		fputs("- ", out);
+		md_code(out, desc);
+		fputs(": ", out);
+		report_paired_note(out, nt);
+		fputc('\n', out);
+	}
 	for (int side = 0; side < 2; side++) {
 		double p = side ? nt->drift_p_b : nt->drift_p_a;
 		const char *diff = side ? nt->env_diff_b : nt->env_diff_a;

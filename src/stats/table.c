@@ -121,6 +121,8 @@ static int by_effect(const void *x, const void *y)
 		return a->headline ? -1 : 1;
 	if (a->adjusted != b->adjusted)
 		return a->adjusted ? -1 : 1;
+	if (a->paired != b->paired)
+		return a->paired ? -1 : 1;
 	if (isnan(ea))
 		ea = 0;
 	if (isnan(eb))
@@ -136,7 +138,7 @@ bool stats_notes_any(const struct stats_notes *nt)
 	       nt->not_steady_b || nt->mixed_a || nt->mixed_b ||
 	       nt->env_diff_a[0] || nt->env_diff_b[0] || nt->speed_changed ||
 	       nt->xcpu_moved_a || nt->xcpu_moved_b || nt->xcpu_changed ||
-	       nt->adj_applied;
+	       nt->adj_applied || nt->pairs;
 }
 
 /* The row of metric among rows[0..n) when it differs between the labels
@@ -413,6 +415,93 @@ out:
 	return ret;
 }
 
+struct stamp {
+	int64_t t;
+	double v;
+	bool b;
+};
+
+static int by_time(const void *x, const void *y)
+{
+	const struct stamp *p = x, *q = y;
+
+	return (p->t > q->t) - (p->t < q->t);
+}
+
+/*
+ * The headline from pairs of runs side by side. The samples of both
+ * labels with the headline, in the order they started (wall_start_ns);
+ * from the first on, one of A next to one of B is a pair, a run with a
+ * run of its own label after it finds none. A matrix that interleaves
+ * its labels runs each configuration once per label in every round, in
+ * an order it draws anew for each round: its rounds make the pairs, and
+ * what drifted from one round to the next (the host's speed, where it put
+ * the vCPUs) hits both of a pair. Runs of one label after all of the
+ * other's make one pair at most. At least min_n pairs make the row
+ * <headline>.paired (stats_compare_paired), and *made is set.
+ */
+static int paired_row(const struct base_sample *const *a, size_t na,
+		      const struct base_sample *const *b, size_t nb,
+		      const struct stats_row *head, const struct stats_table_opts *o,
+		      struct stats_row *r, struct stats_notes *nt, bool *made)
+{
+	struct stamp *s = malloc((na + nb) * sizeof(*s));
+	double *v = malloc(2 * (na + nb) * sizeof(*v));
+	size_t n = 0, pairs = 0;
+	double *va, *vb;
+	int ret = 0;
+
+	*made = false;
+	if (!s || !v) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	va = v;
+	vb = v + na + nb;
+	for (size_t i = 0; i < na + nb; i++) {
+		const struct base_sample *si = i < na ? a[i] : b[i - na];
+		const struct sample_metric *m = base_sample_get(si, head->metric);
+
+		if (m && isfinite(m->value))
+			s[n++] = (struct stamp){ .t = si->wall_start_ns, .v = m->value,
+						 .b = i >= na };
+	}
+	qsort(s, n, sizeof(*s), by_time);
+	for (size_t k = 0; k + 1 < n; k++) {
+		if (s[k].b == s[k + 1].b)
+			continue;
+		va[pairs] = s[k].b ? s[k + 1].v : s[k].v;
+		vb[pairs] = s[k].b ? s[k].v : s[k + 1].v;
+		pairs++;
+		k++;
+	}
+	if (pairs < o->cmp.min_n)
+		goto out;
+	memset(r, 0, sizeof(*r));
+	ret = stats_compare_paired(va, vb, pairs, better_of(head->dir), &o->cmp, &r->c);
+	if (ret == -EDOM) {
+		/* a value <= 0 has no ratio: no row */
+		ret = 0;
+		goto out;
+	}
+	if (ret)
+		goto out;
+	snprintf(r->metric, sizeof(r->metric), "%.100s.paired", head->metric);
+	snprintf(r->unit, sizeof(r->unit), "%s", head->unit);
+	r->dir = head->dir;
+	r->paired = true;
+	r->noise_pct = head->noise_pct;
+	r->q = r->c.p;
+	r->shown = true;
+	nt->pairs = pairs;
+	nt->unpaired = n - 2 * pairs;
+	*made = true;
+out:
+	free(v);
+	free(s);
+	return ret;
+}
+
 static int build(const struct base_sample *const *a, size_t na,
 		 const struct base_sample *const *b, size_t nb,
 		 const struct stats_table_opts *o, struct stats_table *out)
@@ -429,8 +518,8 @@ static int build(const struct base_sample *const *a, size_t na,
 	out->headline = stats_headline_metric(out->test);
 	va = malloc(cap * sizeof(*va));
 	vb = malloc(cap * sizeof(*vb));
-	/* one more for the adjusted headline */
-	rows = calloc(a[0]->nmetrics + 1, sizeof(*rows));
+	/* two more: the adjusted and the paired headline */
+	rows = calloc(a[0]->nmetrics + 2, sizeof(*rows));
 	p = calloc(a[0]->nmetrics ? a[0]->nmetrics : 1, sizeof(*p));
 	if (!va || !vb || !rows || !p)
 		goto out;
@@ -486,6 +575,10 @@ static int build(const struct base_sample *const *a, size_t na,
 			continue;
 		if ((ret = adjusted_row(a, na, b, nb, &rows[i], o, &rows[nrows], &out->notes,
 					&made)))
+			goto out;
+		nrows += made;
+		if ((ret = paired_row(a, na, b, nb, &rows[i], o, &rows[nrows], &out->notes,
+				      &made)))
 			goto out;
 		nrows += made;
 		break;

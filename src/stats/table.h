@@ -26,6 +26,9 @@ struct stats_row {
 	/* the headline adjusted for the CPUs' distance (<headline>.xcpu_adj):
 	 * listed right after the headline */
 	bool adjusted;
+	/* the headline from pairs of runs side by side (<headline>.paired):
+	 * listed after those two */
+	bool paired;
 	struct stats_compare c;
 	double q;          /* Benjamini-Hochberg adjusted p over the other metrics */
 	double noise_pct;  /* pooled %stddev, for sorting by effect / noise */
@@ -76,6 +79,9 @@ struct stats_notes {
 	 * least 3 windows): the intervals fitted and those windows; 0 when
 	 * from one figure per sample (stats_adjust_log) */
 	size_t adj_ticks, adj_windows;
+	/* the <headline>.paired row: the pairs it compares and the samples
+	 * with the headline that found no partner; 0 pairs: no row */
+	size_t pairs, unpaired;
 };
 
 /* Whether any of the notes above has something to say. */

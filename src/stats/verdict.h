@@ -123,6 +123,20 @@ int stats_compare_union(const struct stats_compare *parts, size_t nparts,
 			enum stats_better better, const struct stats_compare_opts *o,
 			struct stats_compare *out);
 
+/*
+ * The same question from n pairs (a[i], b[i]) measured side by side, so
+ * that what drifted between the pairs hit both of a pair alike: the
+ * ratios b[i] / a[i] on the log scale, their mean tested against 0 with
+ * Student's t (p two-sided, exact false) and its conf interval as the
+ * shift, in percent; judged as stats_compare_samples judges (1 to 6 with
+ * n for na and nb), runs_needed in pairs from the spread of the log
+ * ratios. Descriptive figures per side as there. Every value > 0
+ * (log_scale true), else -EDOM; -EINVAL as there. Any thread.
+ */
+int stats_compare_paired(const double *a, const double *b, size_t n,
+			 enum stats_better better, const struct stats_compare_opts *o,
+			 struct stats_compare *out);
+
 /* "REGRESSION", "IMPROVEMENT", "changed", "minor", "same", "inconclusive",
  * "too few"; "?" for a value outside the enum. Static strings; any thread. */
 const char *stats_verdict_name(enum stats_verdict_kind v);

@@ -256,3 +256,27 @@ check "... and compare names the sysctls that differ, on both ends" \
 	bash -c "grep -qE '^  client\.sysctl\.net\.ipv4\.tcp_rmem +$rm_orig -> 4096 $rm_small $rm_small$' '$TMP/vout' && grep -qE '^  server\.sysctl\.net\.ipv4\.tcp_rmem ' '$TMP/vout'"
 check "after the veth job, tcp_rmem is still $rm_orig" [ "$(cat $RM | tr -s '\t ' ' ')" = "$rm_orig" ]
 
+# Four rounds of two labels: each round runs each label once, so the
+# samples pair up by time and compare adds the headline's .paired row.
+cat >"$TMP/pairs.yaml" <<YAML
+repetitions: 4
+duration: 300ms
+warmup: 100ms
+labels:
+  found:
+  small:
+    sysctl: {net.core.rmem_default: $small}
+params:
+  test: [tcp_rr]
+YAML
+NETREGRESS_DB=$TMP/pairs.db "$NR" matrix "$TMP/pairs.yaml" >"$TMP/pairs.out" 2>&1
+rc=$?
+NETREGRESS_DB=$TMP/pairs.db "$NR" compare found small --keep-disturbed >"$TMP/pairs.txt" 2>&1
+NETREGRESS_DB=$TMP/pairs.db "$NR" compare found small --keep-disturbed --json >"$TMP/pairs.json" 2>&1
+checkx "4 interleaved rounds: compare pairs each run with the other label's in its round, a .paired row under the headline" \
+	'[ $rc -eq 0 ] && grep -q "^transactions.per_s.paired (higher) " "$TMP/pairs.txt" &&
+	 grep -q "^note: the .paired row takes each run with the other label.s run next to it in time as a pair (4 pairs, 0 runs without a partner)" "$TMP/pairs.txt" &&
+	 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=d[\"configs\"][0]; n=t[\"notes\"]; m=[r[\"metric\"] for r in t[\"rows\"]]; sys.exit(0 if n[\"pairs\"] == 4 and n[\"unpaired\"] == 0 and m[:3].count(\"transactions.per_s.paired\") == 1 else 1)" "$TMP/pairs.json"' ||
+	diag "$TMP/pairs.txt"
+check "... and rmem_default is back at $orig" [ "$(cat $SYS)" = "$orig" ]
+

@@ -16,6 +16,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "base/time.h"
 #include "stats/bh.h"
 #include "stats/covary.h"
 #include "stats/desc.h"
@@ -1010,6 +1011,57 @@ static void test_compare_rejects_bad_input(void **state)
 			 -EINVAL);
 }
 
+static void test_compare_paired_tests_the_ratios(void **state)
+{
+	/* B 10% below A in every pair, whatever the pair's level */
+	static const double a[] = { 10, 20, 30, 40, 50 };
+	static const double b[] = { 9, 18, 27, 36, 45 };
+	/* ratios 0.97..1.03 around 1 */
+	static const double c[] = { 9.7, 20.6, 29.4, 41.2, 50.5 };
+	static const double zero[] = { 10, 20, 0, 40, 50 };
+	const double nan_[] = { 10, 20, NAN, 40, 50 };
+	struct stats_compare r;
+
+	(void)state;
+	assert_int_equal(stats_compare_paired(a, b, 5, STATS_HIGHER, NULL, &r), 0);
+	assert_int_equal(r.na, 5);
+	assert_int_equal(r.nb, 5);
+	assert_true(r.log_scale && !r.exact);
+	assert_float_equal(r.shift_pct, -10, 1e-9);
+	assert_float_equal(r.shift_lo_pct, -10, 1e-9);
+	assert_float_equal(r.shift_hi_pct, -10, 1e-9);
+	assert_float_equal(r.p, 0, 0);
+	assert_int_equal(r.verdict, STATS_REGRESSION);
+	/* the unpaired test sees the levels, not the ratio */
+	assert_int_equal(stats_compare_samples(a, 5, b, 5, STATS_HIGHER, NULL, &r), 0);
+	assert_true(r.p > 0.5);
+	assert_int_equal(stats_compare_paired(a, b, 5, STATS_LOWER, NULL, &r), 0);
+	assert_int_equal(r.verdict, STATS_IMPROVEMENT);
+	assert_int_equal(stats_compare_paired(a, b, 5, STATS_NEUTRAL, NULL, &r), 0);
+	assert_int_equal(r.verdict, STATS_CHANGED);
+
+	/* ratios around 1, spread +-3%: no call, and how many pairs would do */
+	assert_int_equal(stats_compare_paired(a, c, 5, STATS_HIGHER, NULL, &r), 0);
+	assert_true(r.p > 0.05);
+	assert_true(r.shift_lo_pct < 0 && r.shift_pct > -3 && r.shift_pct < 3 && r.shift_hi_pct > 0);
+	assert_int_equal(r.verdict, STATS_INCONCLUSIVE);
+	assert_true(r.runs_needed > 5);
+
+	/* the same values: same; too few pairs: too few */
+	assert_int_equal(stats_compare_paired(a, a, 5, STATS_HIGHER, NULL, &r), 0);
+	assert_int_equal(r.verdict, STATS_SAME);
+	assert_int_equal(stats_compare_paired(a, b, 3, STATS_HIGHER, NULL, &r), 0);
+	assert_int_equal(r.verdict, STATS_TOO_FEW);
+	assert_int_equal(r.runs_needed, 4);
+
+	/* no ratio of a value <= 0; bad input */
+	assert_int_equal(stats_compare_paired(a, zero, 5, STATS_HIGHER, NULL, &r), -EDOM);
+	assert_int_equal(stats_compare_paired(a, nan_, 5, STATS_HIGHER, NULL, &r), -EINVAL);
+	assert_int_equal(stats_compare_paired(NULL, b, 5, STATS_HIGHER, NULL, &r), -EINVAL);
+	assert_int_equal(stats_compare_paired(a, b, 5, STATS_HIGHER, NULL, NULL), -EINVAL);
+	assert_int_equal(stats_compare_paired(a, b, 5, (enum stats_better)7, NULL, &r), -EINVAL);
+}
+
 static void test_compare_large_n_uses_normal_approximation(void **state)
 {
 	double a[200], b[200];
@@ -1487,6 +1539,89 @@ static void free_samples(struct base_sample *s, size_t n)
 	for (size_t i = 0; i < n; i++)
 		base_sample_release(&s[i]);
 	free(s);
+}
+
+/*
+ * Rounds of an interleaved matrix on a machine whose level drifts by 10%
+ * (sd) from one round to the next, 1% within a round: A and B once per
+ * round, in an order drawn per round. With B 3% slower the paired row
+ * calls a regression where the rank test over all runs mostly cannot;
+ * with no change it calls one no more often than its alpha. Runs of B
+ * after all of A's pair once: no row.
+ */
+static void test_table_paired_row_takes_out_what_drifted_between_rounds(void **state)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	int paired_called[2] = { 0 }, raw_called[2] = { 0 };
+	enum { SETS = 200, ROUNDS = 8 };
+
+	(void)state;
+	gsl_rng_set(rng, 20261202);
+	for (int change = 0; change < 2; change++)
+		for (int set = 0; set < SETS; set++) {
+			const struct base_sample *pa[ROUNDS], *pb[ROUNDS];
+			double ga[ROUNDS], gb[ROUNDS];
+			struct base_sample *a, *b;
+			struct stats_table_opts o;
+			struct stats_table t;
+			const struct stats_row *pr = NULL;
+
+			for (int r = 0; r < ROUNDS; r++) {
+				double level = 30 * exp(gsl_ran_gaussian(rng, 0.10));
+
+				ga[r] = level * exp(gsl_ran_gaussian(rng, 0.01));
+				gb[r] = level * (change ? 0.97 : 1) * exp(gsl_ran_gaussian(rng, 0.01));
+			}
+			a = speed_samples(ROUNDS, ga, NULL);
+			b = speed_samples(ROUNDS, gb, NULL);
+			for (int r = 0; r < ROUNDS; r++) {
+				int64_t first = gsl_rng_uniform(rng) < 0.5;
+
+				/* 25 s a round, the two runs 3 s apart */
+				a[r].wall_start_ns = (25 * r + 3 * first) * NS_PER_S;
+				b[r].wall_start_ns = (25 * r + 3 * !first) * NS_PER_S;
+				pa[r] = &a[r];
+				pb[r] = &b[r];
+			}
+			stats_table_opts_init(&o);
+			assert_int_equal(stats_table_build(pa, ROUNDS, pb, ROUNDS, &o, &t), 0);
+			for (size_t i = 0; i < t.nrows; i++)
+				if (t.rows[i].paired)
+					pr = &t.rows[i];
+			assert_non_null(pr);
+			assert_string_equal(pr->metric, "throughput.gbps.paired");
+			assert_int_equal(t.notes.pairs, ROUNDS);
+			assert_int_equal(t.notes.unpaired, 0);
+			assert_int_equal(pr->c.na, ROUNDS);
+			assert_true(pr->c.shift_lo_pct <= pr->c.shift_pct &&
+				    pr->c.shift_pct <= pr->c.shift_hi_pct);
+			paired_called[change] += pr->c.verdict == STATS_REGRESSION ||
+						 pr->c.verdict == STATS_IMPROVEMENT ||
+						 pr->c.verdict == STATS_MINOR;
+			raw_called[change] += t.rows[0].c.verdict == STATS_REGRESSION ||
+					      t.rows[0].c.verdict == STATS_IMPROVEMENT ||
+					      t.rows[0].c.verdict == STATS_MINOR;
+			stats_table_release(&t);
+
+			/* all of B after all of A: one pair, no row */
+			for (int r = 0; r < ROUNDS; r++) {
+				a[r].wall_start_ns = r * NS_PER_S;
+				b[r].wall_start_ns = (ROUNDS + r) * NS_PER_S;
+			}
+			assert_int_equal(stats_table_build(pa, ROUNDS, pb, ROUNDS, &o, &t), 0);
+			for (size_t i = 0; i < t.nrows; i++)
+				assert_false(t.rows[i].paired);
+			assert_int_equal(t.notes.pairs, 0);
+			stats_table_release(&t);
+			free_samples(a, ROUNDS);
+			free_samples(b, ROUNDS);
+		}
+	print_message("rounds drifting 10%%, %d sets of %d pairs: no change: paired row called one in %d, rank test in %d; B 3%% slower: paired %d, rank test %d\n",
+		      SETS, ROUNDS, paired_called[0], raw_called[0], paired_called[1], raw_called[1]);
+	assert_true(paired_called[0] <= SETS / 20 + 6);
+	assert_true(paired_called[1] >= SETS * 8 / 10);
+	assert_true(raw_called[1] <= SETS * 3 / 10);
+	gsl_rng_free(rng);
 }
 
 static void test_table_notes_a_host_speed_change(void **state)
@@ -2374,6 +2509,7 @@ int main(void)
 		cmocka_unit_test(test_compare_negative_values_use_raw_shift),
 		cmocka_unit_test(test_compare_too_few_still_fills_what_it_can),
 		cmocka_unit_test(test_compare_rejects_bad_input),
+		cmocka_unit_test(test_compare_paired_tests_the_ratios),
 		cmocka_unit_test(
 			test_compare_large_n_uses_normal_approximation),
 		cmocka_unit_test(test_compare_reports_drift_and_outliers),
@@ -2381,6 +2517,7 @@ int main(void)
 			test_compare_aa_false_regression_rate_at_most_alpha),
 		cmocka_unit_test(test_compare_finds_injected_5pct_regression),
 		cmocka_unit_test(test_table_notes_a_host_speed_change),
+		cmocka_unit_test(test_table_paired_row_takes_out_what_drifted_between_rounds),
 		cmocka_unit_test(test_kendall_matches_scipy),
 		cmocka_unit_test(test_host_trend_only_when_the_speed_moved_with_the_rate),
 		cmocka_unit_test(test_host_moved_when_the_round_trip_changed_level),
