@@ -111,6 +111,7 @@ int cmd_compare(int argc, char **argv)
 	struct cli_keys ka = { 0 }, kb = { 0 };
 	const char *db = NULL, *a, *b;
 	bool json = false, csv = false, regressed = false;
+	size_t paired = 0; /* configurations whose .paired row regressed */
 	json_t *doc = NULL;
 	char *env_last = NULL;
 	size_t ncommon = 0;
@@ -219,6 +220,7 @@ int cmd_compare(int argc, char **argv)
 				report_compare_table(stdout, &t, a, b);
 			}
 			regressed |= t.regressed;
+			paired += t.paired_regressed;
 			stats_table_release(&t);
 		}
 		cli_samples_release(&sa);
@@ -235,13 +237,16 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (json) {
 		json_object_set_new(doc, "regressed", json_boolean(regressed));
+		json_object_set_new(doc, "paired_regressed", json_integer((json_int_t)paired));
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 	} else if (!csv) {
-		printf("%zu configuration%s compared: %s\n", ncommon,
+		printf("%zu configuration%s compared: %s", ncommon,
 		       ncommon == 1 ? "" : "s",
 		       regressed ? "REGRESSION in a headline metric" :
 				   "no headline regression");
+		report_paired_summary(stdout, paired, "; ");
+		putchar('\n');
 	}
 	code = regressed ? EXIT_FOUND : EXIT_OK;
 out:

@@ -138,6 +138,13 @@ void report_paired_note(FILE *out, const struct stats_notes *nt)
 		nt->pairs, nt->unpaired);
 }
 
+void report_paired_summary(FILE *out, size_t n, const char *sep)
+{
+	if (n)
+		fprintf(out, "%sthe .paired row called a REGRESSION in %zu (its runs side by side; the exit code follows the rank test)",
+			sep, n);
+}
+
 void report_compare_table(FILE *out, const struct stats_table *t,
 			  const char *label_a, const char *label_b)
 {

@@ -732,7 +732,7 @@ static const char *dir_word(enum metric_dir dir)
 static void html_pair(FILE *out, const struct report_doc *d,
 		const char *const *descs, size_t b)
 {
-	size_t a = d->baseline, nconf = 0, hidden = 0, regressed = 0;
+	size_t a = d->baseline, nconf = 0, hidden = 0, regressed = 0, paired = 0;
 
 	fprintf(out, "<h3 id=\"compare-%zu\">", b);
 	label_chip(out, d, b);
@@ -758,6 +758,7 @@ static void html_pair(FILE *out, const struct report_doc *d,
 				if (cmp->a != a || cmp->b != b)
 			continue;
 		regressed += cmp->t.regressed;
+		paired += cmp->t.paired_regressed;
 		for (size_t k = 0; k < cmp->t.nrows; k++) {
 			const struct stats_row *r = &cmp->t.rows[k];
 			char buf[6][32], sh[3][32], ci[112], v[96], vc[48], p[32];
@@ -811,6 +812,10 @@ static void html_pair(FILE *out, const struct report_doc *d,
 	fprintf(out, "<p class=\"note\">%zu configuration%s compared: %s. ", nconf,
 		nconf == 1 ? "" : "s",
 		regressed ? "REGRESSION in a headline metric" : "no headline regression");
+	/* digits and punctuation only: nothing to escape */
+	report_paired_summary(out, paired, "Note: ");
+	if (paired)
+		fputs(". ", out);
 	if (hidden)
 		fprintf(out, "%zu other metric row%s did not change and %s not listed ('compare --all' lists them).",
 			hidden, hidden == 1 ? "" : "s", hidden == 1 ? "is" : "are");

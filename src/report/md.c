@@ -389,7 +389,7 @@ static void md_notes(FILE *out, const struct report_doc *d,
 static void md_pair(FILE *out, const struct report_doc *d,
 		const char *const *descs, size_t b)
 {
-	size_t a = d->baseline, nconf = 0, hidden = 0, regressed = 0, nnotes = 0;
+	size_t a = d->baseline, nconf = 0, hidden = 0, regressed = 0, nnotes = 0, paired = 0;
 		fputs("## ", out);
 	report_md_escape(out, d->labels[b].name);
 	fputs(" against ", out);
@@ -413,6 +413,7 @@ static void md_pair(FILE *out, const struct report_doc *d,
 		if (cmp->a != a || cmp->b != b)
 			continue;
 		regressed += cmp->t.regressed;
+		paired += cmp->t.paired_regressed;
 		nnotes += stats_notes_any(&cmp->t.notes);
 		for (size_t k = 0; k < cmp->t.nrows; k++) {
 			if (cmp->t.rows[k].shown)
@@ -424,6 +425,9 @@ static void md_pair(FILE *out, const struct report_doc *d,
 	fprintf(out, "\n%zu configuration%s compared: %s.", nconf,
 		nconf == 1 ? "" : "s",
 		regressed ? "REGRESSION in a headline metric" : "no headline regression");
+	report_paired_summary(out, paired, " Note: ");
+	if (paired)
+		fputc('.', out);
 	if (hidden)
 		fprintf(out, " %zu other metric row%s did not change and %s not listed ('compare --all' lists them).",
 			hidden, hidden == 1 ? "" : "s", hidden == 1 ? "is" : "are");

@@ -417,15 +417,22 @@ out:
 
 struct stamp {
 	int64_t t;
+	size_t i;
 	double v;
 	bool b;
 };
 
+/* by start; at the same start (copies of one sample) A's first, so that
+ * samples without an order to pair by make no pairs */
 static int by_time(const void *x, const void *y)
 {
 	const struct stamp *p = x, *q = y;
 
-	return (p->t > q->t) - (p->t < q->t);
+	if (p->t != q->t)
+		return (p->t > q->t) - (p->t < q->t);
+	if (p->b != q->b)
+		return p->b ? 1 : -1;
+	return (p->i > q->i) - (p->i < q->i);
 }
 
 /*
@@ -463,7 +470,7 @@ static int paired_row(const struct base_sample *const *a, size_t na,
 		const struct sample_metric *m = base_sample_get(si, head->metric);
 
 		if (m && isfinite(m->value))
-			s[n++] = (struct stamp){ .t = si->wall_start_ns, .v = m->value,
+			s[n++] = (struct stamp){ .t = si->wall_start_ns, .i = i, .v = m->value,
 						 .b = i >= na };
 	}
 	qsort(s, n, sizeof(*s), by_time);
@@ -583,6 +590,8 @@ static int build(const struct base_sample *const *a, size_t na,
 		nrows += made;
 		break;
 	}
+	for (size_t i = 0; i < nrows; i++)
+		out->paired_regressed |= rows[i].paired && rows[i].c.verdict == STATS_REGRESSION;
 	qsort(rows, nrows, sizeof(*rows), by_effect);
 	env_diff(a, na, out->notes.env_diff_a, sizeof(out->notes.env_diff_a));
 	env_diff(b, nb, out->notes.env_diff_b, sizeof(out->notes.env_diff_b));

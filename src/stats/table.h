@@ -101,6 +101,7 @@ struct stats_table {
 	size_t nrows;
 	struct stats_notes notes;
 	bool regressed;   /* the headline metric regressed */
+	bool paired_regressed; /* its .paired row called a REGRESSION */
 };
 
 /* The headline metric of a test (throughput.gbps, transactions.per_s...). */

@@ -177,6 +177,44 @@ check "the report's notes carry the cross-CPU notes, markdown and html" \
 check "compare --json carries the cross-CPU notes" \
 	jtrue "$TMP/speed.json" '(lambda n: 250 < n["xcpu_shift_pct"] < 265 and n["xcpu_p"] < 0.05 and 115 < n["xcpu_a_ns"] < 125 and 420 < n["xcpu_b_ns"] < 440 and n["xcpu_moved_a"] == 0 and n["xcpu_moved_b"] == 1)(d["configs"][0]["notes"])'
 
+# Pairs: eight rounds made from the stored sample, A and B once a round in
+# a drawn order, 25 s apart; the machine's level drifting 10% from round
+# to round, 1% within one, B 3% slower. The rank test over all runs cannot
+# tell (exit 0); the runs side by side can.
+python3 - "$TMP/all.jsonl" "$TMP/pairs.jsonl" <<'PY'
+import json, math, random, sys, uuid
+base = json.loads(open(sys.argv[1]).readline())
+rng = random.Random(7)
+with open(sys.argv[2], "w") as out:
+    for r in range(8):
+        level = 30 * math.exp(rng.gauss(0, 0.10))
+        first = rng.random() < 0.5
+        for label, k, late in (("pa", 1.0, first), ("pb", 0.97, not first)):
+            d = json.loads(json.dumps(base))
+            d["sample_id"] = uuid.uuid4().hex
+            d["label"] = label
+            d["started_at_ns"] = base["started_at_ns"] + (25 * r + 3 * late) * 10**9
+            d["metrics"]["throughput.gbps"]["value"] = level * k * math.exp(rng.gauss(0, 0.01))
+            d["metrics"]["window.disturbed"]["value"] = 0
+            out.write(json.dumps(d) + "\n")
+PY
+"$NR" import --db "$TMP/pairs.db" "$TMP/pairs.jsonl" >/dev/null
+"$NR" compare --db "$TMP/pairs.db" pa pb >"$TMP/pairs.txt"
+rc=$?
+checkx "interleaved rounds on a drifting machine: the .paired row calls B's 3% a regression the rank test cannot, and the exit code stays the rank test's" \
+	'[ $rc -eq 0 ] && grep -qE "^throughput.gbps.paired \(higher\) .*-[23]\.[0-9]% \[-[0-9.]+%, -[0-9.]+%\] .*\| REGRESSION$" "$TMP/pairs.txt" &&
+	 grep -qE "^throughput.gbps \(higher\) .*\| (inconclusive|same)" "$TMP/pairs.txt" &&
+	 grep -q "^note: the .paired row takes each run with the other label.s run next to it in time as a pair (8 pairs, 0 runs without a partner)" "$TMP/pairs.txt" &&
+	 grep -qx "1 configuration compared: no headline regression; the .paired row called a REGRESSION in 1 (its runs side by side; the exit code follows the rank test)" "$TMP/pairs.txt"' ||
+	diag "$TMP/pairs.txt"
+"$NR" compare --db "$TMP/pairs.db" --json pa pb >"$TMP/pairs.json"
+check "compare --json: the pairs, and the count of .paired rows that called a regression" \
+	jtrue "$TMP/pairs.json" 'd["paired_regressed"] == 1 and not d["regressed"] and d["configs"][0]["notes"]["pairs"] == 8 and [r["metric"] for r in d["configs"][0]["rows"]][:2] == ["throughput.gbps", "throughput.gbps.paired"]'
+"$NR" report --db "$TMP/pairs.db" --format md -o "$TMP/pairs.md" pa pb >/dev/null 2>&1
+"$NR" report --db "$TMP/pairs.db" -o "$TMP/pairs.html" pa pb >/dev/null 2>&1
+check "the reports say it too, markdown and html" \
+	sh -c 'grep -q "Note: the .paired row called a REGRESSION in 1" "$1" && grep -q "(8 pairs, 0 runs without a partner)" "$1" && grep -q "Note: the .paired row called a REGRESSION in 1" "$2"' _ "$TMP/pairs.md" "$TMP/pairs.html"
+
 # The headline adjusted for the CPUs' distance: eight samples a side from
 # the stored one, near (120 ns) or far (450 ns), the rate falling as
 # (x / 120)^-0.45 with 3% noise; B 10% slower at every distance and far in

@@ -1547,7 +1547,8 @@ static void free_samples(struct base_sample *s, size_t n)
  * round, in an order drawn per round. With B 3% slower the paired row
  * calls a regression where the rank test over all runs mostly cannot;
  * with no change it calls one no more often than its alpha. Runs of B
- * after all of A's pair once: no row.
+ * after all of A's pair once, samples that all started at once not at
+ * all: no row.
  */
 static void test_table_paired_row_takes_out_what_drifted_between_rounds(void **state)
 {
@@ -1595,6 +1596,7 @@ static void test_table_paired_row_takes_out_what_drifted_between_rounds(void **s
 			assert_int_equal(pr->c.na, ROUNDS);
 			assert_true(pr->c.shift_lo_pct <= pr->c.shift_pct &&
 				    pr->c.shift_pct <= pr->c.shift_hi_pct);
+			assert_int_equal(t.paired_regressed, pr->c.verdict == STATS_REGRESSION);
 			paired_called[change] += pr->c.verdict == STATS_REGRESSION ||
 						 pr->c.verdict == STATS_IMPROVEMENT ||
 						 pr->c.verdict == STATS_MINOR;
@@ -1611,6 +1613,13 @@ static void test_table_paired_row_takes_out_what_drifted_between_rounds(void **s
 			assert_int_equal(stats_table_build(pa, ROUNDS, pb, ROUNDS, &o, &t), 0);
 			for (size_t i = 0; i < t.nrows; i++)
 				assert_false(t.rows[i].paired);
+			assert_int_equal(t.notes.pairs, 0);
+			assert_false(t.paired_regressed);
+			stats_table_release(&t);
+			/* copies of one sample, all started at once: no order, no pairs */
+			for (int r = 0; r < ROUNDS; r++)
+				a[r].wall_start_ns = b[r].wall_start_ns = NS_PER_S;
+			assert_int_equal(stats_table_build(pa, ROUNDS, pb, ROUNDS, &o, &t), 0);
 			assert_int_equal(t.notes.pairs, 0);
 			stats_table_release(&t);
 			free_samples(a, ROUNDS);
