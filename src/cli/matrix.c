@@ -50,6 +50,7 @@ static const char matrix_help[] =
 	"                         the job's labels, with labels)\n"
 	"      --until-ci PCT     add repetitions to a configuration until the 95%\n"
 	"                         interval of its headline mean is within +-PCT%\n"
+	"                         (with labels: under every label, until each is)\n"
 	"      --max-reps N       the cap for --until-ci (default 3 x repetitions)\n";
 
 struct cell_state {
@@ -346,6 +347,46 @@ static bool settled(const struct cell_state *cs, double pct)
 	return stats_settle_half_pct(cs->k.v, cs->k.n) <= pct;
 }
 
+/*
+ * --until-ci's next round: the units to run (in *n of todo[]), in an order
+ * drawn from seed. With labels a cell goes on under every label while any
+ * of its labels is unsettled, so that each round still runs each label
+ * once, in an order of its own: the labels keep equal counts, and
+ * compare's .paired row its pairs, with A first in about half of them (a
+ * fixed order would let a drift within a pair read as a change). Returns
+ * 0 or -ENOMEM.
+ */
+static int until_round(const struct matrix *m, double pct, uint64_t seed, size_t *todo,
+		       size_t *n)
+{
+	struct job_plan_step *order;
+	size_t k = 0, norder, *units;
+	int ret;
+
+	*n = 0;
+	for (size_t u = 0; u < m->nlabels * m->ncells; u++) {
+		bool done = true;
+
+		for (size_t l = 0; l < m->nlabels && done; l++)
+			done = settled(&m->st[l * m->ncells + u % m->ncells], pct);
+		if (!done)
+			todo[k++] = u;
+	}
+	if (!k)
+		return 0;
+	if (!(units = malloc(k * sizeof(*units))))
+		return -ENOMEM;
+	memcpy(units, todo, k * sizeof(*units));
+	if (!(ret = job_plan_make(k, 1, seed, &order, &norder))) {
+		for (size_t i = 0; i < norder; i++)
+			todo[i] = units[order[i].cell];
+		*n = norder;
+		free(order);
+	}
+	free(units);
+	return ret;
+}
+
 /* "net.core.rmem_default=65536 net.ipv4.tcp_rmem=4096 8192 8192" for
  * label l: what it sets, or the values found before the job for the ones
  * it leaves. */
@@ -617,6 +658,7 @@ int cmd_matrix(int argc, char **argv)
 	uint64_t seed = 0, max_reps = 0;
 	size_t nsteps = 0, nunits = 0;
 	unsigned *done = NULL;
+	size_t *todo = NULL; /* --until-ci's round */
 	int opt, ret, code = EXIT_RUNTIME;
 
 	opterr = 0;
@@ -704,7 +746,8 @@ int cmd_matrix(int argc, char **argv)
 	nunits = m.nlabels * m.ncells;
 	m.st = calloc(nunits, sizeof(*m.st));
 	done = calloc(nunits, sizeof(*done));
-	if (!m.st || !done) {
+	todo = calloc(nunits, sizeof(*todo));
+	if (!m.st || !done || !todo) {
 		cli_error("out of memory");
 		goto out;
 	}
@@ -764,18 +807,18 @@ int cmd_matrix(int argc, char **argv)
 		ret = run_step(&m, steps[i].cell);
 	/* adaptive repetitions: rounds over the units still too noisy */
 	if (until > 0 && !ret && !cli_interrupted) {
-		size_t fixed = nunits * (size_t)max_reps, ran = nsteps;
-		bool more = true;
+		size_t fixed = nunits * (size_t)max_reps, ran = nsteps, n = 1;
 
-		for (uint64_t r = m.jf->reps; more && r < max_reps && !ret && !cli_interrupted; r++) {
-			more = false;
-			for (size_t u = 0; u < nunits && !ret && !cli_interrupted; u++) {
-				if (settled(&m.st[u], until))
-					continue;
-				more = true;
-				m.total++;
+		for (uint64_t r = m.jf->reps; n && r < max_reps && !ret && !cli_interrupted; r++) {
+			if (until_round(&m, until, seed + r, todo, &n)) {
+				cli_error("out of memory");
+				ret = -ENOMEM;
+				break;
+			}
+			m.total += n;
+			for (size_t i = 0; i < n && !ret && !cli_interrupted; i++) {
 				ran++;
-				ret = run_step(&m, u);
+				ret = run_step(&m, todo[i]);
 			}
 		}
 		fprintf(stderr, "--until-ci %.3g%%: %zu steps instead of %zu at --max-reps %" PRIu64
@@ -817,6 +860,7 @@ out:
 	free(m.st);
 	free_labels(&m);
 	free(done);
+	free(todo);
 	free(steps);
 	store_close(m.store);
 	job_cells_free(m.cells, m.ncells);

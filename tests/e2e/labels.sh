@@ -278,5 +278,36 @@ checkx "4 interleaved rounds: compare pairs each run with the other label's in i
 	 grep -q "^note: the .paired row takes each run with the other label.s run next to it in time as a pair (4 pairs, 0 runs without a partner)" "$TMP/pairs.txt" &&
 	 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=d[\"configs\"][0]; n=t[\"notes\"]; m=[r[\"metric\"] for r in t[\"rows\"]]; sys.exit(0 if n[\"pairs\"] == 4 and n[\"unpaired\"] == 0 and m[:3].count(\"transactions.per_s.paired\") == 1 else 1)" "$TMP/pairs.json"' ||
 	diag "$TMP/pairs.txt"
+# --until-ci with labels: a cell goes on under both labels while either
+# is unsettled. found gets 60 more stored samples that agree with its
+# first to 0.01% (settled at +-1%), small 4 wild ones (+-50%: not settled
+# in 10): the two rounds past the plan run both labels.
+NETREGRESS_DB=$TMP/pairs.db "$NR" export >"$TMP/both.jsonl"
+python3 - "$TMP/both.jsonl" "$TMP/skew.jsonl" <<'PY'
+import json, sys, uuid
+rows = [json.loads(l) for l in open(sys.argv[1])]
+base = {r["label"]: r for r in rows}
+with open(sys.argv[2], "w") as out:
+    for label, ks in (("found", [1 + 0.0001 * (i % 3 - 1) for i in range(60)]),
+                      ("small", [0.5, 1.5, 0.8, 1.2])):
+        for i, k in enumerate(ks):
+            d = json.loads(json.dumps(base[label]))
+            d["sample_id"] = uuid.uuid4().hex
+            d["started_at_ns"] = d["started_at_ns"] - (i + 1) * 10**9
+            d["metrics"]["transactions.per_s"]["value"] *= k
+            d["metrics"]["window.disturbed"]["value"] = 0
+            out.write(json.dumps(d) + "\n")
+PY
+NETREGRESS_DB=$TMP/pairs.db "$NR" import "$TMP/skew.jsonl" >/dev/null
+count_label() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples where label=?", (sys.argv[2],)).fetchone()[0])' "$TMP/pairs.db" "$1"; }
+nf0=$(count_label found)
+ns0=$(count_label small)
+NETREGRESS_DB=$TMP/pairs.db "$NR" matrix "$TMP/pairs.yaml" --until-ci 1 --max-reps 6 >/dev/null 2>"$TMP/until.log"
+rc=$?
+nf=$(count_label found)
+ns=$(count_label small)
+checkx "--until-ci with labels: found settled, small not: the 2 rounds past the plan run both labels (found $nf0 -> $nf, small $ns0 -> $ns samples)" \
+	'[ $rc -le 1 ] && grep -q "^--until-ci 1%: 12 steps instead of 12 at --max-reps 6" "$TMP/until.log" &&
+	 [ $((nf - nf0)) -ge 6 ] && [ $((ns - ns0)) -ge 6 ]' || diag "$TMP/until.log"
 check "... and rmem_default is back at $orig" [ "$(cat $SYS)" = "$orig" ]
 
