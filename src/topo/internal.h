@@ -50,22 +50,10 @@ int topo_write_str(const char *path, const char *s);
 /* Whether a process with this pid exists (EPERM counts as existing). */
 bool topo_pid_live(pid_t pid);
 
-/*
- * Whether the process that made `path` (a namespace's name, a cgroup, a
- * journal) and named it after its pid still runs: a process with that pid
- * exists and started no later than the path's last modification (plus
- * TOPO_OWNER_SLACK_NS for the clock-tick grain of a start time). A pid
- * taken by a process started after that is not the owner: the owner
- * ended and its pid was used again. What cannot be read (the path, the
- * process's start) counts as live: nothing of a running job is taken
- * for left behind.
- */
-#define TOPO_OWNER_SLACK_NS (1000LL * 1000 * 1000)
-bool topo_owner_live(pid_t pid, const char *path);
-
-/* A process's start as CLOCK_REALTIME ns (/proc/<pid>/stat's starttime,
- * clock ticks since boot): 0, or a negative errno. */
-int topo_pid_started(pid_t pid, int64_t *wall_ns);
+/* When a process started: /proc/<pid>/stat's starttime, clock ticks
+ * since boot (no wall clock in it, so no clock step moves it). 0, or a
+ * negative errno (-ENOENT: no such process). */
+int topo_pid_starttime(pid_t pid, unsigned long long *ticks);
 
 /* The cgroup hierarchy that holds the cpu controller. */
 struct topo_cg_root {

@@ -142,7 +142,14 @@ static int put_value(const char *root, const char *name, const char *want,
  * starts a comment). It is there while the values may differ, so that
  * `netregress topo down` can put them back after a SIGKILL, and so that
  * the next job does not take a killed one's values for the originals.
+ * The comment "# pid <pid> started <ticks> clock ticks after boot" says
+ * when its writer started (/proc/<pid>/stat's starttime): a process with
+ * that pid and another start is not the writer, whose pid went to it
+ * after it ended. A journal without that line (an older build's) is its
+ * pid's while the pid runs.
  */
+#define JOURNAL_START_FMT "# pid %d started %llu clock ticks after boot"
+
 struct journal {
 	char path[PATH_MAX];
 	pid_t owner;
@@ -199,6 +206,25 @@ static void journals_free(struct dirent **list, int n)
 	free(list);
 }
 
+/* Whether the journal's writer still runs: its pid does, with the start
+ * the journal records (when it records one and the pid's can be read). */
+static bool journal_live(const struct journal *j)
+{
+	unsigned long long want, now;
+	const char *line = j->text;
+	int pid;
+
+	if (!topo_pid_live(j->owner))
+		return false;
+	while (line) {
+		if (sscanf(line, JOURNAL_START_FMT, &pid, &want) == 2 && pid == (int)j->owner)
+			return topo_pid_starttime(j->owner, &now) || now == want;
+		if ((line = strchr(line, '\n')))
+			line++;
+	}
+	return true;
+}
+
 static int journal_load(const struct topo_paths *p, const char *name,
 			struct journal *j, struct base_err *err)
 {
@@ -207,7 +233,7 @@ static int journal_load(const struct topo_paths *p, const char *name,
 	memset(j, 0, sizeof(*j));
 	snprintf(j->path, sizeof(j->path), "%s/%s", p->journal_dir, name);
 	j->owner = journal_owner(name);
-	j->live = topo_owner_live(j->owner, j->path);
+	j->live = topo_pid_live(j->owner);
 	if (!(j->text = malloc(JOURNAL_MAX)))
 		return base_err_set(err, -ENOMEM, "out of memory");
 	j->pos = j->text;
@@ -217,6 +243,7 @@ static int journal_load(const struct topo_paths *p, const char *name,
 	if (ret)
 		return base_err_set(err, ret, "cannot read sysctl journal %s: %s", j->path,
 				    strerror(-ret));
+	j->live = journal_live(j);
 	return 0;
 }
 
@@ -318,6 +345,7 @@ static int check_journals(const struct topo_paths *p, const struct topo_sysctls 
 static int journal_write(struct topo_sysctls *t, const char *dir, struct base_err *err)
 {
 	char tmp[PATH_MAX + 16];
+	unsigned long long start;
 	FILE *f;
 	int e = 0;
 
@@ -333,6 +361,8 @@ static int journal_write(struct topo_sysctls *t, const char *dir, struct base_er
 	fprintf(f, "# the values of these sysctls before netregress pid %d set them;\n"
 		   "# 'netregress topo down' puts them back once that process has ended\n",
 		(int)getpid());
+	if (!topo_pid_starttime(getpid(), &start))
+		fprintf(f, JOURNAL_START_FMT "\n", (int)getpid(), start);
 	for (size_t i = 0; i < t->n; i++)
 		fprintf(f, "%s %s\n", t->name[i], t->original[i]);
 	if (fflush(f) || ferror(f))
@@ -579,16 +609,19 @@ int topo_journals_down(const struct topo_paths *p, bool only_dead, pid_t owner,
 	for (int k = 0; k < n; k++) {
 		struct base_err e = { "" };
 		const char *name, *before;
-		char path[PATH_MAX];
 		struct journal j;
 		bool held = true; /* every value put back so far */
 		int ret;
 
-		snprintf(path, sizeof(path), "%s/%s", p->journal_dir, list[k]->d_name);
-		if ((only_dead && topo_owner_live(journal_owner(list[k]->d_name), path)) ||
-		    (owner > 0 && journal_owner(list[k]->d_name) != owner))
+		if (owner > 0 && journal_owner(list[k]->d_name) != owner)
 			continue;
-		if (!(ret = journal_load(p, list[k]->d_name, &j, &e)))
+		ret = journal_load(p, list[k]->d_name, &j, &e);
+		/* a running job's journal is its own, read or not */
+		if (only_dead && (ret ? topo_pid_live(j.owner) : j.live)) {
+			journal_release(&j);
+			continue;
+		}
+		if (!ret)
 			while (!(ret = journal_next(&j, &name, &before, &e))) {
 				char was[VALUE_MAX], detail[2 * VALUE_MAX + 64];
 				struct base_err e1 = { "" };

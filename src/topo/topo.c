@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/time.h"
 #include "topo/internal.h"
 
 const struct topo_paths topo_default_paths = {
@@ -120,48 +119,24 @@ bool topo_pid_live(pid_t pid)
 	return pid > 0 && (!kill(pid, 0) || errno == EPERM);
 }
 
-int topo_pid_started(pid_t pid, int64_t *wall_ns)
+int topo_pid_starttime(pid_t pid, unsigned long long *ticks)
 {
 	char path[64], buf[1024];
-	struct timespec real, boot;
-	unsigned long long ticks;
-	long hz = sysconf(_SC_CLK_TCK);
 	const char *s;
 	int ret;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((ret = topo_read_small(path, buf, sizeof(buf))) && ret != -EFBIG)
+	if ((ret = topo_read_small(path, buf, sizeof(buf))))
 		return ret;
 	/* after the name's closing parenthesis (a name may hold one), field
 	 * 3 is the state; starttime is field 22 */
-	if (!(s = strrchr(buf, ')')) || hz <= 0)
+	if (!(s = strrchr(buf, ')')))
 		return -EINVAL;
 	s++;
 	for (int field = 3; field < 22; field++)
 		if (!(s = strchr(s + 1, ' ')))
 			return -EINVAL;
-	if (sscanf(s, " %llu", &ticks) != 1)
-		return -EINVAL;
-	if (clock_gettime(CLOCK_REALTIME, &real) || clock_gettime(CLOCK_BOOTTIME, &boot))
-		return -errno;
-	*wall_ns = (int64_t)(real.tv_sec - boot.tv_sec) * NS_PER_S +
-		   (real.tv_nsec - boot.tv_nsec) +
-		   (int64_t)(ticks / (unsigned long long)hz) * NS_PER_S +
-		   (int64_t)(ticks % (unsigned long long)hz) * NS_PER_S / hz;
-	return 0;
-}
-
-bool topo_owner_live(pid_t pid, const char *path)
-{
-	struct stat st;
-	int64_t started;
-
-	if (!topo_pid_live(pid))
-		return false;
-	if (stat(path, &st) || topo_pid_started(pid, &started))
-		return true;
-	return started <= (int64_t)st.st_mtim.tv_sec * NS_PER_S + st.st_mtim.tv_nsec +
-			  TOPO_OWNER_SLACK_NS;
+	return sscanf(s, " %llu", ticks) == 1 ? 0 : -EINVAL;
 }
 
 void topo_tbf_params(uint64_t rate_bps, uint32_t mtu, uint64_t *burst_bytes,
@@ -668,14 +643,12 @@ static void entry_of(const char *kind, const char *dir, const char *name,
 	pid_t pid = 0;
 
 	topo_name_parse(name, &pid, NULL, NULL);
-	/* a path cut short is not stat'ed: its owner counts as live */
-	if (snprintf(path, len, "%s/%s", dir, name) >= (int)len)
-		path[0] = '\0';
+	snprintf(path, len, "%s/%s", dir, name);
 	e->kind = kind;
 	e->name = name;
 	e->path = path;
 	e->owner = pid;
-	e->live = topo_owner_live(pid, path);
+	e->live = topo_pid_live(pid);
 	e->detail = NULL;
 }
 

@@ -190,8 +190,8 @@ struct topo_entry {
 	 * records the sysctl's value before a job set it */
 	const char *path;
 	pid_t owner;         /* the pid in the name (the journal's) */
-	/* a process with that pid exists and started before the path was
-	 * last changed: the owner still runs (topo_owner_live) */
+	/* a process with that pid exists (for a journal that records its
+	 * writer's start: with that start) */
 	bool live;
 	/* sysctl only, else NULL: "before 'B', now 'V'" when listed; "put
 	 * back to 'B' from 'V'", "is 'B' already" or "is gone from the
@@ -220,9 +220,10 @@ int topo_list(int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,
  * kernel no longer has holds no value of the job's), and its journal
  * removed once all of them hold. fn (may be NULL; its return is ignored)
  * is called for each one removed or put back. *removed (may be NULL) gets
- * the count. A pid used again by a process that started after the owner
- * made the entry is not the owner: its entries count as dead. Returns 0
- * or the first error (err filled), after trying every entry.
+ * the count. A pid reused by an unrelated process makes a dead owner of a
+ * namespace or cgroup look live (only_dead then keeps them); not of a
+ * journal, which records when its writer started. Returns 0 or the first
+ * error (err filled), after trying every entry.
  */
 int topo_down_all(bool only_dead, pid_t owner,
 		  int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,

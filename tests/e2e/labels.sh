@@ -130,22 +130,24 @@ checkx "topo down puts it back to $orig and removes the journal" \
 	 grep -qx "sysctl net.core.rmem_default put back to .$orig. from .$small. (left by pid $mpid)" "$TMP/down"' ||
 	diag "$TMP/down"
 
-# The pid of a killed job, taken since by another process: one that
-# started after the journal was written did not write it. A sleep of
-# ours stands for that process, a journal of its pid for the killed job's.
+# The pid of a killed job, taken since by another process: the journal
+# says when its writer started, and a process with the pid that started
+# at another time did not write it. A sleep of ours stands for that
+# process, a journal of its pid for the killed job's.
 sleep 300 &
 spid=$!
 PIDS+=($spid)
 KILLED_JOURNAL=/run/netregress/sysctl-$spid
 mkdir -p /run/netregress
-printf 'net.core.rmem_default %s\n' "$orig" >$KILLED_JOURNAL
+start=$(sed 's/.*) //' /proc/$spid/stat | cut -d' ' -f20)
+printf '# pid %s started %s clock ticks after boot\nnet.core.rmem_default %s\n' $spid $start "$orig" >$KILLED_JOURNAL
 "$NR" topo show >"$TMP/show2" 2>&1
-checkx "a journal written after its pid's process started: that process's, running" \
+checkx "a journal whose writer's start is the pid's: that process's, running" \
 	'grep -qx "sysctl net.core.rmem_default $spid running $KILLED_JOURNAL: before .$orig., now .$orig." "$TMP/show2"' ||
 	diag "$TMP/show2"
-touch -d '1 hour ago' $KILLED_JOURNAL
+printf '# pid %s started %s clock ticks after boot\nnet.core.rmem_default %s\n' $spid $((start - 1)) "$orig" >$KILLED_JOURNAL
 "$NR" topo show >"$TMP/show3" 2>&1
-checkx "one written an hour before that process started: its owner ended, whatever the pid" \
+checkx "one whose writer started a tick earlier: its writer ended, whatever the pid" \
 	'grep -qx "sysctl net.core.rmem_default $spid ended $KILLED_JOURNAL: before .$orig., now .$orig." "$TMP/show3"' ||
 	diag "$TMP/show3"
 "$NR" topo down >"$TMP/down2" 2>&1

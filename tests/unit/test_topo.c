@@ -22,7 +22,6 @@
 #include <cmocka.h>
 
 #include "base/err.h"
-#include "base/time.h"
 #include "topo/internal.h"
 #include "topo/topo.h"
 
@@ -1186,6 +1185,15 @@ static void test_sysctls_journal_kept_while_a_value_may_be_the_jobs(void **state
 	get(want, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "\nnet.core.a 8192\nnet.ipv4.v 4096 87380 6291456\n"));
 	assert_int_equal(buf[0], '#');
+	/* and when its writer started, in the clock of /proc/<pid>/stat */
+	{
+		unsigned long long st;
+		char line[96];
+
+		assert_int_equal(topo_pid_starttime(pid, &st), 0);
+		snprintf(line, sizeof(line), "\n# pid %d started %llu clock ticks after boot\n", pid, st);
+		assert_non_null(strstr(buf, line));
+	}
 	assert_false(exists("journal/.sysctl-%d.tmp", pid));
 	/* nothing written: freed, the journal goes */
 	topo_sysctls_free(t);
@@ -1324,16 +1332,15 @@ static void test_down_puts_back_what_ended_jobs_left(void **state)
 	assert_true(exists("journal/sysctl-0012"));
 }
 
-/* A pid that names an entry but started after the entry was made is not
- * its owner: the owner ended and its pid went to another process. */
-static void test_owner_started_after_its_entry_is_not_its_owner(void **state)
+/* A journal records when its writer started: a process with the pid and
+ * another start is not the writer (the writer ended, its pid went on). */
+static void test_journal_of_a_pid_used_again_is_dead(void **state)
 {
 	struct base_err err = { "" };
-	char jdir[PATH_MAX], missing[PATH_MAX], path[PATH_MAX + 32], buf[64];
+	char jdir[PATH_MAX], missing[PATH_MAX], text[256], buf[64];
 	struct topo_paths p = sys_paths(jdir, sizeof(jdir));
-	struct timespec aged[2] = { { .tv_nsec = UTIME_OMIT }, { 0 } };
+	unsigned long long ours, init;
 	struct seen s = { "", 0 };
-	int64_t now = base_wall_ns(), started, init;
 	unsigned int n = 0;
 
 	(void)state;
@@ -1342,28 +1349,29 @@ static void test_owner_started_after_its_entry_is_not_its_owner(void **state)
 	p.cgroup_root = missing;
 	mk("net/core");
 	put("net/core/a", "65536\n");
-	put_journal(getpid(), "net.core.a 8192\n");
-	snprintf(path, sizeof(path), "%s/sysctl-%d", jdir, (int)getpid());
+	assert_int_equal(topo_pid_starttime(getpid(), &ours), 0);
+	assert_int_equal(topo_pid_starttime(1, &init), 0);
+	assert_true(init <= ours);
+	assert_int_equal(topo_pid_starttime(dead_pid(), &init), -ENOENT);
 
-	/* this process started a moment ago, pid 1 before it */
-	assert_int_equal(topo_pid_started(getpid(), &started), 0);
-	assert_true(started <= now + TOPO_OWNER_SLACK_NS && started > now - 3600 * NS_PER_S);
-	assert_int_equal(topo_pid_started(1, &init), 0);
-	assert_true(init <= started);
-	assert_int_equal(topo_pid_started(dead_pid(), &init), -ENOENT);
-
-	/* written after the process started: its own, live */
-	assert_true(topo_owner_live(getpid(), path));
+	/* written by this very process: running */
+	snprintf(text, sizeof(text), "# pid %d started %llu clock ticks after boot\nnet.core.a 8192\n",
+		 (int)getpid(), ours);
+	put_journal(getpid(), text);
 	assert_int_equal(topo_list_in(&p, record, &s, &err), 0);
 	assert_string_equal(s.text, "sysctl net.core.a live\n");
-	/* a journal an hour older than the process with its pid */
-	aged[1].tv_sec = (started - 3600 * NS_PER_S) / NS_PER_S;
-	assert_int_equal(utimensat(AT_FDCWD, path, aged, 0), 0);
-	assert_false(topo_owner_live(getpid(), path));
-	/* nothing to tell by: live; no process: dead */
-	assert_true(topo_owner_live(getpid(), missing));
-	assert_false(topo_owner_live(dead_pid(), path));
+	/* without the line (an older build's journal): its pid's while it runs */
+	put_journal(getpid(), "net.core.a 8192\n");
+	s.text[0] = '\0';
+	assert_int_equal(topo_list_in(&p, record, &s, &err), 0);
+	assert_string_equal(s.text, "sysctl net.core.a live\n");
+	assert_int_equal(topo_down_all_in(&p, true, 0, NULL, NULL, &n, &err), 0);
+	assert_int_equal(n, 0);
 
+	/* by a process with our pid that started a tick earlier: ended */
+	snprintf(text, sizeof(text), "# pid %d started %llu clock ticks after boot\nnet.core.a 8192\n",
+		 (int)getpid(), ours - 1);
+	put_journal(getpid(), text);
 	s.text[0] = '\0';
 	assert_int_equal(topo_list_in(&p, record, &s, &err), 0);
 	assert_string_equal(s.text, "sysctl net.core.a dead\n");
@@ -1413,7 +1421,7 @@ int main(void)
 		TT(test_down_all_removes_dead_then_all_and_nothing_foreign),
 		TT(test_down_all_tries_everything_and_reports_the_first_error),
 		T(test_pid_live),
-		TT(test_owner_started_after_its_entry_is_not_its_owner),
+		TT(test_journal_of_a_pid_used_again_is_dead),
 		T(test_run_succeeds_on_exit_0),
 		T(test_run_names_the_command_and_its_output_on_failure),
 		T(test_run_reports_a_missing_program_and_a_signal),
