@@ -24,15 +24,21 @@ static const char compare_help[] =
 	"sample of each: a change that is not the kernel's shows there.\n"
 	"Exit status 1 when a headline metric regressed, 0 otherwise.\n"
 	"\n"
+	"From 4 pairs of runs side by side (a matrix's labels run in rounds), a\n"
+	"<headline>.paired row tests the ratios B/A of the pairs.\n"
+	"\n"
 	"      --db PATH          the store (default $NETREGRESS_DB or ./netregress.db)\n"
 	"      --min-change PCT   smallest change that matters (default 2)\n"
 	"      --alpha P          significance level of the rank test (default 0.05)\n"
 	"      --all              list every metric, not only those that changed\n"
 	"      --keep-disturbed   pool samples flagged as disturbed by foreign CPU\n"
+	"      --paired           exit 1 when a .paired row regressed, for the\n"
+	"                         configurations that have one (the headline's\n"
+	"                         verdict for the others)\n"
 	"      --json             one JSON document\n"
 	"      --csv              CSV rows\n";
 
-enum { OPT_DB = 256, OPT_MINCH, OPT_ALPHA, OPT_ALL, OPT_JSON, OPT_CSV, OPT_KEEP };
+enum { OPT_DB = 256, OPT_MINCH, OPT_ALPHA, OPT_ALL, OPT_JSON, OPT_CSV, OPT_KEEP, OPT_PAIRED };
 
 /*
  * The environment lines of one configuration (its first samples of A and
@@ -101,6 +107,7 @@ int cmd_compare(int argc, char **argv)
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "keep-disturbed", no_argument, NULL, OPT_KEEP },
+		{ "paired", no_argument, NULL, OPT_PAIRED },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "help", no_argument, NULL, 'h' },
@@ -110,8 +117,9 @@ int cmd_compare(int argc, char **argv)
 	struct base_err err = { "" };
 	struct cli_keys ka = { 0 }, kb = { 0 };
 	const char *db = NULL, *a, *b;
-	bool json = false, csv = false, regressed = false;
+	bool json = false, csv = false, regressed = false, by_pairs = false, found = false;
 	size_t paired = 0; /* configurations whose .paired row regressed */
+	size_t with_pairs = 0; /* configurations with a .paired row */
 	json_t *doc = NULL;
 	char *env_last = NULL;
 	size_t ncommon = 0;
@@ -140,6 +148,9 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case OPT_KEEP:
 			to.keep_disturbed = true;
+			break;
+		case OPT_PAIRED:
+			by_pairs = true;
 			break;
 		case OPT_JSON:
 			json = true;
@@ -221,6 +232,9 @@ int cmd_compare(int argc, char **argv)
 			}
 			regressed |= t.regressed;
 			paired += t.paired_regressed;
+			with_pairs += t.notes.pairs > 0;
+			/* what the exit code follows */
+			found |= by_pairs && t.notes.pairs ? t.paired_regressed : t.regressed;
 			stats_table_release(&t);
 		}
 		cli_samples_release(&sa);
@@ -238,6 +252,7 @@ int cmd_compare(int argc, char **argv)
 	if (json) {
 		json_object_set_new(doc, "regressed", json_boolean(regressed));
 		json_object_set_new(doc, "paired_regressed", json_integer((json_int_t)paired));
+		json_object_set_new(doc, "exit_by", json_string(by_pairs ? "paired" : "headline"));
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 	} else if (!csv) {
@@ -245,10 +260,13 @@ int cmd_compare(int argc, char **argv)
 		       ncommon == 1 ? "" : "s",
 		       regressed ? "REGRESSION in a headline metric" :
 				   "no headline regression");
-		report_paired_summary(stdout, paired, "; ");
+		report_paired_summary(stdout, paired, "; ", by_pairs);
+		if (by_pairs)
+			printf("; --paired: the exit code follows the .paired row where there is one (%zu of %zu)",
+			       with_pairs, ncommon);
 		putchar('\n');
 	}
-	code = regressed ? EXIT_FOUND : EXIT_OK;
+	code = found ? EXIT_FOUND : EXIT_OK;
 out:
 	free(env_last);
 	json_decref(doc);

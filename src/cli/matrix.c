@@ -51,7 +51,9 @@ static const char matrix_help[] =
 	"      --until-ci PCT     add repetitions to a configuration until the 95%\n"
 	"                         interval of its headline mean is within +-PCT%\n"
 	"                         (with labels: under every label, until each is)\n"
-	"      --max-reps N       the cap for --until-ci (default 3 x repetitions)\n";
+	"      --max-reps N       the cap for --until-ci (default 3 x repetitions)\n"
+	"      --paired           the compares at the end exit 1 on a .paired\n"
+	"                         row's regression (compare --paired)\n";
 
 struct cell_state {
 	/* the headlines compare will use, in run order, with their windows:
@@ -483,15 +485,19 @@ static void summary_rows(const struct matrix *m, size_t l)
 	}
 }
 
-/* compare a b into the summary; its exit code. */
-static int compare_labels(const char *db, const char *a, const char *b)
+/* compare a b into the summary (with --paired); its exit code. */
+static int compare_labels(const char *db, const char *a, const char *b, bool paired)
 {
-	char *argv[] = { "compare", "--db", (char *)cli_db_path(db), (char *)a,
-			 (char *)b, NULL };
+	char *argv[7] = { "compare", "--db", (char *)cli_db_path(db) };
+	int argc = 3;
 
+	if (paired)
+		argv[argc++] = "--paired";
+	argv[argc++] = (char *)a;
+	argv[argc++] = (char *)b;
 	putchar('\n');
 	fflush(stdout);
-	return cmd_compare(5, argv);
+	return cmd_compare(argc, argv);
 }
 
 /*
@@ -500,7 +506,7 @@ static int compare_labels(const char *db, const char *a, const char *b)
  * no baseline, the first label against the others. The worst exit code
  * of those wins: a runtime error over a regression over none.
  */
-static int summary(struct matrix *m, const char *db, const char *baseline)
+static int summary(struct matrix *m, const char *db, const char *baseline, bool paired)
 {
 	unsigned earlier = 0;
 	int code = EXIT_OK;
@@ -536,7 +542,7 @@ static int summary(struct matrix *m, const char *db, const char *baseline)
 
 		if (!strcmp(a, m->labels[l].name))
 			continue;
-		ret = compare_labels(db, a, m->labels[l].name);
+		ret = compare_labels(db, a, m->labels[l].name, paired);
 		if (ret != EXIT_OK && (code == EXIT_OK || ret != EXIT_FOUND))
 			code = ret;
 	}
@@ -632,7 +638,7 @@ static void free_labels(struct matrix *m)
 }
 
 enum { OPT_DB = 256, OPT_LABEL, OPT_RESUME, OPT_DRY, OPT_SEED, OPT_BASE,
-       OPT_UNTIL, OPT_MAXREPS };
+       OPT_UNTIL, OPT_MAXREPS, OPT_PAIRED };
 
 int cmd_matrix(int argc, char **argv)
 {
@@ -645,6 +651,7 @@ int cmd_matrix(int argc, char **argv)
 		{ "baseline", required_argument, NULL, OPT_BASE },
 		{ "until-ci", required_argument, NULL, OPT_UNTIL },
 		{ "max-reps", required_argument, NULL, OPT_MAXREPS },
+		{ "paired", no_argument, NULL, OPT_PAIRED },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -653,7 +660,7 @@ int cmd_matrix(int argc, char **argv)
 	struct base_err err = { "" };
 	struct job_plan_step *steps = NULL;
 	const char *db = NULL, *label = NULL, *label_flag = NULL, *baseline = NULL;
-	bool resume = false, dry = false, have_seed = false;
+	bool resume = false, dry = false, have_seed = false, paired = false;
 	double until = 0;
 	uint64_t seed = 0, max_reps = 0;
 	size_t nsteps = 0, nunits = 0;
@@ -694,6 +701,9 @@ int cmd_matrix(int argc, char **argv)
 		case OPT_MAXREPS:
 			if (!cli_u64("--max-reps", optarg, 1, JOB_MAX_REPS, &max_reps))
 				return EXIT_USAGE;
+			break;
+		case OPT_PAIRED:
+			paired = true;
 			break;
 		case 'h':
 			fputs(matrix_help, stdout);
@@ -847,7 +857,7 @@ int cmd_matrix(int argc, char **argv)
 	if (m.moved)
 		fprintf(stderr, "in %u samples the host moved the test's CPUs within the window (window.xcpu_moved): compare and report note them per label\n",
 			m.moved);
-	code = summary(&m, db, baseline);
+	code = summary(&m, db, baseline, paired);
 	if (m.failures) {
 		cli_error("%u of %zu steps failed (see above)", m.failures, m.total);
 		code = EXIT_RUNTIME;

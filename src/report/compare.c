@@ -138,11 +138,11 @@ void report_paired_note(FILE *out, const struct stats_notes *nt)
 		nt->pairs, nt->unpaired);
 }
 
-void report_paired_summary(FILE *out, size_t n, const char *sep)
+void report_paired_summary(FILE *out, size_t n, const char *sep, bool exit_by_pairs)
 {
 	if (n)
-		fprintf(out, "%sthe .paired row called a REGRESSION in %zu (its runs side by side; the exit code follows the rank test)",
-			sep, n);
+		fprintf(out, "%sthe .paired row called a REGRESSION in %zu (its runs side by side; the exit code follows %s)",
+			sep, n, exit_by_pairs ? "it" : "the rank test");
 }
 
 void report_compare_table(FILE *out, const struct stats_table *t,

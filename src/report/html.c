@@ -813,7 +813,7 @@ static void html_pair(FILE *out, const struct report_doc *d,
 		nconf == 1 ? "" : "s",
 		regressed ? "REGRESSION in a headline metric" : "no headline regression");
 	/* digits and punctuation only: nothing to escape */
-	report_paired_summary(out, paired, "Note: ");
+	report_paired_summary(out, paired, "Note: ", false);
 	if (paired)
 		fputs(". ", out);
 	if (hidden)

@@ -425,7 +425,7 @@ static void md_pair(FILE *out, const struct report_doc *d,
 	fprintf(out, "\n%zu configuration%s compared: %s.", nconf,
 		nconf == 1 ? "" : "s",
 		regressed ? "REGRESSION in a headline metric" : "no headline regression");
-	report_paired_summary(out, paired, " Note: ");
+	report_paired_summary(out, paired, " Note: ", false);
 	if (paired)
 		fputc('.', out);
 	if (hidden)

@@ -19,8 +19,9 @@ void report_sample_table(FILE *out, const struct base_sample *s);
 void report_compare_table(FILE *out, const struct stats_table *t,
 			  const char *label_a, const char *label_b);
 /* After "N configurations compared: ...": how many .paired rows called a
- * regression (n > 0; nothing for 0), started by sep, no end. */
-void report_paired_summary(FILE *out, size_t n, const char *sep);
+ * regression (n > 0; nothing for 0), started by sep, no end; and whether
+ * the exit code follows them (compare --paired) or the rank test. */
+void report_paired_summary(FILE *out, size_t n, const char *sep, bool exit_by_pairs);
 /*
  * What differs between the environments of A and B (a and b: a sample of
  * each, their first): the host name, memory and clock source of both ends,

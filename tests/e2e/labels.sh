@@ -311,5 +311,15 @@ ns=$(count_label small)
 checkx "--until-ci with labels: found settled, small not: the 2 rounds past the plan run both labels (found $nf0 -> $nf, small $ns0 -> $ns samples)" \
 	'[ $rc -le 1 ] && grep -q "^--until-ci 1%: 12 steps instead of 12 at --max-reps 6" "$TMP/until.log" &&
 	 [ $((nf - nf0)) -ge 6 ] && [ $((ns - ns0)) -ge 6 ]' || diag "$TMP/until.log"
+# matrix --paired hands --paired to its compare: its exit code is compare
+# --paired's over the same samples (0 or 1: the verdict is the machine's).
+NETREGRESS_DB=$TMP/pairs.db "$NR" matrix "$TMP/pairs.yaml" --paired >"$TMP/mp.out" 2>&1
+mrc=$?
+NETREGRESS_DB=$TMP/pairs.db "$NR" compare found small --paired >"$TMP/cp.out" 2>&1
+crc=$?
+checkx "matrix --paired exits as compare --paired does on its samples ($mrc, $crc)" \
+	'[ $mrc -le 1 ] && [ $mrc -eq $crc ] && [ "$(tail -n1 "$TMP/mp.out")" = "$(tail -n1 "$TMP/cp.out")" ] &&
+	 tail -n1 "$TMP/mp.out" | grep -q "; --paired: the exit code follows the .paired row where there is one (1 of 1)$"' ||
+	diag "$TMP/mp.out"
 check "... and rmem_default is back at $orig" [ "$(cat $SYS)" = "$orig" ]
 

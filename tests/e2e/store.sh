@@ -210,6 +210,16 @@ checkx "interleaved rounds on a drifting machine: the .paired row calls B's 3% a
 "$NR" compare --db "$TMP/pairs.db" --json pa pb >"$TMP/pairs.json"
 check "compare --json: the pairs, and the count of .paired rows that called a regression" \
 	jtrue "$TMP/pairs.json" 'd["paired_regressed"] == 1 and not d["regressed"] and d["configs"][0]["notes"]["pairs"] == 8 and [r["metric"] for r in d["configs"][0]["rows"]][:2] == ["throughput.gbps", "throughput.gbps.paired"]'
+"$NR" compare --db "$TMP/pairs.db" --paired pa pb >"$TMP/pairs2.txt"
+rc=$?
+checkx "compare --paired: the exit code follows the .paired row (1), and the last line says so" \
+	'[ $rc -eq 1 ] && grep -qx "1 configuration compared: no headline regression; the .paired row called a REGRESSION in 1 (its runs side by side; the exit code follows it); --paired: the exit code follows the .paired row where there is one (1 of 1)" "$TMP/pairs2.txt"' ||
+	diag "$TMP/pairs2.txt"
+"$NR" compare --db "$TMP/pairs.db" --paired --json pa pb >"$TMP/pairs2.json"
+rc=$?
+jtrue "$TMP/pairs2.json" 'd["exit_by"] == "paired" and d["paired_regressed"] == 1 and not d["regressed"]'
+jok=$?
+checkx "compare --paired --json: exit 1, exit_by paired" '[ $rc -eq 1 ] && [ $jok -eq 0 ]'
 "$NR" report --db "$TMP/pairs.db" --format md -o "$TMP/pairs.md" pa pb >/dev/null 2>&1
 "$NR" report --db "$TMP/pairs.db" -o "$TMP/pairs.html" pa pb >/dev/null 2>&1
 check "the reports say it too, markdown and html" \
