@@ -203,7 +203,7 @@ double stats_settle_half_pct(const double *x, size_t n)
 int stats_paired_ratio(const double *num, const double *den, size_t n,
 		       double conf, struct stats_ratio *out)
 {
-	double *l, mean, sd, h;
+	double *l, mean, sd, se, h;
 	int ret;
 
 	if (!num || !den || !out || n < 2 || !(conf > 0 && conf < 1))
@@ -224,10 +224,13 @@ int stats_paired_ratio(const double *num, const double *den, size_t n,
 	free(l);
 	if (ret)
 		return ret;
-	h = gsl_cdf_tdist_Qinv((1 - conf) / 2, (double)(n - 1)) * sd / sqrt((double)n);
+	se = sd / sqrt((double)n);
+	h = gsl_cdf_tdist_Qinv((1 - conf) / 2, (double)(n - 1)) * se;
 	out->n = n;
 	out->geomean = exp(mean);
 	out->lo = exp(mean - h);
 	out->hi = exp(mean + h);
+	out->sd_log = sd;
+	out->p = se > 0 ? 2 * gsl_cdf_tdist_Q(fabs(mean) / se, (double)(n - 1)) : mean != 0 ? 0 : 1;
 	return 0;
 }

@@ -75,6 +75,10 @@ struct stats_ratio {
 	size_t n;
 	double geomean; /* exp(mean(log(num[i] / den[i]))) */
 	double lo, hi;  /* exp(mean -+ t(conf, n-1) * sd(log) / sqrt(n)) */
+	double sd_log;  /* sd(log(num[i] / den[i])) */
+	/* two-sided Student t p of mean(log) = 0; with sd_log 0: 1 when
+	 * every ratio is 1, else 0 */
+	double p;
 };
 
 /*

@@ -361,7 +361,7 @@ int stats_compare_paired(const double *a, const double *b, size_t n,
 {
 	struct stats_compare_opts def;
 	struct stats_compare r = { 0 };
-	double *d, mean = NAN, sd = NAN;
+	struct stats_ratio q = { .sd_log = NAN };
 	int ret;
 
 	if (!o) {
@@ -384,28 +384,17 @@ int stats_compare_paired(const double *a, const double *b, size_t n,
 		return ret;
 	r.change_mean_pct = n ? 100 * (r.mean_b - r.mean_a) / r.mean_a : NAN;
 	r.p = r.shift_pct = r.shift_lo_pct = r.shift_hi_pct = NAN;
-	if (!(d = malloc((n ? n : 1) * sizeof(*d))))
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		d[i] = log(b[i] / a[i]);
-	ret = n ? stats_mean(d, n, &mean) : 0;
-	if (!ret && n >= 2)
-		ret = stats_sd(d, n, &sd);
-	free(d);
-	if (ret)
-		return ret;
 	if (n >= 2) {
-		double se = sd / sqrt((double)n), df = (double)(n - 1);
-		double h = gsl_cdf_tdist_Qinv((1 - o->conf) / 2, df) * se;
-
-		/* every pair the same ratio: no doubt about it */
-		r.p = se > 0 ? 2 * gsl_cdf_tdist_Q(fabs(mean) / se, df) : mean != 0 ? 0 : 1;
-		r.shift_pct = 100 * expm1(mean);
-		r.shift_lo_pct = 100 * expm1(mean - h);
-		r.shift_hi_pct = 100 * expm1(mean + h);
+		if ((ret = stats_paired_ratio(b, a, n, o->conf, &q)))
+			return ret;
+		r.p = q.p;
+		r.shift_pct = 100 * (q.geomean - 1);
+		r.shift_lo_pct = 100 * (q.lo - 1);
+		r.shift_hi_pct = 100 * (q.hi - 1);
 	}
 	if (n < o->min_n) {
-		size_t runs = isnan(sd) ? 0 : paired_runs(sd, log1p(o->min_change_pct / 100), o);
+		size_t runs = isnan(q.sd_log) ? 0 :
+			      paired_runs(q.sd_log, log1p(o->min_change_pct / 100), o);
 
 		r.verdict = STATS_TOO_FEW;
 		r.runs_needed = runs > o->min_n ? runs : o->min_n;
@@ -414,7 +403,7 @@ int stats_compare_paired(const double *a, const double *b, size_t n,
 	} else {
 		r.verdict = judge(&r, better, o);
 		if (r.verdict == STATS_INCONCLUSIVE)
-			r.runs_needed = paired_runs(sd, log1p(o->min_change_pct / 100), o);
+			r.runs_needed = paired_runs(q.sd_log, log1p(o->min_change_pct / 100), o);
 	}
 	*out = r;
 	return 0;
