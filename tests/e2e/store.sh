@@ -66,8 +66,10 @@ check "... it stops at the first repetition whose interval is within +-100%, and
 	grep -qx yes "$TMP/rule" || diag "$TMP/rule"
 timeout 120 "$NR" run udp_rr -l 300ms --warmup 0 --until-ci 0.01 --max-reps 4 --label never --db "$UDB" >"$TMP/never" 2>&1
 check "an interval of +-0.01% is not reached: run exits 0 after --max-reps 4" [ $? -eq 0 ]
+# (samples disturbed by foreign load do not count: with 2 of the 4 left
+# out there is no interval, and it says that instead)
 check "... says so with the interval it got" \
-	grep -qE '^--until-ci 0.01%: not reached: \+-[0-9.]+% after 4 samples \(--max-reps\)$' "$TMP/never"
+	grep -qE '^--until-ci 0.01%: not reached: (\+-[0-9.]+% after 4 samples \(--max-reps\)|[0-2] samples count, an interval needs 3)$' "$TMP/never"
 check "... and stored the 4 samples" [ "$(count never)" = 4 ]
 timeout 120 "$NR" run udp_rr -l 300ms --warmup 0 --until-ci 0.01 --max-reps 3 --json --no-store >"$TMP/never.json" 2>"$TMP/never.err"
 check "--until-ci --json prints the array of the 3 samples" jtrue "$TMP/never.json" 'len(d) == 3 and all("transactions.per_s" in s["metrics"] for s in d)'
