@@ -266,7 +266,6 @@ static int run_step(struct matrix *m, size_t unit)
 		.steady = cli_steady,
 		.counters = m->jf->collect.counters,
 		.perf = m->jf->collect.perf,
-		.profile = m->jf->collect.profile,
 		.speed = m->jf->collect.speed_set ? m->jf->collect.speed :
 			 job_test_speed_default(c->cfg.test),
 		/* every testbed's server shares this machine */

@@ -484,7 +484,7 @@ int cmd_run(int argc, char **argv)
 			no_store = true;
 			break;
 		case OPT_PROFILE:
-			o.profile = true;
+			c->profile = true;
 			break;
 		case OPT_NO_COLLECT:
 			o.counters = o.perf = false;
@@ -565,7 +565,7 @@ int cmd_run(int argc, char **argv)
 	}
 	o.speed = speed >= 0 ? speed : !no_collect && job_test_speed_default(c->test);
 	o.xcpu = xcpu >= 0 ? xcpu : !no_collect;
-	if (o.overhead && !o.perf && !o.profile && !o.speed && !o.xcpu) {
+	if (o.overhead && !o.perf && !c->profile && !o.speed && !o.xcpu) {
 		cli_error("--overhead measures what the perf counters, the probes and --profile cost: with --no-collect it needs --profile, --speed or --xcpu");
 		return EXIT_USAGE;
 	}

@@ -567,7 +567,7 @@ static void local_collect(const struct engine_client_opts *o,
 	memset(col, 0, sizeof(*col));
 	col->counters = o->counters;
 	col->perf = o->perf;
-	col->profile = o->profile;
+	col->profile = cfg->profile;
 	col->speed = o->speed;
 	col->cpus = cfg->cpus;
 	col->xcpu_asked = o->xcpu;
@@ -637,7 +637,7 @@ static int run_test(struct client *c, struct engine_run *out,
 		      "udp_ports", ports, "collect",
 		      "counters", c->o->counters && !c->o->same_host,
 		      "perf", c->o->perf && !c->o->same_host,
-		      "profile", c->o->profile && !c->o->same_host);
+		      "profile", cfg->profile && !c->o->same_host);
 	/* only when asked: a server older than --overhead refuses nothing
 	 * else, and the missing phases tell (overhead_rates) */
 	if (m && c->o->overhead)

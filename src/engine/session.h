@@ -46,8 +46,9 @@ struct engine_client_opts {
 	void *ctx;
 	volatile sig_atomic_t *interrupted; /* set by the command's handler */
 	/* collectors, on both ends; with same_host the client's cover the
-	 * whole machine (both ends' CPUs) and the server collects nothing */
-	bool counters, perf, profile, speed;
+	 * whole machine (both ends' CPUs) and the server collects nothing;
+	 * the profiler runs when cfg.profile */
+	bool counters, perf, speed;
 	bool same_host;
 	/* the cross-CPU probe (collect/xcpu.h) between this end's workers'
 	 * CPUs and the server's: only when the server shares this machine

@@ -640,6 +640,9 @@ void job_config_each_param(const struct job_config *c,
 		fn(ctx, "mtu", v);
 	}
 	fn(ctx, "nodelay", c->nodelay ? "1" : "0");
+	/* only when on, like udp_gro below */
+	if (c->profile)
+		fn(ctx, "profile", "1");
 	if (!stream) {
 		snprintf(v, sizeof(v), "%.15g", c->rate);
 		fn(ctx, "rate", v);
@@ -867,6 +870,8 @@ json_t *job_config_to_json(const struct job_config *c)
 		json_object_set_new(j, "udp_gso", json_integer(c->udp_gso));
 	if (j && c->udp_gro)
 		json_object_set_new(j, "udp_gro", json_true());
+	if (j && c->profile)
+		json_object_set_new(j, "profile", json_true());
 	/* a peer that predates it refuses the field: it would send from a
 	 * memfd under a key that says otherwise */
 	if (j && c->sendfile_from)
@@ -921,7 +926,7 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		"warmup_ns", "interval_ns", "req", "resp", "burst", "rate",
 		"rr_timeout_ns", "rmsg", "topology", "mtu", "gro", "gso", "tso",
 		"tbf_rate", "cpu_quota", "placement", "warmup_auto",
-		"udp_gso", "udp_gro", "sendfile_from", "buf_offset",
+		"udp_gso", "udp_gro", "sendfile_from", "buf_offset", "profile",
 	};
 	const char *key, *s = NULL;
 	char q[BASE_QUOTE_LEN];
@@ -1030,6 +1035,12 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		return base_err_set(err, -EINVAL,
 				    "configuration field 'udp_gro': expected true or false");
 	c->udp_gro = json_is_true(v);
+	/* absent: not profiled (and so were those stored before the field) */
+	v = json_object_get(obj, "profile");
+	if (v && !json_is_boolean(v))
+		return base_err_set(err, -EINVAL,
+				    "configuration field 'profile': expected true or false");
+	c->profile = json_is_true(v);
 	/* absent: what older versions ran, a memfd */
 	v = json_object_get(obj, "sendfile_from");
 	if (!v && c->test == JOB_TEST_TCP_SENDFILE)

@@ -100,6 +100,10 @@ struct job_config {
 	uint64_t sndbuf, rcvbuf;               /* local; 0 = autotuned */
 	uint64_t remote_sndbuf, remote_rcvbuf; /* server's; 0 = autotuned */
 	bool nodelay;
+	/* the sampling profiler (--profile) runs on the test's CPUs through
+	 * the window: its timer interrupts slow what it measures (about 11%
+	 * on a 2-vCPU guest), so it is part of the key when on */
+	bool profile;
 	int ipv; /* 4 or 6 */
 	char cc[JOB_CC_MAX]; /* "" = the system default */
 	uint32_t batch;      /* UDP datagrams per sendmmsg/recvmmsg; 0 = default */

@@ -1661,6 +1661,7 @@ int job_file_expand(const struct job_file *jf, const struct base_cpulist *allowe
 		c.warmup_ns = jf->warmup_ns;
 		c.warmup_auto = jf->warmup_auto;
 		c.interval_ns = jf->interval_ns;
+		c.profile = jf->collect.profile;
 		for (size_t p = 0; p < jf->nparams; p++)
 			apply(&c, (enum pid)find_param_def(jf->params[p].name),
 			      &jf->params[p].value[idx[p]]);

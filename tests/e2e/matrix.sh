@@ -158,6 +158,8 @@ checkx "scenario tcp-small-rcvbuf-quick runs" '[ $rc -eq 0 ] && grep -q "^all_bu
 timeout 120 "$NR" matrix "$SC/udp-loopback-defer-free-quick.yaml" --label sc >"$TMP/sc2" 2>&1
 check "scenario udp-loopback-defer-free-quick runs with the profiler" \
 	python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); sys.exit(0 if c.execute("select count(*) from metrics where name like ?", ("profile.self.%",)).fetchone()[0] > 0 else 1)' "$NETREGRESS_DB"
+check "its profiled samples, and only they, have profile=1 in their key" \
+	python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); rows=c.execute("select s.config_key, exists(select 1 from metrics m where m.sample_id = s.id and m.name like ?) from samples s where s.label = ?", ("profile.self.%", "sc")).fetchall(); sys.exit(0 if rows and any(p for _, p in rows) and all((" profile=1 " in k) == bool(p) for k, p in rows) else 1)' "$NETREGRESS_DB"
 timeout 120 "$NR" matrix "$SC/lmbench-tcp-bw-quick.yaml" --label sc >"$TMP/sc3" 2>&1
 check "scenario lmbench-tcp-bw-quick runs" [ $? -eq 0 ]
 timeout 120 "$NR" matrix "$SC/udp-gso-quick.yaml" --label gso >"$TMP/sc4" 2>&1

@@ -276,6 +276,8 @@ check "--profile: at least 10 symbols, shares within 0..100" \
 	jtrue "$TMP/prof.json" 'sum(1 for k in d["metrics"] if k.startswith("profile.self.")) >= 10 and all(0 <= m["value"] <= 100 for k, m in d["metrics"].items() if k.startswith("profile.self."))'
 check "perf software counters recorded; unsupported hardware ones noted, not failed" \
 	jtrue "$TMP/prof.json" '"perf.context_switches" in d["metrics"] and ("perf.cycles" in d["metrics"] or "perf.cycles" in d["env"]["client"].get("collect.perf.cycles", "") or any(k.startswith("collect.perf.") for k in d["env"]["client"]))'
+check "--profile is part of the configuration (it slows what it measures)" \
+	jtrue "$TMP/prof.json" '" profile=1 " in d["config"]["key"] and "profile" not in json.load(open("'"$TMP/nocol.json"'"))["config"]["key"]'
 timeout 60 "$NR" run udp_stream -l 500ms --warmup 0 --profile --no-store >"$TMP/prof.txt"
 check "--profile prints the top symbols" grep -q "^profile: top symbols" "$TMP/prof.txt"
 

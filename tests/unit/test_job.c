@@ -1639,6 +1639,43 @@ static void test_udp_offloads_key_json_and_limits(void **state)
 	expect_json_rejects("udp_gso", json_integer(70000), "'udp_gso' = 70000");
 }
 
+/*
+ * The profiler slows what it measures, so a profiled sample has a key of
+ * its own: profile=1, only when on (the keys of samples without it stay as
+ * they were), carried by the JSON a peer reads.
+ */
+static void test_profile_in_key_and_json(void **state)
+{
+	struct job_config c, back;
+	struct base_err err = { "" };
+	char plain[KEY_LEN], key[KEY_LEN];
+	json_t *j;
+
+	(void)state;
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_STREAM;
+	finalize_ok(&c, 2);
+	key_of(&c, plain);
+	assert_null(strstr(plain, "profile"));
+	j = job_config_to_json(&c);
+	assert_null(json_object_get(j, "profile"));
+	assert_int_equal(job_config_from_json(j, &back, &err), 0);
+	assert_false(back.profile);
+	json_decref(j);
+
+	c.profile = true;
+	key_of(&c, key);
+	assert_non_null(strstr(key, " nodelay=0 profile=1 rcvbuf="));
+	assert_string_not_equal(key, plain);
+	expect_json_round_trip(&c);
+
+	j = good_json();
+	json_object_set_new(j, "profile", json_integer(1));
+	assert_int_equal(job_config_from_json(j, &back, &err), -EINVAL);
+	expect_msg_has(&err, "'profile': expected true or false");
+	json_decref(j);
+}
+
 static void test_bad_values_are_quoted_escaped(void **state)
 {
 	struct job_config c;
@@ -1692,6 +1729,7 @@ int main(void)
 		cmocka_unit_test(test_buf_offset_key_json_and_default),
 		cmocka_unit_test(test_key_diff_names_each_parameter_that_differs),
 		cmocka_unit_test(test_udp_offloads_key_json_and_limits),
+		cmocka_unit_test(test_profile_in_key_and_json),
 		cmocka_unit_test(test_key_ignores_duration_warmup_and_interval),
 		cmocka_unit_test(test_key_reports_enospc_when_buffer_too_small),
 		cmocka_unit_test(test_each_param_walks_the_key_in_order),

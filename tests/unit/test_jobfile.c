@@ -420,6 +420,8 @@ static void test_other_fixtures_expand(void **state)
 	assert_int_equal(jf->interval_ns, NS_PER_S);
 	assert_false(jf->collect.perf);
 	assert_true(jf->collect.profile);
+	/* the profiler is part of every cell's key */
+	assert_true(cells[0].cfg.profile);
 	assert_false(jf->collect.speed_set);
 	assert_false(jf->collect.xcpu);
 	assert_string_equal(cells[0].desc, "test=tcp_rr resp=64 cpus=0 remote_cpus=1");
