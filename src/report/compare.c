@@ -136,6 +136,9 @@ void report_paired_note(FILE *out, const struct stats_notes *nt)
 {
 	fprintf(out, "the .paired row takes each run with the other label's run next to it in time as a pair (%zu pairs, %zu runs without a partner) and tests the mean of ln(B/A) over the pairs (Student's t): what drifted from one pair to the next hit both of a pair",
 		nt->pairs, nt->unpaired);
+	if (nt->pairs_a_first == nt->pairs || !nt->pairs_a_first)
+		fprintf(out, "; %s's run came first in every pair, so what the order does (a drift within a pair, what one run leaves for the next) cannot be told from the change: a labels matrix draws the order anew each round",
+			nt->pairs_a_first ? "A" : "B");
 }
 
 void report_paired_summary(FILE *out, size_t n, const char *sep, bool exit_by_pairs)
@@ -293,7 +296,7 @@ json_t *report_compare_json(const struct stats_table *t)
 				"verdict_text", v, "runs_needed", (json_int_t)r->c.runs_needed);
 		json_array_append_new(rows, row);
 	}
-	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:b}}",
+	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:b}}",
 		      "config_key", t->config_key, "test", t->test,
 		      "headline", t->headline, "rows", rows, "regressed", t->regressed,
 		      "notes", "too_few", t->notes.too_few,
@@ -338,6 +341,7 @@ json_t *report_compare_json(const struct stats_table *t)
 		      "adj_windows", (json_int_t)t->notes.adj_windows,
 		      "pairs", (json_int_t)t->notes.pairs,
 		      "unpaired", (json_int_t)t->notes.unpaired,
+		      "pairs_a_first", (json_int_t)t->notes.pairs_a_first,
 		      "builds_differ", t->notes.builds_differ);
 	return j;
 }

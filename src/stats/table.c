@@ -454,7 +454,7 @@ static int paired_row(const struct base_sample *const *a, size_t na,
 {
 	struct stamp *s = malloc((na + nb) * sizeof(*s));
 	double *v = malloc(2 * (na + nb) * sizeof(*v));
-	size_t n = 0, pairs = 0;
+	size_t n = 0, pairs = 0, a_first = 0;
 	double *va, *vb;
 	int ret = 0;
 
@@ -479,6 +479,7 @@ static int paired_row(const struct base_sample *const *a, size_t na,
 			continue;
 		va[pairs] = s[k].b ? s[k + 1].v : s[k].v;
 		vb[pairs] = s[k].b ? s[k].v : s[k + 1].v;
+		a_first += !s[k].b;
 		pairs++;
 		k++;
 	}
@@ -502,6 +503,7 @@ static int paired_row(const struct base_sample *const *a, size_t na,
 	r->shown = true;
 	nt->pairs = pairs;
 	nt->unpaired = n - 2 * pairs;
+	nt->pairs_a_first = a_first;
 	*made = true;
 out:
 	free(v);

@@ -80,8 +80,10 @@ struct stats_notes {
 	 * from one figure per sample (stats_adjust_log) */
 	size_t adj_ticks, adj_windows;
 	/* the <headline>.paired row: the pairs it compares and the samples
-	 * with the headline that found no partner; 0 pairs: no row */
-	size_t pairs, unpaired;
+	 * with the headline that found no partner; 0 pairs: no row; in how
+	 * many of the pairs A's run came first (all or none: the order of
+	 * the two runs cannot be told from the change) */
+	size_t pairs, unpaired, pairs_a_first;
 };
 
 /* Whether any of the notes above has something to say. */
