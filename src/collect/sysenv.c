@@ -40,7 +40,8 @@ static const char *const fingerprint_keys[] = {
 };
 
 static const char *const fingerprint_prefixes[] = { "numa.", "sysctl.",
-						    "if." };
+						    "if.", "cpuidle.", "cpu.vuln.",
+						    "mm." };
 
 /* Sysctls that change without anyone tuning them. */
 static const char *const volatile_sysctls[] = {
@@ -950,6 +951,122 @@ out:
 	return ret;
 }
 
+#define IDLE_STATES_MAX 32 /* cpuidle's CPUIDLE_STATE_MAX is 10 */
+
+/* One-value files under /sys: key, path from there. */
+static const char *const cpu_files[][2] = {
+	{ "cpuidle.driver", "devices/system/cpu/cpuidle/current_driver" },
+	{ "cpuidle.governor", "devices/system/cpu/cpuidle/current_governor" },
+	{ "cpuidle.haltpoll.guest_halt_poll_ns",
+	  "module/haltpoll/parameters/guest_halt_poll_ns" },
+	{ "mm.thp.enabled", "kernel/mm/transparent_hugepage/enabled" },
+};
+
+/* The whole of a small file at path with its trailing blanks cut: 0 and
+ * buf (COLLECT_SYSENV_VALUE_MAX + 1) holding a string, or a negative
+ * errno. */
+static int read_line(const char *path, char *buf)
+{
+	size_t len;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = read_fd(fd, buf, COLLECT_SYSENV_VALUE_MAX, &len);
+	if (ret)
+		return ret;
+	while (len && is_ws((unsigned char)buf[len - 1]))
+		len--;
+	buf[len] = '\0';
+	return 0;
+}
+
+/* cpuidle.states: cpu0's idle states in order, "POLL, C1, C6 (disabled)";
+ * left out when it has none. */
+static int add_idle_states(struct collect_sysenv *env, const char *sys,
+			   char *buf, struct base_err *err)
+{
+	char path[PATH_MAX], list[COLLECT_SYSENV_VALUE_MAX + 1];
+	size_t used = 0;
+
+	list[0] = '\0';
+	for (int i = 0; i < IDLE_STATES_MAX; i++) {
+		bool off;
+		int n;
+
+		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu0/cpuidle/state%d/name",
+			 sys, i);
+		if (read_line(path, buf))
+			break;
+		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu0/cpuidle/state%d/disable",
+			 sys, i);
+		n = snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "", buf);
+		if (n < 0 || (size_t)n >= sizeof(list) - used)
+			break;
+		used += (size_t)n;
+		off = !read_line(path, buf) && strcmp(buf, "0");
+		if (off) {
+			n = snprintf(list + used, sizeof(list) - used, " (disabled)");
+			if (n < 0 || (size_t)n >= sizeof(list) - used)
+				break;
+			used += (size_t)n;
+		}
+	}
+	return used ? collect_sysenv_add(env, "cpuidle.states", list, used, err) : 0;
+}
+
+/* cpu.vuln.<name> for every file of the vulnerabilities directory whose
+ * name is a plain word. */
+static int add_vulns(struct collect_sysenv *env, const char *sys, char *buf,
+		     struct base_err *err)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 256], key[COLLECT_SYSENV_KEY_MAX];
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	snprintf(dir, sizeof(dir), "%s/devices/system/cpu/vulnerabilities", sys);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while (!ret && (de = readdir(d))) {
+		const char *c = de->d_name;
+
+		if (*c == '.' || strlen(c) > 64 ||
+		    strspn(c, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(c))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, c);
+		snprintf(key, sizeof(key), "cpu.vuln.%s", c);
+		ret = add_file(env, key, path, buf, err);
+	}
+	closedir(d);
+	return ret;
+}
+
+int collect_sysenv_add_cpu(struct collect_sysenv *env, const char *sys,
+			   struct base_err *err)
+{
+	char path[PATH_MAX], *buf;
+	int ret = 0;
+
+	if (!env || !sys)
+		return base_err_set(err, -EINVAL, "no environment or /sys root");
+	buf = malloc(COLLECT_SYSENV_VALUE_MAX + 1);
+	if (!buf)
+		return base_err_set(err, -ENOMEM, "no memory for the environment");
+	for (size_t i = 0; !ret && i < ARRAY_SIZE(cpu_files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", sys, cpu_files[i][1]);
+		ret = add_file(env, cpu_files[i][0], path, buf, err);
+	}
+	if (!ret)
+		ret = add_idle_states(env, sys, buf, err);
+	if (!ret)
+		ret = add_vulns(env, sys, buf, err);
+	free(buf);
+	return ret;
+}
+
 /* One-value files: key, path. */
 static const char *const simple_files[][2] = {
 	{ "cmdline", "/proc/cmdline" },
@@ -994,6 +1111,9 @@ int collect_sysenv_read(struct collect_sysenv *env, const char *const *ifnames,
 			goto out;
 	}
 	ret = add_cpuinfo(env, err);
+	if (ret)
+		goto out;
+	ret = collect_sysenv_add_cpu(env, "/sys", err);
 	if (ret)
 		goto out;
 	ret = collect_sysenv_add_sysctls(env, "/proc/sys", err);

@@ -116,6 +116,21 @@ int collect_sysenv_add_sysctls(struct collect_sysenv *env, const char *root,
 			       struct base_err *err);
 
 /*
+ * Add what sets how soon an idle CPU wakes and what entering the kernel
+ * costs, from <sys> ("/sys"; tests pass a copy): cpuidle.driver,
+ * cpuidle.governor, cpuidle.states (cpu0's idle states in order, those
+ * switched off marked "(disabled)"), cpuidle.haltpoll.guest_halt_poll_ns
+ * (how long a KVM guest polls before it halts), mm.thp.enabled, and
+ * cpu.vuln.<name> for every file of devices/system/cpu/vulnerabilities
+ * (the mitigations in force: a kernel that changes them changes every
+ * system call's cost). What the machine lacks is left out.
+ *
+ * Returns 0 or a negative errno as collect_sysenv_add_sysctls does.
+ */
+int collect_sysenv_add_cpu(struct collect_sysenv *env, const char *sys,
+			   struct base_err *err);
+
+/*
  * Add the if.<name>.* keys of one interface of the current network
  * namespace. Returns 0; -EINVAL for an empty name, one with '/', blanks, or
  * IFNAMSIZ or more characters; -ENODEV if there is no such interface; a
@@ -143,7 +158,8 @@ int collect_sysenv_read(struct collect_sysenv *env, const char *const *ifnames,
 /*
  * Whether key is part of the fingerprint: kernel.release, kernel.version,
  * cmdline, cpu.model, cpu.microcode, cpu.online, cpu.smt, cpu.smt.active,
- * numa.*, cpufreq.governor, if.* and sysctl.* except three that change
+ * numa.*, cpufreq.governor, cpuidle.*, cpu.vuln.*, mm.*, if.* and
+ * sysctl.* except three that change
  * without anyone tuning anything: sysctl.net.core.netdev_rss_key (random
  * at every boot), sysctl.net.ipv4.tcp_available_congestion_control and
  * sysctl.net.ipv4.tcp_available_ulp (grow when a module is loaded).

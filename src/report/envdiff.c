@@ -13,6 +13,11 @@
 static const char *const short_keys[] = { "hostname", "mem_total_kb",
 					  "clocksource", "tmp_fs", "build" };
 static const char *const sides[] = { "client", "server" };
+/* Families the full snapshot gained later (builds before did not record them):
+ * an entry of one that a side lacks is a difference only when that side
+ * recorded the family at all (else every comparison with an older sample
+ * would list them all) */
+static const char *const later_families[] = { "cpuidle.", "cpu.vuln.", "mm." };
 
 #define SHOWN_MAX 20
 
@@ -29,6 +34,25 @@ static bool same(const char *a, const char *b)
 bool report_env_comparable(const char *name)
 {
 	return collect_sysenv_in_fingerprint(name);
+}
+
+/* Whether entries, which lack name, would have recorded it. */
+static bool would_record(json_t *entries, const char *name)
+{
+	const char *key;
+	json_t *v;
+
+	for (size_t f = 0; f < ARRAY_SIZE(later_families); f++) {
+		size_t n = strlen(later_families[f]);
+
+		if (strncmp(name, later_families[f], n))
+			continue;
+		json_object_foreach(entries, key, v)
+			if (!strncmp(key, later_families[f], n))
+				return true;
+		return false;
+	}
+	return true;
 }
 
 size_t report_env_changes(const struct base_sample *a,
@@ -62,7 +86,8 @@ size_t report_env_changes(const struct base_sample *a,
 		json_object_foreach(ea, name, v) {
 			const char *vb = json_string_value(json_object_get(eb, name));
 
-			if (!report_env_comparable(name) || same(json_string_value(v), vb))
+			if (!report_env_comparable(name) || same(json_string_value(v), vb) ||
+			    (!vb && !would_record(eb, name)))
 				continue;
 			snprintf(key, sizeof(key), "%s.%s", sides[s], name);
 			if (fn)
@@ -70,7 +95,8 @@ size_t report_env_changes(const struct base_sample *a,
 			n++;
 		}
 		json_object_foreach(eb, name, v) {
-			if (!report_env_comparable(name) || json_object_get(ea, name))
+			if (!report_env_comparable(name) || json_object_get(ea, name) ||
+			    !would_record(ea, name))
 				continue;
 			snprintf(key, sizeof(key), "%s.%s", sides[s], name);
 			if (fn)

@@ -394,6 +394,50 @@ check "--version names the build, and every sample records it on both ends" \
 "$NR" report --db "$TMP/envw.db" --format md -o "$TMP/envw.md" envA envB 2>/dev/null
 check "report (markdown) names the entry as well" grep -qF "client.sysctl.net.core.rmem\\_max: $rmem in 3, 12345 in 2" "$TMP/envw.md"
 
+# The mitigations in force are part of the environment: a changed one is
+# named; samples that never recorded them (an older netregress) differ in
+# none of them.
+python3 - "$TMP/all.jsonl" "$TMP/vuln.jsonl" <<'PY'
+import json, sys, uuid
+base = json.loads(open(sys.argv[1]).readline())
+with open(sys.argv[2], "w") as out:
+    for label, v, fp in (("vA", "Vulnerable", "a1"), ("vB", "Mitigation: made-up", "b1"), ("vOld", None, "c1")):
+        for i in range(3):
+            d = json.loads(json.dumps(base))
+            d["sample_id"] = uuid.uuid4().hex
+            d["label"] = label
+            for side in ("client", "server"):
+                # the store keeps one snapshot per fingerprint
+                d["sysenv"][side]["fingerprint"] = d["env"][side]["env_fingerprint"] = "00000000000000" + fp
+                e = d["sysenv"][side]["entries"]
+                for k in [k for k in e if k.startswith("cpu.vuln.")]:
+                    del e[k]
+                if v:
+                    e["cpu.vuln.retbleed"] = v
+            out.write(json.dumps(d) + "\n")
+PY
+"$NR" import --db "$TMP/vuln.db" "$TMP/vuln.jsonl" >/dev/null
+"$NR" compare --db "$TMP/vuln.db" vA vB >"$TMP/vuln.txt"
+"$NR" compare --db "$TMP/vuln.db" vOld vB >"$TMP/vold.txt"
+checkx "compare names a changed mitigation on both ends; not against samples that never recorded one" \
+	'grep -qE "^  client.cpu.vuln.retbleed +Vulnerable -> Mitigation: made-up$" "$TMP/vuln.txt" &&
+	 grep -qE "^  server.cpu.vuln.retbleed +Vulnerable -> Mitigation: made-up$" "$TMP/vuln.txt" &&
+	 ! grep -q "cpu.vuln" "$TMP/vold.txt"' ||
+	diag "$TMP/vuln.txt" "vuln|environment"
+check "a real sample records this machine's mitigations and cpuidle driver, on both ends" \
+	python3 - "$TMP/all.jsonl" <<'PY'
+import json, os, sys
+d = json.loads(open(sys.argv[1]).readline())
+vd = "/sys/devices/system/cpu/vulnerabilities"
+want = {"cpu.vuln." + f: " ".join(open(os.path.join(vd, f)).read().split()) for f in os.listdir(vd)} if os.path.isdir(vd) else {}
+cd = "/sys/devices/system/cpu/cpuidle/current_driver"
+if os.path.exists(cd):
+    want["cpuidle.driver"] = open(cd).read().strip()
+got = [{k: d["sysenv"][s]["entries"].get(k) for k in want} for s in ("client", "server")]
+print("# %d entries wanted; client %s" % (len(want), got[0]))
+sys.exit(0 if got[0] == want and got[1] == want else 1)
+PY
+
 # show says what went with the headline: ten tcp_stream samples (from the
 # stored one, new ids) whose throughput follows their socket backlog per MB
 # and goes against their context switches per MB, another metric unrelated.

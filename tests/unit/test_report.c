@@ -627,6 +627,41 @@ static void test_env_changes_name_what_differs(void **state)
 	base_sample_release(&bare);
 }
 
+/* The families the snapshot gained later (cpu.vuln., cpuidle., mm.): a
+ * side that recorded none of one differs in none of its entries; once both
+ * record the family, a changed mitigation or one that only B has shows. */
+static void test_env_changes_later_families_need_both_sides(void **state)
+{
+	static const char *const old[] = { "kernel.release=6.1.0" };
+	static const char *const ka[] = {
+		"kernel.release=6.1.0", "cpu.vuln.retbleed=Mitigation: IBRS",
+		"cpuidle.governor=menu",
+	};
+	static const char *const kb[] = {
+		"kernel.release=6.1.0", "cpu.vuln.retbleed=Vulnerable",
+		"cpu.vuln.tsa=Not affected", "cpuidle.governor=menu",
+	};
+	struct base_sample o, a, b;
+	struct seen seen = { .n = 0 };
+
+	(void)state;
+	snapshot_sample(&o, "vm", old, ARRAY_SIZE(old));
+	snapshot_sample(&a, "vm", ka, ARRAY_SIZE(ka));
+	snapshot_sample(&b, "vm", kb, ARRAY_SIZE(kb));
+	assert_int_equal(report_env_changes(&o, &b, NULL, NULL), 0);
+	assert_int_equal(report_env_changes(&b, &o, NULL, NULL), 0);
+	assert_int_equal(report_env_changes(&a, &b, note_change, &seen), 4);
+	assert_string_equal(seen.entry[0], "client.cpu.vuln.retbleed");
+	assert_string_equal(seen.a[0], "Mitigation: IBRS");
+	assert_string_equal(seen.b[0], "Vulnerable");
+	assert_string_equal(seen.entry[1], "client.cpu.vuln.tsa");
+	assert_null(seen.a[1]);
+	assert_string_equal(seen.entry[2], "server.cpu.vuln.retbleed");
+	base_sample_release(&o);
+	base_sample_release(&a);
+	base_sample_release(&b);
+}
+
 /* Within one label: each differing entry with its values and counts; past
  * four values the rest are counted together; an entry a sample lacks is
  * "(none)"; a small buffer keeps what fits, terminated. */
@@ -1052,6 +1087,7 @@ int main(void)
 		cmocka_unit_test(test_charts_find_axes_and_their_followers),
 		cmocka_unit_test(test_compare_table_columns_line_up),
 		cmocka_unit_test(test_env_changes_name_what_differs),
+		cmocka_unit_test(test_env_changes_later_families_need_both_sides),
 		cmocka_unit_test(test_env_within_counts_values),
 		cmocka_unit_test(test_charts_order_numbers_then_words),
 		cmocka_unit_test(test_md_of_a_hand_built_table),

@@ -355,6 +355,71 @@ static void test_add_sysctls_walks_a_tree_and_skips_per_interface(void **state)
 	collect_sysenv_free(env);
 }
 
+/*
+ * The CPU's idle and mitigation state from a copy of /sys: the cpuidle
+ * driver and governor, cpu0's idle states in order with the disabled one
+ * marked, every vulnerability file with a plain name, THP; what the copy
+ * lacks (haltpoll) is left out; all of it in the fingerprint.
+ */
+static void test_add_cpu_reads_idle_states_and_mitigations(void **state)
+{
+	char dir[] = "/tmp/nr-sysenv-XXXXXX";
+	struct collect_sysenv *env = collect_sysenv_new();
+	struct base_err err = { "" };
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	mkdirs(dir, "devices");
+	mkdirs(dir, "devices/system");
+	mkdirs(dir, "devices/system/cpu");
+	mkdirs(dir, "devices/system/cpu/cpuidle");
+	mkdirs(dir, "devices/system/cpu/cpu0");
+	mkdirs(dir, "devices/system/cpu/cpu0/cpuidle");
+	mkdirs(dir, "devices/system/cpu/cpu0/cpuidle/state0");
+	mkdirs(dir, "devices/system/cpu/cpu0/cpuidle/state1");
+	mkdirs(dir, "devices/system/cpu/cpu0/cpuidle/state2");
+	/* state3 missing: the list ends at state2, state4 is not read */
+	mkdirs(dir, "devices/system/cpu/cpu0/cpuidle/state4");
+	mkdirs(dir, "devices/system/cpu/vulnerabilities");
+	mkdirs(dir, "kernel");
+	mkdirs(dir, "kernel/mm");
+	mkdirs(dir, "kernel/mm/transparent_hugepage");
+	put(dir, "devices/system/cpu/cpuidle/current_driver", "intel_idle\n");
+	put(dir, "devices/system/cpu/cpuidle/current_governor", "menu\n");
+	put(dir, "devices/system/cpu/cpu0/cpuidle/state0/name", "POLL\n");
+	put(dir, "devices/system/cpu/cpu0/cpuidle/state0/disable", "0\n");
+	put(dir, "devices/system/cpu/cpu0/cpuidle/state1/name", "C1\n");
+	/* no disable file: an old kernel; counted as enabled */
+	put(dir, "devices/system/cpu/cpu0/cpuidle/state2/name", "C6\n");
+	put(dir, "devices/system/cpu/cpu0/cpuidle/state2/disable", "1\n");
+	put(dir, "devices/system/cpu/cpu0/cpuidle/state4/name", "C10\n");
+	put(dir, "devices/system/cpu/vulnerabilities/retbleed", "Mitigation: IBRS\n");
+	put(dir, "devices/system/cpu/vulnerabilities/spectre_v2",
+	    "Mitigation: Retpolines;  STIBP: disabled\n");
+	put(dir, "devices/system/cpu/vulnerabilities/Odd Name", "x\n");
+	put(dir, "kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
+
+	assert_int_equal(collect_sysenv_add_cpu(env, dir, &err), 0);
+	collect_sysenv_sort(env);
+	assert_int_equal(env->n, 6);
+	expect(env, "cpuidle.driver", "intel_idle");
+	expect(env, "cpuidle.governor", "menu");
+	expect(env, "cpuidle.states", "POLL, C1, C6 (disabled)");
+	expect(env, "cpu.vuln.retbleed", "Mitigation: IBRS");
+	expect(env, "cpu.vuln.spectre_v2", "Mitigation: Retpolines; STIBP: disabled");
+	expect(env, "mm.thp.enabled", "always [madvise] never");
+	assert_null(collect_sysenv_get(env, "cpuidle.haltpoll.guest_halt_poll_ns"));
+	for (size_t i = 0; i < env->n; i++)
+		assert_true(collect_sysenv_in_fingerprint(env->entries[i].key));
+
+	/* a machine without any of it: nothing, no error */
+	assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	collect_sysenv_clear(env);
+	assert_int_equal(collect_sysenv_add_cpu(env, dir, &err), 0);
+	assert_int_equal(env->n, 0);
+	collect_sysenv_free(env);
+}
+
 static void test_add_if_rejects_bad_and_unknown_names(void **state)
 {
 	struct collect_sysenv *env = collect_sysenv_new();
@@ -464,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_fingerprint_is_fnv1a_over_sorted_pairs),
 		cmocka_unit_test(test_fingerprint_ignores_order_and_changes_with_a_value),
 		cmocka_unit_test(test_add_sysctls_walks_a_tree_and_skips_per_interface),
+		cmocka_unit_test(test_add_cpu_reads_idle_states_and_mitigations),
 		cmocka_unit_test(test_add_if_rejects_bad_and_unknown_names),
 		cmocka_unit_test(test_read_this_machine),
 	};
