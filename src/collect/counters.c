@@ -3,13 +3,17 @@
 #include "collect/counters.h"
 #include "collect/text.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/time.h"
 
 /* Open addressing over twice the entries keeps probe chains short. */
@@ -36,7 +40,7 @@ struct line_iter {
 static const char *const gauges[] = {
 	"snmp.Ip.Forwarding", "snmp.Ip.DefaultTTL", "snmp.Tcp.RtoAlgorithm",
 	"snmp.Tcp.RtoMin",    "snmp.Tcp.RtoMax",    "snmp.Tcp.MaxConn",
-	"snmp.Tcp.CurrEstab",
+	"snmp.Tcp.CurrEstab", "cpuidle.cpus",
 };
 
 /* Softirq rows that get one counter per CPU besides their total. */
@@ -653,6 +657,146 @@ static int parse_source(const struct source *src, const char *text,
 		return collect_parse_stat(text, len, out, err);
 	}
 	BUG("unknown source format %d", (int)src->fmt);
+}
+
+#define IDLE_STATES_MAX 32 /* cpuidle's CPUIDLE_STATE_MAX is 10 */
+#define IDLE_NAME_MAX 24   /* of a state's name in a counter name */
+
+/* A small sysfs file as a number (usage, time) or as text (name, with
+ * its trailing blanks cut): 0, or a negative errno. */
+static int read_small(const char *path, char *buf, size_t cap, size_t *len)
+{
+	int ret = read_file(path, buf, cap - 1, len);
+
+	if (ret)
+		return ret == -EFBIG ? -EINVAL : ret;
+	while (*len && (collect_is_blank(buf[*len - 1]) || buf[*len - 1] == '\n'))
+		(*len)--;
+	buf[*len] = '\0';
+	return 0;
+}
+
+/* cpu<N> (N decimal): N, else -1. */
+static int cpu_dir(const char *name)
+{
+	char *end;
+	long n;
+
+	if (strncmp(name, "cpu", 3) || name[3] < '0' || name[3] > '9')
+		return -1;
+	n = strtol(name + 3, &end, 10);
+	return *end || n > INT_MAX ? -1 : (int)n;
+}
+
+/* A state's name as a counter name part: its name characters kept, the
+ * others '_', at most IDLE_NAME_MAX; "state<i>" when nothing is left or
+ * an earlier state took the same. */
+static void idle_name(const char *raw, size_t i, char (*names)[IDLE_NAME_MAX + 1])
+{
+	char *o = names[i];
+	size_t n = 0;
+
+	for (const char *p = raw; *p && n < IDLE_NAME_MAX; p++)
+		o[n++] = is_name_char(*p) ? *p : '_';
+	o[n] = '\0';
+	for (size_t k = 0; n && k < i; k++)
+		if (!strcmp(names[k], o))
+			n = 0;
+	if (!n)
+		snprintf(o, IDLE_NAME_MAX + 1, "state%zu", i);
+}
+
+/* Idle states summed over CPUs, named after the first CPU's. */
+struct idle_sum {
+	const char *dir; /* <sys>/devices/system/cpu */
+	char names[IDLE_STATES_MAX][IDLE_NAME_MAX + 1];
+	uint64_t usage[IDLE_STATES_MAX], time_us[IDLE_STATES_MAX];
+	size_t nstates;
+	uint64_t ncpus;
+};
+
+/* Add one CPU's states to the sums: 0, or -EINVAL naming the file. */
+static int idle_add_cpu(struct idle_sum *is, int cpu, struct base_err *err)
+{
+	char path[PATH_MAX + 64], buf[64];
+	const char *dir = is->dir;
+	size_t k, len;
+	int ret = 0;
+
+	for (k = 0; k < IDLE_STATES_MAX; k++) {
+		uint64_t u, t;
+
+		snprintf(path, sizeof(path), "%s/cpu%d/cpuidle/state%zu/usage", dir, cpu, k);
+		if (read_small(path, buf, sizeof(buf), &len))
+			break;
+		if (collect_parse_u64(buf, len, &u)) {
+			ret = base_err_set(err, -EINVAL, "%s: '%s' is not a count", path, buf);
+			break;
+		}
+		snprintf(path, sizeof(path), "%s/cpu%d/cpuidle/state%zu/time", dir, cpu, k);
+		if (read_small(path, buf, sizeof(buf), &len)) {
+			ret = base_err_set(err, -EINVAL, "%s: cannot be read beside its usage", path);
+			break;
+		}
+		if (collect_parse_u64(buf, len, &t)) {
+			ret = base_err_set(err, -EINVAL, "%s: '%s' is not a count of microseconds",
+					   path, buf);
+			break;
+		}
+		if (k == is->nstates) {
+			/* the first CPU with this state names it */
+			snprintf(path, sizeof(path), "%s/cpu%d/cpuidle/state%zu/name", dir, cpu, k);
+			if (read_small(path, buf, sizeof(buf), &len))
+				buf[0] = '\0';
+			idle_name(buf, k, is->names);
+			is->nstates++;
+		}
+		is->usage[k] += u;
+		is->time_us[k] += t;
+	}
+	is->ncpus += k > 0;
+	return ret;
+}
+
+int collect_counters_add_cpuidle(struct collect_counters *out, const char *sys,
+				 const struct base_cpulist *cpus, struct base_err *err)
+{
+	char dir[PATH_MAX];
+	struct idle_sum *is;
+	int ret = 0;
+
+	if (!out || !sys)
+		return base_err_set(err, -EINVAL, "no snapshot or /sys root");
+	is = calloc(1, sizeof(*is));
+	if (!is)
+		return base_err_set(err, -ENOMEM, "out of memory");
+	snprintf(dir, sizeof(dir), "%s/devices/system/cpu", sys);
+	is->dir = dir;
+	if (cpus && cpus->n) {
+		for (int i = 0; !ret && i < cpus->n; i++)
+			ret = idle_add_cpu(is, cpus->cpu[i], err);
+	} else {
+		DIR *d = opendir(dir);
+		struct dirent *de;
+
+		while (d && !ret && (de = readdir(d)))
+			if (cpu_dir(de->d_name) >= 0)
+				ret = idle_add_cpu(is, cpu_dir(de->d_name), err);
+		if (d)
+			closedir(d);
+	}
+	for (size_t k = 0; !ret && k < is->nstates; k++) {
+		const char *nm = is->names[k];
+		struct collect_line ln = { .p = nm, .end = nm + strlen(nm), .no = 1 };
+
+		if (add(out, &ln, "cpuidle", 7, nm, strlen(nm), "usage", 5, is->usage[k], 0,
+			err, &ret) &&
+		    add(out, &ln, "cpuidle", 7, nm, strlen(nm), "time_us", 7, is->time_us[k], 0,
+			err, &ret) && k + 1 == is->nstates)
+			add(out, &ln, "cpuidle", 7, "cpus", 4, NULL, 0, is->ncpus, 0, err, &ret);
+	}
+	free(is);
+	return ret;
 }
 
 int collect_counters_read(struct collect_counters *out, struct base_err *err)

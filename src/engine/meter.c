@@ -219,8 +219,12 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 			m->xcpu_ok = !collect_xcpu_stop(m->xcpu);
 	}
 	m->marked[which] = !collect_cpustat_read(m->stat[which], NULL);
+	/* the idle states of the test's CPUs (all of them unless pinned):
+	 * a machine's other CPUs idle whatever the test does */
 	if (m->ctr[which])
-		m->ctr_ok[which] = !collect_counters_read(m->ctr[which], &m->ctr_err);
+		m->ctr_ok[which] = !collect_counters_read(m->ctr[which], &m->ctr_err) &&
+				   !collect_counters_add_cpuidle(m->ctr[which], "/sys",
+								 &m->col.cpus, &m->ctr_err);
 	collect_rusage_read(&m->ru[which]);
 	if (which == 0) {
 		if (m->perf)

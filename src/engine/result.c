@@ -44,6 +44,13 @@ static void add_env(struct base_sample *s, const char *side, const json_t *env)
 }
 
 /* Units of the collectors' metrics, by family. */
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
 static const char *unit_of(const char *name)
 {
 	if (!strncmp(name, "profile.self.", 13))
@@ -58,6 +65,8 @@ static const char *unit_of(const char *name)
 		return "op/us";
 	if (!strcmp(name, "host.xcpu_ns") || !strncmp(name, "host.xcpu.cpu", 13))
 		return "ns";
+	if (!strncmp(name, "cpuidle.", 8) && ends_with(name, ".time_us"))
+		return "us";
 	return "count";
 }
 
@@ -427,6 +436,46 @@ static void add_per_call(const struct job_config *c, const struct engine_run *r,
 }
 
 /*
+ * cpuidle, each end that counted it: every state's entries per unit of
+ * work (cpuidle.<state>.usage.per_trans: how often a CPU went idle into
+ * it per transaction) and its residency, the share of the counted CPUs'
+ * time in it over the end's window (cpuidle.<state>.residency_pct).
+ */
+static void add_cpuidle(const struct engine_run *r, struct base_sample *s,
+			const char *unit, double amount)
+{
+	for (int side = 0; side < 2; side++) {
+		const char *prefix = side ? "server." : "";
+		int64_t win = side ? r->remote.window_ns : r->local.window_ns;
+		size_t plen = strlen(prefix), n = s->nmetrics;
+		const struct sample_metric *cpus;
+		char name[160];
+
+		snprintf(name, sizeof(name), "%scpuidle.cpus", prefix);
+		cpus = base_sample_get(s, name);
+		for (size_t i = 0; i < n; i++) {
+			/* copies: setting a metric may move the array */
+			struct sample_metric m = s->metrics[i];
+			size_t stem;
+
+			if (strncmp(m.name, prefix, plen) ||
+			    strncmp(m.name + plen, "cpuidle.", 8))
+				continue;
+			if (ends_with(m.name, ".usage")) {
+				snprintf(name, sizeof(name), "%s.%s", m.name, unit);
+				base_sample_set(s, name, "", m.value / amount);
+			} else if (ends_with(m.name, ".time_us") && cpus && cpus->value > 0 &&
+				   win > 0) {
+				stem = strlen(m.name) - strlen(".time_us");
+				snprintf(name, sizeof(name), "%.*s.residency_pct", (int)stem, m.name);
+				base_sample_set(s, name, "%",
+						100.0 * m.value * 1e3 / ((double)win * cpus->value));
+			}
+		}
+	}
+}
+
+/*
  * Per unit of work: per MB received for streams, per transaction for
  * request/response; TCP segments per write; and CPU service demand the way
  * netperf defines it (busy CPU time of the machine over the work done).
@@ -462,6 +511,7 @@ static void add_per_unit(const struct job_config *c, const struct engine_run *r,
 		snprintf(name, sizeof(name), "%s.%s", per_unit_counters[i], unit);
 		base_sample_set(s, name, "", m->value / amount);
 	}
+	add_cpuidle(r, s, unit, amount);
 	if (stream)
 		add_per_call(c, r, s);
 	/* service demand, each end: us of the end's own CPU (exact

@@ -43,6 +43,33 @@ got = [{k: d["sysenv"][side]["entries"].get(k) for k in want} for side in ("clie
 print("# want %s; client %s" % (want, got[0]))
 sys.exit(0 if got[0] == want and got[1] == want else 1)
 PY
+check "cpuidle: each state's entries per MB and residency (0..100%, all states together at most the window), the CPUs counted as /sys has them" \
+	python3 - "$TMP/tcp.json" <<'PY'
+import glob, json, sys
+d = json.load(open(sys.argv[1]))
+m = d["metrics"]
+def cpulist(t):
+    out = set()
+    for part in t.split(","):
+        if part and part != "none":
+            lo, _, hi = part.partition("-")
+            out |= set(range(int(lo), int(hi or lo) + 1))
+    return out
+# both ends share the machine: the idle states of both ends' CPUs
+pinned = cpulist(d["config"]["params"]["cpus"]) | cpulist(d["config"]["params"]["remote_cpus"])
+have = {int(p.split("/")[5][3:]) for p in glob.glob("/sys/devices/system/cpu/cpu[0-9]*/cpuidle/state0/usage")}
+cpus = len(have & pinned) if pinned else len(have)
+if not have:
+    print("# no cpuidle here")
+    sys.exit(0 if not any(k.startswith("cpuidle.") for k in m) else 1)
+states = [k[len("cpuidle."):-len(".usage")] for k in m if k.startswith("cpuidle.") and k.endswith(".usage")]
+res = {s: m["cpuidle.%s.residency_pct" % s]["value"] for s in states}
+print("# %d cpus, residency %s" % (cpus, res))
+ok = (m["cpuidle.cpus"]["value"] == cpus and states and
+      all(m["cpuidle.%s.usage.per_mb" % s]["value"] >= 0 and 0 <= res[s] <= 100 for s in states) and
+      sum(res.values()) <= 105 and m["cpuidle.%s.time_us" % states[0]]["unit"] == "us")
+sys.exit(0 if ok else 1)
+PY
 check "cpu split and process cpu of both ends" \
 	jtrue "$TMP/tcp.json" 'all(("cpu.%s.%s" % (s, k)) in d["metrics"] for s in ("client", "server") for k in ("user_s", "sys_s", "softirq_pct", "idle_pct"))'
 

@@ -10,13 +10,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "testdata.h"
 
+#include "base/cpus.h"
 #include "base/err.h"
 #include "collect/counters.h"
 
@@ -627,6 +630,107 @@ static void record_udp(void *ctx, const char *name,
 		record(ctx, name, kind, value);
 }
 
+static void put_file(const char *dir, const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	for (char *p = strchr(path + strlen(dir) + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST)
+			fail_msg("cannot create %s", path);
+		*p = '/';
+	}
+	f = fopen(path, "w");
+	if (!f)
+		fail_msg("cannot create %s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/*
+ * cpuidle from a copy of /sys: each state summed over the CPUs that have
+ * it, named after cpu0's name for it (blanks made '_', a name taken twice
+ * or empty by its index); a CPU without cpuidle is not counted; a usage
+ * that is not a number is an error naming the file; a tree without
+ * cpuidle adds nothing.
+ */
+static void test_cpuidle_sums_states_over_cpus(void **state)
+{
+	char dir[] = "/tmp/nr-cpuidle-XXXXXX";
+	struct collect_counters *c = collect_counters_new();
+	struct base_err err = { "" };
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	put_file(dir, "devices/system/cpu/online", "0-2\n");
+	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state0/name", "POLL\n");
+	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state0/usage", "10\n");
+	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state0/time", "100\n");
+	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state1/name", "haltpoll idle\n");
+	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state1/usage", "2000\n");
+	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state1/time", "900000\n");
+	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state2/name", "POLL\n");
+	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state2/usage", "1\n");
+	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state2/time", "5\n");
+	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state0/name", "POLL\n");
+	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state0/usage", "5\n");
+	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state0/time", "50\n");
+	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state1/name", "haltpoll idle\n");
+	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state1/usage", "3000\n");
+	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state1/time", "800000\n");
+	/* cpu2 has no cpuidle; cpufreq and cpuidle are not CPUs */
+	put_file(dir, "devices/system/cpu/cpu2/online", "1\n");
+	put_file(dir, "devices/system/cpu/cpuidle/current_driver", "haltpoll\n");
+
+	assert_int_equal(collect_counters_add_cpuidle(c, dir, NULL, &err), 0);
+	assert_int_equal(collect_counters_count(c), 7);
+	assert_int_equal(value_of(c, "cpuidle.POLL.usage"), 15);
+	assert_int_equal(value_of(c, "cpuidle.POLL.time_us"), 150);
+	assert_int_equal(value_of(c, "cpuidle.haltpoll_idle.usage"), 5000);
+	assert_int_equal(value_of(c, "cpuidle.haltpoll_idle.time_us"), 1700000);
+	assert_int_equal(value_of(c, "cpuidle.state2.usage"), 1);
+	assert_int_equal(value_of(c, "cpuidle.cpus"), 2);
+	assert_true(collect_counter_is_gauge("cpuidle.cpus"));
+
+	/* only the CPUs asked for; one without cpuidle adds nothing */
+	{
+		struct base_cpulist some = { .n = 2, .cpu = { 1, 2 } };
+
+		collect_counters_clear(c);
+		assert_int_equal(collect_counters_add_cpuidle(c, dir, &some, &err), 0);
+		assert_int_equal(collect_counters_count(c), 5);
+		assert_int_equal(value_of(c, "cpuidle.POLL.usage"), 5);
+		assert_int_equal(value_of(c, "cpuidle.haltpoll_idle.time_us"), 800000);
+		assert_int_equal(value_of(c, "cpuidle.cpus"), 1);
+	}
+	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state0/time", "-\n");
+	collect_counters_clear(c);
+	assert_int_equal(collect_counters_add_cpuidle(c, dir, NULL, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "cpu1/cpuidle/state0/time: '-' is not a count of microseconds"));
+	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state0/time", "50\n");
+
+	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state1/usage", "many\n");
+	collect_counters_clear(c);
+	assert_int_equal(collect_counters_add_cpuidle(c, dir, NULL, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "cpu1/cpuidle/state1/usage: 'many' is not a count"));
+
+	assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	collect_counters_clear(c);
+	assert_int_equal(collect_counters_add_cpuidle(c, dir, NULL, &err), 0);
+	assert_int_equal(collect_counters_count(c), 0);
+	collect_counters_free(c);
+}
+
 static void test_read_this_machine_and_see_udp_traffic(void **state)
 {
 	struct collect_counters *a = collect_counters_new();
@@ -655,6 +759,13 @@ static void test_read_this_machine_and_see_udp_traffic(void **state)
 	assert_non_null(collect_counters_find(a, "stat.intr"));
 	if (access("/proc/net/snmp6", R_OK) == 0)
 		assert_non_null(collect_counters_find(a, "snmp6.Udp6InDatagrams"));
+	assert_null(collect_counters_find(a, "cpuidle.cpus"));
+	if (access("/sys/devices/system/cpu/cpu0/cpuidle/state0/usage", R_OK) == 0) {
+		struct base_cpulist cpu0 = { .n = 1, .cpu = { 0 } };
+
+		assert_int_equal(collect_counters_add_cpuidle(a, "/sys", &cpu0, &err), 0);
+		assert_int_equal(value_of(a, "cpuidle.cpus"), 1);
+	}
 
 	/* 20 datagrams to ourselves on loopback */
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -709,6 +820,7 @@ int main(void)
 		cmocka_unit_test(test_delta_increases_resets_gauges_and_missing),
 		cmocka_unit_test(test_delta_softirq_wraps_at_32_bits),
 		cmocka_unit_test(test_delta_softirq_total_over_cpus_in_both),
+		cmocka_unit_test(test_cpuidle_sums_states_over_cpus),
 		cmocka_unit_test(test_delta_of_snapshot_with_itself),
 		cmocka_unit_test(test_read_this_machine_and_see_udp_traffic),
 	};
