@@ -448,13 +448,15 @@ static void add_cpuidle(const struct engine_run *r, struct base_sample *s,
 		const char *prefix = side ? "server." : "";
 		int64_t win = side ? r->remote.window_ns : r->local.window_ns;
 		size_t plen = strlen(prefix), n = s->nmetrics;
-		const struct sample_metric *cpus;
+		const struct sample_metric *g;
+		double cpus;
 		char name[160];
 
+		/* values, not pointers: setting a metric may move the array */
 		snprintf(name, sizeof(name), "%scpuidle.cpus", prefix);
-		cpus = base_sample_get(s, name);
+		g = base_sample_get(s, name);
+		cpus = g ? g->value : 0;
 		for (size_t i = 0; i < n; i++) {
-			/* copies: setting a metric may move the array */
 			struct sample_metric m = s->metrics[i];
 			size_t stem;
 
@@ -464,12 +466,12 @@ static void add_cpuidle(const struct engine_run *r, struct base_sample *s,
 			if (ends_with(m.name, ".usage")) {
 				snprintf(name, sizeof(name), "%s.%s", m.name, unit);
 				base_sample_set(s, name, "", m.value / amount);
-			} else if (ends_with(m.name, ".time_us") && cpus && cpus->value > 0 &&
+			} else if (ends_with(m.name, ".time_us") && cpus > 0 &&
 				   win > 0) {
 				stem = strlen(m.name) - strlen(".time_us");
 				snprintf(name, sizeof(name), "%.*s.residency_pct", (int)stem, m.name);
 				base_sample_set(s, name, "%",
-						100.0 * m.value * 1e3 / ((double)win * cpus->value));
+						100.0 * m.value * 1e3 / ((double)win * cpus));
 			}
 		}
 	}
