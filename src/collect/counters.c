@@ -778,10 +778,11 @@ int collect_counters_add_cpuidle(struct collect_counters *out, const char *sys,
 	} else {
 		DIR *d = opendir(dir);
 		struct dirent *de;
+		int cpu;
 
 		while (d && !ret && (de = readdir(d)))
-			if (cpu_dir(de->d_name) >= 0)
-				ret = idle_add_cpu(is, cpu_dir(de->d_name), err);
+			if ((cpu = cpu_dir(de->d_name)) >= 0)
+				ret = idle_add_cpu(is, cpu, err);
 		if (d)
 			closedir(d);
 	}

@@ -43,7 +43,6 @@ static void add_env(struct base_sample *s, const char *side, const json_t *env)
 	}
 }
 
-/* Units of the collectors' metrics, by family. */
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), k = strlen(suffix);
@@ -51,6 +50,7 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= k && !strcmp(s + n - k, suffix);
 }
 
+/* Units of the collectors' metrics, by family. */
 static const char *unit_of(const char *name)
 {
 	if (!strncmp(name, "profile.self.", 13))
