@@ -139,6 +139,10 @@ void report_paired_note(FILE *out, const struct stats_notes *nt)
 	if (nt->pairs_a_first == nt->pairs || !nt->pairs_a_first)
 		fprintf(out, "; %s's run came first in every pair, so what the order does (a drift within a pair, what one run leaves for the next) cannot be told from the change: a labels matrix draws the order anew each round",
 			nt->pairs_a_first ? "A" : "B");
+	else if (nt->period_tested)
+		fprintf(out, "; A ran first in %zu pairs and B in %zu, and the pairs of each order are averaged apart so that what running second does cancels (a 2 x 2 crossover): the second run of a pair read %+.1f%% [%+.1f%%, %+.1f%%] against the first (p = %.4f)",
+			nt->pairs_a_first, nt->pairs - nt->pairs_a_first, nt->period_pct,
+			nt->period_lo_pct, nt->period_hi_pct, nt->period_p);
 }
 
 void report_paired_summary(FILE *out, size_t n, const char *sep, bool exit_by_pairs)
@@ -296,7 +300,7 @@ json_t *report_compare_json(const struct stats_table *t)
 				"verdict_text", v, "runs_needed", (json_int_t)r->c.runs_needed);
 		json_array_append_new(rows, row);
 	}
-	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:b}}",
+	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:b}}",
 		      "config_key", t->config_key, "test", t->test,
 		      "headline", t->headline, "rows", rows, "regressed", t->regressed,
 		      "notes", "too_few", t->notes.too_few,
@@ -342,6 +346,8 @@ json_t *report_compare_json(const struct stats_table *t)
 		      "pairs", (json_int_t)t->notes.pairs,
 		      "unpaired", (json_int_t)t->notes.unpaired,
 		      "pairs_a_first", (json_int_t)t->notes.pairs_a_first,
+		      "period_pct", note_num(t->notes.period_tested, t->notes.period_pct),
+		      "period_p", note_num(t->notes.period_tested, t->notes.period_p),
 		      "builds_differ", t->notes.builds_differ);
 	return j;
 }

@@ -200,10 +200,24 @@ double stats_settle_half_pct(const double *x, size_t n)
 	return h;
 }
 
+/* exp of a mean of logs with its t interval and p on df degrees */
+static void log_estimate(double mean, double se, double sd, size_t n, double df, double conf,
+			 struct stats_ratio *out)
+{
+	double h = gsl_cdf_tdist_Qinv((1 - conf) / 2, df) * se;
+
+	out->n = n;
+	out->geomean = exp(mean);
+	out->lo = exp(mean - h);
+	out->hi = exp(mean + h);
+	out->sd_log = sd;
+	out->p = se > 0 ? 2 * gsl_cdf_tdist_Q(fabs(mean) / se, df) : mean != 0 ? 0 : 1;
+}
+
 int stats_paired_ratio(const double *num, const double *den, size_t n,
 		       double conf, struct stats_ratio *out)
 {
-	double *l, mean, sd, se, h;
+	double *l, mean, sd;
 	int ret;
 
 	if (!num || !den || !out || n < 2 || !(conf > 0 && conf < 1))
@@ -224,13 +238,43 @@ int stats_paired_ratio(const double *num, const double *den, size_t n,
 	free(l);
 	if (ret)
 		return ret;
-	se = sd / sqrt((double)n);
-	h = gsl_cdf_tdist_Qinv((1 - conf) / 2, (double)(n - 1)) * se;
-	out->n = n;
-	out->geomean = exp(mean);
-	out->lo = exp(mean - h);
-	out->hi = exp(mean + h);
-	out->sd_log = sd;
-	out->p = se > 0 ? 2 * gsl_cdf_tdist_Q(fabs(mean) / se, (double)(n - 1)) : mean != 0 ? 0 : 1;
+	log_estimate(mean, sd / sqrt((double)n), sd, n, (double)(n - 1), conf, out);
+	return 0;
+}
+
+int stats_crossover_ratio(const double *num, const double *den, const bool *den_first,
+			  size_t n, double conf, struct stats_ratio *change,
+			  struct stats_ratio *period)
+{
+	double sum[2] = { 0, 0 }, ss[2] = { 0, 0 }, m[2], sd, se;
+	size_t k[2] = { 0, 0 };
+	int ret;
+
+	if (!num || !den || !den_first || !change || !period || !(conf > 0 && conf < 1))
+		return -EINVAL;
+	if ((ret = stats_check_finite(num, n)) || (ret = stats_check_finite(den, n)))
+		return ret;
+	for (size_t i = 0; i < n; i++) {
+		if (!(num[i] > 0) || !(den[i] > 0))
+			return -EDOM;
+		k[!den_first[i]]++;
+	}
+	if (!k[0] || !k[1] || n < 3)
+		return -EINVAL;
+	/* two passes: the means, then the squares about them */
+	for (size_t i = 0; i < n; i++)
+		sum[!den_first[i]] += log(num[i] / den[i]);
+	m[0] = sum[0] / (double)k[0];
+	m[1] = sum[1] / (double)k[1];
+	for (size_t i = 0; i < n; i++) {
+		double d = log(num[i] / den[i]) - m[!den_first[i]];
+
+		ss[!den_first[i]] += d * d;
+	}
+	sd = sqrt((ss[0] + ss[1]) / (double)(n - 2));
+	se = sd / 2 * sqrt(1 / (double)k[0] + 1 / (double)k[1]);
+	log_estimate((m[0] + m[1]) / 2, se, sd, n, (double)(n - 2), conf, change);
+	/* den first: num came second, and m[0] = change + period */
+	log_estimate((m[0] - m[1]) / 2, se, sd, n, (double)(n - 2), conf, period);
 	return 0;
 }

@@ -3,6 +3,7 @@
 #ifndef NR_STATS_DESC_H
 #define NR_STATS_DESC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -90,5 +91,20 @@ struct stats_ratio {
  */
 int stats_paired_ratio(const double *num, const double *den, size_t n,
 		       double conf, struct stats_ratio *out);
+
+/*
+ * The same from n pairs run in either order, a 2 x 2 crossover: in the
+ * pairs with den_first[i] the num run came second, in the others first.
+ * The log ratios of each order are averaged apart; the mean of the two
+ * averages is the change (*change), free of what the order does, and
+ * half their difference is that (*period: the second run of a pair over
+ * the first), each with its conf Student t interval and two-sided p on
+ * n - 2 degrees of freedom from the sd pooled within the orders (sd_log,
+ * the same in both). Needs a pair of each order and 3 in all; returns
+ * -EINVAL otherwise and as stats_paired_ratio does, -EDOM as there.
+ */
+int stats_crossover_ratio(const double *num, const double *den, const bool *den_first,
+			  size_t n, double conf, struct stats_ratio *change,
+			  struct stats_ratio *period);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "stats/adjust.h"
 #include "stats/bh.h"
+#include "stats/desc.h"
 
 /* Environment entries that should not differ within one label. */
 static const char *const fingerprint_keys[] = {
@@ -445,7 +446,10 @@ static int by_time(const void *x, const void *y)
  * what drifted from one round to the next (the host's speed, where it put
  * the vCPUs) hits both of a pair. Runs of one label after all of the
  * other's make one pair at most. At least min_n pairs make the row
- * <headline>.paired (stats_compare_paired), and *made is set.
+ * <headline>.paired, and *made is set. With pairs of both orders it is a
+ * 2 x 2 crossover (stats_compare_crossover): a second run that reads
+ * higher than a first for what the first left behind (a warm cache, the
+ * kernel's TCP metrics of the address) cancels between the orders.
  */
 static int paired_row(const struct base_sample *const *a, size_t na,
 		      const struct base_sample *const *b, size_t nb,
@@ -454,12 +458,14 @@ static int paired_row(const struct base_sample *const *a, size_t na,
 {
 	struct stamp *s = malloc((na + nb) * sizeof(*s));
 	double *v = malloc(2 * (na + nb) * sizeof(*v));
+	bool *first = malloc((na + nb) * sizeof(*first));
 	size_t n = 0, pairs = 0, a_first = 0;
+	struct stats_ratio per;
 	double *va, *vb;
 	int ret = 0;
 
 	*made = false;
-	if (!s || !v) {
+	if (!s || !v || !first) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -479,14 +485,16 @@ static int paired_row(const struct base_sample *const *a, size_t na,
 			continue;
 		va[pairs] = s[k].b ? s[k + 1].v : s[k].v;
 		vb[pairs] = s[k].b ? s[k].v : s[k + 1].v;
-		a_first += !s[k].b;
+		first[pairs] = !s[k].b;
+		a_first += first[pairs];
 		pairs++;
 		k++;
 	}
 	if (pairs < o->cmp.min_n)
 		goto out;
 	memset(r, 0, sizeof(*r));
-	ret = stats_compare_paired(va, vb, pairs, better_of(head->dir), &o->cmp, &r->c);
+	ret = stats_compare_crossover(va, vb, first, pairs, better_of(head->dir), &o->cmp,
+				      &r->c, &per);
 	if (ret == -EDOM) {
 		/* a value <= 0 has no ratio: no row */
 		ret = 0;
@@ -504,8 +512,16 @@ static int paired_row(const struct base_sample *const *a, size_t na,
 	nt->pairs = pairs;
 	nt->unpaired = n - 2 * pairs;
 	nt->pairs_a_first = a_first;
+	nt->period_tested = per.n > 0;
+	if (per.n) {
+		nt->period_pct = 100 * (per.geomean - 1);
+		nt->period_lo_pct = 100 * (per.lo - 1);
+		nt->period_hi_pct = 100 * (per.hi - 1);
+		nt->period_p = per.p;
+	}
 	*made = true;
 out:
+	free(first);
 	free(v);
 	free(s);
 	return ret;

@@ -84,6 +84,11 @@ struct stats_notes {
 	 * many of the pairs A's run came first (all or none: the order of
 	 * the two runs cannot be told from the change) */
 	size_t pairs, unpaired, pairs_a_first;
+	/* with pairs of both orders the row is a 2 x 2 crossover:
+	 * the order's effect, the second run of a pair over the first, in %
+	 * with its interval and p (stats_compare_crossover); else false */
+	bool period_tested;
+	double period_pct, period_lo_pct, period_hi_pct, period_p;
 };
 
 /* Whether any of the notes above has something to say. */

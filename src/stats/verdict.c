@@ -359,9 +359,29 @@ int stats_compare_paired(const double *a, const double *b, size_t n,
 			 enum stats_better better, const struct stats_compare_opts *o,
 			 struct stats_compare *out)
 {
+	return stats_compare_crossover(a, b, NULL, n, better, o, out, NULL);
+}
+
+/* Whether the pairs make a crossover: both orders, 3 pairs or more. */
+static bool both_orders(const bool *a_first, size_t n)
+{
+	size_t k = 0;
+
+	if (!a_first || n < 3)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		k += a_first[i];
+	return k && k < n;
+}
+
+int stats_compare_crossover(const double *a, const double *b, const bool *a_first,
+			    size_t n, enum stats_better better,
+			    const struct stats_compare_opts *o, struct stats_compare *out,
+			    struct stats_ratio *period)
+{
 	struct stats_compare_opts def;
 	struct stats_compare r = { 0 };
-	struct stats_ratio q = { .sd_log = NAN };
+	struct stats_ratio q = { .sd_log = NAN }, per = { 0 };
 	int ret;
 
 	if (!o) {
@@ -384,7 +404,14 @@ int stats_compare_paired(const double *a, const double *b, size_t n,
 		return ret;
 	r.change_mean_pct = n ? 100 * (r.mean_b - r.mean_a) / r.mean_a : NAN;
 	r.p = r.shift_pct = r.shift_lo_pct = r.shift_hi_pct = NAN;
-	if (n >= 2) {
+	if (both_orders(a_first, n)) {
+		if ((ret = stats_crossover_ratio(b, a, a_first, n, o->conf, &q, &per)))
+			return ret;
+		r.p = q.p;
+		r.shift_pct = 100 * (q.geomean - 1);
+		r.shift_lo_pct = 100 * (q.lo - 1);
+		r.shift_hi_pct = 100 * (q.hi - 1);
+	} else if (n >= 2) {
 		if ((ret = stats_paired_ratio(b, a, n, o->conf, &q)))
 			return ret;
 		r.p = q.p;
@@ -406,5 +433,7 @@ int stats_compare_paired(const double *a, const double *b, size_t n,
 			r.runs_needed = paired_runs(q.sd_log, log1p(o->min_change_pct / 100), o);
 	}
 	*out = r;
+	if (period)
+		*period = per;
 	return 0;
 }

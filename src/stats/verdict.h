@@ -137,6 +137,20 @@ int stats_compare_paired(const double *a, const double *b, size_t n,
 			 enum stats_better better, const struct stats_compare_opts *o,
 			 struct stats_compare *out);
 
+struct stats_ratio;
+/*
+ * stats_compare_paired with the order of each pair (a_first[i]: a[i] ran
+ * before b[i]; NULL: not known). With pairs of both orders, 3 or more in
+ * all, the shift and its p come from the 2 x 2 crossover (stats_crossover_ratio),
+ * which takes out what running second does to a run, and *period (may be
+ * NULL) gets that effect, the second run over the first; otherwise the
+ * pairs are taken as stats_compare_paired takes them and period->n is 0.
+ */
+int stats_compare_crossover(const double *a, const double *b, const bool *a_first,
+			    size_t n, enum stats_better better,
+			    const struct stats_compare_opts *o, struct stats_compare *out,
+			    struct stats_ratio *period);
+
 /* "REGRESSION", "IMPROVEMENT", "changed", "minor", "same", "inconclusive",
  * "too few"; "?" for a value outside the enum. Static strings; any thread. */
 const char *stats_verdict_name(enum stats_verdict_kind v);

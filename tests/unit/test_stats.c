@@ -1278,6 +1278,38 @@ static void test_paired_ratio_matches_scipy(void **state)
 	assert_int_equal(stats_paired_ratio(inf, same, 2, 0.95, &r), -EINVAL);
 }
 
+/*
+ * The 2 x 2 crossover by hand: pairs whose A ran first read ln(B/A) 0.12
+ * +- 0.01, the others 0.08 +- 0.01: a change of 0.10 and a second run
+ * 0.02 higher, each with the pooled sd 0.0141 over 2 degrees of freedom
+ * and the standard error sd / 2 x sqrt(1/2 + 1/2); one order alone is
+ * refused.
+ */
+static void test_crossover_ratio_by_hand(void **state)
+{
+	const double d[] = { 0.13, 0.11, 0.09, 0.07 };
+	const bool a_first[] = { true, true, false, false }, one_order[] = { true, true, true, true };
+	double a[4], b[4], se = sqrt(0.0002) / 2, h = gsl_cdf_tdist_Qinv(0.025, 2) * se;
+	struct stats_ratio c, p;
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		a[i] = 10 + i;
+		b[i] = a[i] * exp(d[i]);
+	}
+	assert_int_equal(stats_crossover_ratio(b, a, a_first, 4, 0.95, &c, &p), 0);
+	assert_int_equal(c.n, 4);
+	assert_true(fabs(log(c.geomean) - 0.10) < 1e-12);
+	assert_true(fabs(log(p.geomean) - 0.02) < 1e-12);
+	assert_true(fabs(c.sd_log - sqrt(0.0002)) < 1e-12 && p.sd_log == c.sd_log);
+	assert_true(fabs(log(c.lo) - (0.10 - h)) < 1e-12 && fabs(log(c.hi) - (0.10 + h)) < 1e-12);
+	assert_true(fabs(c.p - 2 * gsl_cdf_tdist_Q(0.10 / se, 2)) < 1e-12);
+	assert_true(fabs(p.p - 2 * gsl_cdf_tdist_Q(0.02 / se, 2)) < 1e-12);
+	assert_int_equal(stats_crossover_ratio(b, a, one_order, 4, 0.95, &c, &p), -EINVAL);
+	a[2] = 0;
+	assert_int_equal(stats_crossover_ratio(b, a, a_first, 4, 0.95, &c, &p), -EDOM);
+}
+
 static void test_kendall_matches_scipy(void **state)
 {
 	/* scipy.stats.kendalltau(x, y): tau 0.7575757575757575 (no ties);
@@ -1644,6 +1676,82 @@ static void test_table_paired_row_takes_out_what_drifted_between_rounds(void **s
 	assert_true(paired_called[0] <= SETS / 20 + 6);
 	assert_true(paired_called[1] >= SETS * 8 / 10);
 	assert_true(raw_called[1] <= SETS * 3 / 10);
+	gsl_rng_free(rng);
+}
+
+/*
+ * The same rounds when the second run of a pair reads 5% higher than the
+ * first (what it left behind), the order drawn per round: the row, a 2 x 2
+ * crossover when it has pairs of both orders, estimates that effect, keeps
+ * its false calls near alpha with no change, and finds B 3% slower far
+ * more often than the paired t that ignores the order.
+ */
+static void test_table_paired_row_is_a_crossover(void **state)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	int called[2] = { 0 }, plain[2] = { 0 }, crossed = 0;
+	double period_sum = 0;
+	enum { SETS = 200, ROUNDS = 8 };
+
+	(void)state;
+	gsl_rng_set(rng, 20261203);
+	for (int change = 0; change < 2; change++)
+		for (int set = 0; set < SETS; set++) {
+			const struct base_sample *pa[ROUNDS], *pb[ROUNDS];
+			double ga[ROUNDS], gb[ROUNDS];
+			struct base_sample *a, *b;
+			struct stats_table_opts o;
+			struct stats_compare pc;
+			struct stats_table t;
+			const struct stats_row *pr = NULL;
+			bool first[ROUNDS];
+
+			for (int r = 0; r < ROUNDS; r++) {
+				double level = 30 * exp(gsl_ran_gaussian(rng, 0.10));
+
+				first[r] = gsl_rng_uniform(rng) < 0.5; /* A first */
+				ga[r] = level * (first[r] ? 1 : 1.05) * exp(gsl_ran_gaussian(rng, 0.01));
+				gb[r] = level * (change ? 0.97 : 1) * (first[r] ? 1.05 : 1) *
+					exp(gsl_ran_gaussian(rng, 0.01));
+			}
+			a = speed_samples(ROUNDS, ga, NULL);
+			b = speed_samples(ROUNDS, gb, NULL);
+			for (int r = 0; r < ROUNDS; r++) {
+				a[r].wall_start_ns = (25 * r + 3 * !first[r]) * NS_PER_S;
+				b[r].wall_start_ns = (25 * r + 3 * first[r]) * NS_PER_S;
+				pa[r] = &a[r];
+				pb[r] = &b[r];
+			}
+			stats_table_opts_init(&o);
+			assert_int_equal(stats_table_build(pa, ROUNDS, pb, ROUNDS, &o, &t), 0);
+			for (size_t i = 0; i < t.nrows; i++)
+				if (t.rows[i].paired)
+					pr = &t.rows[i];
+			assert_non_null(pr);
+			if (t.notes.period_tested) {
+				crossed++;
+				period_sum += t.notes.period_pct;
+				assert_true(t.notes.period_lo_pct <= t.notes.period_pct &&
+					    t.notes.period_pct <= t.notes.period_hi_pct);
+			}
+			called[change] += pr->c.verdict == STATS_REGRESSION ||
+					  pr->c.verdict == STATS_IMPROVEMENT ||
+					  pr->c.verdict == STATS_MINOR;
+			assert_int_equal(stats_compare_paired(ga, gb, ROUNDS, STATS_HIGHER, &o.cmp, &pc), 0);
+			plain[change] += pc.verdict == STATS_REGRESSION ||
+					 pc.verdict == STATS_IMPROVEMENT || pc.verdict == STATS_MINOR;
+			stats_table_release(&t);
+			free_samples(a, ROUNDS);
+			free_samples(b, ROUNDS);
+		}
+	print_message("second run +5%%, %d sets of %d rounds: crossover in %d; no change: row called one in %d, paired t in %d; B 3%% slower: row %d, paired t %d; mean period %.2f%%\n",
+		      SETS, ROUNDS, crossed, called[0], plain[0], called[1], plain[1],
+		      period_sum / crossed);
+	assert_true(crossed >= 2 * SETS * 95 / 100);
+	assert_true(fabs(period_sum / crossed - 5) < 0.5);
+	assert_true(called[0] <= SETS / 20 + 6);
+	assert_true(called[1] >= SETS * 9 / 10);
+	assert_true(called[1] > plain[1] + SETS / 10);
 	gsl_rng_free(rng);
 }
 
@@ -2541,6 +2649,8 @@ int main(void)
 		cmocka_unit_test(test_compare_finds_injected_5pct_regression),
 		cmocka_unit_test(test_table_notes_a_host_speed_change),
 		cmocka_unit_test(test_table_paired_row_takes_out_what_drifted_between_rounds),
+		cmocka_unit_test(test_table_paired_row_is_a_crossover),
+		cmocka_unit_test(test_crossover_ratio_by_hand),
 		cmocka_unit_test(test_kendall_matches_scipy),
 		cmocka_unit_test(test_host_trend_only_when_the_speed_moved_with_the_rate),
 		cmocka_unit_test(test_host_moved_when_the_round_trip_changed_level),
