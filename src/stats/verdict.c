@@ -404,15 +404,11 @@ int stats_compare_crossover(const double *a, const double *b, const bool *a_firs
 		return ret;
 	r.change_mean_pct = n ? 100 * (r.mean_b - r.mean_a) / r.mean_a : NAN;
 	r.p = r.shift_pct = r.shift_lo_pct = r.shift_hi_pct = NAN;
-	if (both_orders(a_first, n)) {
-		if ((ret = stats_crossover_ratio(b, a, a_first, n, o->conf, &q, &per)))
-			return ret;
-		r.p = q.p;
-		r.shift_pct = 100 * (q.geomean - 1);
-		r.shift_lo_pct = 100 * (q.lo - 1);
-		r.shift_hi_pct = 100 * (q.hi - 1);
-	} else if (n >= 2) {
-		if ((ret = stats_paired_ratio(b, a, n, o->conf, &q)))
+	if (n >= 2) {
+		ret = both_orders(a_first, n) ?
+		      stats_crossover_ratio(b, a, a_first, n, o->conf, &q, &per) :
+		      stats_paired_ratio(b, a, n, o->conf, &q);
+		if (ret)
 			return ret;
 		r.p = q.p;
 		r.shift_pct = 100 * (q.geomean - 1);
