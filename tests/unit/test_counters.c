@@ -10,9 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ftw.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -630,33 +628,6 @@ static void record_udp(void *ctx, const char *name,
 		record(ctx, name, kind, value);
 }
 
-static void put_file(const char *dir, const char *rel, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	for (char *p = strchr(path + strlen(dir) + 1, '/'); p; p = strchr(p + 1, '/')) {
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST)
-			fail_msg("cannot create %s", path);
-		*p = '/';
-	}
-	f = fopen(path, "w");
-	if (!f)
-		fail_msg("cannot create %s", path);
-	fputs(text, f);
-	fclose(f);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /*
  * cpuidle from a copy of /sys: each state summed over the CPUs that have
  * it, named after cpu0's name for it (blanks made '_', a name taken twice
@@ -672,25 +643,25 @@ static void test_cpuidle_sums_states_over_cpus(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	put_file(dir, "devices/system/cpu/online", "0-2\n");
-	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state0/name", "POLL\n");
-	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state0/usage", "10\n");
-	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state0/time", "100\n");
-	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state1/name", "haltpoll idle\n");
-	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state1/usage", "2000\n");
-	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state1/time", "900000\n");
-	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state2/name", "POLL\n");
-	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state2/usage", "1\n");
-	put_file(dir, "devices/system/cpu/cpu0/cpuidle/state2/time", "5\n");
-	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state0/name", "POLL\n");
-	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state0/usage", "5\n");
-	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state0/time", "50\n");
-	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state1/name", "haltpoll idle\n");
-	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state1/usage", "3000\n");
-	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state1/time", "800000\n");
+	testdata_put(dir, "devices/system/cpu/online", "0-2\n");
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state0/name", "POLL\n");
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state0/usage", "10\n");
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state0/time", "100\n");
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state1/name", "haltpoll idle\n");
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state1/usage", "2000\n");
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state1/time", "900000\n");
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state2/name", "POLL\n");
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state2/usage", "1\n");
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state2/time", "5\n");
+	testdata_put(dir, "devices/system/cpu/cpu1/cpuidle/state0/name", "POLL\n");
+	testdata_put(dir, "devices/system/cpu/cpu1/cpuidle/state0/usage", "5\n");
+	testdata_put(dir, "devices/system/cpu/cpu1/cpuidle/state0/time", "50\n");
+	testdata_put(dir, "devices/system/cpu/cpu1/cpuidle/state1/name", "haltpoll idle\n");
+	testdata_put(dir, "devices/system/cpu/cpu1/cpuidle/state1/usage", "3000\n");
+	testdata_put(dir, "devices/system/cpu/cpu1/cpuidle/state1/time", "800000\n");
 	/* cpu2 has no cpuidle; cpufreq and cpuidle are not CPUs */
-	put_file(dir, "devices/system/cpu/cpu2/online", "1\n");
-	put_file(dir, "devices/system/cpu/cpuidle/current_driver", "haltpoll\n");
+	testdata_put(dir, "devices/system/cpu/cpu2/online", "1\n");
+	testdata_put(dir, "devices/system/cpu/cpuidle/current_driver", "haltpoll\n");
 
 	assert_int_equal(collect_counters_add_cpuidle(c, dir, NULL, &err), 0);
 	assert_int_equal(collect_counters_count(c), 7);
@@ -713,18 +684,18 @@ static void test_cpuidle_sums_states_over_cpus(void **state)
 		assert_int_equal(value_of(c, "cpuidle.haltpoll_idle.time_us"), 800000);
 		assert_int_equal(value_of(c, "cpuidle.cpus"), 1);
 	}
-	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state0/time", "-\n");
+	testdata_put(dir, "devices/system/cpu/cpu1/cpuidle/state0/time", "-\n");
 	collect_counters_clear(c);
 	assert_int_equal(collect_counters_add_cpuidle(c, dir, NULL, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "cpu1/cpuidle/state0/time: '-' is not a count of microseconds"));
-	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state0/time", "50\n");
+	testdata_put(dir, "devices/system/cpu/cpu1/cpuidle/state0/time", "50\n");
 
-	put_file(dir, "devices/system/cpu/cpu1/cpuidle/state1/usage", "many\n");
+	testdata_put(dir, "devices/system/cpu/cpu1/cpuidle/state1/usage", "many\n");
 	collect_counters_clear(c);
 	assert_int_equal(collect_counters_add_cpuidle(c, dir, NULL, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "cpu1/cpuidle/state1/usage: 'many' is not a count"));
 
-	assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	assert_int_equal(testdata_rmtree(dir), 0);
 	collect_counters_clear(c);
 	assert_int_equal(collect_counters_add_cpuidle(c, dir, NULL, &err), 0);
 	assert_int_equal(collect_counters_count(c), 0);

@@ -1573,6 +1573,37 @@ static void free_samples(struct base_sample *s, size_t n)
 	free(s);
 }
 
+/* Rounds 25 s apart, a round's two runs 3 s apart, A's first where
+ * a_first[r]: sets every sample's start and the pointer arrays. */
+static void place_rounds(struct base_sample *a, struct base_sample *b, const bool *a_first,
+			 size_t n, const struct base_sample **pa, const struct base_sample **pb)
+{
+	for (size_t r = 0; r < n; r++) {
+		a[r].wall_start_ns = (int64_t)(25 * r + 3 * !a_first[r]) * NS_PER_S;
+		b[r].wall_start_ns = (int64_t)(25 * r + 3 * a_first[r]) * NS_PER_S;
+		pa[r] = &a[r];
+		pb[r] = &b[r];
+	}
+}
+
+/* The table's .paired row; fails the test when it has none. */
+static const struct stats_row *paired_of(const struct stats_table *t)
+{
+	const struct stats_row *pr = NULL;
+
+	for (size_t i = 0; i < t->nrows; i++)
+		if (t->rows[i].paired)
+			pr = &t->rows[i];
+	assert_non_null(pr);
+	return pr;
+}
+
+/* A verdict that calls a change, minor ones too. */
+static bool calls_change(enum stats_verdict_kind v)
+{
+	return v == STATS_REGRESSION || v == STATS_IMPROVEMENT || v == STATS_MINOR;
+}
+
 /*
  * Rounds of an interleaved matrix on a machine whose level drifts by 10%
  * (sd) from one round to the next, 1% within a round: A and B once per
@@ -1597,7 +1628,8 @@ static void test_table_paired_row_takes_out_what_drifted_between_rounds(void **s
 			struct base_sample *a, *b;
 			struct stats_table_opts o;
 			struct stats_table t;
-			const struct stats_row *pr = NULL;
+			const struct stats_row *pr;
+			bool af[ROUNDS];
 			size_t a_first = 0;
 
 			for (int r = 0; r < ROUNDS; r++) {
@@ -1609,21 +1641,13 @@ static void test_table_paired_row_takes_out_what_drifted_between_rounds(void **s
 			a = speed_samples(ROUNDS, ga, NULL);
 			b = speed_samples(ROUNDS, gb, NULL);
 			for (int r = 0; r < ROUNDS; r++) {
-				int64_t first = gsl_rng_uniform(rng) < 0.5;
-
-				/* 25 s a round, the two runs 3 s apart */
-				a[r].wall_start_ns = (25 * r + 3 * first) * NS_PER_S;
-				b[r].wall_start_ns = (25 * r + 3 * !first) * NS_PER_S;
-				a_first += !first;
-				pa[r] = &a[r];
-				pb[r] = &b[r];
+				af[r] = !(gsl_rng_uniform(rng) < 0.5);
+				a_first += af[r];
 			}
+			place_rounds(a, b, af, ROUNDS, pa, pb);
 			stats_table_opts_init(&o);
 			assert_int_equal(stats_table_build(pa, ROUNDS, pb, ROUNDS, &o, &t), 0);
-			for (size_t i = 0; i < t.nrows; i++)
-				if (t.rows[i].paired)
-					pr = &t.rows[i];
-			assert_non_null(pr);
+			pr = paired_of(&t);
 			assert_string_equal(pr->metric, "throughput.gbps.paired");
 			assert_int_equal(t.notes.pairs, ROUNDS);
 			assert_int_equal(t.notes.unpaired, 0);
@@ -1632,20 +1656,15 @@ static void test_table_paired_row_takes_out_what_drifted_between_rounds(void **s
 			assert_true(pr->c.shift_lo_pct <= pr->c.shift_pct &&
 				    pr->c.shift_pct <= pr->c.shift_hi_pct);
 			assert_int_equal(t.paired_regressed, pr->c.verdict == STATS_REGRESSION);
-			paired_called[change] += pr->c.verdict == STATS_REGRESSION ||
-						 pr->c.verdict == STATS_IMPROVEMENT ||
-						 pr->c.verdict == STATS_MINOR;
-			raw_called[change] += t.rows[0].c.verdict == STATS_REGRESSION ||
-					      t.rows[0].c.verdict == STATS_IMPROVEMENT ||
-					      t.rows[0].c.verdict == STATS_MINOR;
+			paired_called[change] += calls_change(pr->c.verdict);
+			raw_called[change] += calls_change(t.rows[0].c.verdict);
 			stats_table_release(&t);
 
 			/* A first in every round, as runs by hand in a fixed
 			 * order go: the same pairs, all in one order */
-			for (int r = 0; r < ROUNDS; r++) {
-				a[r].wall_start_ns = 25 * r * NS_PER_S;
-				b[r].wall_start_ns = (25 * r + 3) * NS_PER_S;
-			}
+			for (int r = 0; r < ROUNDS; r++)
+				af[r] = true;
+			place_rounds(a, b, af, ROUNDS, pa, pb);
 			assert_int_equal(stats_table_build(pa, ROUNDS, pb, ROUNDS, &o, &t), 0);
 			assert_int_equal(t.notes.pairs, ROUNDS);
 			assert_int_equal(t.notes.pairs_a_first, ROUNDS);
@@ -1703,7 +1722,7 @@ static void test_table_paired_row_is_a_crossover(void **state)
 			struct stats_table_opts o;
 			struct stats_compare pc;
 			struct stats_table t;
-			const struct stats_row *pr = NULL;
+			const struct stats_row *pr;
 			bool first[ROUNDS];
 
 			for (int r = 0; r < ROUNDS; r++) {
@@ -1716,30 +1735,19 @@ static void test_table_paired_row_is_a_crossover(void **state)
 			}
 			a = speed_samples(ROUNDS, ga, NULL);
 			b = speed_samples(ROUNDS, gb, NULL);
-			for (int r = 0; r < ROUNDS; r++) {
-				a[r].wall_start_ns = (25 * r + 3 * !first[r]) * NS_PER_S;
-				b[r].wall_start_ns = (25 * r + 3 * first[r]) * NS_PER_S;
-				pa[r] = &a[r];
-				pb[r] = &b[r];
-			}
+			place_rounds(a, b, first, ROUNDS, pa, pb);
 			stats_table_opts_init(&o);
 			assert_int_equal(stats_table_build(pa, ROUNDS, pb, ROUNDS, &o, &t), 0);
-			for (size_t i = 0; i < t.nrows; i++)
-				if (t.rows[i].paired)
-					pr = &t.rows[i];
-			assert_non_null(pr);
+			pr = paired_of(&t);
 			if (t.notes.period_tested) {
 				crossed++;
 				period_sum += t.notes.period_pct;
 				assert_true(t.notes.period_lo_pct <= t.notes.period_pct &&
 					    t.notes.period_pct <= t.notes.period_hi_pct);
 			}
-			called[change] += pr->c.verdict == STATS_REGRESSION ||
-					  pr->c.verdict == STATS_IMPROVEMENT ||
-					  pr->c.verdict == STATS_MINOR;
+			called[change] += calls_change(pr->c.verdict);
 			assert_int_equal(stats_compare_paired(ga, gb, ROUNDS, STATS_HIGHER, &o.cmp, &pc), 0);
-			plain[change] += pc.verdict == STATS_REGRESSION ||
-					 pc.verdict == STATS_IMPROVEMENT || pc.verdict == STATS_MINOR;
+			plain[change] += calls_change(pc.verdict);
 			stats_table_release(&t);
 			free_samples(a, ROUNDS);
 			free_samples(b, ROUNDS);

@@ -2,7 +2,6 @@
 /* Unit tests for collect/sysenv: environment snapshot and its fingerprint. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +17,7 @@
 
 #include "base/err.h"
 #include "collect/sysenv.h"
+#include "testdata.h"
 
 static void add_ok(struct collect_sysenv *env, const char *key,
 		   const char *value)
@@ -261,37 +261,6 @@ static void test_fingerprint_ignores_order_and_changes_with_a_value(void **state
 	assert_string_not_equal(fp0, fp1);
 }
 
-static void put(const char *dir, const char *rel, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	f = fopen(path, "w");
-	if (!f)
-		fail_msg("cannot create %s", path);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void mkdirs(const char *dir, const char *rel)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	if (mkdir(path, 0755) && errno != EEXIST)
-		fail_msg("cannot create %s", path);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static void test_add_sysctls_walks_a_tree_and_skips_per_interface(void **state)
 {
 	char dir[] = "/tmp/nr-sysenv-XXXXXX";
@@ -301,29 +270,17 @@ static void test_add_sysctls_walks_a_tree_and_skips_per_interface(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	mkdirs(dir, "net");
-	mkdirs(dir, "net/core");
-	mkdirs(dir, "net/ipv4");
-	mkdirs(dir, "net/ipv4/conf");
-	mkdirs(dir, "net/ipv4/conf/all");
-	mkdirs(dir, "net/ipv4/conf/default");
-	mkdirs(dir, "net/ipv4/conf/eth0");
-	mkdirs(dir, "net/ipv4/neigh");
-	mkdirs(dir, "net/ipv4/neigh/default");
-	mkdirs(dir, "net/ipv4/neigh/lo");
-	mkdirs(dir, "net/ipv4/route");
-	mkdirs(dir, "net/unix");
-	put(dir, "net/core/rmem_max", "212992\n");
-	put(dir, "net/core/netdev_max_backlog", "1000\n");
-	put(dir, "net/ipv4/tcp_rmem", "4096\t131072\t6291456\n");
-	put(dir, "net/ipv4/tcp_fastopen_key", "00000000-00000000-00000000-00000000\n");
-	put(dir, "net/ipv4/conf/all/rp_filter", "2\n");
-	put(dir, "net/ipv4/conf/default/rp_filter", "1\n");
-	put(dir, "net/ipv4/conf/eth0/rp_filter", "0\n");
-	put(dir, "net/ipv4/neigh/default/gc_thresh1", "128\n");
-	put(dir, "net/ipv4/neigh/lo/gc_stale_time", "60\n");
-	put(dir, "net/ipv4/route/gc_timeout", "300\n");
-	put(dir, "net/unix/max_dgram_qlen", "512\n");
+	testdata_put(dir, "net/core/rmem_max", "212992\n");
+	testdata_put(dir, "net/core/netdev_max_backlog", "1000\n");
+	testdata_put(dir, "net/ipv4/tcp_rmem", "4096\t131072\t6291456\n");
+	testdata_put(dir, "net/ipv4/tcp_fastopen_key", "00000000-00000000-00000000-00000000\n");
+	testdata_put(dir, "net/ipv4/conf/all/rp_filter", "2\n");
+	testdata_put(dir, "net/ipv4/conf/default/rp_filter", "1\n");
+	testdata_put(dir, "net/ipv4/conf/eth0/rp_filter", "0\n");
+	testdata_put(dir, "net/ipv4/neigh/default/gc_thresh1", "128\n");
+	testdata_put(dir, "net/ipv4/neigh/lo/gc_stale_time", "60\n");
+	testdata_put(dir, "net/ipv4/route/gc_timeout", "300\n");
+	testdata_put(dir, "net/unix/max_dgram_qlen", "512\n");
 	/* no net/ipv6: a kernel without IPv6 */
 
 	assert_int_equal(collect_sysenv_add_sysctls(env, dir, &err), 0);
@@ -345,13 +302,13 @@ static void test_add_sysctls_walks_a_tree_and_skips_per_interface(void **state)
 	assert_non_null(big);
 	memset(big, '1', COLLECT_SYSENV_VALUE_MAX + 1);
 	big[COLLECT_SYSENV_VALUE_MAX + 1] = '\0';
-	put(dir, "net/core/huge", big);
+	testdata_put(dir, "net/core/huge", big);
 	free(big);
 	collect_sysenv_clear(env);
 	assert_int_equal(collect_sysenv_add_sysctls(env, dir, &err), -E2BIG);
 	assert_non_null(strstr(err.msg, "sysctl.net.core.huge is longer than 4096 bytes"));
 
-	assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	assert_int_equal(testdata_rmtree(dir), 0);
 	collect_sysenv_free(env);
 }
 
@@ -369,35 +326,21 @@ static void test_add_cpu_reads_idle_states_and_mitigations(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	mkdirs(dir, "devices");
-	mkdirs(dir, "devices/system");
-	mkdirs(dir, "devices/system/cpu");
-	mkdirs(dir, "devices/system/cpu/cpuidle");
-	mkdirs(dir, "devices/system/cpu/cpu0");
-	mkdirs(dir, "devices/system/cpu/cpu0/cpuidle");
-	mkdirs(dir, "devices/system/cpu/cpu0/cpuidle/state0");
-	mkdirs(dir, "devices/system/cpu/cpu0/cpuidle/state1");
-	mkdirs(dir, "devices/system/cpu/cpu0/cpuidle/state2");
 	/* state3 missing: the list ends at state2, state4 is not read */
-	mkdirs(dir, "devices/system/cpu/cpu0/cpuidle/state4");
-	mkdirs(dir, "devices/system/cpu/vulnerabilities");
-	mkdirs(dir, "kernel");
-	mkdirs(dir, "kernel/mm");
-	mkdirs(dir, "kernel/mm/transparent_hugepage");
-	put(dir, "devices/system/cpu/cpuidle/current_driver", "intel_idle\n");
-	put(dir, "devices/system/cpu/cpuidle/current_governor", "menu\n");
-	put(dir, "devices/system/cpu/cpu0/cpuidle/state0/name", "POLL\n");
-	put(dir, "devices/system/cpu/cpu0/cpuidle/state0/disable", "0\n");
-	put(dir, "devices/system/cpu/cpu0/cpuidle/state1/name", "C1\n");
+	testdata_put(dir, "devices/system/cpu/cpuidle/current_driver", "intel_idle\n");
+	testdata_put(dir, "devices/system/cpu/cpuidle/current_governor", "menu\n");
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state0/name", "POLL\n");
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state0/disable", "0\n");
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state1/name", "C1\n");
 	/* no disable file: an old kernel; counted as enabled */
-	put(dir, "devices/system/cpu/cpu0/cpuidle/state2/name", "C6\n");
-	put(dir, "devices/system/cpu/cpu0/cpuidle/state2/disable", "1\n");
-	put(dir, "devices/system/cpu/cpu0/cpuidle/state4/name", "C10\n");
-	put(dir, "devices/system/cpu/vulnerabilities/retbleed", "Mitigation: IBRS\n");
-	put(dir, "devices/system/cpu/vulnerabilities/spectre_v2",
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state2/name", "C6\n");
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state2/disable", "1\n");
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state4/name", "C10\n");
+	testdata_put(dir, "devices/system/cpu/vulnerabilities/retbleed", "Mitigation: IBRS\n");
+	testdata_put(dir, "devices/system/cpu/vulnerabilities/spectre_v2",
 	    "Mitigation: Retpolines;  STIBP: disabled\n");
-	put(dir, "devices/system/cpu/vulnerabilities/Odd Name", "x\n");
-	put(dir, "kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
+	testdata_put(dir, "devices/system/cpu/vulnerabilities/Odd Name", "x\n");
+	testdata_put(dir, "kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
 
 	assert_int_equal(collect_sysenv_add_cpu(env, dir, &err), 0);
 	collect_sysenv_sort(env);
@@ -413,7 +356,7 @@ static void test_add_cpu_reads_idle_states_and_mitigations(void **state)
 		assert_true(collect_sysenv_in_fingerprint(env->entries[i].key));
 
 	/* a machine without any of it: nothing, no error */
-	assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	assert_int_equal(testdata_rmtree(dir), 0);
 	collect_sysenv_clear(env);
 	assert_int_equal(collect_sysenv_add_cpu(env, dir, &err), 0);
 	assert_int_equal(env->n, 0);

@@ -3,8 +3,12 @@
 #ifndef NR_TESTS_TESTDATA_H
 #define NR_TESTS_TESTDATA_H
 
+#include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 /* The whole file at PATH, NUL-terminated (free it); its length in *len
  * when len is not NULL. A file that cannot be read fails the test. */
@@ -40,6 +44,42 @@ static inline char *testdata_load(const char *name, size_t *len)
 
 	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/data", name);
 	return testdata_read(path, len);
+}
+
+/* Write TEXT to DIR/REL, making the folders of REL under DIR first (a
+ * copy of a /proc or /sys tree); fails the test when it cannot. */
+static inline void testdata_put(const char *dir, const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	for (char *p = strchr(path + strlen(dir) + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST)
+			fail_msg("cannot create %s", path);
+		*p = '/';
+	}
+	f = fopen(path, "w");
+	if (!f)
+		fail_msg("cannot create %s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+static inline int testdata_rm_one(const char *path, const struct stat *st, int flag,
+				  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Remove the tree at DIR, DIR too: 0, or -1 with errno. */
+static inline int testdata_rmtree(const char *dir)
+{
+	return nftw(dir, testdata_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 #endif
