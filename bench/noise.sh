@@ -42,7 +42,8 @@
 # the ratio / 2.41 to the ratio x 2.41.
 #
 # What went with ours' figure: ours' stream runs carry its CPU speed probe
-# (host.speed, on by default for streams), and every run the TCP socket
+# (host.speed, on by default for streams, and the core's pace between
+# interruptions, host.speed.core), and every run the TCP socket
 # backlog (netstat.TcpExt.TCPBacklogCoalesce.per_mb), the context
 # switches per MB and the cross-CPU round trip between ours' client and
 # server CPUs (host.xcpu_ns); the table ends with, per row, how much each
@@ -151,6 +152,7 @@ run_ours() {
 		                   | round / 10 | tostring) + "%" else "n/a" end)),
 		    ("cpus=" + (.config.params.cpus // "?") + "/" + (.config.params.remote_cpus // "?")),
 		    ("speed=" + (($m["host.speed"].value // null) | if . then (. * 10 | round / 10 | tostring) else "-" end)),
+		    ("core=" + (($m["host.speed.core"].value // null) | if . then (. * 10 | round / 10 | tostring) else "-" end)),
 		    ("mixed=" + (($m["window.mixed"].value // null) | if . == null then "-" else tostring end)),
 		    ("levels=" + (if $m["window.level_lo_pct"] then
 		                    ($m["window.level_lo_pct"].value | round | tostring) + "-" +
@@ -266,14 +268,14 @@ PEER[tcp_rr]="sockperf"; PARGS[tcp_rr]="64"
 
 # one line per successful run in $tmp/ROW.TOOL: "rep value disturbed"; for
 # ours, "rep value X" in $tmp/ROW.speed (X the host.speed of a run that
-# probed it), $tmp/ROW.backlog (TCPBacklogCoalesce per MB), $tmp/ROW.ctxt
+# probed it), $tmp/ROW.core (its host.speed.core), $tmp/ROW.backlog (TCPBacklogCoalesce per MB), $tmp/ROW.ctxt
 # (context switches per MB), $tmp/ROW.xcpu (the cross-CPU round trip, ns),
 # "rep mixed lo hi" in $tmp/ROW.levels and "rep moved" in $tmp/ROW.moved
 record() { # ROW TOOL REP RESULT
 	local v d note x k lv
 	read -r v d note <<<"$4"
 	echo "$3 $v $d" >>"$tmp/$1.$2"
-	for k in speed backlog ctxt xcpu; do
+	for k in speed core backlog ctxt xcpu; do
 		x=$(sed -n "s/.*\\<$k=\\([0-9.]*\\).*/\\1/p" <<<"$note")
 		[ -n "$x" ] && echo "$3 $v $x" >>"$tmp/$1.$k"
 	done
@@ -431,6 +433,7 @@ corr() {
 }
 for row in "${ROWS[@]}"; do
 	corr "$row" "$tmp/$row.speed" "host speed" "op/us (host.speed)"
+	corr "$row" "$tmp/$row.core" "host core pace" "op/us (host.speed.core)"
 	corr "$row" "$tmp/$row.backlog" "socket backlog" "/MB (TCPBacklogCoalesce)"
 	corr "$row" "$tmp/$row.ctxt" "context switches" "/MB (stat.ctxt)"
 	corr "$row" "$tmp/$row.xcpu" "cpus' distance" "ns (host.xcpu_ns)"
@@ -546,7 +549,9 @@ echo "over the runs kept when at most one run was left out as disturbed (kept), 
 echo "all runs (all).  target: met when that cov is at most half the peer's.  machine floor:"
 echo "the same interleaving timing a fixed amount of copying with dd, nothing of the network:"
 echo "how much this machine's own speed moves from run to run.  host speed: ours' CPU speed"
-echo "probe (host.speed, streams only) over ours' runs of the row; socket backlog: TCP segments"
+echo "probe (host.speed, streams only) over ours' runs of the row; host core pace: the probe's"
+echo "pace between interruptions (host.speed.core), which the guest's softirqs leave out; socket"
+echo "backlog: TCP segments"
 echo "queued to the socket backlog per MB (the receiver held the socket lock: the high state of"
 echo "loopback TCP); context switches per MB; cpus' distance: the round trip of a cache line"
 echo "between ours' client and server CPUs (host.xcpu_ns, the cross-CPU probe: a host that moves"

@@ -24,7 +24,7 @@ struct probe {
 	int cpu;
 	/* the window's bursts, under owner->w.mu */
 	uint32_t n;
-	double sum, sumsq, min, max;
+	double sum, sumsq, min, max, core_sum;
 	/* the chain's value; the probe's only */
 	volatile uint64_t x;
 	/* the window's sums: steps and ns for the mean, per-burst rates for
@@ -61,6 +61,8 @@ void collect_speed_of_chunks(int64_t *ns, size_t n, unsigned steps,
 	out->lost_ns = over;
 	out->rate = out->steps * 1000.0 / total;
 	out->median_rate = med > 0 ? steps * 1000.0 / med : 0;
+	/* ns is sorted now (collect_median_i64) */
+	out->core_rate = ns[n / 4] > 0 ? steps * 1000.0 / (double)ns[n / 4] : 0;
 	out->lost_pct = 100.0 * over / total;
 }
 
@@ -138,6 +140,7 @@ static void *probe_main(void *arg)
 			p->n++;
 			p->sum += v;
 			p->sumsq += v * v;
+			p->core_sum += b.core_rate;
 			p->steps += b.steps;
 			p->time_ns += b.time_ns;
 			p->lost_ns += b.lost_ns;
@@ -217,7 +220,7 @@ int collect_speed_start(struct collect_speed *s)
 		struct probe *p = &s->p[i];
 
 		p->n = 0;
-		p->sum = p->sumsq = p->min = p->max = 0;
+		p->sum = p->sumsq = p->min = p->max = p->core_sum = 0;
 		p->steps = p->time_ns = p->lost_ns = 0;
 	}
 	s->pause = (struct collect_pause_clock){ 0 };
@@ -289,6 +292,7 @@ int collect_speed_result(const struct collect_speed *s,
 			continue;
 		c->mean = p->time_ns > 0 ? p->steps * 1000.0 / p->time_ns : 0;
 		c->lost_pct = p->time_ns > 0 ? 100.0 * p->lost_ns / p->time_ns : 0;
+		c->core = p->core_sum / p->n;
 		c->min = p->min;
 		c->max = p->max;
 		if (p->n > 1) {

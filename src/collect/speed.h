@@ -26,8 +26,13 @@
  * work it did over its time (chain steps per microsecond): what the CPU
  * delivered, slices lost included. The time its chunks took beyond the
  * burst's median chunk is its lost time: interruptions, host or guest.
- * The rate is this machine's own unit: compare it only between samples of
- * the same machine and build.
+ * The pace of the burst's faster chunks, its lower quartile, is the
+ * core's own speed between interruptions: what the host's clock, the
+ * core's other hyperthread and the neighbours' use of the caches leave,
+ * and interruptions (the guest's network softirqs among them) do not
+ * enter it while fewer than three chunks in four are hit. The rate is
+ * this machine's own unit: compare it only between samples of the same
+ * machine and build.
  *
  * Cost: burst/period of each probed CPU (default 50 us every 50 ms,
  * 0.1%), taken from whatever runs there; a request/response test on such
@@ -55,6 +60,7 @@ struct collect_speed_burst {
 	double lost_ns;     /* sum over chunks of the time beyond the median */
 	double rate;        /* steps per microsecond over time_ns */
 	double median_rate; /* steps per microsecond of the median chunk */
+	double core_rate;   /* steps per microsecond of the lower quartile's chunk */
 	double lost_pct;    /* 100 x lost_ns / time_ns */
 };
 
@@ -66,6 +72,7 @@ struct collect_speed_cpu {
 	double min, max;  /* slowest and fastest burst's rate */
 	double cov_pct;   /* 100 x sd / mean of the bursts' rates */
 	double lost_pct;  /* lost time over all the bursts' time, percent */
+	double core;      /* mean of the bursts' core_rate */
 };
 
 struct collect_speed_result {
@@ -126,8 +133,8 @@ int collect_speed_result(const struct collect_speed *s,
 
 /*
  * One burst from its chunk times ns[0..n) of `steps` steps each (reordered:
- * sorted). The median is the mean of the two middle ones for even n. All
- * zero when n is 0 or the times add up to nothing. Pure; for tests.
+ * sorted). The median is the mean of the two middle ones for even n, the
+ * lower quartile the chunk at n / 4 in ascending order. All zero when n is 0 or the times add up to nothing. Pure; for tests.
  */
 void collect_speed_of_chunks(int64_t *ns, size_t n, unsigned steps,
 			     struct collect_speed_burst *out);

@@ -434,8 +434,9 @@ static void report_perf(const struct engine_meter *m, struct proto_end_report *r
 
 /*
  * The speed probe: host.speed.cpu<N> (chain steps per microsecond, this
- * machine's unit), how much it moved over the window and the share of
- * the probe's time lost to interruptions; a note speed.cpu<N> for a CPU
+ * machine's unit), how much it moved over the window, the share of the
+ * probe's time lost to interruptions and the core's pace between them
+ * (host.speed.cpu<N>.core); a note speed.cpu<N> for a CPU
  * where no burst finished (a task above the probe held it throughout).
  */
 static void report_speed(const struct engine_meter *m, struct proto_end_report *r)
@@ -469,6 +470,8 @@ static void report_speed(const struct engine_meter *m, struct proto_end_report *
 		json_object_set_new(r->metrics, name, json_real(c->cov_pct));
 		snprintf(name, sizeof(name), "host.speed.cpu%d.lost_pct", c->cpu);
 		json_object_set_new(r->metrics, name, json_real(c->lost_pct));
+		snprintf(name, sizeof(name), "host.speed.cpu%d.core", c->cpu);
+		json_object_set_new(r->metrics, name, json_real(c->core));
 	}
 	if (!sr.realtime)
 		json_object_set_new(r->notes, "speed",

@@ -268,11 +268,11 @@ static void softirq_cpus(const struct base_sample *s, const char *prefix,
 }
 
 /*
- * Geometric mean of <prefix>host.speed.cpu<N> over the CPUs in list, or
- * over every probed CPU of that machine when list is empty (workers not
- * pinned); 0 when none was probed.
+ * Geometric mean of <prefix>host.speed.cpu<N><suffix> over the CPUs in
+ * list, or over every probed CPU of that machine when list is empty
+ * (workers not pinned); 0 when none was probed.
  */
-static double speed_of(const struct base_sample *s, const char *prefix,
+static double speed_of(const struct base_sample *s, const char *prefix, const char *suffix,
 		       const struct base_cpulist *list)
 {
 	size_t plen = strlen(prefix);
@@ -291,7 +291,7 @@ static double speed_of(const struct base_sample *s, const char *prefix,
 			continue;
 		id = m->name + plen + 14;
 		cpu = strtol(id, &end, 10);
-		if (end == id || *end || m->value <= 0)
+		if (end == id || strcmp(end, suffix) || m->value <= 0)
 			continue; /* host.speed.cpu<N>.cov_pct */
 		for (int k = 0; k < list->n && !in; k++)
 			in = list->cpu[k] == cpu;
@@ -303,22 +303,36 @@ static double speed_of(const struct base_sample *s, const char *prefix,
 	return n ? exp(logsum / n) : 0;
 }
 
+/* One figure of the speed probe per end and for both: <name>.client,
+ * <name>.server and <name> from host.speed.cpu<N><suffix>. */
+static void add_speed_of(struct base_sample *s, const struct job_config *c, bool same_host,
+			 const char *name, const char *suffix)
+{
+	double sc = speed_of(s, "", suffix, &c->cpus);
+	double ss = speed_of(s, same_host ? "" : "server.", suffix, &c->remote_cpus);
+	char n[64];
+
+	snprintf(n, sizeof(n), "%s.client", name);
+	if (sc > 0)
+		base_sample_set(s, n, "op/us", sc);
+	snprintf(n, sizeof(n), "%s.server", name);
+	if (ss > 0)
+		base_sample_set(s, n, "op/us", ss);
+	if (sc > 0 && ss > 0)
+		base_sample_set(s, name, "op/us", sqrt(sc * ss));
+}
+
 /*
  * Each end's CPU speed (speed.h) over its workers' CPUs, and the two
  * together: what explains a sample that ran while the host slowed a vCPU.
+ * host.speed counts the time interruptions took, host.speed.core the
+ * core's pace between them.
  */
 static void add_speed(struct base_sample *s, const struct job_config *c,
 		      bool same_host)
 {
-	double sc = speed_of(s, "", &c->cpus);
-	double ss = speed_of(s, same_host ? "" : "server.", &c->remote_cpus);
-
-	if (sc > 0)
-		base_sample_set(s, "host.speed.client", "op/us", sc);
-	if (ss > 0)
-		base_sample_set(s, "host.speed.server", "op/us", ss);
-	if (sc > 0 && ss > 0)
-		base_sample_set(s, "host.speed", "op/us", sqrt(sc * ss));
+	add_speed_of(s, c, same_host, "host.speed", "");
+	add_speed_of(s, c, same_host, "host.speed.core", ".core");
 }
 
 /* Where the work ran: the policy, each worker's CPU, the softirq CPUs. */

@@ -185,6 +185,8 @@ done
 # server cpu1 under the split policy on two CPUs).
 check "the speed probe gives every test cpu's rate and lost time, each end's and both" \
 	jtrue "$TMP/quiet.json" 'all(v("host.speed.cpu%s" % c) > 0 and 0 <= v("host.speed.cpu%s.lost_pct" % c) < 100 and v("host.speed.cpu%s.cov_pct" % c) >= 0 for c in d["config"]["params"]["cpus"].split(",") + d["config"]["params"]["remote_cpus"].split(",") if "-" not in c) and v("host.speed.client") > 0 and abs(v("host.speed") - (v("host.speed.client") * v("host.speed.server")) ** 0.5) < 1e-6 * v("host.speed")'
+check "... and every test cpu's core pace between interruptions, each end's and both" \
+	jtrue "$TMP/quiet.json" 'all(v("host.speed.cpu%s.core" % c) > 0 for c in d["config"]["params"]["cpus"].split(",") + d["config"]["params"]["remote_cpus"].split(",") if "-" not in c) and v("host.speed.core.client") > 0 and abs(v("host.speed.core") - (v("host.speed.core.client") * v("host.speed.core.server")) ** 0.5) < 1e-6 * v("host.speed.core")'
 timeout 60 "$NR" run tcp_stream -l 1s --warmup 300ms --no-speed --json --no-store >"$TMP/nospeed.json"
 check "--no-speed: no host.speed metrics, the other collectors still run" \
 	jtrue "$TMP/nospeed.json" 'not any(k.startswith("host.speed") for k in d["metrics"]) and "snmp.Tcp.OutSegs" in d["metrics"]'

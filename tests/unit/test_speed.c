@@ -39,12 +39,35 @@ static void test_speed_of_chunks_rate_median_and_lost_time(void **state)
 	assert_float_equal(b.median_rate, 640.0, 1e-9);
 	assert_float_equal(b.lost_ns, 89610, 0);
 	assert_float_equal(b.lost_pct, 100.0 * 89610 / 91600, 1e-9);
+	/* the lower quartile (390, 400, 400, 410, 90000 sorted: the second) */
+	assert_float_equal(b.core_rate, 640.0, 1e-9);
 	/* even: the median is the mean of the two middle ones, 450 ns */
 	collect_speed_of_chunks(even, 4, 256, &b);
 	assert_float_equal(b.median_rate, 256000.0 / 450, 1e-9);
 	assert_float_equal(b.lost_ns, 50 + 550, 0);
 	collect_speed_of_chunks(one, 1, 256, &b);
 	assert_float_equal(b.rate, 500.0, 1e-9);
+	assert_float_equal(b.core_rate, 500.0, 1e-9);
+	assert_float_equal(b.lost_pct, 0, 0);
+}
+
+static void test_speed_of_chunks_core_pace_ignores_interrupted_chunks(void **state)
+{
+	/* 5 of 8 chunks interrupted: the median is an interrupted one, the
+	 * lower quartile (the third fastest) is not */
+	int64_t hit[] = { 9000, 400, 9000, 402, 9000, 9000, 401, 9000 };
+	/* every chunk 10% slower: the core's own pace, which moves it */
+	int64_t slow[] = { 440, 440, 440, 440, 440, 440, 440, 440 };
+	struct collect_speed_burst b;
+
+	(void)state;
+	collect_speed_of_chunks(hit, 8, 256, &b);
+	assert_float_equal(b.core_rate, 256000.0 / 402, 1e-9);
+	assert_float_equal(b.median_rate, 256000.0 / 9000, 1e-9);
+	assert_true(b.rate < b.core_rate / 10);
+	collect_speed_of_chunks(slow, 8, 256, &b);
+	assert_float_equal(b.core_rate, 256000.0 / 440, 1e-9);
+	assert_float_equal(b.rate, b.core_rate, 1e-9);
 	assert_float_equal(b.lost_pct, 0, 0);
 }
 
@@ -118,6 +141,7 @@ static void test_speed_window_times_bursts(void **state)
 	assert_true(r.cpu[0].min <= r.cpu[0].mean && r.cpu[0].mean <= r.cpu[0].max);
 	assert_true(r.cpu[0].cov_pct >= 0);
 	assert_true(r.cpu[0].lost_pct >= 0 && r.cpu[0].lost_pct < 100);
+	assert_true(r.cpu[0].core > 0);
 	assert_int_equal(r.active_ns, r.window_ns);
 	assert_true(r.window_ns >= 300 * NS_PER_MS);
 	/* after stop, no burst is added */
@@ -171,6 +195,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_speed_of_chunks_rate_median_and_lost_time),
+		cmocka_unit_test(test_speed_of_chunks_core_pace_ignores_interrupted_chunks),
 		cmocka_unit_test(test_speed_of_chunks_zero_when_nothing_timed),
 		cmocka_unit_test(test_speed_open_rejects_bad_options),
 		cmocka_unit_test(test_speed_window_times_bursts),
