@@ -132,6 +132,23 @@ void report_adj_note(FILE *out, const struct stats_notes *nt)
 			nt->adj_slope_lo, nt->adj_slope_hi);
 }
 
+void report_speed_why(FILE *out, const struct stats_notes *nt)
+{
+	if (nt->builds_differ)
+		fputs("but the labels were measured by different netregress builds (client.build), and the probe's figure is its build's own unit: it need not be the host's",
+		      out);
+	else if (!nt->speed_core_known)
+		fputs("the host ran the test's CPUs at another speed, so part of a change of the same sign may be the host's",
+		      out);
+	else if (nt->speed_core_changed)
+		fprintf(out, "the core's pace between interruptions (host.speed.core) moved %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): the host ran the test's CPUs at another clock or beside busier neighbours, so part of a change of the same sign may be the host's",
+			nt->speed_core_shift_pct, nt->speed_core_lo_pct, nt->speed_core_hi_pct,
+			nt->speed_core_p);
+	else
+		fprintf(out, "the core's pace between interruptions (host.speed.core) held (%+.1f%%, p = %.4f): the probe lost another share of its time to interruptions, which the guest's own interrupts and softirqs on the test's CPUs take as well as the host, so this need not be the host's",
+			nt->speed_core_shift_pct, nt->speed_core_p);
+}
+
 void report_paired_note(FILE *out, const struct stats_notes *nt)
 {
 	fprintf(out, "the .paired row takes each run with the other label's run next to it in time as a pair (%zu pairs, %zu runs without a partner) and tests the mean of ln(B/A) over the pairs (Student's t): what drifted from one pair to the next hit both of a pair",
@@ -226,13 +243,13 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 		fprintf(out, "note: samples whose 100 ms rate left a level and came back within the window (window.mixed; levels up to %.0f%% of the mean apart): %zu in %s, %zu in %s: each mean depends on the time spent at each level\n",
 			fmax(nt->mixed_gap_a, nt->mixed_gap_b), nt->mixed_a, label_a,
 			nt->mixed_b, label_b);
-	if (nt->speed_changed)
-		fprintf(out, "note: the CPU speed probe (host.speed) moved %+.1f%% [%+.1f%%, %+.1f%%] from %s to %s (p = %.4f): %s\n",
+	if (nt->speed_changed) {
+		fprintf(out, "note: the CPU speed probe (host.speed) moved %+.1f%% [%+.1f%%, %+.1f%%] from %s to %s (p = %.4f): ",
 			nt->speed_shift_pct, nt->speed_lo_pct, nt->speed_hi_pct,
-			label_a, label_b, nt->speed_p,
-			nt->builds_differ ?
-			"but the labels were measured by different netregress builds (client.build), and the probe's figure is its build's own unit: it need not be the host's" :
-			"the host ran the test's CPUs at another speed, so part of a change of the same sign may be the host's");
+			label_a, label_b, nt->speed_p);
+		report_speed_why(out, nt);
+		fputc('\n', out);
+	}
 	if (nt->xcpu_moved_a || nt->xcpu_moved_b)
 		fprintf(out, "note: samples in which the host moved the test's CPUs within the window (window.xcpu_moved: the round trip of a cache line between them changed level): %zu in %s, %zu in %s\n",
 			nt->xcpu_moved_a, label_a, nt->xcpu_moved_b, label_b);
@@ -300,7 +317,7 @@ json_t *report_compare_json(const struct stats_table *t)
 				"verdict_text", v, "runs_needed", (json_int_t)r->c.runs_needed);
 		json_array_append_new(rows, row);
 	}
-	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:b}}",
+	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:b}}",
 		      "config_key", t->config_key, "test", t->test,
 		      "headline", t->headline, "rows", rows, "regressed", t->regressed,
 		      "notes", "too_few", t->notes.too_few,
@@ -324,6 +341,10 @@ json_t *report_compare_json(const struct stats_table *t)
 		      "speed_lo_pct", note_num(t->notes.speed_changed, t->notes.speed_lo_pct),
 		      "speed_hi_pct", note_num(t->notes.speed_changed, t->notes.speed_hi_pct),
 		      "speed_p", note_num(t->notes.speed_changed, t->notes.speed_p),
+		      "speed_core_shift_pct", note_num(t->notes.speed_core_known, t->notes.speed_core_shift_pct),
+		      "speed_core_lo_pct", note_num(t->notes.speed_core_known, t->notes.speed_core_lo_pct),
+		      "speed_core_hi_pct", note_num(t->notes.speed_core_known, t->notes.speed_core_hi_pct),
+		      "speed_core_p", note_num(t->notes.speed_core_known, t->notes.speed_core_p),
 		      "xcpu_moved_a", (json_int_t)t->notes.xcpu_moved_a,
 		      "xcpu_moved_b", (json_int_t)t->notes.xcpu_moved_b,
 		      "xcpu_a_ns", note_num(t->notes.xcpu_changed, t->notes.xcpu_a_ns),

@@ -850,11 +850,12 @@ static void html_pair(FILE *out, const struct report_doc *d,
 		if (nt->mixed_a || nt->mixed_b)
 			fprintf(out, " samples whose 100 ms rate left a level and came back within the window (levels up to %.0f%% of the mean apart): %zu and %zu.",
 				fmax(nt->mixed_gap_a, nt->mixed_gap_b), nt->mixed_a, nt->mixed_b);
-		if (nt->speed_changed)
-			fprintf(out, " the CPU speed probe (host.speed) moved %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): %s.",
-				nt->speed_shift_pct, nt->speed_lo_pct, nt->speed_hi_pct, nt->speed_p,
-				nt->builds_differ ? "but the labels were measured by different netregress builds, whose probes may count in different units" :
-						    "part of a change of the same sign may be the host's");
+		if (nt->speed_changed) {
+			fprintf(out, " the CPU speed probe (host.speed) moved %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): ",
+				nt->speed_shift_pct, nt->speed_lo_pct, nt->speed_hi_pct, nt->speed_p);
+			report_speed_why(out, nt);
+			fputc('.', out);
+		}
 		if (nt->xcpu_moved_a || nt->xcpu_moved_b)
 			fprintf(out, " samples in which the host moved the test's CPUs within the window (the round trip of a cache line between them changed level): %zu and %zu.",
 				nt->xcpu_moved_a, nt->xcpu_moved_b);

@@ -136,6 +136,9 @@ struct stats_notes;
 /* The sentence of an applied .xcpu_adj row's note (its slope, from the
  * windows or from the samples), without a full stop: every format's. */
 void report_adj_note(FILE *out, const struct stats_notes *nt);
+/* What a change of the CPU speed probe (nt->speed_changed) may mean, the
+ * words after its figures, without a full stop: every format's. */
+void report_speed_why(FILE *out, const struct stats_notes *nt);
 /* What the .paired row paired (nt->pairs > 0), no "note: " and no end. */
 void report_paired_note(FILE *out, const struct stats_notes *nt);
 /* Markdown table cell text: | \ ` * _ [ ] < > # escaped with a backslash,

@@ -326,10 +326,10 @@ static void md_notes(FILE *out, const struct report_doc *d,
 	if (nt->speed_changed) {
 		fputs("- ", out);
 		md_code(out, desc);
-		fprintf(out, ": the CPU speed probe (host.speed) moved %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): %s\n",
-			nt->speed_shift_pct, nt->speed_lo_pct, nt->speed_hi_pct, nt->speed_p,
-			nt->builds_differ ? "but the labels were measured by different netregress builds, whose probes may count in different units" :
-					    "part of a change of the same sign may be the host's");
+		fprintf(out, ": the CPU speed probe (host.speed) moved %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): ",
+			nt->speed_shift_pct, nt->speed_lo_pct, nt->speed_hi_pct, nt->speed_p);
+		report_speed_why(out, nt);
+		fputc('\n', out);
 	}
 	if (nt->xcpu_moved_a || nt->xcpu_moved_b) {
 		fputs("- ", out);

@@ -142,28 +142,40 @@ bool stats_notes_any(const struct stats_notes *nt)
 	       nt->adj_applied || nt->pairs;
 }
 
-/* The row of metric among rows[0..n) when it differs between the labels
- * at the headline's alpha (its own rank test, not corrected with the other
- * metrics), else NULL. */
+/* The comparison of metric among rows[0..n), NULL when it has no row. */
+static const struct stats_compare *row_of(const struct stats_row *rows, size_t n,
+					  const char *metric)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rows[i].metric, metric))
+			return &rows[i].c;
+	return NULL;
+}
+
+/* Whether a comparison differs between the labels at the headline's alpha
+ * (its own rank test, not corrected with the other metrics). */
+static bool shifted(const struct stats_compare *c, const struct stats_table_opts *o)
+{
+	return c && !isnan(c->p) && c->p < o->cmp.alpha;
+}
+
+/* The row of metric when it differs between the labels, else NULL. */
 static const struct stats_compare *host_shift(const struct stats_row *rows, size_t n,
 					      const char *metric,
 					      const struct stats_table_opts *o)
 {
-	for (size_t i = 0; i < n; i++) {
-		const struct stats_compare *c = &rows[i].c;
+	const struct stats_compare *c = row_of(rows, n, metric);
 
-		if (strcmp(rows[i].metric, metric))
-			continue;
-		return isnan(c->p) || c->p >= o->cmp.alpha ? NULL : c;
-	}
-	return NULL;
+	return shifted(c, o) ? c : NULL;
 }
 
 /*
  * The host's CPU speed, and where the host put the test's CPUs, are not
  * the kernel's doing: when a probe's figure differs between the labels,
  * the note says by how much, so that a headline change is read with that
- * in mind.
+ * in mind. host.speed also counts the time interruptions took from the
+ * probe, which the guest's own softirqs do too: the note says whether
+ * the core's pace between them (host.speed.core) moved as well.
  */
 static void host_notes(const struct stats_row *rows, size_t n,
 		       const struct stats_table_opts *o, struct stats_notes *nt)
@@ -176,6 +188,15 @@ static void host_notes(const struct stats_row *rows, size_t n,
 		nt->speed_lo_pct = c->shift_lo_pct;
 		nt->speed_hi_pct = c->shift_hi_pct;
 		nt->speed_p = c->p;
+		c = row_of(rows, n, "host.speed.core");
+		if (c) {
+			nt->speed_core_known = true;
+			nt->speed_core_changed = shifted(c, o);
+			nt->speed_core_shift_pct = c->shift_pct;
+			nt->speed_core_lo_pct = c->shift_lo_pct;
+			nt->speed_core_hi_pct = c->shift_hi_pct;
+			nt->speed_core_p = c->p;
+		}
 	}
 	c = host_shift(rows, n, "host.xcpu_ns", o);
 	if (c) {

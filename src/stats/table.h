@@ -55,6 +55,13 @@ struct stats_notes {
 	 * interval, as in its row */
 	bool speed_changed;
 	double speed_shift_pct, speed_lo_pct, speed_hi_pct, speed_p;
+	/* with speed_changed, the probe's core pace between interruptions
+	 * (host.speed.core) where both labels have it: its shift, interval
+	 * and p, and whether that p is below the headline's alpha (else the
+	 * move was time lost to interruptions, which the guest's own
+	 * softirqs on the test's CPUs take as well as the host) */
+	bool speed_core_known, speed_core_changed;
+	double speed_core_shift_pct, speed_core_lo_pct, speed_core_hi_pct, speed_core_p;
 	/* the labels' first samples were measured by different netregress
 	 * builds (client.build): the speed probe's unit may differ with the
 	 * code the compiler made of its loop, so its note may not be the host's */

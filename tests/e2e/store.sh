@@ -105,7 +105,8 @@ timeout 60 "$NR" run udp_rr -l 300ms --warmup 0 --json --no-store >"$TMP/one.jso
 check "a run --json document imports (with its histogram)" grep -q ": 1 sample added, 0 already stored" "$TMP/imp3"
 
 # The host's speed notes: six samples a side made from one stored tcp_stream
-# sample (new ids), B 10% slower and its host.speed 10% lower as well; two
+# sample (new ids), B 10% slower and its host.speed 10% lower as well, the
+# core's pace between interruptions (host.speed.core) with it; two
 # of B's windows not steady with the host's speed trending along; three of
 # A's windows mixed levels, the widest 28% apart. The cross-CPU round trip
 # 120 ns in A and 430 ns in B (the host put the vCPUs farther apart), and
@@ -122,6 +123,7 @@ with open(sys.argv[2], "w") as out:
             m = d["metrics"]
             m["throughput.gbps"]["value"] = g * (1 + 0.003 * (i - 2.5))
             m["host.speed"] = {"value": sp * (1 + 0.002 * (2.5 - i)), "unit": "op/us"}
+            m["host.speed.core"] = {"value": 1.1 * sp * (1 + 0.001 * (i * 5 % 6 - 2.5)), "unit": "op/us"}
             m["host.xcpu_ns"] = {"value": xc * (1 + 0.01 * (i * 7 % 5 - 2)), "unit": "ns"}
             m["window.xcpu_moved"] = {"value": 1 if label == "slow" and i == 5 else 0, "unit": ""}
             m["window.disturbed"]["value"] = 0
@@ -139,6 +141,8 @@ PY
 rc=$?
 checkx "compare notes that the host's cpu speed moved with the throughput" \
 	'[ $rc -eq 1 ] && grep -qE "^note: the CPU speed probe \(host.speed\) moved -10\.[0-9]% .* from fast to slow" "$TMP/speed.txt"'
+check "... and says the core's pace moved too: the host's clock" \
+	grep -qE "^note: the CPU speed probe .* \(host.speed.core\) moved -10\.[0-9]% \[.*\(p = 0\.00[0-9]+\): the host ran the test's CPUs at another clock" "$TMP/speed.txt"
 check "compare counts the non-steady windows whose host speed trended along" \
 	grep -q "^note: of those, the host's CPU speed (speed probe) trended the same way within the window: 0 in fast, 2 in slow" "$TMP/speed.txt"
 check "compare counts the windows that mixed levels, with the widest gap" \
@@ -150,8 +154,8 @@ check "the report's notes carry both speed notes, markdown and html" \
 check "the report's notes count the mixed windows, markdown and html" \
 	sh -c 'grep -q "levels up to 28% of the mean apart): 3 in fast, 0 in slow" "$1" && grep -q "levels up to 28% of the mean apart): 3 and 0\\." "$2"' _ "$TMP/speed.md" "$TMP/speed.html"
 "$NR" compare --db "$TMP/speed.db" --json fast slow >"$TMP/speed.json"
-check "compare --json carries the speed note's shift" \
-	jtrue "$TMP/speed.json" '-11 < d["configs"][0]["notes"]["speed_shift_pct"] < -9 and d["configs"][0]["notes"]["speed_p"] < 0.05 and d["configs"][0]["notes"]["host_trend_b"] == 2'
+check "compare --json carries the speed note's shift, the core's too" \
+	jtrue "$TMP/speed.json" '-11 < d["configs"][0]["notes"]["speed_shift_pct"] < -9 and d["configs"][0]["notes"]["speed_p"] < 0.05 and -11 < d["configs"][0]["notes"]["speed_core_shift_pct"] < -9 and d["configs"][0]["notes"]["speed_core_p"] < 0.05 and d["configs"][0]["notes"]["host_trend_b"] == 2'
 check "compare --json carries the mixed windows and their widest gap" \
 	jtrue "$TMP/speed.json" 'd["configs"][0]["notes"]["mixed_a"] == 3 and d["configs"][0]["notes"]["mixed_b"] == 0 and d["configs"][0]["notes"]["mixed_gap_pct_a"] == 28'
 # The same slow samples as measured by another build of netregress: the

@@ -17,6 +17,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "base/time.h"
+#include "report/report.h"
 #include "stats/bh.h"
 #include "stats/covary.h"
 #include "stats/desc.h"
@@ -1818,6 +1819,75 @@ static void test_table_notes_a_host_speed_change(void **state)
 	free_samples(d, 6);
 }
 
+/* speed_samples with the probe's core pace too. */
+static struct base_sample *core_samples(size_t n, const double *gbps, const double *speed,
+					const double *core)
+{
+	struct base_sample *s = speed_samples(n, gbps, speed);
+
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(base_sample_set(&s[i], "host.speed.core", "op/us", core[i]), 0);
+	return s;
+}
+
+static void test_table_speed_note_says_whether_the_core_moved(void **state)
+{
+	/* host.speed 10% lower in B: with the core's pace held, the time went
+	 * to interruptions (the guest's softirqs take it as well as the host);
+	 * with the core 10% slower, the host's clock moved */
+	static const double ga[] = { 30.1, 29.8, 30.4, 30.0, 29.9, 30.2 };
+	static const double gb[] = { 27.1, 26.9, 27.3, 27.0, 26.8, 27.2 };
+	static const double sa[] = { 601, 598, 603, 600, 599, 602 };
+	static const double sb[] = { 541, 539, 542, 540, 538, 543 };
+	static const double ca[] = { 700, 701, 699, 702, 700, 698 };
+	static const double held[] = { 701, 699, 700, 698, 702, 700 };
+	static const double slow[] = { 630, 631, 629, 632, 630, 628 };
+	struct base_sample *a = core_samples(6, ga, sa, ca), *b = core_samples(6, gb, sb, held);
+	struct base_sample *c = core_samples(6, gb, sb, slow);
+	const struct base_sample *pa[6], *pb[6], *pc[6];
+	struct stats_table_opts o;
+	struct stats_table t;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	for (size_t i = 0; i < 6; i++) {
+		pa[i] = &a[i];
+		pb[i] = &b[i];
+		pc[i] = &c[i];
+	}
+	stats_table_opts_init(&o);
+	assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, &t), 0);
+	assert_true(t.notes.speed_changed && t.notes.speed_core_known);
+	assert_false(t.notes.speed_core_changed);
+	assert_true(fabs(t.notes.speed_core_shift_pct) < 0.5 && t.notes.speed_core_p > 0.05);
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	report_compare_table(out, &t, "A", "B");
+	fclose(out);
+	assert_non_null(strstr(text, "(host.speed.core) held"));
+	assert_non_null(strstr(text, "need not be the host's"));
+	free(text);
+	stats_table_release(&t);
+	assert_int_equal(stats_table_build(pa, 6, pc, 6, &o, &t), 0);
+	assert_true(t.notes.speed_changed && t.notes.speed_core_known && t.notes.speed_core_changed);
+	assert_true(t.notes.speed_core_shift_pct < -9 && t.notes.speed_core_shift_pct > -11);
+	assert_true(t.notes.speed_core_lo_pct <= t.notes.speed_core_shift_pct &&
+		    t.notes.speed_core_shift_pct <= t.notes.speed_core_hi_pct);
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	report_compare_table(out, &t, "A", "B");
+	fclose(out);
+	assert_non_null(strstr(text, "(host.speed.core) moved -"));
+	assert_non_null(strstr(text, "may be the host's"));
+	free(text);
+	stats_table_release(&t);
+	free_samples(a, 6);
+	free_samples(b, 6);
+	free_samples(c, 6);
+}
+
 static void test_table_counts_mixed_windows_and_their_widest_gap(void **state)
 {
 	static const double g[] = { 30.1, 29.8, 30.4, 30.0, 29.9, 30.2 };
@@ -2656,6 +2726,7 @@ int main(void)
 			test_compare_aa_false_regression_rate_at_most_alpha),
 		cmocka_unit_test(test_compare_finds_injected_5pct_regression),
 		cmocka_unit_test(test_table_notes_a_host_speed_change),
+		cmocka_unit_test(test_table_speed_note_says_whether_the_core_moved),
 		cmocka_unit_test(test_table_paired_row_takes_out_what_drifted_between_rounds),
 		cmocka_unit_test(test_table_paired_row_is_a_crossover),
 		cmocka_unit_test(test_crossover_ratio_by_hand),
