@@ -132,12 +132,14 @@ static void add_cpu(struct base_sample *s, const char *side,
 		SET("softirq_pct", "%", r->cpu_all.softirq);
 		SET("irq_pct", "%", r->cpu_all.irq);
 		SET("idle_pct", "%", r->cpu_all.idle);
+		SET("steal_pct", "%", r->cpu_all.steal);
 		SET("busy_pct", "%", r->cpu_all.busy);
 	}
 	if (r->cpu_test.valid) {
 		SET("test_cpus.user_pct", "%", r->cpu_test.user);
 		SET("test_cpus.sys_pct", "%", r->cpu_test.sys);
 		SET("test_cpus.softirq_pct", "%", r->cpu_test.softirq);
+		SET("test_cpus.steal_pct", "%", r->cpu_test.steal);
 		SET("test_cpus.busy_pct", "%", r->cpu_test.busy);
 	}
 #undef SET

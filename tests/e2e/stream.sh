@@ -72,6 +72,8 @@ sys.exit(0 if ok else 1)
 PY
 check "cpu split and process cpu of both ends" \
 	jtrue "$TMP/tcp.json" 'all(("cpu.%s.%s" % (s, k)) in d["metrics"] for s in ("client", "server") for k in ("user_s", "sys_s", "softirq_pct", "idle_pct"))'
+check "steal time on both ends, machine and test cpus, within the busy share it counts in" \
+	jtrue "$TMP/tcp.json" 'all(0 <= v("cpu.%s.%ssteal_pct" % (s, c)) <= v("cpu.%s.%sbusy_pct" % (s, c)) <= 100 for s in ("client", "server") for c in ("", "test_cpus."))'
 
 # -n as a share of the cpus (lkp's nr_threads): 150% of nproc, rounded
 timeout 60 "$NR" run tcp_stream -n 150% "${RUN_SHORT[@]}" --json >"$TMP/pct.json" 2>"$TMP/pct.err"
