@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/cpus.h"
+#include "base/file.h"
 #include "base/time.h"
 
 /* Open addressing over twice the entries keeps probe chains short. */
@@ -589,41 +590,13 @@ int collect_parse_stat(const char *text, size_t len,
 /* Read path whole into buf (cap bytes). -EFBIG if it holds more. */
 static int read_file(const char *path, char *buf, size_t cap, size_t *len)
 {
-	size_t n = 0;
-	ssize_t r;
-	int fd, ret = 0;
-	char extra;
+	bool more;
+	int ret = base_read_path(path, buf, cap, len, &more);
 
-	*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (n < cap) {
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = -errno;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
+	if (!ret && more) {
+		*len = 0;
+		ret = -EFBIG;
 	}
-	if (n == cap) {
-		do
-			r = read(fd, &extra, 1);
-		while (r < 0 && errno == EINTR);
-		if (r < 0)
-			ret = -errno;
-		else if (r > 0)
-			ret = -EFBIG;
-		if (ret)
-			goto out;
-	}
-	*len = n;
-out:
-	close(fd);
 	return ret;
 }
 

@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/time.h"
 
 #define CPUINFO_PATH "/proc/cpuinfo"
@@ -46,42 +47,9 @@ static bool is_space(char c)
 static int read_prefix(const char *path, char *buf, size_t cap, size_t *len,
 		       bool *more)
 {
-	size_t n = 0;
-	ssize_t r;
-	int fd, ret = 0;
-	char extra;
+	int ret = base_read_path(path, buf, cap - 1, len, more);
 
-	*len = 0;
-	*more = false;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (n < cap - 1) {
-		r = read(fd, buf + n, cap - 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = -errno;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	if (n == cap - 1) {
-		do
-			r = read(fd, &extra, 1);
-		while (r < 0 && errno == EINTR);
-		if (r < 0) {
-			ret = -errno;
-			goto out;
-		}
-		*more = r > 0;
-	}
-	buf[n] = '\0';
-	*len = n;
-out:
-	close(fd);
+	buf[*len] = '\0';
 	return ret;
 }
 

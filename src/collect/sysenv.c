@@ -24,6 +24,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "collect/env.h"
 
 #define HASH_SLOTS (2 * COLLECT_SYSENV_MAX)
@@ -255,30 +256,14 @@ void collect_sysenv_sort(struct collect_sysenv *env)
  */
 static int read_fd(int fd, char *buf, size_t cap, size_t *len)
 {
-	size_t n = 0;
-	ssize_t r;
-	int ret = 0;
+	bool more;
+	int ret = base_read_fd(fd, buf, cap, len, &more);
 
-	*len = 0;
-	for (;;) {
-		r = read(fd, buf + n, cap + 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (n > cap) {
-			ret = -E2BIG;
-			break;
-		}
-	}
 	close(fd);
-	if (!ret)
-		*len = n;
+	if (!ret && more) {
+		*len = 0;
+		ret = -E2BIG;
+	}
 	return ret;
 }
 
@@ -896,30 +881,19 @@ static int add_cpuinfo(struct collect_sysenv *env, struct base_err *err)
 	char model[256], *buf;
 	const char *v;
 	size_t len = 0, vlen;
-	ssize_t r;
-	int fd, ret = 0;
+	bool more;
+	int ret = 0;
 
 	buf = malloc(CPUINFO_PREFIX_BYTES);
 	if (!buf)
 		return base_err_set(err, -ENOMEM,
 				    "no memory for /proc/cpuinfo");
-	fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		/* The first CPU's block is all we need: a prefix, and only
-		 * its complete lines. */
-		while (len < CPUINFO_PREFIX_BYTES) {
-			r = read(fd, buf + len, CPUINFO_PREFIX_BYTES - len);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				break;
-			len += (size_t)r;
-		}
-		close(fd);
-		if (len == CPUINFO_PREFIX_BYTES)
-			while (len > 0 && buf[len - 1] != '\n')
-				len--;
-	}
+	/* The first CPU's block is all we need: a prefix, and only its
+	 * complete lines; an unreadable file gives no model. */
+	base_read_path("/proc/cpuinfo", buf, CPUINFO_PREFIX_BYTES, &len, &more);
+	if (len == CPUINFO_PREFIX_BYTES)
+		while (len > 0 && buf[len - 1] != '\n')
+			len--;
 	ret = collect_cpuinfo_model(buf, len, model, sizeof(model));
 	if (ret) {
 		base_err_set(err, ret,

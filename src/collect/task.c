@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/time.h"
 #include "collect/text.h"
 
@@ -69,24 +70,15 @@ bad:
 			    collect_show(text, strlen(text), show));
 }
 
-/* Read a small /proc file into buf (NUL-terminated). */
+/* Read a small /proc file into buf (NUL-terminated; cut at len - 1). */
 static int slurp(const char *path, char *buf, size_t len, struct base_err *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	size_t n;
+	bool more;
+	int ret = base_read_path(path, buf, len - 1, &n, &more);
 
-	if (fd < 0)
-		return base_err_set(err, -errno, "%s: %s", path, strerror(errno));
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		int e = errno;
-
-		close(fd);
-		return base_err_set(err, -e, "%s: %s", path, strerror(e));
-	}
-	close(fd);
 	buf[n] = '\0';
-	return 0;
+	return ret ? base_err_set(err, ret, "%s: %s", path, strerror(-ret)) : 0;
 }
 
 int collect_task_read(pid_t tid, struct collect_task *out, struct base_err *err)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "base/file.h"
 #include "base/parse.h"
 #include "base/sample.h"
 #include "base/time.h"
@@ -1501,7 +1502,7 @@ int job_file_load(const char *path, struct job_file **out,
 {
 	char *buf = NULL;
 	size_t len = 0;
-	ssize_t n;
+	bool more;
 	int fd, ret;
 
 	*out = NULL;
@@ -1509,30 +1510,20 @@ int job_file_load(const char *path, struct job_file **out,
 	if (fd < 0)
 		return base_err_set(err, -errno, "cannot open job file '%s': %s",
 				    path, strerror(errno));
-	buf = malloc(JOB_FILE_MAX_BYTES + 1);
+	buf = malloc(JOB_FILE_MAX_BYTES);
 	if (!buf) {
 		ret = base_err_set(err, -ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
-	for (;;) {
-		n = read(fd, buf + len, JOB_FILE_MAX_BYTES + 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = base_err_set(err, -errno,
-					   "cannot read job file '%s': %s",
-					   path, strerror(errno));
-			goto out;
-		}
-		if (!n)
-			break;
-		len += (size_t)n;
-		if (len > JOB_FILE_MAX_BYTES) {
-			ret = base_err_set(err, -EFBIG,
-					   "%s: larger than %d bytes: a job file holds a matrix, not data",
-					   path, JOB_FILE_MAX_BYTES);
-			goto out;
-		}
+	if ((ret = base_read_fd(fd, buf, JOB_FILE_MAX_BYTES, &len, &more))) {
+		base_err_set(err, ret, "cannot read job file '%s': %s", path, strerror(-ret));
+		goto out;
+	}
+	if (more) {
+		ret = base_err_set(err, -EFBIG,
+				   "%s: larger than %d bytes: a job file holds a matrix, not data",
+				   path, JOB_FILE_MAX_BYTES);
+		goto out;
 	}
 	ret = job_file_parse(buf, len, path, out, err);
 out:

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "topo/internal.h"
 
 /* cgroup.controllers and cgroup.subtree_control are one short line */
@@ -19,41 +20,12 @@
 
 int topo_read_small(const char *path, char *buf, size_t len)
 {
-	size_t got = 0;
-	ssize_t n;
-	int fd, ret = 0;
+	size_t got;
+	bool more;
+	int ret = base_read_path(path, buf, len - 1, &got, &more);
 
-	buf[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		if (got == len - 1) {
-			char c;
-
-			n = read(fd, &c, 1);
-			if (n > 0)
-				ret = -EFBIG;
-			else if (n < 0 && errno == EINTR)
-				continue;
-			else if (n < 0)
-				ret = -errno;
-			break;
-		}
-		n = read(fd, buf + got, len - 1 - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
 	buf[got] = '\0';
-	close(fd);
-	return ret;
+	return !ret && more ? -EFBIG : ret;
 }
 
 int topo_write_str(const char *path, const char *s)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for base/: strict parsers, exact formatters and error text. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
@@ -8,10 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "base/err.h"
+#include "base/file.h"
 #include "base/parse.h"
 
 /* Distinct from any parsed value, to see that failures leave *out alone. */
@@ -1254,6 +1257,96 @@ static void test_format_cpulist_round_trips_through_parse(void **state)
 	}
 }
 
+/* A file of n bytes 'a', 'b', ... in a fresh temporary directory. */
+static void small_file(char *path, size_t cap, size_t n)
+{
+	char dir[] = "/tmp/nr-test-file-XXXXXX";
+	int fd;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, cap, "%s/f", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	for (size_t i = 0; i < n; i++) {
+		char c = (char)('a' + i % 26);
+
+		assert_int_equal(write(fd, &c, 1), 1);
+	}
+	close(fd);
+}
+
+static void drop_file(const char *path)
+{
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_read_path_whole_cut_or_missing(void **state)
+{
+	char path[4096], buf[16];
+	size_t len;
+	bool more;
+
+	(void)state;
+	small_file(path, sizeof(path), 10);
+	/* room to spare, exactly the size (the byte past it tried), too small */
+	assert_int_equal(base_read_path(path, buf, sizeof(buf), &len, &more), 0);
+	assert_int_equal(len, 10);
+	assert_false(more);
+	assert_memory_equal(buf, "abcdefghij", 10);
+	assert_int_equal(base_read_path(path, buf, 10, &len, &more), 0);
+	assert_int_equal(len, 10);
+	assert_false(more);
+	assert_int_equal(base_read_path(path, buf, 4, &len, &more), 0);
+	assert_int_equal(len, 4);
+	assert_true(more);
+	assert_memory_equal(buf, "abcd", 4);
+	drop_file(path);
+	more = true;
+	assert_int_equal(base_read_path(path, buf, sizeof(buf), &len, &more), -ENOENT);
+	assert_int_equal(len, 0);
+	assert_false(more);
+	/* a directory opens, and its read fails */
+	assert_int_equal(base_read_path("/", buf, sizeof(buf), &len, &more), -EISDIR);
+	assert_int_equal(len, 0);
+}
+
+static void test_read_fd_reads_on_after_short_reads(void **state)
+{
+	char buf[16];
+	size_t len;
+	bool more;
+	int p[2];
+
+	(void)state;
+	/* a pipe gives what was written so far: two writes, then EOF */
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], "abc", 3), 3);
+	assert_int_equal(write(p[1], "defg", 4), 4);
+	close(p[1]);
+	assert_int_equal(base_read_fd(p[0], buf, sizeof(buf), &len, &more), 0);
+	assert_int_equal(len, 7);
+	assert_false(more);
+	assert_memory_equal(buf, "abcdefg", 7);
+	close(p[0]);
+	/* from the fd's offset on, which stays open; the byte tried past cap
+	 * is gone */
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], "0123456789", 10), 10);
+	close(p[1]);
+	assert_int_equal(base_read_fd(p[0], buf, 3, &len, &more), 0);
+	assert_true(more && len == 3);
+	assert_int_equal(base_read_fd(p[0], buf, sizeof(buf), &len, &more), 0);
+	assert_int_equal(len, 6);
+	assert_memory_equal(buf, "456789", 6);
+	close(p[0]);
+	assert_int_equal(base_read_fd(-1, buf, sizeof(buf), &len, &more), -EBADF);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1323,6 +1416,8 @@ int main(void)
 		cmocka_unit_test(test_format_cpulist_reports_enospc),
 		cmocka_unit_test(test_format_cpulist_worst_case_fits_strlen),
 		cmocka_unit_test(test_format_cpulist_round_trips_through_parse),
+		cmocka_unit_test(test_read_path_whole_cut_or_missing),
+		cmocka_unit_test(test_read_fd_reads_on_after_short_reads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
