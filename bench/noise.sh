@@ -439,7 +439,8 @@ for row in "${ROWS[@]}"; do
 	corr "$row" "$tmp/$row.xcpu" "cpus' distance" "ns (host.xcpu_ns)"
 	# ours' figure with the part that went with the distance taken out,
 	# as compare's .xcpu_adj row does: ln figure on ln distance, every
-	# run moved along the slope to the geometric mean distance
+	# run moved along the slope to the geometric mean distance (the slope
+	# fitted to these runs takes a degree of freedom: n - 2)
 	[ -s "$tmp/$row.xcpu" ] && awk -v d="${DESC[$row]}" '
 	$2 > 0 && $3 > 0 { n++; x[n] = log($3); y[n] = log($2); sx += x[n]; sy += y[n] }
 	END {
@@ -451,7 +452,7 @@ for row in "${ROWS[@]}"; do
 		m = s1 / n
 		for (i = 1; i <= n; i++) s2 += (v[i] - m) ^ 2
 		printf "%-16s in ours %-31s cov %.2f %% (slope %.2f of ln figure per ln ns, at %.0f ns), %d runs\n",
-			"adjusted for it", d ":", 100 * sqrt(s2 / (n - 1)) / m, b, exp(mx), n
+			"adjusted for it", d ":", 100 * sqrt(s2 / (n - 2)) / m, b, exp(mx), n
 	}' "$tmp/$row.xcpu"
 	# the same from within the windows, as compare does when every sample
 	# kept its 100 ms rates and round trips (stats_adjust_windows): the
@@ -499,34 +500,47 @@ done
 # whatever moves the machine between repetitions moves both; Pearson r of
 # the two over the repetitions where both ran, each one's r with the dd
 # floor of that repetition, and the cov of ours / peer per repetition (the
-# spread that is left when the shared part divides out)
-# pair_r FILE_A FILE_B -> "n r cov_ratio" over the reps in both ("0 0 -1")
+# spread that is left when the shared part divides out). The spread of
+# each tool's ln figure splits into what moved both (the covariance of
+# the two, the machine's drift) and what is the tool's own (its variance
+# less that): as % of the mean, "shared own_a own_b" (an own part below
+# zero is 0: the runs cannot tell it from none)
+# pair_r FILE_A FILE_B -> "n r cov_ratio shared own_a own_b" over the reps
+# in both ("0 0 -1 -1 -1 -1")
 pair_r() {
-	if [ ! -s "$1" ] || [ ! -s "$2" ]; then echo "0 0 -1"; return; fi
+	if [ ! -s "$1" ] || [ ! -s "$2" ]; then echo "0 0 -1 -1 -1 -1"; return; fi
 	awk 'NR == FNR { a[$1] = $2; next }
 	($1 in a) && a[$1] > 0 && $2 > 0 {
-		n++; x[n] = a[$1]; y[n] = $2; q[n] = a[$1] / $2; sx += x[n]; sy += y[n]; sq += q[n] }
+		n++; x[n] = a[$1]; y[n] = $2; q[n] = a[$1] / $2; sx += x[n]; sy += y[n]; sq += q[n]
+		lx[n] = log(x[n]); ly[n] = log(y[n]); slx += lx[n]; sly += ly[n] }
 	END {
-		if (n < 3) { print "0 0 -1"; exit }
-		mx = sx / n; my = sy / n; mq = sq / n
+		if (n < 3) { print "0 0 -1 -1 -1 -1"; exit }
+		mx = sx / n; my = sy / n; mq = sq / n; mlx = slx / n; mly = sly / n
 		for (i = 1; i <= n; i++) {
 			vx += (x[i] - mx) ^ 2; vy += (y[i] - my) ^ 2; cxy += (x[i] - mx) * (y[i] - my)
 			vq += (q[i] - mq) ^ 2
+			vlx += (lx[i] - mlx) ^ 2; vly += (ly[i] - mly) ^ 2; clxy += (lx[i] - mlx) * (ly[i] - mly)
 		}
 		r = (vx > 0 && vy > 0) ? cxy / sqrt(vx * vy) : 0
-		printf "%d %.4f %.4f\n", n, r, 100 * sqrt(vq / (n - 1)) / mq }' "$1" "$2"
+		sh = clxy > 0 ? clxy / (n - 1) : 0
+		oa = vlx / (n - 1) - sh; ob = vly / (n - 1) - sh
+		printf "%d %.4f %.4f %.4f %.4f %.4f\n", n, r, 100 * sqrt(vq / (n - 1)) / mq,
+			100 * sqrt(sh), 100 * sqrt(oa > 0 ? oa : 0), 100 * sqrt(ob > 0 ? ob : 0) }' "$1" "$2"
 }
 for row in "${ROWS[@]}"; do
 	peer=${PEER[$row]}
-	read -r n r qc < <(pair_r "$tmp/$row.ours" "$tmp/$row.$peer")
+	read -r n r qc sh oo op < <(pair_r "$tmp/$row.ours" "$tmp/$row.$peer")
 	[ "$n" -ge 3 ] || continue
 	read -r fo ro _ < <(pair_r "$tmp/$row.ours" "$tmp/floor.dd")
 	read -r fp rp _ < <(pair_r "$tmp/$row.$peer" "$tmp/floor.dd")
 	awk -v d="${DESC[$row]}" -v p="$peer" -v n="$n" -v r="$r" -v qc="$qc" \
-		-v fo="$fo" -v ro="$ro" -v fp="$fp" -v rp="$rp" 'BEGIN {
+		-v fo="$fo" -v ro="$ro" -v fp="$fp" -v rp="$rp" \
+		-v sh="$sh" -v oo="$oo" -v op="$op" 'BEGIN {
 		fl = (fo >= 3 && fp >= 3) ? sprintf("; with the dd floor: ours r = %.2f, %s r = %.2f", ro, p, rp) : ""
 		printf "shared drift     in %-36s ours and %s over %d repetitions: r = %.2f%s; ours/%s per repetition: cov %.2f %%\n",
-			d ":", p, n, r, fl, p, qc }'
+			d ":", p, n, r, fl, p, qc
+		printf "own noise        in %-36s shared by both %.2f %%; ours own %.2f %%, %s own %.2f %% (own o/p %s)\n",
+			d ":", sh, oo, p, op, op > 0 ? sprintf("%.2f", oo / op) : "-" }'
 done
 for row in "${ROWS[@]}"; do
 	[ -s "$tmp/$row.levels" ] || continue
@@ -559,7 +573,12 @@ echo "the vCPUs apart slows loopback traffic); each with its mean, cov and the P
 echo "of ours' figure with it: r^2 is the share of ours' run-to-run variance that went with"
 echo "it.  shared drift: ours and the peer ran back to back in every repetition; r near 1"
 echo "says the spread both show is the machine's, moving both together; ours/peer per repetition"
-echo "is what is left of it when that shared part divides out."
+echo "is what is left of it when that shared part divides out.  own noise: each tool's spread"
+echo "(variance of its ln figure over the repetitions) split into the part that moved both tools"
+echo "(their covariance: the machine) and the rest, the tool's own; all as % of the mean (an"
+echo "own part the shared one exceeds shows as 0).  No tool takes the shared part out of its"
+echo "own runs: ours' cov is at most half the peer's only if 3 shared^2 + 4 own^2 <= peer own^2,"
+echo "so with the shared part over 0.58 of the peer's own even a tool of no noise misses it."
 echo "adjusted for it: ours' figures with what went with the cpus' distance taken out (ln figure"
 echo "regressed on ln host.xcpu_ns over ours' runs of the row, each run moved along the slope to"
 echo "the geometric mean distance, as compare's .xcpu_adj row does between two labels): the"
