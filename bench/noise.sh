@@ -540,7 +540,7 @@ for row in "${ROWS[@]}"; do
 		printf "shared drift     in %-36s ours and %s over %d repetitions: r = %.2f%s; ours/%s per repetition: cov %.2f %%\n",
 			d ":", p, n, r, fl, p, qc
 		printf "own noise        in %-36s shared by both %.2f %%; ours own %.2f %%, %s own %.2f %% (own o/p %s)\n",
-			d ":", sh, oo, p, op, op > 0 ? sprintf("%.2f", oo / op) : "-" }'
+			d ":", sh, oo, p, op, (op > 0 ? sprintf("%.2f", oo / op) : "-") }'
 done
 for row in "${ROWS[@]}"; do
 	[ -s "$tmp/$row.levels" ] || continue
