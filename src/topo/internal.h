@@ -55,6 +55,22 @@ bool topo_pid_live(pid_t pid);
  * negative errno (-ENOENT: no such process). */
 int topo_pid_starttime(pid_t pid, unsigned long long *ticks);
 
+/* The line of a record (a sysctl journal, a topology's owner record)
+ * that says when its writer started: a process with the writer's pid and
+ * another start is not the writer, whose pid went to it after it ended. */
+#define TOPO_START_FMT "# pid %d started %llu clock ticks after boot"
+
+/* Whether a record's writer still runs: pid does, with the start text's
+ * TOPO_START_FMT line for pid gives (when text has one and pid's start can
+ * be read). text may be NULL: pid's while it runs. */
+bool topo_writer_live(pid_t pid, const char *text);
+
+/* Write text to <dir>/<name>, whole or not at all (a temporary file
+ * renamed over it), dir made first when missing (0755); what the record
+ * is for names it in err. 0 or a negative errno (err filled). */
+int topo_record_write(const char *dir, const char *name, const char *text,
+		      const char *what, struct base_err *err);
+
 /* The cgroup hierarchy that holds the cpu controller. */
 struct topo_cg_root {
 	int version;         /* 1 or 2 */

@@ -148,7 +148,6 @@ static int put_value(const char *root, const char *name, const char *want,
  * after it ended. A journal without that line (an older build's) is its
  * pid's while the pid runs.
  */
-#define JOURNAL_START_FMT "# pid %d started %llu clock ticks after boot"
 
 struct journal {
 	char path[PATH_MAX];
@@ -206,25 +205,6 @@ static void journals_free(struct dirent **list, int n)
 	free(list);
 }
 
-/* Whether the journal's writer still runs: its pid does, with the start
- * the journal records (when it records one and the pid's can be read). */
-static bool journal_live(const struct journal *j)
-{
-	unsigned long long want, now;
-	const char *line = j->text;
-	int pid;
-
-	if (!topo_pid_live(j->owner))
-		return false;
-	while (line) {
-		if (sscanf(line, JOURNAL_START_FMT, &pid, &want) == 2 && pid == (int)j->owner)
-			return topo_pid_starttime(j->owner, &now) || now == want;
-		if ((line = strchr(line, '\n')))
-			line++;
-	}
-	return true;
-}
-
 static int journal_load(const struct topo_paths *p, const char *name,
 			struct journal *j, struct base_err *err)
 {
@@ -243,7 +223,7 @@ static int journal_load(const struct topo_paths *p, const char *name,
 	if (ret)
 		return base_err_set(err, ret, "cannot read sysctl journal %s: %s", j->path,
 				    strerror(-ret));
-	j->live = journal_live(j);
+	j->live = topo_writer_live(j->owner, j->text);
 	return 0;
 }
 
@@ -344,40 +324,32 @@ static int check_journals(const struct topo_paths *p, const struct topo_sysctls 
 /* Write t's originals to <dir>/sysctl-<our pid>, whole or not at all. */
 static int journal_write(struct topo_sysctls *t, const char *dir, struct base_err *err)
 {
-	char tmp[PATH_MAX + 16];
+	char name[32];
 	unsigned long long start;
-	FILE *f;
-	int e = 0;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	int ret;
 
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return base_err_set(err, -errno, "cannot make %s for the sysctl journal: %s",
-				    dir, strerror(errno));
-	snprintf(t->journal, sizeof(t->journal), "%s/" JOURNAL_PREFIX "%d", dir, (int)getpid());
-	snprintf(tmp, sizeof(tmp), "%s/." JOURNAL_PREFIX "%d.tmp", dir, (int)getpid());
-	if (!(f = fopen(tmp, "w"))) {
-		e = errno;
-		goto fail;
-	}
+	if (!f)
+		return base_err_set(err, -ENOMEM, "out of memory");
 	fprintf(f, "# the values of these sysctls before netregress pid %d set them;\n"
 		   "# 'netregress topo down' puts them back once that process has ended\n",
 		(int)getpid());
 	if (!topo_pid_starttime(getpid(), &start))
-		fprintf(f, JOURNAL_START_FMT "\n", (int)getpid(), start);
+		fprintf(f, TOPO_START_FMT "\n", (int)getpid(), start);
 	for (size_t i = 0; i < t->n; i++)
 		fprintf(f, "%s %s\n", t->name[i], t->original[i]);
-	if (fflush(f) || ferror(f))
-		e = errno ? errno : EIO;
-	if (fclose(f) && !e)
-		e = errno;
-	if (!e && rename(tmp, t->journal))
-		e = errno;
-	if (!e)
-		return 0;
-	unlink(tmp);
-fail:
-	base_err_set(err, -e, "cannot write the sysctl journal %s: %s", t->journal, strerror(e));
-	t->journal[0] = '\0';
-	return -e;
+	if (fclose(f) || !text) {
+		free(text);
+		return base_err_set(err, -ENOMEM, "out of memory");
+	}
+	snprintf(name, sizeof(name), JOURNAL_PREFIX "%d", (int)getpid());
+	ret = topo_record_write(dir, name, text, "sysctl journal", err);
+	free(text);
+	if (!ret)
+		snprintf(t->journal, sizeof(t->journal), "%s/%s", dir, name);
+	return ret;
 }
 
 /*

@@ -46,6 +46,7 @@ struct topo {
 	bool ns_made[2]; /* set before the step that makes it: undo tolerates */
 	bool cg_made;    /* half-made or missing ones */
 	bool v6;
+	char owner[PATH_MAX]; /* its owner record, "" when none is kept */
 };
 
 void topo_spec_init(struct topo_spec *s)
@@ -137,6 +138,56 @@ int topo_pid_starttime(pid_t pid, unsigned long long *ticks)
 		if (!(s = strchr(s + 1, ' ')))
 			return -EINVAL;
 	return sscanf(s, " %llu", ticks) == 1 ? 0 : -EINVAL;
+}
+
+bool topo_writer_live(pid_t pid, const char *text)
+{
+	unsigned long long want, now;
+	const char *line = text;
+	int who;
+
+	if (!topo_pid_live(pid))
+		return false;
+	while (line) {
+		if (sscanf(line, TOPO_START_FMT, &who, &want) == 2 && who == (int)pid)
+			return topo_pid_starttime(pid, &now) || now == want;
+		if ((line = strchr(line, '\n')))
+			line++;
+	}
+	return true;
+}
+
+int topo_record_write(const char *dir, const char *name, const char *text,
+		      const char *what, struct base_err *err)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	size_t len = strlen(text);
+	ssize_t w;
+	int fd, e = 0;
+
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return base_err_set(err, -errno, "cannot make %s for the %s: %s", dir, what,
+				    strerror(errno));
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name) >= (int)sizeof(tmp))
+		return base_err_set(err, -ENAMETOOLONG, "cannot write the %s in %s: path too long",
+				    what, dir);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+		e = errno;
+	} else {
+		/* a small regular file: one write, else it is an error */
+		if ((w = write(fd, text, len)) < 0)
+			e = errno;
+		else if ((size_t)w != len)
+			e = EIO;
+		if (close(fd) && !e)
+			e = errno;
+		if (!e && rename(tmp, path))
+			e = errno;
+		if (e)
+			unlink(tmp);
+	}
+	return e ? base_err_set(err, -e, "cannot write the %s %s: %s", what, path, strerror(e)) : 0;
 }
 
 void topo_tbf_params(uint64_t rate_bps, uint32_t mtu, uint64_t *burst_bytes,
@@ -287,6 +338,68 @@ static int check_spec(const struct topo_spec *s, struct base_err *err)
 	return 0;
 }
 
+/*
+ * An owner record: <journal_dir>/topo-<pid>-<n>, written before topology
+ * <n> of process <pid> makes anything and removed with the last of it,
+ * says when that process started (TOPO_START_FMT). The pid in the names
+ * alone cannot tell a crashed owner from an unrelated process that was
+ * given its pid later: with the record, the names of a process whose
+ * start differs are dead. Names without a record (an older build's, or a
+ * machine without the directory) are their pid's while it runs.
+ */
+#define OWNER_PREFIX "topo-"
+
+/* "topo-<pid>-<n>" (no sign, no leading zero): 0 and both; else -EINVAL. */
+static int owner_name_parse(const char *name, pid_t *pid, unsigned int *n)
+{
+	unsigned long long p, q;
+	const char *s = name;
+
+	if (strncmp(s, OWNER_PREFIX, strlen(OWNER_PREFIX)))
+		return -EINVAL;
+	s += strlen(OWNER_PREFIX);
+	if (!(s = parse_num(s, INT_MAX, &p)) || p == 0 || *s++ != '-' ||
+	    !(s = parse_num(s, UINT_MAX, &q)) || *s)
+		return -EINVAL;
+	*pid = (pid_t)p;
+	*n = (unsigned int)q;
+	return 0;
+}
+
+static int owner_write(struct topo *t, struct base_err *err)
+{
+	const char *dir = topo_default_paths.journal_dir;
+	char name[64], text[256];
+	unsigned long long start;
+	int ret, len;
+
+	len = snprintf(text, sizeof(text), "# netregress pid %d made %s and %s\n",
+		       (int)t->pid, t->ns[TOPO_CLIENT], t->ns[TOPO_SERVER]);
+	if (!topo_pid_starttime(t->pid, &start))
+		snprintf(text + len, sizeof(text) - (size_t)len, TOPO_START_FMT "\n",
+			 (int)t->pid, start);
+	snprintf(name, sizeof(name), OWNER_PREFIX "%d-%u", (int)t->pid, t->n);
+	if ((ret = topo_record_write(dir, name, text, "topology's owner record", err)))
+		return ret;
+	snprintf(t->owner, sizeof(t->owner), "%s/%s", dir, name);
+	return 0;
+}
+
+/* Whether names <pid>-<n> have an owner that runs (see OWNER_PREFIX). */
+static bool owner_live(const struct topo_paths *p, pid_t pid, unsigned int n)
+{
+	char path[PATH_MAX], text[512];
+
+	if (!topo_pid_live(pid))
+		return false;
+	if (!p->journal_dir ||
+	    snprintf(path, sizeof(path), "%s/" OWNER_PREFIX "%d-%u", p->journal_dir,
+		     (int)pid, n) >= (int)sizeof(path) ||
+	    topo_read_small(path, text, sizeof(text)))
+		return true;
+	return topo_writer_live(pid, text);
+}
+
 static int make_netns(struct topo *t, int side, struct base_err *err)
 {
 	/* a leftover with our name had our pid: its owner is gone */
@@ -370,6 +483,8 @@ int topo_up(const struct topo_spec *s, struct topo **out,
 	}
 	t->v6 = !access("/proc/sys/net/ipv6", F_OK);
 
+	if ((ret = step("owner", err)) || (ret = owner_write(t, err)))
+		goto fail;
 	if ((ret = step("netns-client", err)) ||
 	    (ret = make_netns(t, TOPO_CLIENT, err)))
 		goto fail;
@@ -456,6 +571,10 @@ void topo_down(struct topo *t)
 	for (int side = TOPO_SERVER; side >= TOPO_CLIENT; side--)
 		if (t->ns_made[side] && !topo_netns_remove(t->nspath[side]))
 			t->ns_made[side] = false;
+	/* the record goes with the last of what it speaks for */
+	if (t->owner[0] && !t->cg_made && !t->ns_made[0] && !t->ns_made[1] &&
+	    (!unlink(t->owner) || errno == ENOENT))
+		t->owner[0] = '\0';
 }
 
 void topo_free(struct topo *t)
@@ -637,18 +756,19 @@ static void found_release(struct found *f)
 	free(f->cg.v);
 }
 
-static void entry_of(const char *kind, const char *dir, const char *name,
-		     char *path, size_t len, struct topo_entry *e)
+static void entry_of(const struct topo_paths *p, const char *kind, const char *dir,
+		     const char *name, char *path, size_t len, struct topo_entry *e)
 {
+	unsigned int n = 0;
 	pid_t pid = 0;
 
-	topo_name_parse(name, &pid, NULL, NULL);
+	topo_name_parse(name, &pid, &n, NULL);
 	snprintf(path, len, "%s/%s", dir, name);
 	e->kind = kind;
 	e->name = name;
 	e->path = path;
 	e->owner = pid;
-	e->live = topo_pid_live(pid);
+	e->live = owner_live(p, pid, n);
 	e->detail = NULL;
 }
 
@@ -664,11 +784,11 @@ int topo_list_in(const struct topo_paths *p,
 	if ((ret = find_all(p, &f, err)))
 		goto out;
 	for (size_t i = 0; i < f.ns.n && !ret; i++) {
-		entry_of("netns", p->netns_dir, f.ns.v[i], path, sizeof(path), &e);
+		entry_of(p, "netns", p->netns_dir, f.ns.v[i], path, sizeof(path), &e);
 		ret = fn(ctx, &e);
 	}
 	for (size_t i = 0; i < f.cg.n && !ret; i++) {
-		entry_of("cgroup", f.cgdir, f.cg.v[i], path, sizeof(path), &e);
+		entry_of(p, "cgroup", f.cgdir, f.cg.v[i], path, sizeof(path), &e);
 		ret = fn(ctx, &e);
 	}
 	if (!ret)
@@ -682,6 +802,44 @@ int topo_list(int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,
 	      struct base_err *err)
 {
 	return topo_list_in(&topo_default_paths, fn, ctx, err);
+}
+
+/* Whether dir/name exists. */
+static bool present(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	return snprintf(path, sizeof(path), "%s/%s", dir, name) < (int)sizeof(path) &&
+	       !access(path, F_OK);
+}
+
+/* Remove the owner records that speak for nothing left any more: of
+ * owner's only when owner > 0, of ended owners only when only_dead. */
+static void owners_down(const struct topo_paths *p, const char *cgdir, bool only_dead,
+			pid_t owner)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if (!p->journal_dir || !(d = opendir(p->journal_dir)))
+		return;
+	while ((de = readdir(d))) {
+		char name[TOPO_NAME_MAX], path[PATH_MAX];
+		bool left = false;
+		unsigned int n;
+		pid_t pid;
+
+		if (owner_name_parse(de->d_name, &pid, &n) || (owner > 0 && pid != owner) ||
+		    (only_dead && owner_live(p, pid, n)))
+			continue;
+		for (int side = TOPO_CLIENT; side <= TOPO_SERVER && !left; side++)
+			left = !topo_name_format(name, sizeof(name), pid, n, side) &&
+			       (present(p->netns_dir, name) || (cgdir[0] && present(cgdir, name)));
+		if (!left && snprintf(path, sizeof(path), "%s/%s", p->journal_dir,
+				      de->d_name) < (int)sizeof(path))
+			unlink(path);
+	}
+	closedir(d);
 }
 
 int topo_down_all_in(const struct topo_paths *p, bool only_dead, pid_t owner,
@@ -703,9 +861,9 @@ int topo_down_all_in(const struct topo_paths *p, bool only_dead, pid_t owner,
 		bool cg = i < f.cg.n;
 
 		if (cg)
-			entry_of("cgroup", f.cgdir, f.cg.v[i], path, sizeof(path), &e);
+			entry_of(p, "cgroup", f.cgdir, f.cg.v[i], path, sizeof(path), &e);
 		else
-			entry_of("netns", p->netns_dir, f.ns.v[i - f.cg.n], path,
+			entry_of(p, "netns", p->netns_dir, f.ns.v[i - f.cg.n], path,
 				 sizeof(path), &e);
 		if ((only_dead && e.live) || (owner > 0 && e.owner != owner))
 			continue;
@@ -724,6 +882,7 @@ int topo_down_all_in(const struct topo_paths *p, bool only_dead, pid_t owner,
 		struct base_err e2 = { "" };
 		unsigned int n = 0;
 
+		owners_down(p, f.cgdir, only_dead, owner);
 		ret = topo_journals_down(p, only_dead, owner, fn, ctx, &n, &e2);
 		count += n;
 		if (ret && !first)

@@ -40,7 +40,11 @@
  * terminal does not cut a step in half; each is killed after
  * TOPO_CMD_TIMEOUT_S. A run killed with SIGKILL leaves its topology
  * behind: topo_down_all() (`netregress topo down`) removes it, because its
- * owner pid is gone.
+ * owner is gone. Before it makes anything, topo_up() writes an owner
+ * record, /run/netregress/topo-<pid>-<n>, with the start of the process
+ * (/proc/<pid>/stat's starttime); it goes with the last of the topology.
+ * So a crashed owner whose pid went to an unrelated process is still seen
+ * as gone: the process with the pid started at another time.
  *
  * Needs root (CAP_SYS_ADMIN, CAP_NET_ADMIN) and iproute2 (`ip`, `tc`,
  * found on PATH or in /usr/sbin, /sbin, /usr/bin, /bin).
@@ -48,8 +52,8 @@
  * Test hook: with NETREGRESS_TOPO_FAIL_AT=<step> in the environment,
  * topo_up() fails with -EIO at that step (after doing the ones before it),
  * so tests can check the unwinding of every step. Steps, in order:
- * netns-client, netns-server, veth, lo, mtu, offloads, addr, up, tbf,
- * cgroup, quota.
+ * owner, netns-client, netns-server, veth, lo, mtu, offloads, addr, up,
+ * tbf, cgroup, quota.
  *
  * None of these functions may be called from a measured loop or a signal
  * handler. topo_enter()/topo_leave() act on the calling thread only; the
@@ -190,8 +194,8 @@ struct topo_entry {
 	 * records the sysctl's value before a job set it */
 	const char *path;
 	pid_t owner;         /* the pid in the name (the journal's) */
-	/* a process with that pid exists (for a journal that records its
-	 * writer's start: with that start) */
+	/* a process with that pid exists, with the start the names' owner
+	 * record or the journal gives when there is one */
 	bool live;
 	/* sysctl only, else NULL: "before 'B', now 'V'" when listed; "put
 	 * back to 'B' from 'V'", "is 'B' already" or "is gone from the
@@ -220,10 +224,12 @@ int topo_list(int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,
  * kernel no longer has holds no value of the job's), and its journal
  * removed once all of them hold. fn (may be NULL; its return is ignored)
  * is called for each one removed or put back. *removed (may be NULL) gets
- * the count. A pid reused by an unrelated process makes a dead owner of a
- * namespace or cgroup look live (only_dead then keeps them); not of a
- * journal, which records when its writer started. Returns 0 or the first
- * error (err filled), after trying every entry.
+ * the count. An owner is gone when its pid is, or when the process with
+ * its pid started at another time than the owner record of its names or
+ * the journal says (names without a record, as an older build left them,
+ * are their pid's while it runs). Owner records that no longer speak for
+ * a namespace or cgroup go too, under the same rules (not counted).
+ * Returns 0 or the first error (err filled), after trying every entry.
  */
 int topo_down_all(bool only_dead, pid_t owner,
 		  int (*fn)(void *ctx, const struct topo_entry *e), void *ctx,

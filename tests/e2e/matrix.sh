@@ -179,8 +179,8 @@ wait $mpid
 rc=$?
 checkx "scenario udp-matrix-quick runs on the veth topology (6 cells, fragmenting ones left out)" \
 	'[ $rc -eq 0 ] && cells_ok veth 2 && grep -q "^ipv=6 mtu=9000 msg=8952 " "$TMP/veth" && ! grep -q "mtu=1500 msg=8952" "$TMP/veth"'
-check "the veth matrix left no namespace of its own (nr-$mpid-*) behind" \
-	bash -c "! ip netns list | grep -q '^nr-$mpid-'"
+check "the veth matrix left no namespace (nr-$mpid-*) or owner record (topo-$mpid-*) of its own behind" \
+	bash -c "! ip netns list | grep -q '^nr-$mpid-' && ! ls /run/netregress 2>/dev/null | grep -q '^topo-$mpid-'"
 check "its samples name the veth topology and the MTU in the key" \
 	python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); k=[r[0] for r in c.execute("select distinct config_key from samples where label=?", ("veth",))]; sys.exit(0 if len(k) == 6 and all("topology=veth" in x and "mtu=" in x for x in k) else 1)' "$NETREGRESS_DB"
 

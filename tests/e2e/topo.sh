@@ -36,19 +36,23 @@ topo_cleanup() {
 	for p in "${MINE[@]}"; do
 		"$NR" topo down --owner "$p" >/dev/null 2>&1
 	done
+	# the pid-used-again check's own namespace and record, if it failed
+	ip netns del "nr-$$-900-c" 2>/dev/null
+	rm -f "/run/netregress/topo-$$-900"
 }
 trap topo_cleanup EXIT
 
-# Our state: namespaces and cgroups named after our processes, and the root
-# namespace's links and qdiscs (a veth end or qdisc there would be a leak).
+# Our state: namespaces, cgroups and owner records named after our
+# processes, and the root namespace's links and qdiscs (a veth end or qdisc
+# there would be a leak).
 ours() {
-	local re
+	local pids
 	[ ${#MINE[@]} -gt 0 ] || return 0
-	re="^nr-($(IFS='|'; echo "${MINE[*]}"))-[0-9]+-[cs]\$"
+	pids=$(IFS='|'; echo "${MINE[*]}")
 	{
-		ls /run/netns 2>/dev/null
+		ls /run/netns /run/netregress 2>/dev/null
 		find /sys/fs/cgroup -maxdepth 2 -name 'nr-*' -type d -printf '%f\n' 2>/dev/null
-	} | grep -E "$re"
+	} | grep -E "^nr-($pids)-[0-9]+-[cs]\$|^topo-($pids)-[0-9]+\$"
 }
 root_counts() { echo "links=$(ip -o link show | wc -l) qdiscs=$(tc qdisc show | wc -l)"; }
 BEFORE_COUNTS=$(root_counts)
@@ -250,7 +254,7 @@ nrtopo down --owner "$UP3" >/dev/null 2>&1
 check "topo down removes both topologies and the cgroup" clean
 
 # --- a failing step leaves nothing ---------------------------------------
-for step in netns-client netns-server veth lo mtu offloads addr up tbf cgroup quota; do
+for step in owner netns-client netns-server veth lo mtu offloads addr up tbf cgroup quota; do
 	NETREGRESS_TOPO_FAIL_AT=$step nrtopo up --mtu 9000 --gro off \
 		--tbf 100mbit --cpu-quota 50 >"$TMP/f.out" 2>"$TMP/f.err"
 	rc=$?
@@ -302,11 +306,29 @@ done
 kill -KILL "$p"
 wait "$p" 2>/dev/null
 "$NR" topo show >"$TMP/show4"
-checkx "SIGKILL leaves the topology, shown as ended" \
-	'grep -qE "^netns nr-$p-0-c $p ended" "$TMP/show4" && grep -qE "^cgroup nr-$p-0-s $p ended" "$TMP/show4"'
+checkx "SIGKILL leaves the topology, shown as ended, and its owner record" \
+	'grep -qE "^netns nr-$p-0-c $p ended" "$TMP/show4" && grep -qE "^cgroup nr-$p-0-s $p ended" "$TMP/show4" && grep -q "^# pid $p started " "/run/netregress/topo-$p-0"'
 nrtopo down --owner "$p" >"$TMP/down4" 2>&1
-checkx "topo down after a crash removes it" \
+checkx "topo down after a crash removes it, its record too" \
 	'grep -q "^removed cgroup nr-$p-0-s$" "$TMP/down4" && grep -q "^removed netns nr-$p-0-c$" "$TMP/down4" && clean'
+
+# A crashed maker's pid given to an unrelated process (here this shell):
+# the owner record's start tells them apart. The names and record are this
+# test's own, made by hand as a crash would leave them.
+me=$$
+start=$(sed 's/.*) //' "/proc/$me/stat" | awk '{ print $20 }')
+ip netns add "nr-$me-900-c"
+printf '# netregress pid %d made nr-%d-900-c and nr-%d-900-s\n# pid %d started %s clock ticks after boot\n' \
+	"$me" "$me" "$me" "$me" "$start" >"/run/netregress/topo-$me-900"
+"$NR" topo show >"$TMP/show5"
+"$NR" topo down --owner "$me" >"$TMP/down5" 2>&1
+checkx "names whose record has their pid's start are its: shown running, kept" \
+	'grep -qE "^netns nr-$me-900-c $me running" "$TMP/show5" && [ ! -s "$TMP/down5" ] && [ -e "/run/netns/nr-$me-900-c" ]'
+printf '# pid %d started %s clock ticks after boot\n' "$me" "$((start - 1))" >"/run/netregress/topo-$me-900"
+"$NR" topo show >"$TMP/show5"
+"$NR" topo down --owner "$me" >"$TMP/down5" 2>&1
+checkx "names whose record has another start are a crashed maker's: shown ended, removed with the record" \
+	'grep -qE "^netns nr-$me-900-c $me ended" "$TMP/show5" && grep -q "^removed netns nr-$me-900-c$" "$TMP/down5" && [ ! -e "/run/netns/nr-$me-900-c" ] && [ ! -e "/run/netregress/topo-$me-900" ]'
 
 # Measurements run in a held topology: its owner is alive, so a
 # `netregress topo down` elsewhere on the machine leaves it alone.

@@ -820,18 +820,22 @@ static void *sees_client_end(void *arg)
 }
 
 /* names of ours with this process's pid under /run/netns */
+/* Our namespaces and owner records on the machine. */
 static int own_netns_count(void)
 {
 	char prefix[32], path[PATH_MAX];
 	int n = 0;
 
 	snprintf(prefix, sizeof(prefix), "nr-%d-", (int)getpid());
-	for (unsigned int i = 0; i < 64; i++)
+	for (unsigned int i = 0; i < 64; i++) {
 		for (int side = 0; side < 2; side++) {
 			snprintf(path, sizeof(path), "/run/netns/%s%u-%c", prefix, i,
 				 side ? 's' : 'c');
 			n += !access(path, F_OK);
 		}
+		snprintf(path, sizeof(path), "/run/netregress/topo-%d-%u", (int)getpid(), i);
+		n += !access(path, F_OK);
+	}
 	return n;
 }
 
@@ -843,11 +847,12 @@ static void test_live_up_enter_connect_prepare_free(void **state)
 	struct topo *t;
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	socklen_t sl = sizeof(sa);
-	char nspath[2][PATH_MAX], cgdir[PATH_MAX] = "", file[PATH_MAX];
+	char nspath[2][PATH_MAX], cgdir[PATH_MAX] = "", file[PATH_MAX], owner[PATH_MAX];
 	int saved = -1, lfd, cfd, afd, pfd[2];
 	pthread_t th;
 	void *seen = NULL;
 	pid_t pid, child;
+	unsigned int seq;
 
 	(void)state;
 	if (!can_make_topologies())
@@ -860,8 +865,21 @@ static void test_live_up_enter_connect_prepare_free(void **state)
 	if (topo_up(&s, &live, &err))
 		fail_msg("topo_up: %s", err.msg);
 	t = live;
-	assert_int_equal(topo_name_parse(topo_netns(t, TOPO_CLIENT), &pid, NULL, NULL), 0);
+	assert_int_equal(topo_name_parse(topo_netns(t, TOPO_CLIENT), &pid, &seq, NULL), 0);
 	assert_int_equal(pid, getpid());
+	/* its owner record says when this process started */
+	{
+		char text[512];
+		unsigned long long start;
+
+		snprintf(owner, sizeof(owner), "/run/netregress/topo-%d-%u", (int)pid, seq);
+		assert_int_equal(topo_read_small(owner, text, sizeof(text)), 0);
+		assert_int_equal(topo_pid_starttime(pid, &start), 0);
+		snprintf(file, sizeof(file), "# pid %d started %llu clock ticks after boot\n",
+			 (int)pid, start);
+		assert_non_null(strstr(text, file));
+		assert_true(topo_writer_live(pid, text));
+	}
 	for (int side = 0; side < 2; side++) {
 		snprintf(nspath[side], sizeof(nspath[side]), "%s", topo_netns_path(t, side));
 		assert_int_equal(access(nspath[side], F_OK), 0);
@@ -946,6 +964,7 @@ static void test_live_up_enter_connect_prepare_free(void **state)
 		assert_int_equal(access(nspath[side], F_OK), -1);
 	if (cgdir[0])
 		assert_int_equal(access(cgdir, F_OK), -1);
+	assert_int_equal(access(owner, F_OK), -1);
 }
 
 static void test_live_a_failed_up_leaves_nothing(void **state)
@@ -1384,6 +1403,91 @@ static void test_journal_of_a_pid_used_again_is_dead(void **state)
 	assert_false(exists("journal/sysctl-%d", (int)getpid()));
 }
 
+/* A topology's owner record says when its maker started: names with our
+ * pid but another start are a crashed process's, whose pid went on. */
+static void test_names_of_a_pid_used_again_are_dead(void **state)
+{
+	struct base_err err = { "" };
+	char jdir[PATH_MAX], nsdir[PATH_MAX], cgroot[PATH_MAX], text[256], want[256];
+	struct topo_paths p = sys_paths(jdir, sizeof(jdir));
+	pid_t me = getpid(), dead = dead_pid();
+	unsigned long long ours;
+	struct seen s = { "", 0 };
+	unsigned int n = 0;
+
+	(void)state;
+	mk("netns");
+	mk("journal");
+	mk("cg/cpu");
+	put("cg/cpu/cpu.cfs_quota_us", "-1\n");
+	snprintf(nsdir, sizeof(nsdir), "%s/netns", tmp);
+	snprintf(cgroot, sizeof(cgroot), "%s/cg", tmp);
+	p.netns_dir = nsdir;
+	p.cgroup_root = cgroot;
+	assert_int_equal(topo_pid_starttime(me, &ours), 0);
+	snprintf(text, sizeof(text), "netns/nr-%d-4-c", (int)me);
+	put(text, "");
+	snprintf(text, sizeof(text), "netns/nr-%d-4-s", (int)me);
+	put(text, "");
+	mk("cg/cpu/nr-%d-4-s", (int)me);
+
+	/* no record (an older build's names): our pid's while we run */
+	assert_int_equal(topo_list_in(&p, record, &s, &err), 0);
+	snprintf(want, sizeof(want), "netns nr-%d-4-c live\nnetns nr-%d-4-s live\ncgroup nr-%d-4-s live\n",
+		 (int)me, (int)me, (int)me);
+	assert_string_equal(s.text, want);
+
+	/* a record with our start: ours, and only-dead keeps it all */
+	snprintf(text, sizeof(text), "# netregress pid %d made them\n# pid %d started %llu clock ticks after boot\n",
+		 (int)me, (int)me, ours);
+	snprintf(want, sizeof(want), "journal/topo-%d-4", (int)me);
+	put(want, text);
+	s.text[0] = '\0';
+	assert_int_equal(topo_list_in(&p, record, &s, &err), 0);
+	assert_non_null(strstr(s.text, "cgroup nr-"));
+	assert_null(strstr(s.text, "dead"));
+	assert_int_equal(topo_down_all_in(&p, true, 0, NULL, NULL, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_true(exists("journal/topo-%d-4", (int)me));
+
+	/* the same pid, a start a tick earlier: a crashed maker's, removed
+	 * with its record */
+	snprintf(text, sizeof(text), "# pid %d started %llu clock ticks after boot\n", (int)me,
+		 ours - 1);
+	put(want, text);
+	s.text[0] = '\0';
+	assert_int_equal(topo_list_in(&p, record, &s, &err), 0);
+	snprintf(want, sizeof(want), "netns nr-%d-4-c dead\nnetns nr-%d-4-s dead\ncgroup nr-%d-4-s dead\n",
+		 (int)me, (int)me, (int)me);
+	assert_string_equal(s.text, want);
+	assert_int_equal(topo_down_all_in(&p, true, 0, NULL, NULL, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_false(exists("netns/nr-%d-4-c", (int)me));
+	assert_false(exists("cg/cpu/nr-%d-4-s", (int)me));
+	assert_false(exists("journal/topo-%d-4", (int)me));
+
+	/* records that speak for nothing: an ended owner's goes, a running
+	 * one's (between its record and its first namespace) stays, and
+	 * names not exactly ours are not touched */
+	snprintf(text, sizeof(text), "journal/topo-%d-0", (int)dead);
+	put(text, "# pid 1 started 1 clock ticks after boot\n");
+	snprintf(text, sizeof(text), "journal/topo-%d-1", (int)me);
+	put(text, "");
+	put("journal/topo-01-1", "");
+	put("journal/topo-5", "");
+	assert_int_equal(topo_down_all_in(&p, true, 0, NULL, NULL, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_false(exists("journal/topo-%d-0", (int)dead));
+	assert_true(exists("journal/topo-%d-1", (int)me));
+	assert_true(exists("journal/topo-01-1"));
+	assert_true(exists("journal/topo-5"));
+	/* only another owner's: ours stays; all of ours: it goes */
+	assert_int_equal(topo_down_all_in(&p, false, dead, NULL, NULL, &n, &err), 0);
+	assert_true(exists("journal/topo-%d-1", (int)me));
+	assert_int_equal(topo_down_all_in(&p, false, me, NULL, NULL, &n, &err), 0);
+	assert_false(exists("journal/topo-%d-1", (int)me));
+}
+
 #define T(f) cmocka_unit_test(f)
 #define TT(f) cmocka_unit_test_setup_teardown(f, setup_tmp, teardown_tmp)
 
@@ -1422,6 +1526,7 @@ int main(void)
 		TT(test_down_all_tries_everything_and_reports_the_first_error),
 		T(test_pid_live),
 		TT(test_journal_of_a_pid_used_again_is_dead),
+		TT(test_names_of_a_pid_used_again_are_dead),
 		T(test_run_succeeds_on_exit_0),
 		T(test_run_names_the_command_and_its_output_on_failure),
 		T(test_run_reports_a_missing_program_and_a_signal),
