@@ -65,6 +65,66 @@ static uint64_t rng_below(struct rng *r, uint64_t n)
 	}
 }
 
+/*
+ * Two cells: each round runs them in one of the two orders, as many
+ * rounds in each as reps allows (which order has the odd one is drawn),
+ * the rounds in a drawn order. Where two rounds meet a cell may run twice
+ * in a row; without that, two cells could only alternate, the same one
+ * always first, and an A/B of two labels would have pairs of one order
+ * only, in which what a first run leaves for the second reads as the
+ * change (compare's .paired row needs both orders to cancel it).
+ */
+static void two_cells(struct job_plan_step *out, unsigned reps, struct rng *r)
+{
+	/* out[2k].cell: which cell round k runs first */
+	for (unsigned k = 0; k < reps; k++)
+		out[2 * k].cell = k % 2;
+	if (reps % 2 && rng_below(r, 2))
+		out[2 * (reps - 1)].cell = 1;
+	for (unsigned k = reps - 1; k > 0; k--) {
+		size_t j = (size_t)rng_below(r, k + 1), tmp = out[2 * k].cell;
+
+		out[2 * k].cell = out[2 * j].cell;
+		out[2 * j].cell = tmp;
+	}
+	for (unsigned k = 0; k < reps; k++) {
+		out[2 * k + 1].cell = 1 - out[2 * k].cell;
+		out[2 * k].rep = out[2 * k + 1].rep = k;
+	}
+}
+
+/* One cell, or three or more: each round a shuffle of them all, its
+ * first swapped with another when the previous round ended with it. */
+static void shuffled_rounds(struct job_plan_step *out, size_t ncells, unsigned reps,
+			    struct rng *r)
+{
+	for (unsigned rep = 0; rep < reps; rep++) {
+		struct job_plan_step *round = out + (size_t)rep * ncells;
+
+		for (size_t i = 0; i < ncells; i++) {
+			round[i].cell = i;
+			round[i].rep = rep;
+		}
+		/* Fisher-Yates */
+		for (size_t i = ncells - 1; i > 0; i--) {
+			size_t j = (size_t)rng_below(r, i + 1);
+			struct job_plan_step tmp = round[i];
+
+			round[i] = round[j];
+			round[j] = tmp;
+		}
+		/* a round's cells are distinct, so only its first step can
+		 * repeat the previous one: swap it with any other */
+		if (rep && ncells > 1 && round[0].cell == round[-1].cell) {
+			size_t j = 1 + (size_t)rng_below(r, ncells - 1);
+			struct job_plan_step tmp = round[0];
+
+			round[0] = round[j];
+			round[j] = tmp;
+		}
+	}
+}
+
 int job_plan_make(size_t ncells, unsigned reps, uint64_t seed,
 		  struct job_plan_step **steps, size_t *nsteps)
 {
@@ -83,31 +143,10 @@ int job_plan_make(size_t ncells, unsigned reps, uint64_t seed,
 	if (!out)
 		return -ENOMEM;
 	rng_seed(&r, seed);
-	for (unsigned rep = 0; rep < reps; rep++) {
-		struct job_plan_step *round = out + (size_t)rep * ncells;
-
-		for (size_t i = 0; i < ncells; i++) {
-			round[i].cell = i;
-			round[i].rep = rep;
-		}
-		/* Fisher-Yates */
-		for (size_t i = ncells - 1; i > 0; i--) {
-			size_t j = (size_t)rng_below(&r, i + 1);
-			struct job_plan_step tmp = round[i];
-
-			round[i] = round[j];
-			round[j] = tmp;
-		}
-		/* a round's cells are distinct, so only its first step can
-		 * repeat the previous one: swap it with any other */
-		if (rep && ncells > 1 && round[0].cell == round[-1].cell) {
-			size_t j = 1 + (size_t)rng_below(&r, ncells - 1);
-			struct job_plan_step tmp = round[0];
-
-			round[0] = round[j];
-			round[j] = tmp;
-		}
-	}
+	if (ncells == 2)
+		two_cells(out, reps, &r);
+	else
+		shuffled_rounds(out, ncells, reps, &r);
 	*steps = out;
 	*nsteps = n;
 	return 0;
@@ -125,8 +164,9 @@ int job_plan_resume(struct job_plan_step *steps, size_t *nsteps,
 		if (steps[i].rep >= done[steps[i].cell])
 			steps[kept++] = steps[i];
 	*nsteps = kept;
-	/* an interrupted plan's tail has no repeat; a gap elsewhere might */
-	for (size_t i = 1; i < kept; i++) {
+	/* an interrupted plan's tail has no repeat; a gap elsewhere might
+	 * (two cells' plans have theirs by design: left as they are) */
+	for (size_t i = 1; ncells != 2 && i < kept; i++) {
 		size_t j = i;
 		struct job_plan_step moved;
 

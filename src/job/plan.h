@@ -26,9 +26,13 @@ struct job_plan_step {
  * same seed gives the same order on every machine and build). When a round
  * would start with the cell the previous round ended with, that first cell
  * swaps with another of the round (drawn from the same generator), so with
- * two cells or more a cell never runs twice in a row and never runs its
- * repetitions back to back. With one cell its repetitions are necessarily
- * consecutive.
+ * three cells or more a cell never runs twice in a row and never runs its
+ * repetitions back to back. Two cells (an A/B of two labels) could then
+ * only alternate, the same one always first: instead each round runs them
+ * in one of the two orders, half the rounds each (the odd one's drawn),
+ * the rounds in a drawn sequence, and a cell runs twice in a row where
+ * rounds of different orders meet. With one cell its repetitions are
+ * necessarily consecutive.
  *
  * On success *steps (free() it) holds *nsteps = ncells * reps steps, each
  * (cell, rep) exactly once, a cell's reps in increasing order. Returns 0,
@@ -50,7 +54,8 @@ int job_plan_make(size_t ncells, unsigned reps, uint64_t seed,
  * all. When the matrix was interrupted the remaining steps are the
  * original plan's tail, in its order. Otherwise, where dropping leaves a
  * cell twice in a row, the next step of another cell moves up between
- * them (the other steps keep their order), if there is one.
+ * them (the other steps keep their order), if there is one; not with two
+ * cells, whose plans have such repeats by design.
  * Returns 0, or -EINVAL if a step names a cell >= ncells. Thread-safe.
  */
 int job_plan_resume(struct job_plan_step *steps, size_t *nsteps,

@@ -74,10 +74,10 @@ static void test_every_cell_and_rep_runs_exactly_once(void **state)
 	}
 }
 
-static void test_no_cell_runs_twice_in_a_row_with_two_cells_or_more(void **state)
+static void test_no_cell_runs_twice_in_a_row_with_three_cells_or_more(void **state)
 {
 	(void)state;
-	for (size_t ncells = 2; ncells <= 12; ncells++) {
+	for (size_t ncells = 3; ncells <= 12; ncells++) {
 		for (unsigned reps = 1; reps <= 8; reps++) {
 			for (uint64_t seed = 0; seed < 200; seed++) {
 				size_t n;
@@ -93,6 +93,57 @@ static void test_no_cell_runs_twice_in_a_row_with_two_cells_or_more(void **state
 			}
 		}
 	}
+}
+
+/* Two cells (an A/B of two labels): both orders, as many rounds of each as
+ * the repetitions allow, in a drawn sequence, not the one alternation a
+ * rule against repeats would leave. */
+static void test_two_cells_run_both_orders_in_equal_numbers(void **state)
+{
+	unsigned plans_with_a_repeat = 0, first_b = 0, seeds = 400;
+
+	(void)state;
+	for (unsigned reps = 1; reps <= 9; reps++) {
+		for (uint64_t seed = 0; seed < seeds; seed++) {
+			size_t n, a_first = 0;
+			struct job_plan_step *s = make_ok(2, reps, seed, &n);
+			bool repeat = false;
+
+			for (unsigned r = 0; r < reps; r++) {
+				assert_int_equal(s[2 * r].rep, r);
+				assert_int_equal(s[2 * r + 1].rep, r);
+				assert_int_equal(s[2 * r].cell + s[2 * r + 1].cell, 1);
+				a_first += s[2 * r].cell == 0;
+				repeat |= r && s[2 * r].cell == s[2 * r - 1].cell;
+			}
+			if (a_first != reps / 2 && a_first != (reps + 1) / 2)
+				fail_msg("reps %u seed %llu: cell 0 first in %zu rounds",
+					 reps, (unsigned long long)seed, a_first);
+			plans_with_a_repeat += repeat;
+			first_b += reps == 1 && s[0].cell == 1;
+			/* resume keeps such a plan's repeats where they are */
+			{
+				struct job_plan_step *c = malloc(n * sizeof(*c));
+				const unsigned none[2] = { 0, 0 };
+				size_t m = n;
+
+				assert_non_null(c);
+				memcpy(c, s, n * sizeof(*c));
+				assert_int_equal(job_plan_resume(c, &m, 2, none), 0);
+				assert_int_equal(m, n);
+				assert_true(same_steps(c, s, n));
+				free(c);
+			}
+			free(s);
+		}
+	}
+	/* one round: either order, about as often (400 draws: 200 +- 10
+	 * sd; 150..250 is 5 sd) */
+	assert_in_range(first_b, 150, 250);
+	/* a round of order AB ends with B, and the next starts with B
+	 * exactly when it is BA: with both orders in every plan of two
+	 * rounds or more, each has a cell twice in a row somewhere */
+	assert_int_equal(plans_with_a_repeat, 8 * seeds);
 }
 
 static void test_each_round_is_a_permutation_of_all_cells(void **state)
@@ -181,11 +232,22 @@ static void test_order_is_pinned_for_a_seed(void **state)
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(s[i].cell, want3[i]);
 	free(s);
-	/* two cells can only alternate */
-	s = make_ok(2, 6, 0, &n);
-	for (size_t i = 0; i < n; i++)
-		assert_int_equal(s[i].cell, (i + 1) % 2);
-	free(s);
+	/* two cells: rounds of both orders, three each for 6, their
+	 * sequence drawn (the same Python: rounds k % 2 first, the last one's
+	 * order drawn when reps is odd, Fisher-Yates over the rounds) */
+	{
+		static const size_t want6[] = { 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1 };
+		static const size_t want7[] = { 1, 0, 0, 1, 0, 1, 1, 0, 1, 0, 1, 0, 0, 1 };
+
+		s = make_ok(2, 6, 0, &n);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(s[i].cell, want6[i]);
+		free(s);
+		s = make_ok(2, 7, 5, &n);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(s[i].cell, want7[i]);
+		free(s);
+	}
 }
 
 static void test_make_rejects_empty_and_huge_plans(void **state)
@@ -350,7 +412,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_cell_and_rep_runs_exactly_once),
-		cmocka_unit_test(test_no_cell_runs_twice_in_a_row_with_two_cells_or_more),
+		cmocka_unit_test(test_no_cell_runs_twice_in_a_row_with_three_cells_or_more),
+		cmocka_unit_test(test_two_cells_run_both_orders_in_equal_numbers),
 		cmocka_unit_test(test_each_round_is_a_permutation_of_all_cells),
 		cmocka_unit_test(test_one_cell_runs_its_reps_back_to_back),
 		cmocka_unit_test(test_same_seed_same_order_other_seed_other_order),
