@@ -201,6 +201,19 @@ static void test_same_seed_same_order_other_seed_other_order(void **state)
 	free(c);
 }
 
+/* The plan of ncells, reps and seed has exactly the cells want[0..n). */
+static void assert_order(size_t ncells, unsigned reps, uint64_t seed, const size_t *want,
+			 size_t nwant)
+{
+	size_t n;
+	struct job_plan_step *s = make_ok(ncells, reps, seed, &n);
+
+	assert_int_equal(n, nwant);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(s[i].cell, want[i]);
+	free(s);
+}
+
 /*
  * The order is part of what a recorded seed means, so it is pinned. The
  * expected orders come from an independent Python implementation of
@@ -216,38 +229,18 @@ static void test_order_is_pinned_for_a_seed(void **state)
 	static const size_t want1[] = { 2, 0, 3, 1, 3, 0, 2, 1,
 					2, 0, 3, 1, 0, 2, 3, 1 };
 	static const size_t want3[] = { 1, 0, 2, 1, 0, 2, 0, 1, 2, 1, 0, 2 };
-	size_t n;
-	struct job_plan_step *s;
+	static const size_t want6[] = { 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1 };
+	static const size_t want7[] = { 1, 0, 0, 1, 0, 1, 1, 0, 1, 0, 1, 0, 0, 1 };
 
 	(void)state;
-	s = make_ok(5, 3, 42, &n);
-	for (size_t i = 0; i < n; i++)
-		assert_int_equal(s[i].cell, want42[i]);
-	free(s);
-	s = make_ok(4, 4, 1, &n);
-	for (size_t i = 0; i < n; i++)
-		assert_int_equal(s[i].cell, want1[i]);
-	free(s);
-	s = make_ok(3, 4, 3, &n);
-	for (size_t i = 0; i < n; i++)
-		assert_int_equal(s[i].cell, want3[i]);
-	free(s);
+	assert_order(5, 3, 42, want42, sizeof(want42) / sizeof(*want42));
+	assert_order(4, 4, 1, want1, sizeof(want1) / sizeof(*want1));
+	assert_order(3, 4, 3, want3, sizeof(want3) / sizeof(*want3));
 	/* two cells: rounds of both orders, three each for 6, their
 	 * sequence drawn (the same Python: rounds k % 2 first, the last one's
 	 * order drawn when reps is odd, Fisher-Yates over the rounds) */
-	{
-		static const size_t want6[] = { 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1 };
-		static const size_t want7[] = { 1, 0, 0, 1, 0, 1, 1, 0, 1, 0, 1, 0, 0, 1 };
-
-		s = make_ok(2, 6, 0, &n);
-		for (size_t i = 0; i < n; i++)
-			assert_int_equal(s[i].cell, want6[i]);
-		free(s);
-		s = make_ok(2, 7, 5, &n);
-		for (size_t i = 0; i < n; i++)
-			assert_int_equal(s[i].cell, want7[i]);
-		free(s);
-	}
+	assert_order(2, 6, 0, want6, sizeof(want6) / sizeof(*want6));
+	assert_order(2, 7, 5, want7, sizeof(want7) / sizeof(*want7));
 }
 
 static void test_make_rejects_empty_and_huge_plans(void **state)
