@@ -34,13 +34,15 @@ int cli_db_open(const char *path, bool write, struct store **st)
 	return EXIT_OK;
 }
 
-/* The options every store command takes: --db and --help. */
+/* The options every store command takes: --db and --help; --label where
+ * label is not NULL, --all where all is not NULL. */
 static int db_opts(int argc, char **argv, const char *usage, const char **db,
-		   const char **label, int min_args, int max_args)
+		   const char **label, bool *all, int min_args, int max_args)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
 		{ "label", required_argument, NULL, 'L' },
+		{ "all", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -59,6 +61,13 @@ static int db_opts(int argc, char **argv, const char *usage, const char **db,
 				return EXIT_USAGE;
 			}
 			*label = optarg;
+			break;
+		case 'a':
+			if (!all) {
+				cli_error("unknown option '--all'");
+				return EXIT_USAGE;
+			}
+			*all = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -101,7 +110,7 @@ int cmd_labels(int argc, char **argv)
 	struct store *st;
 	int ret;
 
-	ret = db_opts(argc, argv, usage, &db, NULL, 0, 0);
+	ret = db_opts(argc, argv, usage, &db, NULL, NULL, 0, 0);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
 	if ((ret = cli_db_open(cli_db_path(db), false, &st)))
@@ -122,6 +131,7 @@ struct show_ctx {
 	struct base_sample *s;
 	size_t n, cap;
 	char key[1024];
+	bool all; /* --all: the metrics that were 0 in every sample too */
 	int ret;
 };
 
@@ -167,11 +177,54 @@ out:
 	return ret;
 }
 
-/* Print one configuration's summary: every metric's median and spread,
- * then what went with the headline from sample to sample. */
+/* A metric's row in show: its name, unit and figures over the samples. */
+struct show_metric {
+	const char *name, *unit;
+	double med, sd, lo, hi;
+	size_t k;
+};
+
+/* Whether sample i is the first of s[0..i] to have the metric name. */
+static bool first_with(const struct base_sample *s, size_t i, const char *name)
+{
+	for (size_t j = 0; j < i; j++)
+		if (base_sample_get(&s[j], name))
+			return false;
+	return true;
+}
+
+/* The metric's figures over the samples that have a finite value of it
+ * (k = 0: none has). */
+static void show_metric_of(const struct base_sample *s, size_t n, const struct sample_metric *m,
+			   double *v, struct show_metric *r)
+{
+	*r = (struct show_metric){ m->name, m->unit, NAN, NAN, INFINITY, -INFINITY, 0 };
+	for (size_t i = 0; i < n; i++) {
+		const struct sample_metric *mm = base_sample_get(&s[i], m->name);
+
+		if (mm && isfinite(mm->value)) {
+			v[r->k++] = mm->value;
+			r->lo = fmin(r->lo, mm->value);
+			r->hi = fmax(r->hi, mm->value);
+		}
+	}
+	if (!r->k)
+		return;
+	stats_median(v, r->k, &r->med);
+	if (r->k < 2 || stats_cv_pct(v, r->k, &r->sd))
+		r->sd = NAN;
+}
+
+/* Print one configuration's summary: every metric's median and spread
+ * (every metric any sample has, in the order the samples name them; those
+ * that were 0 in every sample only with all), then what went with the
+ * headline from sample to sample. */
 static void show_flush(struct show_ctx *c)
 {
 	const struct base_sample *first;
+	struct show_metric *rows = NULL;
+	size_t nrows = 0, cap = 0, zero = 0;
+	int width = 40;
 	const char *test;
 	double *v;
 
@@ -184,32 +237,52 @@ static void show_flush(struct show_ctx *c)
 		c->headed = true;
 	}
 	first = &c->s[0];
-	printf("config: %s\n", first->config_key);
-	printf("%-40s %12s %9s %4s %12s %12s  %s\n", "metric", "median", "±%sd",
-	       "n", "min", "max", "unit");
 	v = malloc(c->n * sizeof(*v));
-	for (size_t m = 0; v && m < first->nmetrics; m++) {
-		const char *name = first->metrics[m].name;
-		double med = NAN, sd = NAN, lo = INFINITY, hi = -INFINITY;
-		size_t k = 0;
+	for (size_t i = 0; v && i < c->n; i++)
+		for (size_t m = 0; m < c->s[i].nmetrics; m++) {
+			const struct sample_metric *sm = &c->s[i].metrics[m];
+			struct show_metric r;
 
-		for (size_t i = 0; i < c->n; i++) {
-			const struct sample_metric *mm = base_sample_get(&c->s[i], name);
-
-			if (mm && isfinite(mm->value)) {
-				v[k++] = mm->value;
-				lo = fmin(lo, mm->value);
-				hi = fmax(hi, mm->value);
+			if (!first_with(c->s, i, sm->name))
+				continue;
+			show_metric_of(c->s, c->n, sm, v, &r);
+			if (!r.k)
+				continue;
+			if (r.lo == 0 && r.hi == 0 && !c->all) {
+				zero++;
+				continue;
 			}
+			if (nrows == cap) {
+				size_t ncap = cap ? 2 * cap : 64;
+				struct show_metric *p = realloc(rows, ncap * sizeof(*p));
+
+				if (!p) {
+					cli_error("out of memory: the metrics are not all shown");
+					goto print;
+				}
+				rows = p;
+				cap = ncap;
+			}
+			rows[nrows++] = r;
+			if ((int)strlen(r.name) > width)
+				width = (int)strlen(r.name);
 		}
-		if (!k)
-			continue;
-		stats_median(v, k, &med);
-		if (k < 2 || stats_cv_pct(v, k, &sd))
-			sd = NAN;
-		printf("%-40s %12.5g %8.1f%% %4zu %12.5g %12.5g  %s\n", name, med,
-		       isnan(sd) ? 0.0 : sd, k, lo, hi, first->metrics[m].unit);
+print:
+	printf("config: %s\n", first->config_key);
+	printf("%-*s %12s %9s %4s %12s %12s  %s\n", width, "metric", "median", "±%sd",
+	       "n", "min", "max", "unit");
+	for (size_t i = 0; i < nrows; i++) {
+		const struct show_metric *r = &rows[i];
+
+		printf("%-*s %12.5g %8.1f%% %4zu %12.5g %12.5g  %s\n", width, r->name, r->med,
+		       isnan(r->sd) ? 0.0 : r->sd, r->k, r->lo, r->hi, r->unit);
 	}
+	if (zero)
+		printf("(%zu other metric%s 0 in every sample; --all lists them)\n", zero,
+		       zero == 1 ? " was" : "s were");
+	if (!v)
+		cli_error("out of memory: the metrics are not shown");
+	free(rows);
 	free(v);
 	putchar('\n');
 	test = base_sample_param_get(first, "test", NULL);
@@ -249,9 +322,10 @@ static int show_row(void *ctx, const struct base_sample *s, int64_t run_order)
 int cmd_show(int argc, char **argv)
 {
 	static const char usage[] =
-		"usage: netregress show [--db PATH] LABEL\n"
+		"usage: netregress show [--db PATH] [--all] LABEL\n"
 		"Prints a label's summary: per configuration, each metric's median,\n"
-		"%stddev, sample count, min and max; with 4 samples or more that kept\n"
+		"%stddev, sample count, min and max (--all: also the metrics that\n"
+		"were 0 in every sample); with 4 samples or more that kept\n"
 		"their windows, how the rate went with the CPUs' distance within them;\n"
 		"with 5 samples or more, the metrics that went with the headline from\n"
 		"sample to sample (Kendall's tau, Benjamini-Hochberg q < 0.05).\n";
@@ -261,7 +335,7 @@ int cmd_show(int argc, char **argv)
 	struct store *st;
 	int ret;
 
-	ret = db_opts(argc, argv, usage, &db, NULL, 1, 1);
+	ret = db_opts(argc, argv, usage, &db, NULL, &c.all, 1, 1);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
 	if ((ret = cli_db_open(cli_db_path(db), false, &st)))
@@ -296,7 +370,7 @@ int cmd_import(int argc, char **argv)
 	struct store *st;
 	int ret, code = EXIT_OK;
 
-	ret = db_opts(argc, argv, usage, &db, NULL, 1, -1);
+	ret = db_opts(argc, argv, usage, &db, NULL, NULL, 1, -1);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
 	if ((ret = cli_db_open(cli_db_path(db), true, &st)))
@@ -327,7 +401,7 @@ int cmd_export(int argc, char **argv)
 	struct store *st;
 	int ret;
 
-	ret = db_opts(argc, argv, usage, &db, &label, 0, 0);
+	ret = db_opts(argc, argv, usage, &db, &label, NULL, 0, 0);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
 	if ((ret = cli_db_open(cli_db_path(db), false, &st)))

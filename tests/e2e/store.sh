@@ -88,6 +88,15 @@ check "... and none of them ran or stored a sample" [ "$(count bad)" = 0 ]
 check "labels lists the label and its sample count" grep -qE '^ +3 samples +buf_offset=0 cc=default' "$TMP/labels"
 "$NR" show --db "$DB" base >"$TMP/show"
 check "show prints the label's summary" grep -qE '^throughput.gbps +[0-9.e+]+ +[0-9.]+% +3 ' "$TMP/show"
+# this host forwards nothing: snmp.Ip.ForwDatagrams is 0 in every
+# sample, so show leaves it (and every metric 0 in every sample) to --all
+# and counts what it left out
+"$NR" show --db "$DB" --all base >"$TMP/show.all"
+zeros=$(sed -nE 's/^\(([0-9]+) other metrics were 0 in every sample; --all lists them\)$/\1/p' "$TMP/show")
+checkx "show leaves out the metrics that were 0 in every sample, and says how many" \
+	'[ -n "$zeros" ] && [ "$zeros" -gt 0 ] && ! grep -qE "^snmp.Ip.ForwDatagrams +0 " "$TMP/show"'
+checkx "... and show --all lists them too" \
+	'grep -qE "^snmp.Ip.ForwDatagrams +0 " "$TMP/show.all" && [ $(($(grep -c . "$TMP/show.all") - $(grep -c . "$TMP/show"))) -eq $((zeros - 1)) ]'
 timeout 60 "$NR" run tcp_stream -l 300ms --warmup 0 --label other >/dev/null 2>&1
 check "NETREGRESS_DB chooses the default database" [ -s "$NETREGRESS_DB" ]
 
@@ -100,6 +109,20 @@ check "import adds the samples once" grep -q "3 samples added, 0 already stored"
 check "importing again adds nothing" grep -q "0 samples added, 3 already stored" "$TMP/imp2"
 "$NR" export --db "$TMP/copy.db" >"$TMP/again.jsonl"
 check "export of the copy is identical" cmp -s "$TMP/all.jsonl" "$TMP/again.jsonl"
+# samples of one configuration from netregress builds that recorded
+# different metrics: show lists a metric the first sample lacks, over the
+# samples that have it
+python3 -c '
+import json, sys
+for i, line in enumerate(open(sys.argv[1])):
+    d = json.loads(line)
+    if i == 0:
+        del d["metrics"]["throughput.msgs_per_s"]
+    print(json.dumps(d))' "$TMP/all.jsonl" >"$TMP/lacks.jsonl"
+"$NR" import --db "$TMP/lacks.db" "$TMP/lacks.jsonl" >/dev/null
+"$NR" show --db "$TMP/lacks.db" base >"$TMP/lacks.show"
+check "show lists a metric the first sample lacks, over the samples that have it" \
+	grep -qE '^throughput.msgs_per_s +[0-9.e+]+ +[0-9.]+% +2 ' "$TMP/lacks.show"
 timeout 60 "$NR" run udp_rr -l 300ms --warmup 0 --json --no-store >"$TMP/one.json"
 "$NR" import --db "$TMP/copy.db" "$TMP/one.json" >"$TMP/imp3"
 check "a run --json document imports (with its histogram)" grep -q ": 1 sample added, 0 already stored" "$TMP/imp3"
