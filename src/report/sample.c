@@ -8,6 +8,7 @@
 
 #include "base/parse.h"
 #include "base/time.h"
+#include "collect/counters.h"
 #include "report/report.h"
 
 static void fmt_buf(uint64_t v, char *buf, size_t len)
@@ -56,16 +57,18 @@ static bool collected(const char *name)
 	return false;
 }
 
-/* The kernel and perf counters that moved, two to a line. */
+/* The kernel and perf counters that moved, two to a line: not the levels
+ * /proc/net/snmp prints among them (Ip.DefaultTTL, Tcp.RtoMin, ...). */
 static void print_counters(FILE *out, const struct base_sample *s)
 {
 	int col = 0, n = 0;
 
 	for (size_t i = 0; i < s->nmetrics; i++) {
 		const struct sample_metric *m = &s->metrics[i];
+		const char *local = strncmp(m->name, "server.", 7) ? m->name : m->name + 7;
 
 		if (!collected(m->name) || !strncmp(m->name, "profile.", 8) ||
-		    m->value == 0)
+		    m->value == 0 || collect_counter_is_gauge(local))
 			continue;
 		if (!n++)
 			fprintf(out, "\ncounters that moved in the window (%s):\n",

@@ -1026,6 +1026,34 @@ static void test_sample_table_shows_buffers_at_the_end(void **state)
 	base_sample_release(&s);
 }
 
+/* The counters that moved: counts that did, both ends; not a count that
+ * stayed 0, nor the levels /proc/net/snmp prints among its counts. */
+static void test_sample_table_lists_counts_not_levels(void **state)
+{
+	static const char *const cfg[] = { "test=tcp_stream" };
+	struct base_sample s;
+	char *text;
+
+	(void)state;
+	make_sample(&s, "A", cfg, 1, "throughput.gbps", "Gbps", 35);
+	assert_int_equal(base_sample_set(&s, "snmp.Tcp.OutSegs", "count", 1234), 0);
+	assert_int_equal(base_sample_set(&s, "server.snmp.Tcp.InSegs", "count", 1233), 0);
+	assert_int_equal(base_sample_set(&s, "snmp.Tcp.RetransSegs", "count", 0), 0);
+	assert_int_equal(base_sample_set(&s, "snmp.Ip.DefaultTTL", "count", 64), 0);
+	assert_int_equal(base_sample_set(&s, "snmp.Tcp.CurrEstab", "count", 4), 0);
+	assert_int_equal(base_sample_set(&s, "server.snmp.Tcp.RtoMin", "count", 200), 0);
+	text = capture_sample_table(&s);
+	assert_non_null(strstr(text, "counters that moved in the window"));
+	assert_non_null(strstr(text, "snmp.Tcp.OutSegs "));
+	assert_non_null(strstr(text, "server.snmp.Tcp.InSegs "));
+	assert_null(strstr(text, "RetransSegs"));
+	assert_null(strstr(text, "DefaultTTL"));
+	assert_null(strstr(text, "CurrEstab"));
+	assert_null(strstr(text, "RtoMin"));
+	free(text);
+	base_sample_release(&s);
+}
+
 static void test_sample_table_says_whether_the_window_can_be_trusted(void **state)
 {
 	static const char *const cfg[] = { "test=tcp_stream" };
@@ -1096,6 +1124,7 @@ int main(void)
 		cmocka_unit_test(test_html_window_lines_of_long_windows_are_averaged),
 		cmocka_unit_test(test_explain_admits_shares_and_rates_not_relatives),
 		cmocka_unit_test(test_sample_table_shows_buffers_at_the_end),
+		cmocka_unit_test(test_sample_table_lists_counts_not_levels),
 		cmocka_unit_test(test_sample_table_says_whether_the_window_can_be_trusted),
 		cmocka_unit_test(test_explain_lists_what_went_with_the_headline),
 	};
