@@ -340,16 +340,19 @@ int stats_compare_union(const struct stats_compare *parts, size_t nparts,
 }
 
 /* Pairs to find a change of delta in ln with a paired t test at alpha and
- * power, from the log ratios' sd: the normal approximation plus one for
- * the t; 0 when it cannot be said. */
-static size_t paired_runs(double sd, double delta, const struct stats_compare_opts *o)
+ * power, from the log ratios' sd: the normal approximation plus the
+ * degrees of freedom the t loses, lost (1 for the paired t; 2 for a
+ * crossover, whose two orders, half the pairs each, give its mean the
+ * paired t's standard error); 0 when it cannot be said. */
+static size_t paired_runs(double sd, double delta, unsigned lost,
+			  const struct stats_compare_opts *o)
 {
 	double z = gsl_cdf_ugaussian_Pinv(1 - o->alpha / 2) + gsl_cdf_ugaussian_Pinv(o->power);
 	double n;
 
 	if (!(sd > 0) || !(delta > 0))
 		return 0;
-	n = ceil(z * z * sd * sd / (delta * delta)) + 1;
+	n = ceil(z * z * sd * sd / (delta * delta)) + lost;
 	if (!(n <= STATS_RUNS_MAX))
 		return 0;
 	return n < STATS_RUNS_MIN ? STATS_RUNS_MIN : (size_t)n;
@@ -382,6 +385,8 @@ int stats_compare_crossover(const double *a, const double *b, const bool *a_firs
 	struct stats_compare_opts def;
 	struct stats_compare r = { 0 };
 	struct stats_ratio q = { .sd_log = NAN }, per = { 0 };
+	bool crossover = both_orders(a_first, n);
+	unsigned lost = crossover ? 2 : 1;
 	int ret;
 
 	if (!o) {
@@ -405,9 +410,8 @@ int stats_compare_crossover(const double *a, const double *b, const bool *a_firs
 	r.change_mean_pct = n ? 100 * (r.mean_b - r.mean_a) / r.mean_a : NAN;
 	r.p = r.shift_pct = r.shift_lo_pct = r.shift_hi_pct = NAN;
 	if (n >= 2) {
-		ret = both_orders(a_first, n) ?
-		      stats_crossover_ratio(b, a, a_first, n, o->conf, &q, &per) :
-		      stats_paired_ratio(b, a, n, o->conf, &q);
+		ret = crossover ? stats_crossover_ratio(b, a, a_first, n, o->conf, &q, &per) :
+				  stats_paired_ratio(b, a, n, o->conf, &q);
 		if (ret)
 			return ret;
 		r.p = q.p;
@@ -417,7 +421,7 @@ int stats_compare_crossover(const double *a, const double *b, const bool *a_firs
 	}
 	if (n < o->min_n) {
 		size_t runs = isnan(q.sd_log) ? 0 :
-			      paired_runs(q.sd_log, log1p(o->min_change_pct / 100), o);
+			      paired_runs(q.sd_log, log1p(o->min_change_pct / 100), lost, o);
 
 		r.verdict = STATS_TOO_FEW;
 		r.runs_needed = runs > o->min_n ? runs : o->min_n;
@@ -426,7 +430,7 @@ int stats_compare_crossover(const double *a, const double *b, const bool *a_firs
 	} else {
 		r.verdict = judge(&r, better, o);
 		if (r.verdict == STATS_INCONCLUSIVE)
-			r.runs_needed = paired_runs(q.sd_log, log1p(o->min_change_pct / 100), o);
+			r.runs_needed = paired_runs(q.sd_log, log1p(o->min_change_pct / 100), lost, o);
 	}
 	*out = r;
 	if (period)

@@ -1311,6 +1311,52 @@ static void test_crossover_ratio_by_hand(void **state)
 	assert_int_equal(stats_crossover_ratio(b, a, a_first, 4, 0.95, &c, &p), -EDOM);
 }
 
+/*
+ * How many pairs a crossover needs: pairs of A first read ln(B/A) 0.03,
+ * 0.01, 0.05 and of B first 0.01, -0.01, 0.03: a change of 0.02 with a
+ * pooled sd of 0.02 over 4 degrees of freedom, p about 0.07, so no call at
+ * a 2% floor. Its mean has the paired t's standard error sd / sqrt(n),
+ * and its t loses 2 degrees of freedom, not 1: ceil(z^2 sd^2 /
+ * ln(1.02)^2) = ceil(8.006) = 9, + 2 = 11 pairs (the paired t's + 1
+ * made it 10). The paired t over the same ratios, orders ignored (sd
+ * 0.0210), needs ceil(8.807) + 1 = 10.
+ */
+static void test_crossover_runs_needed_counts_its_lost_degrees(void **state)
+{
+	static const double d[] = { 0.03, 0.01, 0.01, -0.01, 0.05, 0.03 };
+	static const bool a_first[] = { true, false, true, false, true, false };
+	double a[6], b[6], z = gsl_cdf_ugaussian_Pinv(0.975) + gsl_cdf_ugaussian_Pinv(0.8);
+	struct stats_compare r;
+	struct stats_ratio per;
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		a[i] = 100 + 3 * i;
+		b[i] = a[i] * exp(d[i]);
+	}
+	assert_int_equal(stats_compare_crossover(a, b, a_first, 6, STATS_HIGHER, NULL, &r, &per), 0);
+	assert_true(fabs(r.shift_pct - 100 * expm1(0.02)) < 1e-9);
+	assert_true(fabs(per.sd_log - 0.02) < 1e-12);
+	assert_true(r.p > 0.05 && r.p < 0.1);
+	assert_int_equal(r.verdict, STATS_INCONCLUSIVE);
+	assert_int_equal((int)ceil(z * z * 0.0004 / (log(1.02) * log(1.02))), 9);
+	assert_int_equal(r.runs_needed, 11);
+	assert_int_equal(stats_compare_paired(a, b, 6, STATS_HIGHER, NULL, &r), 0);
+	assert_int_equal(r.verdict, STATS_INCONCLUSIVE);
+	assert_int_equal(r.runs_needed, 10);
+	/* fewer than min_n pairs: the same formula, not the floor */
+	{
+		struct stats_compare_opts o;
+
+		stats_compare_opts_init(&o);
+		o.min_n = 7;
+		assert_int_equal(stats_compare_crossover(a, b, a_first, 6, STATS_HIGHER, &o, &r,
+							 &per), 0);
+		assert_int_equal(r.verdict, STATS_TOO_FEW);
+		assert_int_equal(r.runs_needed, 11);
+	}
+}
+
 static void test_kendall_matches_scipy(void **state)
 {
 	/* scipy.stats.kendalltau(x, y): tau 0.7575757575757575 (no ties);
@@ -2730,6 +2776,7 @@ int main(void)
 		cmocka_unit_test(test_table_paired_row_takes_out_what_drifted_between_rounds),
 		cmocka_unit_test(test_table_paired_row_is_a_crossover),
 		cmocka_unit_test(test_crossover_ratio_by_hand),
+		cmocka_unit_test(test_crossover_runs_needed_counts_its_lost_degrees),
 		cmocka_unit_test(test_kendall_matches_scipy),
 		cmocka_unit_test(test_host_trend_only_when_the_speed_moved_with_the_rate),
 		cmocka_unit_test(test_host_moved_when_the_round_trip_changed_level),
