@@ -349,40 +349,47 @@ static bool settled(const struct cell_state *cs, double pct)
 }
 
 /*
- * --until-ci's next round: the units to run (in *n of todo[]), in an order
- * drawn from seed. With labels a cell goes on under every label while any
- * of its labels is unsettled, so that each round still runs each label
- * once, in an order of its own: the labels keep equal counts, and
- * compare's .paired row its pairs, with A first in about half of them (a
- * fixed order would let a drift within a pair read as a change). Returns
- * 0 or -ENOMEM.
+ * --until-ci's round r: the units to run (*n steps in *order, free() it),
+ * in an order drawn from seed + r. With labels a cell goes on under every
+ * label while any of its labels is unsettled, so that each round still
+ * runs each label once: the labels keep equal counts, and compare's
+ * .paired row its pairs. With two labels each cell's two orders take
+ * turns in every two rounds as in the plan (job_plan_a_first(seed, cell,
+ * r)), so they stay within one of each other however many rounds it
+ * takes (a fixed order would let a drift within a pair read as a
+ * change); prev is the step run last. Returns 0 or -ENOMEM.
  */
-static int until_round(const struct matrix *m, double pct, uint64_t seed, size_t *todo,
-		       size_t *n)
+static int until_round(const struct matrix *m, double pct, uint64_t seed, unsigned r,
+		       const struct job_plan_step *prev, struct job_plan_step **order, size_t *n)
 {
-	struct job_plan_step *order;
-	size_t k = 0, norder, *units;
+	struct job_plan_step *o;
+	size_t k = 0, norder, *units = malloc(m->nlabels * m->ncells * sizeof(*units));
 	int ret;
 
 	*n = 0;
+	*order = NULL;
+	if (!units)
+		return -ENOMEM;
 	for (size_t u = 0; u < m->nlabels * m->ncells; u++) {
 		bool done = true;
 
 		for (size_t l = 0; l < m->nlabels && done; l++)
 			done = settled(&m->st[l * m->ncells + u % m->ncells], pct);
 		if (!done)
-			todo[k++] = u;
+			units[k++] = u;
 	}
-	if (!k)
-		return 0;
-	if (!(units = malloc(k * sizeof(*units))))
-		return -ENOMEM;
-	memcpy(units, todo, k * sizeof(*units));
-	if (!(ret = job_plan_make(k, 1, seed, &order, &norder))) {
+	ret = k ? job_plan_make(k, 1, seed + r, &o, &norder) : 0;
+	if (k && !ret) {
 		for (size_t i = 0; i < norder; i++)
-			todo[i] = units[order[i].cell];
-		*n = norder;
-		free(order);
+			o[i].cell = units[o[i].cell];
+		if (m->nlabels == 2)
+			ret = job_plan_orient_round(o, norder, m->ncells, seed, r, prev);
+		if (ret) {
+			free(o);
+		} else {
+			*order = o;
+			*n = norder;
+		}
 	}
 	free(units);
 	return ret;
@@ -664,7 +671,6 @@ int cmd_matrix(int argc, char **argv)
 	uint64_t seed = 0, max_reps = 0;
 	size_t nsteps = 0, nunits = 0;
 	unsigned *done = NULL;
-	size_t *todo = NULL; /* --until-ci's round */
 	int opt, ret, code = EXIT_RUNTIME;
 
 	opterr = 0;
@@ -755,8 +761,7 @@ int cmd_matrix(int argc, char **argv)
 	nunits = m.nlabels * m.ncells;
 	m.st = calloc(nunits, sizeof(*m.st));
 	done = calloc(nunits, sizeof(*done));
-	todo = calloc(nunits, sizeof(*todo));
-	if (!m.st || !done || !todo) {
+	if (!m.st || !done) {
 		cli_error("out of memory");
 		goto out;
 	}
@@ -777,7 +782,8 @@ int cmd_matrix(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto out;
 	}
-	if (job_plan_make(nunits, m.jf->reps, seed, &steps, &nsteps)) {
+	if (m.nlabels == 2 ? job_plan_make_ab(m.ncells, m.jf->reps, seed, &steps, &nsteps) :
+			     job_plan_make(nunits, m.jf->reps, seed, &steps, &nsteps)) {
 		cli_error("cannot make a plan of %zu configurations x %zu labels x %u repetitions",
 			  m.ncells, m.nlabels, m.jf->reps);
 		goto out;
@@ -817,9 +823,12 @@ int cmd_matrix(int argc, char **argv)
 	/* adaptive repetitions: rounds over the units still too noisy */
 	if (until > 0 && !ret && !cli_interrupted) {
 		size_t fixed = nunits * (size_t)max_reps, ran = nsteps, n = 1;
+		struct job_plan_step last = nsteps ? steps[nsteps - 1] : (struct job_plan_step){ 0 };
 
-		for (uint64_t r = m.jf->reps; n && r < max_reps && !ret && !cli_interrupted; r++) {
-			if (until_round(&m, until, seed + r, todo, &n)) {
+		for (unsigned r = m.jf->reps; n && r < max_reps && !ret && !cli_interrupted; r++) {
+			struct job_plan_step *round;
+
+			if (until_round(&m, until, seed, r, ran ? &last : NULL, &round, &n)) {
 				cli_error("out of memory");
 				ret = -ENOMEM;
 				break;
@@ -827,8 +836,10 @@ int cmd_matrix(int argc, char **argv)
 			m.total += n;
 			for (size_t i = 0; i < n && !ret && !cli_interrupted; i++) {
 				ran++;
-				ret = run_step(&m, todo[i]);
+				ret = run_step(&m, round[i].cell);
+				last = round[i];
 			}
+			free(round);
 		}
 		fprintf(stderr, "--until-ci %.3g%%: %zu steps instead of %zu at --max-reps %" PRIu64
 			" (%.0f%% of the time saved)\n", until, ran, fixed, max_reps,
@@ -869,7 +880,6 @@ out:
 	free(m.st);
 	free_labels(&m);
 	free(done);
-	free(todo);
 	free(steps);
 	store_close(m.store);
 	job_cells_free(m.cells, m.ncells);

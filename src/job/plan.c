@@ -152,6 +152,81 @@ int job_plan_make(size_t ncells, unsigned reps, uint64_t seed,
 	return 0;
 }
 
+bool job_plan_a_first(uint64_t seed, size_t pair, unsigned round)
+{
+	uint64_t a = (uint64_t)pair, b = round / 2;
+	uint64_t x = seed ^ splitmix64(&a) ^ rotl(splitmix64(&b), 32);
+	bool first = splitmix64(&x) >> 63;
+
+	return round % 2 ? !first : first;
+}
+
+int job_plan_orient_round(struct job_plan_step *round, size_t n, size_t pairs,
+			  uint64_t seed, unsigned round_no, const struct job_plan_step *prev)
+{
+	size_t *pos, x, other;
+
+	if (!pairs)
+		return 0;
+	if (!(pos = malloc(2 * pairs * sizeof(*pos))))
+		return -ENOMEM;
+	for (size_t u = 0; u < 2 * pairs; u++)
+		pos[u] = n;
+	for (size_t i = 0; i < n; i++)
+		if (round[i].cell < 2 * pairs)
+			pos[round[i].cell] = i;
+	for (size_t p = 0; p < pairs; p++) {
+		size_t ia = pos[p], ib = pos[p + pairs];
+		struct job_plan_step tmp;
+
+		if (ia == n || ib == n || (ia < ib) == job_plan_a_first(seed, p, round_no))
+			continue;
+		tmp = round[ia];
+		round[ia] = round[ib];
+		round[ib] = tmp;
+	}
+	free(pos);
+	/* a swap may have put the previous round's last unit first: the
+	 * first step of another pair moves up before it and its partner,
+	 * which keeps every pair's order (with two steps there is none) */
+	if (!prev || n < 3 || round[0].cell != prev->cell || round[0].cell >= 2 * pairs)
+		return 0;
+	x = round[0].cell;
+	other = x < pairs ? x + pairs : x - pairs;
+	for (size_t j = 1; j < n; j++) {
+		struct job_plan_step moved = round[j];
+
+		if (moved.cell == x || moved.cell == other)
+			continue;
+		memmove(&round[1], &round[0], j * sizeof(*round));
+		round[0] = moved;
+		break;
+	}
+	return 0;
+}
+
+int job_plan_make_ab(size_t pairs, unsigned reps, uint64_t seed,
+		     struct job_plan_step **steps, size_t *nsteps)
+{
+	int ret;
+
+	if (pairs > SIZE_MAX / 2)
+		return -E2BIG;
+	ret = job_plan_make(2 * pairs, reps, seed, steps, nsteps);
+	/* one pair: the rounds of two cells already run both orders */
+	for (unsigned k = 0; !ret && pairs > 1 && k < reps; k++) {
+		struct job_plan_step *round = *steps + (size_t)k * 2 * pairs;
+
+		ret = job_plan_orient_round(round, 2 * pairs, pairs, seed, k, k ? round - 1 : NULL);
+	}
+	if (ret) {
+		free(*steps);
+		*steps = NULL;
+		*nsteps = 0;
+	}
+	return ret;
+}
+
 int job_plan_resume(struct job_plan_step *steps, size_t *nsteps,
 		    size_t ncells, const unsigned *done)
 {

@@ -3,6 +3,7 @@
 #ifndef NR_JOB_PLAN_H
 #define NR_JOB_PLAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,9 +45,40 @@ int job_plan_make(size_t ncells, unsigned reps, uint64_t seed,
 		  struct job_plan_step **steps, size_t *nsteps);
 
 /*
- * Resume a plan that job_plan_make() made with the same cells, reps and
- * seed: done[cell] (for each of the ncells cells) says how many samples of
- * the cell are already stored. The first done[cell] steps of each cell, in
+ * A/B of two labels: units p and p + pairs (p < pairs) are one cell under
+ * label A and under label B. Whether round `round` runs A's unit of pair p
+ * before B's: in every two rounds (0 and 1, 2 and 3, ...) once each way,
+ * which way first drawn from seed and p (splitmix64), so that any number
+ * of rounds, --until-ci's added ones too, leaves a pair's two orders at
+ * most one apart, and compare's crossover (its .paired row) gets both.
+ */
+bool job_plan_a_first(uint64_t seed, size_t pair, unsigned round);
+
+/*
+ * Put the n steps of one round (each unit at most once, units below
+ * 2 x pairs paired as above) in the orders job_plan_a_first() gives for
+ * round_no, swapping the two steps of a pair where needed. When that puts
+ * prev's unit (the step before the round; NULL for none) first, and the
+ * round has three steps or more, the first step of another pair moves up
+ * before it. Steps of units >= 2 x pairs, and pairs with one step in the
+ * round, stay where they are. Returns 0 or -ENOMEM.
+ */
+int job_plan_orient_round(struct job_plan_step *round, size_t n, size_t pairs,
+			  uint64_t seed, unsigned round_no, const struct job_plan_step *prev);
+
+/*
+ * job_plan_make() over 2 x pairs units paired as above, every round then
+ * put in job_plan_a_first()'s orders (one pair: job_plan_make()'s own
+ * two-cell rounds). With two pairs or more no unit runs twice in a row.
+ * Returns as job_plan_make() does.
+ */
+int job_plan_make_ab(size_t pairs, unsigned reps, uint64_t seed,
+		     struct job_plan_step **steps, size_t *nsteps);
+
+/*
+ * Resume a plan that job_plan_make() (or job_plan_make_ab()) made with
+ * the same cells, reps and seed: done[cell] (for each of the ncells
+ * cells) says how many samples of the cell are already stored. The first done[cell] steps of each cell, in
  * plan order (those with rep < done[cell], since a cell's reps increase
  * along the plan; a plan already resumed can be resumed again with the new
  * totals), are dropped in place and *nsteps shrinks, so that the plan runs

@@ -42,6 +42,27 @@ checkx "dry run: 2 configurations x 2 labels x 2 repetitions, each label with it
 	 grep -q "label found: net.core.rmem_default=$orig (as found)" "$TMP/plan" &&
 	 grep -q "label small: net.core.rmem_default=$small$" "$TMP/plan"' || diag "$TMP/plan"
 
+# Three configurations under two labels, 6 rounds: each configuration
+# runs found first in 3 of them and small first in the other 3 (one each
+# in rounds 1-2, 3-4, 5-6), whatever the seed; no unit twice in a row.
+sed -e 's/^repetitions: 2$/repetitions: 6/' -e 's/^  test: \[udp_stream, tcp_rr\]$/  test: [udp_stream, tcp_rr, tcp_stream]/' \
+	"$TMP/ab.yaml" >"$TMP/ab6.yaml"
+for sd in $(seq 1 30); do
+	"$NR" matrix --dry-run --seed "$sd" "$TMP/ab6.yaml" 2>/dev/null | grep '^order:'
+done >"$TMP/orders6"
+check "a two-label plan runs each configuration found first in half its rounds, in every two rounds once, over 30 seeds" \
+	python3 - "$TMP/orders6" <<'PY'
+import sys
+orders = [[int(x) for x in l.split()[1:]] for l in open(sys.argv[1])]
+ok = len(orders) == 30
+for o in orders:
+    ok &= len(o) == 36 and all(a != b for a, b in zip(o, o[1:]))
+    for c in range(3):
+        firsts = [r[:].index(c) < r.index(c + 3) for r in (o[k:k + 6] for k in range(0, 36, 6))]
+        ok &= all(firsts[k] != firsts[k + 1] for k in (0, 2, 4))
+sys.exit(0 if ok else 1)
+PY
+
 timeout 120 "$NR" matrix "$TMP/ab.yaml" >"$TMP/out" 2>"$TMP/log" &
 mpid=$!
 wait $mpid

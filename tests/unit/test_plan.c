@@ -146,6 +146,157 @@ static void test_two_cells_run_both_orders_in_equal_numbers(void **state)
 	assert_int_equal(plans_with_a_repeat, 8 * seeds);
 }
 
+/* Whether pair p (units p and p + pairs) runs A's unit first in the n
+ * steps of s; each must be there once. */
+static bool a_runs_first(const struct job_plan_step *s, size_t n, size_t pairs, size_t p)
+{
+	size_t ia = n, ib = n;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].cell == p)
+			ia = i;
+		else if (s[i].cell == p + pairs)
+			ib = i;
+	}
+	assert_true(ia < n && ib < n);
+	return ia < ib;
+}
+
+/*
+ * An A/B of two labels over several cells (units p and p + pairs): in
+ * every two rounds each cell runs once A first and once B first, in the
+ * order job_plan_a_first() draws, so the two orders are at most one apart;
+ * every round is a permutation, no unit runs twice in a row, and the
+ * order drawn first is A's about half the time, for one cell as for two
+ * together.
+ */
+static void test_ab_plans_run_each_cell_both_ways_in_every_two_rounds(void **state)
+{
+	unsigned seeds = 400, a0 = 0, same01 = 0;
+
+	(void)state;
+	for (size_t pairs = 2; pairs <= 6; pairs++) {
+		for (unsigned reps = 1; reps <= 9; reps++) {
+			for (uint64_t seed = 0; seed < seeds; seed++) {
+				size_t n, units = 2 * pairs;
+				struct job_plan_step *s = NULL;
+
+				assert_int_equal(job_plan_make_ab(pairs, reps, seed, &s, &n), 0);
+				check_complete(s, n, units, reps);
+				for (size_t i = 1; i < n; i++)
+					if (s[i].cell == s[i - 1].cell)
+						fail_msg("pairs %zu reps %u seed %llu: unit %zu twice at step %zu",
+							 pairs, reps, (unsigned long long)seed,
+							 s[i].cell, i);
+				for (size_t p = 0; p < pairs; p++) {
+					int lead = 0;
+
+					for (unsigned r = 0; r < reps; r++) {
+						bool a = a_runs_first(s + (size_t)r * units, units,
+								      pairs, p);
+
+						assert_true(a == job_plan_a_first(seed, p, r));
+						lead += a ? 1 : -1;
+						if (r % 2)
+							assert_int_equal(lead, 0);
+					}
+					assert_in_range(lead + 1, 0, 2);
+				}
+				if (pairs == 2 && reps == 1) {
+					a0 += a_runs_first(s, n, pairs, 0);
+					same01 += a_runs_first(s, n, pairs, 0) ==
+						  a_runs_first(s, n, pairs, 1);
+				}
+				free(s);
+			}
+		}
+	}
+	/* 400 draws each: 200 +- 10 sd, 150..250 is 5 sd */
+	assert_in_range(a0, 150, 250);
+	assert_in_range(same01, 150, 250);
+}
+
+/*
+ * One pair: job_plan_make()'s own two-cell plan; none: refused as an
+ * empty plan.
+ */
+static void test_ab_plan_of_one_pair_is_the_two_cell_plan(void **state)
+{
+	struct job_plan_step *s = NULL;
+	size_t n;
+
+	(void)state;
+	for (unsigned reps = 1; reps <= 9; reps++) {
+		size_t m;
+		struct job_plan_step *t = make_ok(2, reps, 7, &m);
+
+		assert_int_equal(job_plan_make_ab(1, reps, 7, &s, &n), 0);
+		assert_int_equal(n, m);
+		assert_true(same_steps(s, t, n));
+		free(s);
+		free(t);
+	}
+	assert_int_equal(job_plan_make_ab(0, 3, 7, &s, &n), -EINVAL);
+	assert_null(s);
+}
+
+/*
+ * --until-ci's rounds, one at a time over the cells still unsettled: a
+ * cell runs under both labels in every round until it settles. Orienting
+ * each round as job_plan_a_first() says for its number keeps every cell's
+ * two orders within one of each other after any round, leaves the round
+ * a permutation of its steps, and never starts a round of three steps or
+ * more with the step before it.
+ */
+static void test_orient_round_balances_added_rounds(void **state)
+{
+	enum { PAIRS = 5, ROUNDS = 14 };
+
+	(void)state;
+	for (uint64_t seed = 0; seed < 300; seed++) {
+		struct job_plan_step prev = { .cell = seed % (2 * PAIRS) };
+		unsigned until[PAIRS]; /* the rounds pair p runs: 0 to until[p] - 1 */
+		int lead[PAIRS] = { 0 };
+
+		for (size_t p = 0; p < PAIRS; p++)
+			until[p] = 1 + (unsigned)((seed * 7 + p * 5) % ROUNDS);
+		for (unsigned r = 0; r < ROUNDS; r++) {
+			struct job_plan_step round[2 * PAIRS];
+			size_t n = 0, npairs = 0, in[PAIRS];
+			unsigned sum = 0;
+
+			/* the unsettled pairs from a turning start, both units,
+			 * B's first */
+			for (size_t q = 0; q < PAIRS; q++)
+				if (r < until[(q + r) % PAIRS])
+					in[npairs++] = (q + r) % PAIRS;
+			for (size_t i = 0; i < npairs; i++) {
+				round[n++] = (struct job_plan_step){ .cell = in[i] + PAIRS, .rep = r };
+				round[n++] = (struct job_plan_step){ .cell = in[i], .rep = r };
+			}
+			if (!n)
+				break;
+			if (seed % 3 == 0 && n > 2) /* the step before, first */
+				prev.cell = round[0].cell;
+			assert_int_equal(job_plan_orient_round(round, n, PAIRS, seed, r, &prev), 0);
+			for (size_t i = 0; i < n; i++)
+				sum += (unsigned)round[i].cell;
+			for (size_t i = 0; i < npairs; i++) {
+				bool a = a_runs_first(round, n, PAIRS, in[i]);
+
+				sum -= (unsigned)(2 * in[i] + PAIRS);
+				assert_true(a == job_plan_a_first(seed, in[i], r));
+				lead[in[i]] += a ? 1 : -1;
+				assert_in_range(lead[in[i]] + 1, 0, 2);
+			}
+			assert_int_equal(sum, 0);
+			if (n > 2)
+				assert_true(round[0].cell != prev.cell);
+			prev = round[n - 1];
+		}
+	}
+}
+
 static void test_each_round_is_a_permutation_of_all_cells(void **state)
 {
 	size_t n, ncells = 9;
@@ -407,6 +558,9 @@ int main(void)
 		cmocka_unit_test(test_every_cell_and_rep_runs_exactly_once),
 		cmocka_unit_test(test_no_cell_runs_twice_in_a_row_with_three_cells_or_more),
 		cmocka_unit_test(test_two_cells_run_both_orders_in_equal_numbers),
+		cmocka_unit_test(test_ab_plans_run_each_cell_both_ways_in_every_two_rounds),
+		cmocka_unit_test(test_ab_plan_of_one_pair_is_the_two_cell_plan),
+		cmocka_unit_test(test_orient_round_balances_added_rounds),
 		cmocka_unit_test(test_each_round_is_a_permutation_of_all_cells),
 		cmocka_unit_test(test_one_cell_runs_its_reps_back_to_back),
 		cmocka_unit_test(test_same_seed_same_order_other_seed_other_order),
