@@ -238,17 +238,13 @@ stats() {
 # the same repetition (paired_ratios in lib.sh)
 pairs() { paired_ratios "$tmp/$1.$2" "$tmp/$1.off" 2; }
 
-ver_nr=$("$NR" --version 2>/dev/null | head -n 1)
-rev=
-[ -z "${NETREGRESS:-}" ] && rev=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null)
-[ -n "$rev" ] && [ -n "$(git -C "$repo" status --porcelain -- src Makefile 2>/dev/null)" ] && rev="$rev+dirty"
-[ -n "$rev" ] && ver_nr="${ver_nr:-netregress} (git $rev)"
+ver_nr=$(nr_version)
 
 echo "netregress collectors cost: throughput with collectors off / on / on + --profile, loopback"
 echo "machine : $(nproc) cpus, $(uname -r) ($(uname -m)), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
 echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD0 at start, $LOAD1 at end;"
 echo "          others' busy share of all cpus (2 s idle probe) $BUSY0 before, $BUSY1 after"
-echo "tools   : ${ver_nr:-netregress} at $NR${EXTRA:+ (extra: $EXTRA)}; perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo '?')"
+echo "tools   : $ver_nr at $NR${EXTRA:+ (extra: $EXTRA)}; perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo '?')"
 echo "runs    : REPS=$REPS, -l ${DUR}s --warmup ${WARM}s, variants interleaved, order rotating per repetition"
 echo
 fmt='%-30s %-8s %9s %17s %6s %8s %9s %6s %10s %5s\n'

@@ -109,6 +109,14 @@ need_netregress() {
 	fi
 }
 
+# nr_version: the first line of $NR --version, which names the git
+# revision the binary was built from ("-dirty" when the tree had changes).
+nr_version() {
+	local v
+	v=$("$NR" --version 2>/dev/null | head -n 1)
+	echo "${v:-netregress (no --version)}"
+}
+
 # stop_sockperf PID [TENTHS]: a sockperf server prints its summary on INT;
 # give it TENTHS of a second (30) to finish, then end it by its PID.
 stop_sockperf() {

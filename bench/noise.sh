@@ -341,11 +341,7 @@ stats() {
 		printf "%d %.9g %.6g\n", n, med, cov }' "$1"
 }
 
-ver_nr=$("$NR" --version 2>/dev/null | head -n 1)
-rev=
-[ -z "${NETREGRESS:-}" ] && rev=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null)
-[ -n "$rev" ] && [ -n "$(git -C "$repo" status --porcelain -- src Makefile 2>/dev/null)" ] && rev="$rev+dirty"
-[ -n "$rev" ] && ver_nr="${ver_nr:-netregress} (git $rev)"
+ver_nr=$(nr_version)
 ver_ip=$(iperf3 --version 2>/dev/null | head -n 1)
 ver_sp=$(sockperf --version 2>/dev/null | head -n 1)
 
@@ -353,7 +349,7 @@ echo "netregress run-to-run noise vs iperf3 and sockperf on loopback (127.0.0.1)
 echo "machine : $(nproc) cpus, $(uname -r) ($(uname -m)), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
 echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD0 at start, $LOAD1 at end;"
 echo "          others' busy share of all cpus (2 s idle probe) $BUSY0 before, $BUSY1 after"
-echo "tools   : ${ver_nr:-netregress} at $NR; $ver_ip; $ver_sp"
+echo "tools   : $ver_nr at $NR; $ver_ip; $ver_sp"
 echo "runs    : REPS=$REPS, DUR=${DUR}s (ours -l ${DUR}s after its default 2 s warm-up, iperf3 -t $DUR,"
 echo "          sockperf -t $DUR --full-rtt); each tool with its own defaults, no pinning options"
 echo "          (ours: its default placement); interleaved ours/peer per repetition"

@@ -308,19 +308,14 @@ stats() {
 		printf "%d %.6g %.6g %.6g %.6g %s\n", n, mg, mn, mx, mc, (nf ? sprintf("%.6g", med(f, nf)) : "-") }' "$1"
 }
 
-ver_nr=$("$NR" --version 2>/dev/null | head -n 1)
-[ -n "$ver_nr" ] || ver_nr=$(jq -r '.tool // empty' "$tmp/ours.json" 2>/dev/null)
-rev=
-[ -z "${NETREGRESS:-}" ] && rev=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null)
-[ -n "$rev" ] && [ -n "$(git -C "$repo" status --porcelain -- src Makefile 2>/dev/null)" ] && rev="$rev+dirty"
-[ -n "$rev" ] && ver_nr="${ver_nr:-netregress} (git $rev)"
+ver_nr=$(nr_version)
 ver_ip=$(iperf3 --version 2>/dev/null | head -n 1)
 ver_sp=$(sockperf --version 2>/dev/null | head -n 1)
 
 echo "netregress vs peers on loopback (127.0.0.1)"
 echo "machine : $(nproc) cpus, $(uname -r) ($(uname -m)), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
 echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD0 at start, $LOAD1 at end"
-echo "tools   : ${ver_nr:-netregress} at $NR; $ver_ip; $ver_sp"
+echo "tools   : $ver_nr at $NR; $ver_ip; $ver_sp"
 echo "runs    : REPS=$REPS, DUR=${DUR}s measured (ours --warmup ${WARM}s; iperf3 -O $WARM), interleaved ours/peer per repetition"
 echo
 fmt='%-36s %-8s %9s %17s %9s %17s %9s %10s %10s %8s %8s %5s\n'

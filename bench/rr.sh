@@ -220,18 +220,14 @@ stats() {
 		printf "%d %.6g %.6g %.6g %.6g %.6g\n", n, mt, t[1], t[n], ma, mb }' "$1"
 }
 
-ver_nr=$("$NR" --version 2>/dev/null | head -n 1)
-rev=
-[ -z "${NETREGRESS:-}" ] && rev=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null)
-[ -n "$rev" ] && [ -n "$(git -C "$repo" status --porcelain -- src Makefile 2>/dev/null)" ] && rev="$rev+dirty"
-[ -n "$rev" ] && ver_nr="${ver_nr:-netregress} (git $rev)"
+ver_nr=$(nr_version)
 ver_sp=$(sockperf --version 2>/dev/null | head -n 1)
 
 echo "netregress tcp_rr/udp_rr vs sockperf ping-pong on loopback (127.0.0.1)"
 echo "machine : $(nproc) cpus, $(uname -r) ($(uname -m)), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
 echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD0 at start, $LOAD1 at end;"
 echo "          others' busy share of all cpus (2 s idle probe) $BUSY0 before, $BUSY1 after"
-echo "tools   : ${ver_nr:-netregress} at $NR${OURS_EXTRA:+ (extra: $OURS_EXTRA)}; $ver_sp"
+echo "tools   : $ver_nr at $NR${OURS_EXTRA:+ (extra: $OURS_EXTRA)}; $ver_sp"
 echo "runs    : REPS=$REPS, ours -l ${DUR}s --warmup ${WARM}s, sockperf -t $((DUR + WARM)) --full-rtt; msg $MSG B each way,"
 echo "          1 flow, 1 in flight; interleaved, ours first in odd repetitions, sockperf in even"
 echo
