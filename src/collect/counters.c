@@ -855,6 +855,18 @@ static bool sum_delta(const struct collect_counters *a,
 	return any;
 }
 
+int collect_counters_snapshot(struct collect_counters *out, const char *sys,
+			      const struct base_cpulist *cpus, struct base_err *err,
+			      struct base_err *idle_err)
+{
+	int ret = collect_counters_read(out, err);
+
+	/* a bad file fails the add before it adds anything */
+	if (!ret)
+		collect_counters_add_cpuidle(out, sys, cpus, idle_err);
+	return ret;
+}
+
 int collect_counters_delta(const struct collect_counters *a,
 			   const struct collect_counters *b,
 			   void (*fn)(void *ctx, const char *name,

@@ -152,7 +152,8 @@ struct base_cpulist;
  * digits and '_' made '_'; "state<i>" when empty or taken), and
  * cpuidle.cpus, the CPUs that have states. A machine without cpuidle adds
  * nothing. Returns 0, -EINVAL for a usage or time file that is not a
- * number (err names it), -ENOMEM, or add's errors (-ENOSPC...). Two
+ * number (err names it; nothing added), -ENOMEM, or add's errors
+ * (-ENOSPC...). Two
  * small reads per state and CPU: 30 to 50 us on 2 CPUs with 2 states.
  */
 int collect_counters_add_cpuidle(struct collect_counters *out, const char *sys,
@@ -171,6 +172,17 @@ int collect_counters_add_cpuidle(struct collect_counters *out, const char *sys,
  * for the measured loop. Any thread, one thread per snapshot at a time.
  */
 int collect_counters_read(struct collect_counters *out, struct base_err *err);
+
+/*
+ * A sample's snapshot: collect_counters_read(), then
+ * collect_counters_add_cpuidle() of cpus under sys. The idle states are
+ * extras: when they cannot be read (a file that is not a number), the
+ * snapshot keeps the counters without any cpuidle entry and idle_err says
+ * why. Returns 0, or collect_counters_read()'s error (in err).
+ */
+int collect_counters_snapshot(struct collect_counters *out, const char *sys,
+			      const struct base_cpulist *cpus, struct base_err *err,
+			      struct base_err *idle_err);
 
 /* What a delta callback receives. */
 enum collect_delta_kind {

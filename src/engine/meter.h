@@ -41,6 +41,7 @@ struct engine_meter {
 	int64_t t_ns[2];
 	bool marked[2], ctr_ok[2];
 	struct base_err ctr_err;
+	struct base_err idle_err; /* why the idle states were left out */
 	struct collect_perf *perf;
 	struct collect_profile *prof;
 	struct collect_ksyms *ksyms;

@@ -702,6 +702,53 @@ static void test_cpuidle_sums_states_over_cpus(void **state)
 	collect_counters_free(c);
 }
 
+/*
+ * A sample's snapshot over this machine's /proc and a copy of /sys: the
+ * idle states join the counters; a cpuidle file that is not a number
+ * leaves the counters, every one findable, without a cpuidle entry, and
+ * says which file.
+ */
+static void test_snapshot_keeps_the_counters_without_bad_idle_states(void **state)
+{
+	char dir[] = "/tmp/nr-snapshot-XXXXXX";
+	struct collect_counters *c = collect_counters_new();
+	struct base_err err = { "" }, idle = { "" };
+	size_t n;
+
+	(void)state;
+	assert_non_null(c);
+	assert_non_null(mkdtemp(dir));
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state0/name", "POLL\n");
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state0/usage", "10\n");
+	testdata_put(dir, "devices/system/cpu/cpu0/cpuidle/state0/time", "100\n");
+	testdata_put(dir, "devices/system/cpu/cpu1/cpuidle/state0/name", "POLL\n");
+	testdata_put(dir, "devices/system/cpu/cpu1/cpuidle/state0/usage", "5\n");
+	testdata_put(dir, "devices/system/cpu/cpu1/cpuidle/state0/time", "50\n");
+	if (collect_counters_snapshot(c, dir, NULL, &err, &idle))
+		fail_msg("%s", err.msg);
+	assert_string_equal(idle.msg, "");
+	assert_int_equal(value_of(c, "cpuidle.POLL.usage"), 15);
+	assert_non_null(collect_counters_find(c, "snmp.Ip.InReceives"));
+	n = collect_counters_count(c);
+
+	/* cpu0 adds its state, then cpu1's is bad: none of it stays */
+	testdata_put(dir, "devices/system/cpu/cpu1/cpuidle/state0/usage", "lots\n");
+	if (collect_counters_snapshot(c, dir, NULL, &err, &idle))
+		fail_msg("%s", err.msg);
+	assert_non_null(strstr(idle.msg, "cpu1/cpuidle/state0/usage: 'lots' is not a count"));
+	assert_int_equal(collect_counters_count(c), n - 3);
+	assert_null(collect_counters_find(c, "cpuidle.POLL.usage"));
+	assert_null(collect_counters_find(c, "cpuidle.cpus"));
+	for (size_t i = 0; i < collect_counters_count(c); i++) {
+		const struct collect_counter *e = collect_counters_at(c, i);
+
+		assert_ptr_equal(collect_counters_find(c, e->name), e);
+	}
+
+	assert_int_equal(testdata_rmtree(dir), 0);
+	collect_counters_free(c);
+}
+
 static void test_read_this_machine_and_see_udp_traffic(void **state)
 {
 	struct collect_counters *a = collect_counters_new();
@@ -792,6 +839,7 @@ int main(void)
 		cmocka_unit_test(test_delta_softirq_wraps_at_32_bits),
 		cmocka_unit_test(test_delta_softirq_total_over_cpus_in_both),
 		cmocka_unit_test(test_cpuidle_sums_states_over_cpus),
+		cmocka_unit_test(test_snapshot_keeps_the_counters_without_bad_idle_states),
 		cmocka_unit_test(test_delta_of_snapshot_with_itself),
 		cmocka_unit_test(test_read_this_machine_and_see_udp_traffic),
 	};
