@@ -151,10 +151,10 @@ void report_speed_why(FILE *out, const struct stats_notes *nt)
 
 void report_paired_note(FILE *out, const struct stats_notes *nt)
 {
-	fprintf(out, "the .paired row takes each run with the other label's run next to it in time as a pair (%zu pairs, %zu runs without a partner) and tests the mean of ln(B/A) over the pairs (Student's t): what drifted from one pair to the next hit both of a pair",
-		nt->pairs, nt->unpaired);
+	fprintf(out, "the .paired row takes each run with the other label's run next to it in time as a pair (%zu pairs, %zu run%s without a partner) and tests the mean of ln(B/A) over the pairs (Student's t): what drifted from one pair to the next hit both of a pair",
+		nt->pairs, nt->unpaired, nt->unpaired == 1 ? "" : "s");
 	if (nt->pairs_a_first == nt->pairs || !nt->pairs_a_first)
-		fprintf(out, "; %s's run came first in every pair, so what the order does (a drift within a pair, what one run leaves for the next) cannot be told from the change: a labels matrix draws the order anew each round",
+		fprintf(out, "; %s's run came first in every pair, so what the order does (a drift within a pair, what one run leaves for the next) cannot be told from the change: a labels matrix runs each configuration in both orders",
 			nt->pairs_a_first ? "A" : "B");
 	else if (nt->period_tested)
 		fprintf(out, "; A ran first in %zu pairs and B in %zu, and the pairs of each order are averaged apart so that what running second does cancels (a 2 x 2 crossover): the second run of a pair read %+.1f%% [%+.1f%%, %+.1f%%] against the first (p = %.4f)",

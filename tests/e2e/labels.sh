@@ -300,7 +300,7 @@ NETREGRESS_DB=$TMP/pairs.db "$NR" compare found small --keep-disturbed --json >"
 # least 4 pairs, each sample in one or left over)
 checkx "4 interleaved rounds: compare pairs each run with the other label's in its round, a .paired row under the headline" \
 	'[ $rc -eq 0 ] && grep -q "^transactions.per_s.paired (higher) " "$TMP/pairs.txt" &&
-	 grep -qE "^note: the .paired row takes each run with the other label.s run next to it in time as a pair \([0-9]+ pairs, [0-9]+ runs without a partner\)" "$TMP/pairs.txt" &&
+	 grep -qE "^note: the .paired row takes each run with the other label.s run next to it in time as a pair \([0-9]+ pairs, [0-9]+ runs? without a partner\)" "$TMP/pairs.txt" &&
 	 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=d[\"configs\"][0]; n=t[\"notes\"]; h=t[\"rows\"][0]; m=[r[\"metric\"] for r in t[\"rows\"]]; sys.exit(0 if n[\"pairs\"] >= 4 and 2 * n[\"pairs\"] + n[\"unpaired\"] == h[\"a\"][\"n\"] + h[\"b\"][\"n\"] and m[:3].count(\"transactions.per_s.paired\") == 1 else 1)" "$TMP/pairs.json"' ||
 	diag "$TMP/pairs.txt"
 # --until-ci with labels: a cell goes on under both labels while either

@@ -1026,6 +1026,37 @@ static void test_sample_table_shows_buffers_at_the_end(void **state)
 	base_sample_release(&s);
 }
 
+/* What the .paired row's note says of its pairs: the runs left without a
+ * partner, one or more; one order in every pair; both orders. */
+static void test_paired_note_counts_and_orders(void **state)
+{
+	struct stats_notes nt = { .pairs = 5, .unpaired = 1, .pairs_a_first = 5 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(f = open_memstream(&buf, &len));
+	report_paired_note(f, &nt);
+	fputc('\n', f);
+	nt.unpaired = 2;
+	nt.pairs_a_first = 3;
+	nt.period_tested = true;
+	nt.period_pct = 5.2;
+	nt.period_lo_pct = 4.6;
+	nt.period_hi_pct = 5.8;
+	nt.period_p = 0.01;
+	report_paired_note(f, &nt);
+	fclose(f);
+	assert_non_null(strstr(buf, "(5 pairs, 1 run without a partner)"));
+	assert_non_null(strstr(buf, "A's run came first in every pair"));
+	assert_non_null(strstr(buf, "a labels matrix runs each configuration in both orders"));
+	assert_non_null(strstr(buf, "(5 pairs, 2 runs without a partner)"));
+	assert_non_null(strstr(buf, "A ran first in 3 pairs and B in 2"));
+	assert_non_null(strstr(buf, "read +5.2% [+4.6%, +5.8%] against the first (p = 0.0100)"));
+	free(buf);
+}
+
 /* The counters that moved: counts that did, both ends; not a count that
  * stayed 0, nor the levels /proc/net/snmp prints among its counts. */
 static void test_sample_table_lists_counts_not_levels(void **state)
@@ -1124,6 +1155,7 @@ int main(void)
 		cmocka_unit_test(test_html_window_lines_of_long_windows_are_averaged),
 		cmocka_unit_test(test_explain_admits_shares_and_rates_not_relatives),
 		cmocka_unit_test(test_sample_table_shows_buffers_at_the_end),
+		cmocka_unit_test(test_paired_note_counts_and_orders),
 		cmocka_unit_test(test_sample_table_lists_counts_not_levels),
 		cmocka_unit_test(test_sample_table_says_whether_the_window_can_be_trusted),
 		cmocka_unit_test(test_explain_lists_what_went_with_the_headline),
