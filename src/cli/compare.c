@@ -22,7 +22,10 @@ static const char compare_help[] =
 	"First it names what differs between the environments A and B ran in\n"
 	"(kernel, command line, CPU, sysctls, interfaces, host), from the first\n"
 	"sample of each: a change that is not the kernel's shows there.\n"
-	"Exit status 1 when a headline metric regressed, 0 otherwise.\n"
+	"Exit status 1 when a headline metric regressed, 0 otherwise. The\n"
+	"configurations are one family: their headlines' p values are adjusted\n"
+	"together (Benjamini-Hochberg), so that a p significant in one\n"
+	"configuration of many is not called on its own.\n"
 	"\n"
 	"From 4 pairs of runs side by side (a matrix's labels run in rounds), a\n"
 	"<headline>.paired row tests the ratios B/A of the pairs.\n"
@@ -40,35 +43,35 @@ static const char compare_help[] =
 
 enum { OPT_DB = 256, OPT_MINCH, OPT_ALPHA, OPT_ALL, OPT_JSON, OPT_CSV, OPT_KEEP, OPT_PAIRED };
 
-/*
- * The environment lines of one configuration (its first samples of A and
- * B), printed when they say something else than the last ones printed
- * (*last, freed by the caller): a matrix's configurations usually ran in
- * one environment a label, so the lines come once, before the first table.
- */
-static int env_lines(const struct base_sample *sa, const struct base_sample *sb,
-		     const char *a, const char *b, char **last)
+/* The environment lines of one configuration (its first samples of A and
+ * B) in *text (free() it): printed when they say something else than the
+ * last ones printed, as a matrix's configurations usually ran in one
+ * environment a label and the lines then come once, before the first
+ * table. */
+static int env_text(const struct base_sample *sa, const struct base_sample *sb,
+		    const char *a, const char *b, char **text)
 {
-	char *text = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
+	FILE *m = open_memstream(text, &len);
 
 	if (!m)
 		return -ENOMEM;
 	report_env_diff_text(m, sa, sb, a, b);
 	if (fclose(m)) {
-		free(text);
+		free(*text);
+		*text = NULL;
 		return -ENOMEM;
 	}
-	if (*last && !strcmp(*last, text)) {
-		free(text);
-		return 0;
-	}
-	fputs(text, stdout);
-	free(*last);
-	*last = text;
 	return 0;
 }
+
+/* One configuration compared: its table and its environment's lines. */
+struct cmp_config {
+	struct stats_table t;
+	bool built;
+	char *env_text;
+	json_t *env_json;
+};
 
 /*
  * Two labels without a configuration in common: say so, and name what sets
@@ -121,7 +124,9 @@ int cmd_compare(int argc, char **argv)
 	size_t paired = 0; /* configurations whose .paired row regressed */
 	size_t with_pairs = 0; /* configurations with a .paired row */
 	json_t *doc = NULL;
-	char *env_last = NULL;
+	const char *env_last = NULL;
+	struct cmp_config *cfg = NULL;
+	struct stats_table **tabs = NULL;
 	size_t ncommon = 0;
 	struct store *st = NULL;
 	int opt, ret, code = EXIT_RUNTIME;
@@ -193,13 +198,19 @@ int cmd_compare(int argc, char **argv)
 				to.cmp.min_change_pct, "configs");
 	if (csv)
 		report_compare_csv_header(stdout);
+	/* every configuration's table first: their headlines are one
+	 * family (stats_tables_fdr), then the output */
+	cfg = calloc(ka.n ? ka.n : 1, sizeof(*cfg));
+	if (!cfg) {
+		cli_error("out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < ka.n; i++) {
 		struct cli_samples sa = { 0 }, sb = { 0 };
-		struct stats_table t;
+		struct cmp_config *c = &cfg[ncommon];
 
 		if (!cli_keys_has(&kb, ka.key[i]))
 			continue;
-		ncommon++;
 		if (cli_samples_load(st, a, ka.key[i], &sa, &err) ||
 		    cli_samples_load(st, b, ka.key[i], &sb, &err)) {
 			cli_error("%s", err.msg);
@@ -207,35 +218,14 @@ int cmd_compare(int argc, char **argv)
 			cli_samples_release(&sb);
 			goto out;
 		}
-		ret = stats_table_build(sa.p, sa.n, sb.p, sb.n, &to, &t);
+		ret = stats_table_build(sa.p, sa.n, sb.p, sb.n, &to, &c->t);
 		if (!ret) {
-			report_env_within_note(&t, sa.p, sa.n, sb.p, sb.n);
-			if (json) {
-				json_t *c = report_compare_json(&t);
-				json_t *env = report_env_diff_json(sa.p[0], sb.p[0]);
-
-				/* set_new and append_new take their value even
-				 * when they fail */
-				if (!c || !env)
-					ret = -ENOMEM;
-				else if (json_object_set_new(c, "environment", json_incref(env)) ||
-					 json_array_append_new(json_object_get(doc, "configs"),
-							       json_incref(c)))
-					ret = -ENOMEM;
-				json_decref(env);
-				json_decref(c);
-			} else if (csv) {
-				report_compare_csv(stdout, &t, a, b);
-			} else {
-				ret = env_lines(sa.p[0], sb.p[0], a, b, &env_last);
-				report_compare_table(stdout, &t, a, b);
-			}
-			regressed |= t.regressed;
-			paired += t.paired_regressed;
-			with_pairs += t.notes.pairs > 0;
-			/* what the exit code follows */
-			found |= by_pairs && t.notes.pairs ? t.paired_regressed : t.regressed;
-			stats_table_release(&t);
+			c->built = true;
+			ncommon++;
+			report_env_within_note(&c->t, sa.p, sa.n, sb.p, sb.n);
+			ret = json ? ((c->env_json = report_env_diff_json(sa.p[0], sb.p[0])) ? 0 : -ENOMEM) :
+			      csv  ? 0 :
+				     env_text(sa.p[0], sb.p[0], a, b, &c->env_text);
 		}
 		cli_samples_release(&sa);
 		cli_samples_release(&sb);
@@ -244,6 +234,51 @@ int cmd_compare(int argc, char **argv)
 				  strerror(-ret));
 			goto out;
 		}
+	}
+	if (ncommon && !(tabs = malloc(ncommon * sizeof(*tabs)))) {
+		cli_error("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < ncommon; i++)
+		tabs[i] = &cfg[i].t;
+	if (stats_tables_fdr(tabs, ncommon, &to)) {
+		cli_error("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < ncommon; i++) {
+		struct stats_table *t = &cfg[i].t;
+
+		ret = 0;
+		if (json) {
+			json_t *c = report_compare_json(t);
+
+			/* set_new and append_new take their value even when
+			 * they fail */
+			if (!c) {
+				ret = -ENOMEM;
+			} else if (json_object_set_new(c, "environment", json_incref(cfg[i].env_json))) {
+				json_decref(c);
+				ret = -ENOMEM;
+			} else if (json_array_append_new(json_object_get(doc, "configs"), c)) {
+				ret = -ENOMEM;
+			}
+		} else if (csv) {
+			report_compare_csv(stdout, t, a, b);
+		} else {
+			if (!env_last || strcmp(env_last, cfg[i].env_text))
+				fputs(cfg[i].env_text, stdout);
+			env_last = cfg[i].env_text;
+			report_compare_table(stdout, t, a, b);
+		}
+		if (ret) {
+			cli_error("out of memory");
+			goto out;
+		}
+		regressed |= t->regressed;
+		paired += t->paired_regressed;
+		with_pairs += t->notes.pairs > 0;
+		/* what the exit code follows */
+		found |= by_pairs && t->notes.pairs ? t->paired_regressed : t->regressed;
 	}
 	if (!ncommon) {
 		no_common(a, &ka, b, &kb);
@@ -261,6 +296,7 @@ int cmd_compare(int argc, char **argv)
 		       regressed ? "REGRESSION in a headline metric" :
 				   "no headline regression");
 		report_paired_summary(stdout, paired, "; ", by_pairs);
+		report_fdr_summary(stdout, ncommon, "; ");
 		if (by_pairs)
 			printf("; --paired: the exit code follows the .paired row where there is one (%zu of %zu)",
 			       with_pairs, ncommon);
@@ -268,7 +304,14 @@ int cmd_compare(int argc, char **argv)
 	}
 	code = found ? EXIT_FOUND : EXIT_OK;
 out:
-	free(env_last);
+	for (size_t i = 0; cfg && i < ncommon; i++) {
+		if (cfg[i].built)
+			stats_table_release(&cfg[i].t);
+		free(cfg[i].env_text);
+		json_decref(cfg[i].env_json);
+	}
+	free(cfg);
+	free(tabs);
 	json_decref(doc);
 	cli_keys_release(&ka);
 	cli_keys_release(&kb);

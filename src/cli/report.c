@@ -352,6 +352,10 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < nall; i++)
 		if (add_config(st, &a, keys, all[i], baseline, &doc))
 			goto out;
+	if (report_doc_fdr(&doc, &a.to)) {
+		cli_error("out of memory");
+		goto out;
+	}
 	code = write_report(&doc, a.output, a.md, &ncharts);
 	if (!code && strcmp(a.output, "-")) {
 		printf("%s: %zu label%s, %zu configuration%s", a.output, doc.nlabels,

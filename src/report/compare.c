@@ -162,6 +162,19 @@ void report_paired_note(FILE *out, const struct stats_notes *nt)
 			nt->period_lo_pct, nt->period_hi_pct, nt->period_p);
 }
 
+void report_fdr_note(FILE *out, const struct stats_notes *nt)
+{
+	fprintf(out, "the headline's p = %.4f is q = %.4f among the %zu configurations compared (Benjamini-Hochberg over their headlines): not called, as among %zu configurations a p that small can come by chance",
+		nt->fdr_p, nt->fdr_q, nt->fdr_n, nt->fdr_n);
+}
+
+void report_fdr_summary(FILE *out, size_t n, const char *sep)
+{
+	if (n > 1)
+		fprintf(out, "%sheadline verdicts take the %zu configurations as one family (Benjamini-Hochberg on their p values), so chance makes a call among them as rarely as in one configuration",
+			sep, n);
+}
+
 void report_paired_summary(FILE *out, size_t n, const char *sep, bool exit_by_pairs)
 {
 	if (n)
@@ -221,6 +234,11 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 			t->nrows - shown);
 	if (nt->too_few)
 		fprintf(out, "note: fewer than 4 samples a side: no test is possible, measure more (--reps)\n");
+	if (nt->fdr_downgraded) {
+		fputs("note: ", out);
+		report_fdr_note(out, nt);
+		fputc('\n', out);
+	}
 	if (nt->outliers_a || nt->outliers_b)
 		fprintf(out, "note: outliers in the headline (modified z-score > 3.5, kept): %zu in %s, %zu in %s\n",
 			nt->outliers_a, label_a, nt->outliers_b, label_b);
@@ -317,7 +335,7 @@ json_t *report_compare_json(const struct stats_table *t)
 				"verdict_text", v, "runs_needed", (json_int_t)r->c.runs_needed);
 		json_array_append_new(rows, row);
 	}
-	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:b}}",
+	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:I, s:b, s:b}}",
 		      "config_key", t->config_key, "test", t->test,
 		      "headline", t->headline, "rows", rows, "regressed", t->regressed,
 		      "notes", "too_few", t->notes.too_few,
@@ -369,6 +387,8 @@ json_t *report_compare_json(const struct stats_table *t)
 		      "pairs_a_first", (json_int_t)t->notes.pairs_a_first,
 		      "period_pct", note_num(t->notes.period_tested, t->notes.period_pct),
 		      "period_p", note_num(t->notes.period_tested, t->notes.period_p),
+		      "fdr_configs", (json_int_t)t->notes.fdr_n,
+		      "fdr_downgraded", t->notes.fdr_downgraded,
 		      "builds_differ", t->notes.builds_differ);
 	return j;
 }

@@ -342,6 +342,23 @@ int report_doc_add_table(struct report_doc *d, size_t a, size_t b,
 	return 0;
 }
 
+int report_doc_fdr(struct report_doc *d, const struct stats_table_opts *o)
+{
+	struct stats_table **t = malloc((d->ncmps ? d->ncmps : 1) * sizeof(*t));
+	int ret = t ? 0 : -ENOMEM;
+
+	for (size_t b = 0; !ret && b < d->nlabels; b++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < d->ncmps; i++)
+			if (d->cmps[i].b == b)
+				t[n++] = &d->cmps[i].t;
+		ret = stats_tables_fdr(t, n, o);
+	}
+	free(t);
+	return ret;
+}
+
 void report_html_escape(FILE *out, const char *s)
 {
 	for (; *s; s++) {
@@ -816,6 +833,9 @@ static void html_pair(FILE *out, const struct report_doc *d,
 	report_paired_summary(out, paired, "Note: ", false);
 	if (paired)
 		fputs(". ", out);
+	report_fdr_summary(out, nconf, "Note: ");
+	if (nconf > 1)
+		fputs(". ", out);
 	if (hidden)
 		fprintf(out, "%zu other metric row%s did not change and %s not listed ('compare --all' lists them).",
 			hidden, hidden == 1 ? "" : "s", hidden == 1 ? "is" : "are");
@@ -873,6 +893,11 @@ static void html_pair(FILE *out, const struct report_doc *d,
 			/* as above: nothing to escape */
 			fputc(' ', out);
 			report_paired_note(out, nt);
+			fputc('.', out);
+		}
+		if (nt->fdr_downgraded) {
+			fputc(' ', out);
+			report_fdr_note(out, nt);
 			fputc('.', out);
 		}
 		if (nt->env_diff_a[0] || nt->env_diff_b[0]) {

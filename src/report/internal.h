@@ -141,6 +141,9 @@ void report_adj_note(FILE *out, const struct stats_notes *nt);
 void report_speed_why(FILE *out, const struct stats_notes *nt);
 /* What the .paired row paired (nt->pairs > 0), no "note: " and no end. */
 void report_paired_note(FILE *out, const struct stats_notes *nt);
+/* Why the headline's verdict is not its p's (nt->fdr_downgraded), no
+ * "note: " and no end; nothing to escape in any format. */
+void report_fdr_note(FILE *out, const struct stats_notes *nt);
 /* Markdown table cell text: | \ ` * _ [ ] < > # escaped with a backslash,
  * newlines as spaces. */
 void report_md_escape(FILE *out, const char *s);

@@ -362,6 +362,13 @@ static void md_notes(FILE *out, const struct report_doc *d,
 		report_paired_note(out, nt);
 		fputc('\n', out);
 	}
+	if (nt->fdr_downgraded) {
+		fputs("- ", out);
+		md_code(out, desc);
+		fputs(": ", out);
+		report_fdr_note(out, nt);
+		fputc('\n', out);
+	}
 	for (int side = 0; side < 2; side++) {
 		double p = side ? nt->drift_p_b : nt->drift_p_a;
 		const char *diff = side ? nt->env_diff_b : nt->env_diff_a;
@@ -427,6 +434,9 @@ static void md_pair(FILE *out, const struct report_doc *d,
 		regressed ? "REGRESSION in a headline metric" : "no headline regression");
 	report_paired_summary(out, paired, " Note: ", false);
 	if (paired)
+		fputc('.', out);
+	report_fdr_summary(out, nconf, " Note: ");
+	if (nconf > 1)
 		fputc('.', out);
 	if (hidden)
 		fprintf(out, " %zu other metric row%s did not change and %s not listed ('compare --all' lists them).",

@@ -92,6 +92,11 @@ struct report_doc {
 };
 
 void report_doc_init(struct report_doc *d);
+/* Once every configuration's tables are in: the verdicts of each label
+ * against the baseline over all its configurations at once
+ * (stats_tables_fdr). Returns 0 or -ENOMEM. */
+int report_doc_fdr(struct report_doc *d, const struct stats_table_opts *o);
+
 /* Frees what the document owns, tables included. NULL is fine. */
 void report_doc_release(struct report_doc *d);
 

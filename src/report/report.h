@@ -22,6 +22,10 @@ void report_compare_table(FILE *out, const struct stats_table *t,
  * regression (n > 0; nothing for 0), started by sep, no end; and whether
  * the exit code follows them (compare --paired) or the rank test. */
 void report_paired_summary(FILE *out, size_t n, const char *sep, bool exit_by_pairs);
+/* After "N configurations compared": with n > 1, that the headline
+ * verdicts were made over all n at once (stats_tables_fdr), started by
+ * sep, no end; nothing for n < 2. */
+void report_fdr_summary(FILE *out, size_t n, const char *sep);
 /*
  * What differs between the environments of A and B (a and b: a sample of
  * each, their first): the host name, memory and clock source of both ends,

@@ -11,6 +11,7 @@
 #include "stats/adjust.h"
 #include "stats/bh.h"
 #include "stats/desc.h"
+#include "stats/power.h"
 
 /* Environment entries that should not differ within one label. */
 static const char *const fingerprint_keys[] = {
@@ -139,7 +140,7 @@ bool stats_notes_any(const struct stats_notes *nt)
 	       nt->not_steady_b || nt->mixed_a || nt->mixed_b ||
 	       nt->env_diff_a[0] || nt->env_diff_b[0] || nt->speed_changed ||
 	       nt->xcpu_moved_a || nt->xcpu_moved_b || nt->xcpu_changed ||
-	       nt->adj_applied || nt->pairs;
+	       nt->adj_applied || nt->pairs || nt->fdr_downgraded;
 }
 
 /* The comparison of metric among rows[0..n), NULL when it has no row. */
@@ -650,4 +651,98 @@ void stats_table_release(struct stats_table *t)
 {
 	free(t->rows);
 	memset(t, 0, sizeof(*t));
+}
+
+/* The row of table t of one kind: 0 the headline, 1 its .xcpu_adj, 2 its
+ * .paired row; NULL when t has none. */
+static struct stats_row *kind_row(struct stats_table *t, int kind)
+{
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct stats_row *r = &t->rows[i];
+
+		if (kind == 0 ? r->headline : kind == 1 ? r->adjusted : r->paired)
+			return &t->rows[i];
+	}
+	return NULL;
+}
+
+static bool significant(enum stats_verdict_kind v)
+{
+	return v == STATS_REGRESSION || v == STATS_IMPROVEMENT || v == STATS_CHANGED ||
+	       v == STATS_MINOR;
+}
+
+/* A row significant by p but not by q: same or inconclusive, and the runs
+ * to call the change alone among m configurations. */
+static void downgrade(struct stats_row *r, size_t m, const struct stats_table_opts *o)
+{
+	double mc = o->cmp.min_change_pct;
+	size_t runs = 0;
+
+	if (!r->c.shift_abs && r->c.shift_lo_pct >= -mc && r->c.shift_hi_pct <= mc) {
+		r->c.verdict = STATS_SAME;
+		r->c.runs_needed = 0;
+		return;
+	}
+	r->c.verdict = STATS_INCONCLUSIVE;
+	if (r->c.log_scale && mc > 0 && !isnan(r->c.sd_pct_a) && !isnan(r->c.sd_pct_b) &&
+	    stats_runs_needed(r->c.sd_pct_a, r->c.sd_pct_b, mc, o->cmp.alpha / (double)m,
+			      o->cmp.power, &runs))
+		runs = 0;
+	r->c.runs_needed = runs;
+}
+
+int stats_tables_fdr(struct stats_table *const *t, size_t n, const struct stats_table_opts *o)
+{
+	struct stats_row **rows;
+	double *p;
+	int ret = 0;
+
+	if (n < 2)
+		return 0;
+	rows = malloc(n * sizeof(*rows));
+	p = malloc(n * sizeof(*p));
+	if (!rows || !p) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (int kind = 0; kind < 3 && !ret; kind++) {
+		size_t m = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			struct stats_row *r = kind_row(t[i], kind);
+
+			if (r && r->c.verdict != STATS_TOO_FEW && !isnan(r->c.p)) {
+				rows[m] = r;
+				p[m++] = r->c.p;
+			}
+		}
+		if (m < 2 || (ret = stats_bh(p, m, p)))
+			continue;
+		for (size_t k = 0; k < m; k++) {
+			rows[k]->q = p[k];
+			if (significant(rows[k]->c.verdict) && !(rows[k]->q < o->cmp.alpha))
+				downgrade(rows[k], m, o);
+		}
+		for (size_t i = 0; kind == 0 && i < n; i++) {
+			struct stats_row *h = kind_row(t[i], 0);
+
+			t[i]->notes.fdr_n = m;
+			if (!h || h->c.verdict == STATS_TOO_FEW || isnan(h->c.p))
+				continue;
+			t[i]->notes.fdr_p = h->c.p;
+			t[i]->notes.fdr_q = h->q;
+			t[i]->notes.fdr_downgraded = h->c.p < o->cmp.alpha && !(h->q < o->cmp.alpha);
+		}
+	}
+	for (size_t i = 0; !ret && i < n; i++) {
+		struct stats_row *h = kind_row(t[i], 0), *pr = kind_row(t[i], 2);
+
+		t[i]->regressed = h && h->c.verdict == STATS_REGRESSION;
+		t[i]->paired_regressed = pr && pr->c.verdict == STATS_REGRESSION;
+	}
+out:
+	free(rows);
+	free(p);
+	return ret;
 }

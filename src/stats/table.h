@@ -91,6 +91,13 @@ struct stats_notes {
 	 * many of the pairs A's run came first (all or none: the order of
 	 * the two runs cannot be told from the change) */
 	size_t pairs, unpaired, pairs_a_first;
+	/* stats_tables_fdr(): the configurations whose headline rows were
+	 * tested together (0 or 1: no family), and whether this one's
+	 * headline was significant by its own p (fdr_p) but not by its q
+	 * (fdr_q), so that its verdict went to same or inconclusive */
+	size_t fdr_n;
+	bool fdr_downgraded;
+	double fdr_p, fdr_q;
 	/* with pairs of both orders the row is a 2 x 2 crossover:
 	 * the order's effect, the second run of a pair over the first, in %
 	 * with its interval and p (stats_compare_crossover); else false */
@@ -134,5 +141,22 @@ int stats_table_build(const struct base_sample *const *a, size_t na,
 		      const struct base_sample *const *b, size_t nb,
 		      const struct stats_table_opts *o, struct stats_table *out);
 void stats_table_release(struct stats_table *t);
+
+/*
+ * The verdicts of n configurations compared between the same two labels,
+ * as one family: each kind of row (the headline, its .xcpu_adj and its
+ * .paired row) has its p values adjusted with Benjamini-Hochberg over the
+ * tables that have such a tested row, into the row's q. A row significant
+ * by its p and not by its q (q >= alpha) is called SAME when its interval
+ * is within +-min_change, INCONCLUSIVE otherwise, with the runs that would
+ * call the change in this configuration alone among the family (at
+ * alpha / family size); regressed and paired_regressed follow, and the
+ * notes say so (fdr_*). So an A/A comparison of many configurations calls
+ * a change in any of them with probability about alpha, not about alpha
+ * per configuration; a change that spans many configurations still
+ * passes (Benjamini-Hochberg's threshold grows with the count of small p
+ * values). n < 2 changes nothing. Returns 0 or -ENOMEM.
+ */
+int stats_tables_fdr(struct stats_table *const *t, size_t n, const struct stats_table_opts *o);
 
 #endif

@@ -123,6 +123,54 @@ for i, line in enumerate(open(sys.argv[1])):
 "$NR" show --db "$TMP/lacks.db" base >"$TMP/lacks.show"
 check "show lists a metric the first sample lacks, over the samples that have it" \
 	grep -qE '^throughput.msgs_per_s +[0-9.e+]+ +[0-9.]+% +2 ' "$TMP/lacks.show"
+# Eight configurations compared at once, five samples a side: B 10%
+# below A in one of them, every B under every A (the rank test's smallest
+# p with 5 a side, 0.0079), the same in the other seven. Alone, that
+# configuration is a REGRESSION (exit 1); among the eight its q is 8 x
+# 0.0079: not called (exit 0), and a note gives p and q.
+fam() {
+	python3 - "$TMP/all.jsonl" "$1" <<'PY'
+import json, sys
+tpl = json.loads(open(sys.argv[1]).readline())
+for label in ("fa", "fb"):
+    for k in range(8 if sys.argv[2] == "all" else 1):
+        for i in range(5):
+            d = json.loads(json.dumps(tpl))
+            d["label"] = label
+            d["sample_id"] = "%s%02d%02d%s" % (label, k, i, "0" * 26)
+            d["config"]["params"]["msg"] = str(1024 << k)
+            d["config"]["key"] = " ".join("%s=%s" % kv for kv in sorted(d["config"]["params"].items()))
+            d["started_at_ns"] += (10 * k + i) * 10**9 + (label == "fb") * 5 * 10**8
+            d.pop("window_series", None)
+            d["metrics"]["throughput.gbps"]["value"] = 10 * (1 + 0.002 * i) * (0.9 if label == "fb" and k == 0 else 1)
+            print(json.dumps(d))
+PY
+}
+fam all >"$TMP/fam.jsonl" && fam one >"$TMP/fam1.jsonl"
+"$NR" import --db "$TMP/fam.db" "$TMP/fam.jsonl" >/dev/null
+"$NR" import --db "$TMP/fam1.db" "$TMP/fam1.jsonl" >/dev/null
+"$NR" compare --db "$TMP/fam1.db" fa fb >"$TMP/fam1.txt"
+rc1=$?
+"$NR" compare --db "$TMP/fam.db" fa fb >"$TMP/fam.txt"
+rc8=$?
+checkx "one configuration 10% down, alone: REGRESSION at p = 0.0079, exit 1" \
+	'[ $rc1 -eq 1 ] && grep -qE "^throughput.gbps \(higher\) .* 0\.0079 \| REGRESSION$" "$TMP/fam1.txt"' ||
+	diag "$TMP/fam1.txt" "^throughput|compared"
+checkx "... among 8 compared at once: not called (q = 0.0635), a note says why, exit 0" \
+	'[ $rc8 -eq 0 ] && grep -qE "^throughput.gbps \(higher\) .* 0\.0079 \| inconclusive \(about [0-9]+ runs needed\)$" "$TMP/fam.txt" &&
+	 grep -q "^note: the headline.s p = 0.0079 is q = 0.0635 among the 8 configurations compared" "$TMP/fam.txt" &&
+	 grep -q "^8 configurations compared: no headline regression; .*headline verdicts take the 8 configurations as one family" "$TMP/fam.txt"' ||
+	diag "$TMP/fam.txt" "^throughput|^note: the headline|compared"
+"$NR" compare --db "$TMP/fam.db" --json fa fb >"$TMP/fam.json"
+check "... --json: the family's q in the row, its size in the notes" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [(c, r) for c in d["configs"] for r in c["rows"] if r["headline"]]
+down = [(c, r) for c, r in rows if c["notes"]["fdr_downgraded"]]
+ok = len(rows) == 8 and len(down) == 1 and abs(down[0][1]["q"] - 0.0635) < 5e-4 and \
+     all(c["notes"]["fdr_configs"] == 8 for c, r in rows) and d["regressed"] is False
+sys.exit(0 if ok else 1)' "$TMP/fam.json"
+
 timeout 60 "$NR" run udp_rr -l 300ms --warmup 0 --json --no-store >"$TMP/one.json"
 "$NR" import --db "$TMP/copy.db" "$TMP/one.json" >"$TMP/imp3"
 check "a run --json document imports (with its histogram)" grep -q ": 1 sample added, 0 already stored" "$TMP/imp3"

@@ -1057,6 +1057,28 @@ static void test_paired_note_counts_and_orders(void **state)
 	free(buf);
 }
 
+/* Why a family's headline is not called: its p and q, and how many. */
+static void test_fdr_note_and_summary(void **state)
+{
+	struct stats_notes nt = { .fdr_n = 40, .fdr_downgraded = true, .fdr_p = 0.0022,
+				  .fdr_q = 0.088 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_true(stats_notes_any(&nt));
+	assert_non_null(f = open_memstream(&buf, &len));
+	report_fdr_note(f, &nt);
+	fputc('|', f);
+	report_fdr_summary(f, 1, "; ");
+	fputc('|', f);
+	report_fdr_summary(f, 40, "; ");
+	fclose(f);
+	assert_string_equal(buf, "the headline's p = 0.0022 is q = 0.0880 among the 40 configurations compared (Benjamini-Hochberg over their headlines): not called, as among 40 configurations a p that small can come by chance||; headline verdicts take the 40 configurations as one family (Benjamini-Hochberg on their p values), so chance makes a call among them as rarely as in one configuration");
+	free(buf);
+}
+
 /* The counters that moved: counts that did, both ends; not a count that
  * stayed 0, nor the levels /proc/net/snmp prints among its counts. */
 static void test_sample_table_lists_counts_not_levels(void **state)
@@ -1156,6 +1178,7 @@ int main(void)
 		cmocka_unit_test(test_explain_admits_shares_and_rates_not_relatives),
 		cmocka_unit_test(test_sample_table_shows_buffers_at_the_end),
 		cmocka_unit_test(test_paired_note_counts_and_orders),
+		cmocka_unit_test(test_fdr_note_and_summary),
 		cmocka_unit_test(test_sample_table_lists_counts_not_levels),
 		cmocka_unit_test(test_sample_table_says_whether_the_window_can_be_trusted),
 		cmocka_unit_test(test_explain_lists_what_went_with_the_headline),
