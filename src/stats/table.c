@@ -673,7 +673,9 @@ static bool significant(enum stats_verdict_kind v)
 }
 
 /* A row significant by p but not by q: same or inconclusive, and the runs
- * to call the change alone among m configurations. */
+ * to call the change alone among m configurations (from the two sides'
+ * spreads: not for a .paired row, whose ratios have a spread of their
+ * own, which the row does not keep). */
 static void downgrade(struct stats_row *r, size_t m, const struct stats_table_opts *o)
 {
 	double mc = o->cmp.min_change_pct;
@@ -685,7 +687,7 @@ static void downgrade(struct stats_row *r, size_t m, const struct stats_table_op
 		return;
 	}
 	r->c.verdict = STATS_INCONCLUSIVE;
-	if (r->c.log_scale && mc > 0 && !isnan(r->c.sd_pct_a) && !isnan(r->c.sd_pct_b) &&
+	if (!r->paired && r->c.log_scale && mc > 0 && !isnan(r->c.sd_pct_a) && !isnan(r->c.sd_pct_b) &&
 	    stats_runs_needed(r->c.sd_pct_a, r->c.sd_pct_b, mc, o->cmp.alpha / (double)m,
 			      o->cmp.power, &runs))
 		runs = 0;
