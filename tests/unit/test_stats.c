@@ -1752,6 +1752,75 @@ static void test_tables_fdr_calls_a_matrix_clean_and_keeps_a_corner(void **state
 	gsl_rng_free(rng);
 }
 
+/*
+ * The .paired rows of many configurations are a family of their own: over
+ * 100 sets of 20 configurations of interleaved rounds with no change, the
+ * crossover's t at 5% called a regression somewhere in 21 sets, the family
+ * in 1; a paired row it does not call says no runs needed (its ratios'
+ * spread is not kept), and paired_regressed follows its verdict.
+ */
+static void test_tables_fdr_takes_the_paired_rows_as_a_family(void **state)
+{
+	enum { SETS = 100, CONFIGS = 20, ROUNDS = 8 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	size_t any_raw = 0, any_fdr = 0, down = 0;
+
+	(void)state;
+	gsl_rng_set(rng, 20261204);
+	for (int set = 0; set < SETS; set++) {
+		struct stats_table t[CONFIGS], *tp[CONFIGS];
+		struct stats_table_opts o;
+		bool raw = false, fdr = false;
+
+		stats_table_opts_init(&o);
+		for (int c = 0; c < CONFIGS; c++) {
+			const struct base_sample *pa[ROUNDS], *pb[ROUNDS];
+			double ga[ROUNDS], gb[ROUNDS];
+			bool af[ROUNDS];
+			struct base_sample *a, *b;
+
+			for (int r = 0; r < ROUNDS; r++) {
+				double level = 30 * exp(gsl_ran_gaussian(rng, 0.10));
+
+				ga[r] = level * exp(gsl_ran_gaussian(rng, 0.02));
+				gb[r] = level * exp(gsl_ran_gaussian(rng, 0.02));
+				af[r] = r % 2;
+			}
+			a = speed_samples(ROUNDS, ga, NULL);
+			b = speed_samples(ROUNDS, gb, NULL);
+			place_rounds(a, b, af, ROUNDS, pa, pb);
+			assert_int_equal(stats_table_build(pa, ROUNDS, pb, ROUNDS, &o, &t[c]), 0);
+			raw |= t[c].paired_regressed;
+			tp[c] = &t[c];
+			free_samples(a, ROUNDS);
+			free_samples(b, ROUNDS);
+		}
+		assert_int_equal(stats_tables_fdr(tp, CONFIGS, &o), 0);
+		for (int c = 0; c < CONFIGS; c++) {
+			const struct stats_row *pr = paired_of(&t[c]);
+
+			assert_true(pr->q >= pr->c.p);
+			assert_true(t[c].paired_regressed == (pr->c.verdict == STATS_REGRESSION));
+			if (pr->c.p < o.cmp.alpha && pr->q >= o.cmp.alpha &&
+			    fabs(pr->c.shift_pct) >= o.cmp.min_change_pct) {
+				down++;
+				assert_int_equal(pr->c.verdict, STATS_INCONCLUSIVE);
+				assert_int_equal(pr->c.runs_needed, 0);
+			}
+			fdr |= t[c].paired_regressed;
+			stats_table_release(&t[c]);
+		}
+		any_raw += raw;
+		any_fdr += fdr;
+	}
+	print_message("paired rows, %d sets of %d configurations, no change: a regression somewhere in %zu sets, in %zu over the family; %zu rows not called\n",
+		      SETS, CONFIGS, any_raw, any_fdr, down);
+	assert_true(any_raw >= SETS / 10);
+	assert_true(any_fdr <= SETS / 20);
+	assert_true(down > 0);
+	gsl_rng_free(rng);
+}
+
 /* A verdict that calls a change, minor ones too. */
 static bool calls_change(enum stats_verdict_kind v)
 {
@@ -2885,6 +2954,7 @@ int main(void)
 		cmocka_unit_test(test_crossover_ratio_by_hand),
 		cmocka_unit_test(test_crossover_runs_needed_counts_its_lost_degrees),
 		cmocka_unit_test(test_tables_fdr_calls_a_matrix_clean_and_keeps_a_corner),
+		cmocka_unit_test(test_tables_fdr_takes_the_paired_rows_as_a_family),
 		cmocka_unit_test(test_kendall_matches_scipy),
 		cmocka_unit_test(test_host_trend_only_when_the_speed_moved_with_the_rate),
 		cmocka_unit_test(test_host_moved_when_the_round_trip_changed_level),
