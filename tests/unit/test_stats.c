@@ -1645,6 +1645,31 @@ static const struct stats_row *paired_of(const struct stats_table *t)
 	return pr;
 }
 
+/* The table of tcp_stream samples of rates ga against gb, n a side:
+ * interleaved in rounds by a_first (place_rounds), or with a_first NULL
+ * all started at once (no .paired row). */
+static void table_of(const double *ga, const double *gb, size_t n, const bool *a_first,
+		     const struct stats_table_opts *o, struct stats_table *t)
+{
+	const struct base_sample **pa = calloc(n, sizeof(*pa)), **pb = calloc(n, sizeof(*pb));
+	struct base_sample *a = speed_samples(n, ga, NULL), *b = speed_samples(n, gb, NULL);
+
+	assert_true(pa && pb);
+	if (a_first) {
+		place_rounds(a, b, a_first, n, pa, pb);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			pa[i] = &a[i];
+			pb[i] = &b[i];
+		}
+	}
+	assert_int_equal(stats_table_build(pa, n, pb, n, o, t), 0);
+	free_samples(a, n);
+	free_samples(b, n);
+	free(pa);
+	free(pb);
+}
+
 /*
  * Many configurations compared at once, 6 samples a side, 5% noise. With
  * no change anywhere, the rank test at 5% called a regression somewhere
@@ -1670,27 +1695,17 @@ static void test_tables_fdr_calls_a_matrix_clean_and_keeps_a_corner(void **state
 
 			stats_table_opts_init(&o);
 			for (int c = 0; c < CONFIGS; c++) {
-				const struct base_sample *pa[N], *pb[N];
 				double ga[N], gb[N];
-				struct base_sample *a, *b;
 				double f = change && c < CORNER ? 0.90 : 1;
 
 				for (int i = 0; i < N; i++) {
 					ga[i] = 30 * exp(gsl_ran_gaussian(rng, 0.05));
 					gb[i] = 30 * f * exp(gsl_ran_gaussian(rng, 0.05));
 				}
-				a = speed_samples(N, ga, NULL);
-				b = speed_samples(N, gb, NULL);
-				for (int i = 0; i < N; i++) {
-					pa[i] = &a[i];
-					pb[i] = &b[i];
-				}
-				assert_int_equal(stats_table_build(pa, N, pb, N, &o, &t[c]), 0);
+				table_of(ga, gb, N, NULL, &o, &t[c]);
 				raw |= t[c].regressed;
 				corner_raw += change && c < CORNER && t[c].regressed;
 				tp[c] = &t[c];
-				free_samples(a, N);
-				free_samples(b, N);
 			}
 			assert_int_equal(stats_tables_fdr(tp, CONFIGS, &o), 0);
 			for (int c = 0; c < CONFIGS; c++) {
@@ -1729,25 +1744,17 @@ static void test_tables_fdr_calls_a_matrix_clean_and_keeps_a_corner(void **state
 	assert_true(notes > 0);
 	/* one table: nothing to adjust */
 	{
-		const struct base_sample *pa[N], *pb[N];
-		double ga[N] = { 30, 31, 29, 30, 32, 31 }, gb[N] = { 25, 26, 24, 25, 26, 25 };
-		struct base_sample *a = speed_samples(N, ga, NULL), *b = speed_samples(N, gb, NULL);
+		const double ga[N] = { 30, 31, 29, 30, 32, 31 }, gb[N] = { 25, 26, 24, 25, 26, 25 };
 		struct stats_table one, *op = &one;
 		struct stats_table_opts o;
 
 		stats_table_opts_init(&o);
-		for (int i = 0; i < N; i++) {
-			pa[i] = &a[i];
-			pb[i] = &b[i];
-		}
-		assert_int_equal(stats_table_build(pa, N, pb, N, &o, &one), 0);
+		table_of(ga, gb, N, NULL, &o, &one);
 		assert_true(one.regressed);
 		assert_int_equal(stats_tables_fdr(&op, 1, &o), 0);
 		assert_true(one.regressed);
 		assert_int_equal(one.notes.fdr_n, 0);
 		stats_table_release(&one);
-		free_samples(a, N);
-		free_samples(b, N);
 	}
 	gsl_rng_free(rng);
 }
@@ -1774,10 +1781,8 @@ static void test_tables_fdr_takes_the_paired_rows_as_a_family(void **state)
 
 		stats_table_opts_init(&o);
 		for (int c = 0; c < CONFIGS; c++) {
-			const struct base_sample *pa[ROUNDS], *pb[ROUNDS];
 			double ga[ROUNDS], gb[ROUNDS];
 			bool af[ROUNDS];
-			struct base_sample *a, *b;
 
 			for (int r = 0; r < ROUNDS; r++) {
 				double level = 30 * exp(gsl_ran_gaussian(rng, 0.10));
@@ -1786,14 +1791,9 @@ static void test_tables_fdr_takes_the_paired_rows_as_a_family(void **state)
 				gb[r] = level * exp(gsl_ran_gaussian(rng, 0.02));
 				af[r] = r % 2;
 			}
-			a = speed_samples(ROUNDS, ga, NULL);
-			b = speed_samples(ROUNDS, gb, NULL);
-			place_rounds(a, b, af, ROUNDS, pa, pb);
-			assert_int_equal(stats_table_build(pa, ROUNDS, pb, ROUNDS, &o, &t[c]), 0);
+			table_of(ga, gb, ROUNDS, af, &o, &t[c]);
 			raw |= t[c].paired_regressed;
 			tp[c] = &t[c];
-			free_samples(a, ROUNDS);
-			free_samples(b, ROUNDS);
 		}
 		assert_int_equal(stats_tables_fdr(tp, CONFIGS, &o), 0);
 		for (int c = 0; c < CONFIGS; c++) {
