@@ -231,13 +231,18 @@ void report_sample_table(FILE *out, const struct base_sample *s)
 		      out);
 	print_window(out, s);
 	print_xcpu(out, s);
-	fprintf(out, "\n%-40s %14s  %-7s %s\n", "metric", "value", "unit", "better");
+	int width = 40;
+
+	for (size_t i = 0; i < s->nmetrics; i++)
+		if (!collected(s->metrics[i].name) && (int)strlen(s->metrics[i].name) > width)
+			width = (int)strlen(s->metrics[i].name);
+	fprintf(out, "\n%-*s %14s  %-7s %s\n", width, "metric", "value", "unit", "better");
 	for (size_t i = 0; i < s->nmetrics; i++) {
 		const struct sample_metric *m = &s->metrics[i];
 
 		if (collected(m->name))
 			continue;
-		fprintf(out, "%-40s %14.4g  %-7s %s\n", m->name, m->value, m->unit,
+		fprintf(out, "%-*s %14.4g  %-7s %s\n", width, m->name, m->value, m->unit,
 			base_metric_dir_name(base_metric_dir(m->name)));
 	}
 	print_counters(out, s);

@@ -1107,6 +1107,46 @@ static void test_sample_table_lists_counts_not_levels(void **state)
 	base_sample_release(&s);
 }
 
+/* The column of value in the metric table, on the line naming metric. */
+static long value_end(const char *text, const char *metric)
+{
+	char key[128];
+	const char *line, *eol, *p;
+
+	snprintf(key, sizeof(key), "\n%s ", metric);
+	line = strstr(text, key);
+	assert_non_null(line);
+	line++;
+	eol = strchr(line, '\n');
+	assert_non_null(eol);
+	p = line + strlen(metric);
+	while (p < eol && *p == ' ')
+		p++;
+	while (p < eol && *p != ' ')
+		p++;
+	return p - line;
+}
+
+static void test_sample_table_values_line_up_past_long_names(void **state)
+{
+	static const char *const cfg[] = { "test=tcp_rr" };
+	struct base_sample s;
+	char *text;
+
+	(void)state;
+	make_sample(&s, "A", cfg, 1, "transactions.per_s", "trans/s", 10470);
+	assert_int_equal(base_sample_set(&s, "latency.p50_us", "us", 96), 0);
+	assert_int_equal(base_sample_set(&s, "cpu.service_demand.client_host_us_per_trans", "us",
+					 54.15), 0);
+	text = capture_sample_table(&s);
+	assert_int_equal(value_end(text, "latency.p50_us"), value_end(text, "transactions.per_s"));
+	assert_int_equal(value_end(text, "cpu.service_demand.client_host_us_per_trans"),
+			 value_end(text, "transactions.per_s"));
+	assert_int_equal(value_end(text, "metric"), value_end(text, "transactions.per_s"));
+	free(text);
+	base_sample_release(&s);
+}
+
 static void test_sample_table_says_whether_the_window_can_be_trusted(void **state)
 {
 	static const char *const cfg[] = { "test=tcp_stream" };
@@ -1180,6 +1220,7 @@ int main(void)
 		cmocka_unit_test(test_paired_note_counts_and_orders),
 		cmocka_unit_test(test_fdr_note_and_summary),
 		cmocka_unit_test(test_sample_table_lists_counts_not_levels),
+		cmocka_unit_test(test_sample_table_values_line_up_past_long_names),
 		cmocka_unit_test(test_sample_table_says_whether_the_window_can_be_trusted),
 		cmocka_unit_test(test_explain_lists_what_went_with_the_headline),
 	};
