@@ -35,13 +35,18 @@ static const char compare_help[] =
 	"      --alpha P          significance level of the rank test (default 0.05)\n"
 	"      --all              list every metric, not only those that changed\n"
 	"      --keep-disturbed   pool samples flagged as disturbed by foreign CPU\n"
+	"      --where NAME=VALUE only the configurations whose key has NAME=VALUE\n"
+	"                         (repeatable: values of one NAME are alternatives,\n"
+	"                         every NAME must hold; msg=64K matches msg=65536);\n"
+	"                         the family is the configurations compared\n"
 	"      --paired           exit 1 when a .paired row regressed, for the\n"
 	"                         configurations that have one (the headline's\n"
 	"                         verdict for the others)\n"
 	"      --json             one JSON document\n"
 	"      --csv              CSV rows\n";
 
-enum { OPT_DB = 256, OPT_MINCH, OPT_ALPHA, OPT_ALL, OPT_JSON, OPT_CSV, OPT_KEEP, OPT_PAIRED };
+enum { OPT_DB = 256, OPT_MINCH, OPT_ALPHA, OPT_ALL, OPT_JSON, OPT_CSV, OPT_KEEP, OPT_PAIRED,
+       OPT_WHERE };
 
 /* The environment lines of one configuration (its first samples of A and
  * B) in *text (free() it): printed when they say something else than the
@@ -111,6 +116,7 @@ int cmd_compare(int argc, char **argv)
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "keep-disturbed", no_argument, NULL, OPT_KEEP },
 		{ "paired", no_argument, NULL, OPT_PAIRED },
+		{ "where", required_argument, NULL, OPT_WHERE },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "help", no_argument, NULL, 'h' },
@@ -119,6 +125,8 @@ int cmd_compare(int argc, char **argv)
 	struct stats_table_opts to;
 	struct base_err err = { "" };
 	struct cli_keys ka = { 0 }, kb = { 0 };
+	struct cli_where where = { 0 };
+	char *where_text = NULL;
 	const char *db = NULL, *a, *b;
 	bool json = false, csv = false, regressed = false, by_pairs = false, found = false;
 	size_t paired = 0; /* configurations whose .paired row regressed */
@@ -157,6 +165,12 @@ int cmd_compare(int argc, char **argv)
 		case OPT_PAIRED:
 			by_pairs = true;
 			break;
+		case OPT_WHERE:
+			if ((ret = cli_where_add(&where, optarg))) {
+				code = ret;
+				goto out;
+			}
+			break;
 		case OPT_JSON:
 			json = true;
 			break;
@@ -165,24 +179,33 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(compare_help, stdout);
-			return EXIT_OK;
+			code = EXIT_OK;
+			goto out;
 		default:
-			cli_error("unknown option '%s'", argv[optind - 1]);
-			return cli_usage_hint("compare");
+			if (optopt >= OPT_DB)
+				cli_error("option '%s' needs a value", argv[optind - 1]);
+			else
+				cli_error("unknown option '%s'", argv[optind - 1]);
+			code = cli_usage_hint("compare");
+			goto out;
 		}
 	}
 	if (argc - optind != 2) {
 		cli_error("compare needs two labels, A and B");
-		return cli_usage_hint("compare");
+		code = cli_usage_hint("compare");
+		goto out;
 	}
 	if (json && csv) {
 		cli_error("--json and --csv exclude each other");
-		return EXIT_USAGE;
+		code = EXIT_USAGE;
+		goto out;
 	}
 	a = argv[optind];
 	b = argv[optind + 1];
-	if ((ret = cli_db_open(cli_db_path(db), false, &st)))
-		return ret;
+	if ((ret = cli_db_open(cli_db_path(db), false, &st))) {
+		code = ret;
+		goto out;
+	}
 	if (cli_keys_load(st, a, &ka, &err) || cli_keys_load(st, b, &kb, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
@@ -192,10 +215,27 @@ int cmd_compare(int argc, char **argv)
 			  !ka.n ? a : b, cli_db_path(db));
 		goto out;
 	}
+	if (where.n) {
+		struct cli_keys both[] = { ka, kb };
+		const char *labels[] = { a, b };
+
+		/* the lists move into both[] and back: apply frees what it drops */
+		ret = cli_where_apply(&where, both, labels, 2);
+		ka = both[0];
+		kb = both[1];
+		if (ret) {
+			code = ret;
+			goto out;
+		}
+		if (!(where_text = cli_where_text(&where))) {
+			cli_error("out of memory");
+			goto out;
+		}
+	}
 	if (json)
-		doc = json_pack("{s:s, s:s, s:f, s:f, s:[]}", "a", a, "b", b,
+		doc = json_pack("{s:s, s:s, s:f, s:f, s:s?, s:[]}", "a", a, "b", b,
 				"alpha", to.cmp.alpha, "min_change_pct",
-				to.cmp.min_change_pct, "configs");
+				to.cmp.min_change_pct, "where", where_text, "configs");
 	if (csv)
 		report_compare_csv_header(stdout);
 	/* every configuration's table first: their headlines are one
@@ -291,8 +331,9 @@ int cmd_compare(int argc, char **argv)
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 	} else if (!csv) {
-		printf("%zu configuration%s compared: %s", ncommon,
-		       ncommon == 1 ? "" : "s",
+		printf("%zu configuration%s compared%s%s%s: %s", ncommon,
+		       ncommon == 1 ? "" : "s", where_text ? " (--where " : "",
+		       where_text ? where_text : "", where_text ? ")" : "",
 		       regressed ? "REGRESSION in a headline metric" :
 				   "no headline regression");
 		report_paired_summary(stdout, paired, "; ", by_pairs);
@@ -315,6 +356,8 @@ out:
 	json_decref(doc);
 	cli_keys_release(&ka);
 	cli_keys_release(&kb);
+	cli_where_release(&where);
+	free(where_text);
 	store_close(st);
 	return code;
 }

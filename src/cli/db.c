@@ -9,6 +9,7 @@
 
 #include "base/time.h"
 #include "cli/cli.h"
+#include "cli/load.h"
 #include "stats/desc.h"
 #include "report/report.h"
 #include "stats/table.h"
@@ -35,18 +36,21 @@ int cli_db_open(const char *path, bool write, struct store **st)
 }
 
 /* The options every store command takes: --db and --help; --label where
- * label is not NULL, --all where all is not NULL. */
+ * label is not NULL, --all where all is not NULL, --where where where is
+ * not NULL. */
 static int db_opts(int argc, char **argv, const char *usage, const char **db,
-		   const char **label, bool *all, int min_args, int max_args)
+		   const char **label, bool *all, struct cli_where *where, int min_args,
+		   int max_args)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
 		{ "label", required_argument, NULL, 'L' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "where", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt;
+	int opt, ret;
 
 	opterr = 0;
 	optind = 1;
@@ -68,6 +72,14 @@ static int db_opts(int argc, char **argv, const char *usage, const char **db,
 				return EXIT_USAGE;
 			}
 			*all = true;
+			break;
+		case 'w':
+			if (!where) {
+				cli_error("unknown option '--where'");
+				return EXIT_USAGE;
+			}
+			if ((ret = cli_where_add(where, optarg)))
+				return ret;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -110,7 +122,7 @@ int cmd_labels(int argc, char **argv)
 	struct store *st;
 	int ret;
 
-	ret = db_opts(argc, argv, usage, &db, NULL, NULL, 0, 0);
+	ret = db_opts(argc, argv, usage, &db, NULL, NULL, NULL, 0, 0);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
 	if ((ret = cli_db_open(cli_db_path(db), false, &st)))
@@ -132,6 +144,7 @@ struct show_ctx {
 	size_t n, cap;
 	char key[1024];
 	bool all; /* --all: the metrics that were 0 in every sample too */
+	const struct cli_where *where; /* --where: the configurations shown */
 	int ret;
 };
 
@@ -301,6 +314,8 @@ static int show_row(void *ctx, const struct base_sample *s, int64_t run_order)
 	struct show_ctx *c = ctx;
 
 	(void)run_order;
+	if (!cli_where_match(c->where, s->config_key))
+		return 0;
 	if (c->n && strcmp(c->key, s->config_key))
 		show_flush(c);
 	if (c->n == c->cap) {
@@ -322,25 +337,41 @@ static int show_row(void *ctx, const struct base_sample *s, int64_t run_order)
 int cmd_show(int argc, char **argv)
 {
 	static const char usage[] =
-		"usage: netregress show [--db PATH] [--all] LABEL\n"
+		"usage: netregress show [--db PATH] [--all] [--where NAME=VALUE]... LABEL\n"
 		"Prints a label's summary: per configuration, each metric's median,\n"
 		"%stddev, sample count, min and max (--all: also the metrics that\n"
 		"were 0 in every sample); with 4 samples or more that kept\n"
 		"their windows, how the rate went with the CPUs' distance within them;\n"
 		"with 5 samples or more, the metrics that went with the headline from\n"
-		"sample to sample (Kendall's tau, Benjamini-Hochberg q < 0.05).\n";
+		"sample to sample (Kendall's tau, Benjamini-Hochberg q < 0.05).\n"
+		"--where NAME=VALUE (repeatable) shows only the configurations whose\n"
+		"key has it, as in compare.\n";
 	struct show_ctx c = { 0 };
 	struct base_err err = { "" };
+	struct cli_where where = { 0 };
+	struct cli_keys keys = { 0 };
 	const char *db = NULL;
-	struct store *st;
-	int ret;
+	struct store *st = NULL;
+	int ret, code = EXIT_RUNTIME;
 
-	ret = db_opts(argc, argv, usage, &db, NULL, &c.all, 1, 1);
-	if (ret)
-		return ret < 0 ? EXIT_OK : ret;
-	if ((ret = cli_db_open(cli_db_path(db), false, &st)))
-		return ret;
+	ret = db_opts(argc, argv, usage, &db, NULL, &c.all, &where, 1, 1);
+	if (ret) {
+		code = ret < 0 ? EXIT_OK : ret;
+		goto out;
+	}
+	if ((code = cli_db_open(cli_db_path(db), false, &st)))
+		goto out;
 	c.label = argv[optind];
+	c.where = &where;
+	/* a --where that names nothing the label has is refused, as compare
+	 * refuses it */
+	if (where.n && (ret = cli_keys_load(st, c.label, &keys, &err))) {
+		cli_error("%s", err.msg);
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	if (where.n && keys.n && (code = cli_where_apply(&where, &keys, &c.label, 1)))
+		goto out;
 	ret = store_load_samples(st, argv[optind], NULL, show_row, &c, &err);
 	if (!ret && !c.n && !c.ret) {
 		cli_error("no samples under label '%s' in %s (see 'netregress labels')",
@@ -353,11 +384,15 @@ int cmd_show(int argc, char **argv)
 	}
 	if (!ret)
 		show_flush(&c);
+	code = ret ? EXIT_RUNTIME : EXIT_OK;
+out:
 	for (size_t i = 0; i < c.n; i++)
 		base_sample_release(&c.s[i]);
 	free(c.s);
+	cli_keys_release(&keys);
+	cli_where_release(&where);
 	store_close(st);
-	return ret ? EXIT_RUNTIME : EXIT_OK;
+	return code;
 }
 
 int cmd_import(int argc, char **argv)
@@ -370,7 +405,7 @@ int cmd_import(int argc, char **argv)
 	struct store *st;
 	int ret, code = EXIT_OK;
 
-	ret = db_opts(argc, argv, usage, &db, NULL, NULL, 1, -1);
+	ret = db_opts(argc, argv, usage, &db, NULL, NULL, NULL, 1, -1);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
 	if ((ret = cli_db_open(cli_db_path(db), true, &st)))
@@ -401,7 +436,7 @@ int cmd_export(int argc, char **argv)
 	struct store *st;
 	int ret;
 
-	ret = db_opts(argc, argv, usage, &db, &label, NULL, 0, 0);
+	ret = db_opts(argc, argv, usage, &db, &label, NULL, NULL, 0, 0);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
 	if ((ret = cli_db_open(cli_db_path(db), false, &st)))

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Loading a label's configurations and samples from the store, for compare and report. */
+#include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/parse.h"
+#include "cli/cli.h"
 #include "cli/load.h"
 #include "store/store.h"
 
@@ -51,6 +56,254 @@ void cli_keys_release(struct cli_keys *k)
 		free(k->key[i]);
 	free(k->key);
 	memset(k, 0, sizeof(*k));
+}
+
+/* The value of name in a canonical key ("a=1 b=2"), its length in *len;
+ * NULL when the key has no such parameter. */
+static const char *key_value(const char *key, const char *name, size_t *len)
+{
+	size_t nl = strlen(name);
+
+	for (const char *p = key; *p;) {
+		size_t all = strcspn(p, " ");
+
+		if (all > nl && p[nl] == '=' && !memcmp(p, name, nl)) {
+			*len = all - nl - 1;
+			return p + nl + 1;
+		}
+		p += all;
+		p += strspn(p, " ");
+	}
+	return NULL;
+}
+
+static bool same(const char *s, const char *v, size_t len)
+{
+	return s && strlen(s) == len && !memcmp(s, v, len);
+}
+
+static bool term_match(const struct cli_where_term *t, const char *v, size_t len)
+{
+	return same(t->value, v, len) || same(t->bytes, v, len);
+}
+
+int cli_where_add(struct cli_where *w, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t nl = eq ? (size_t)(eq - arg) : 0;
+	struct cli_where_term *p, *t;
+	struct base_err err = { "" };
+	char q[BASE_QUOTE_LEN];
+	uint64_t bytes;
+	bool ok = eq && nl && eq[1] &&
+		  strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789_") == nl;
+
+	for (const char *c = eq ? eq + 1 : ""; ok && *c; c++)
+		ok = isgraph((unsigned char)*c);
+	if (!ok) {
+		cli_error("invalid --where '%s': expected NAME=VALUE, a parameter of the configuration keys and one of its values (msg=64, test=tcp_rr)",
+			  base_quote(arg, q));
+		return EXIT_USAGE;
+	}
+	p = realloc(w->t, (w->n + 1) * sizeof(*p));
+	if (!p)
+		goto nomem;
+	w->t = p;
+	t = &w->t[w->n];
+	*t = (struct cli_where_term){ strndup(arg, nl), strdup(eq + 1), NULL };
+	if (!t->name || !t->value)
+		goto nomem_term;
+	if (!base_parse_size(t->value, &bytes, &err)) {
+		if (asprintf(&t->bytes, "%" PRIu64, bytes) < 0) {
+			t->bytes = NULL;
+			goto nomem_term;
+		}
+		if (!strcmp(t->bytes, t->value)) {
+			free(t->bytes);
+			t->bytes = NULL;
+		}
+	}
+	w->n++;
+	return EXIT_OK;
+nomem_term:
+	free(t->name);
+	free(t->value);
+nomem:
+	cli_error("out of memory");
+	return EXIT_RUNTIME;
+}
+
+bool cli_where_match(const struct cli_where *w, const char *key)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		const char *v;
+		size_t len, j;
+		bool ok = false;
+
+		/* the first term of a name decides for all the name's terms */
+		for (j = 0; j < i && strcmp(w->t[j].name, w->t[i].name); j++)
+			;
+		if (j < i)
+			continue;
+		v = key_value(key, w->t[i].name, &len);
+		for (j = i; v && j < w->n && !ok; j++)
+			ok = !strcmp(w->t[j].name, w->t[i].name) && term_match(&w->t[j], v, len);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static int by_version(const void *x, const void *y)
+{
+	return strverscmp(*(char *const *)x, *(char *const *)y);
+}
+
+/*
+ * What the keys have, for an error: the distinct values of name (name NULL:
+ * the distinct parameter names), in natural order, joined by ", " into buf
+ * (cut with "..." to fit). Returns buf.
+ */
+static const char *keys_have(const struct cli_keys *k, size_t nlabels, const char *name,
+			     char *buf, size_t len)
+{
+	size_t n = 0, cap = 0, used = 0;
+	char **items = NULL;
+
+	buf[0] = '\0';
+	for (size_t l = 0; l < nlabels; l++)
+		for (size_t i = 0; i < k[l].n; i++)
+			for (const char *p = k[l].key[i]; *p;) {
+				size_t all = strcspn(p, " "), vl = 0;
+				const char *v = p;
+
+				if (name)
+					v = key_value(k[l].key[i], name, &vl);
+				else
+					vl = strcspn(p, "= ") < all ? strcspn(p, "= ") : all;
+				if (v && n == cap) {
+					size_t ncap = cap ? 2 * cap : 32;
+					char **q = realloc(items, ncap * sizeof(*q));
+
+					if (!q)
+						goto out;
+					items = q;
+					cap = ncap;
+				}
+				if (v && !(items[n] = strndup(v, vl)))
+					goto out;
+				n += !!v;
+				if (name)
+					break;
+				p += all;
+				p += strspn(p, " ");
+			}
+	if (n)
+		qsort(items, n, sizeof(*items), by_version);
+	for (size_t i = 0; i < n; i++) {
+		int w;
+
+		if (i && !strcmp(items[i], items[i - 1]))
+			continue;
+		w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", items[i]);
+		if (w < 0 || (size_t)w >= len - used - 4) {
+			snprintf(buf + used, len - used, "%s...", used ? ", " : "");
+			break;
+		}
+		used += (size_t)w;
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+	return buf;
+}
+
+int cli_where_apply(const struct cli_where *w, struct cli_keys *k, const char *const *labels,
+		    size_t nlabels)
+{
+	char of[160] = "", have[200];
+	size_t used = 0;
+
+	for (size_t l = 0; l < nlabels; l++) {
+		int n = snprintf(of + used, sizeof(of) - used, "%s'%s'", l ? ", " : "", labels[l]);
+
+		if (n > 0)
+			used = (size_t)n + used < sizeof(of) ? used + (size_t)n : sizeof(of) - 1;
+	}
+	for (size_t i = 0; i < w->n; i++) {
+		const struct cli_where_term *t = &w->t[i];
+		bool name = false, value = false;
+
+		for (size_t l = 0; l < nlabels; l++)
+			for (size_t j = 0; j < k[l].n && !value; j++) {
+				size_t len;
+				const char *v = key_value(k[l].key[j], t->name, &len);
+
+				name |= v != NULL;
+				value = v && term_match(t, v, len);
+			}
+		if (!name) {
+			cli_error("--where %s=%s: no configuration of %s has a parameter '%s'; their parameters: %s",
+				  t->name, t->value, of, t->name,
+				  keys_have(k, nlabels, NULL, have, sizeof(have)));
+			return EXIT_USAGE;
+		}
+		if (!value) {
+			cli_error("--where %s=%s: no configuration of %s has %s=%s; %s is %s there",
+				  t->name, t->value, of, t->name, t->value, t->name,
+				  keys_have(k, nlabels, t->name, have, sizeof(have)));
+			return EXIT_USAGE;
+		}
+	}
+	for (size_t l = 0; l < nlabels; l++) {
+		size_t kept = 0;
+
+		for (size_t j = 0; j < k[l].n; j++) {
+			if (cli_where_match(w, k[l].key[j]))
+				k[l].key[kept++] = k[l].key[j];
+			else
+				free(k[l].key[j]);
+		}
+		k[l].n = kept;
+		if (!kept && w->n) {
+			char *text = cli_where_text(w);
+
+			cli_error("no configuration of label '%s' has every --where (%s)", labels[l],
+				  text ? text : "out of memory");
+			free(text);
+			return EXIT_RUNTIME;
+		}
+	}
+	return EXIT_OK;
+}
+
+char *cli_where_text(const struct cli_where *w)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return NULL;
+	for (size_t i = 0; i < w->n; i++)
+		fprintf(m, "%s%s=%s", i ? " " : "", w->t[i].name, w->t[i].value);
+	if (fclose(m)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+void cli_where_release(struct cli_where *w)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		free(w->t[i].name);
+		free(w->t[i].value);
+		free(w->t[i].bytes);
+	}
+	free(w->t);
+	memset(w, 0, sizeof(*w));
 }
 
 static int collect_sample(void *ctx, const struct base_sample *s, int64_t order)

@@ -36,11 +36,15 @@ static const char report_help[] =
 	"      --alpha P          significance level of the rank test (default 0.05)\n"
 	"      --all              list every metric in the compare tables\n"
 	"      --keep-disturbed   pool samples flagged as disturbed by foreign CPU\n"
+	"      --where NAME=VALUE only the configurations whose key has NAME=VALUE\n"
+	"                         (repeatable: values of one NAME are alternatives,\n"
+	"                         every NAME must hold; msg=64K matches msg=65536)\n"
 	"\n"
 	"Exit status 0 when the report is written, 2 for bad arguments, 3 when a\n"
 	"label has no samples or the store or the output fails.\n";
 
-enum { OPT_DB = 256, OPT_BASELINE, OPT_FORMAT, OPT_MINCH, OPT_ALPHA, OPT_ALL, OPT_KEEP };
+enum { OPT_DB = 256, OPT_BASELINE, OPT_FORMAT, OPT_MINCH, OPT_ALPHA, OPT_ALL, OPT_KEEP,
+       OPT_WHERE };
 
 struct report_args {
 	const char *db, *baseline, *output;
@@ -48,6 +52,7 @@ struct report_args {
 	struct stats_table_opts to;
 	const char **labels;
 	size_t nlabels;
+	struct cli_where where;
 };
 
 static int parse_args(int argc, char **argv, struct report_args *a)
@@ -61,10 +66,11 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "keep-disturbed", no_argument, NULL, OPT_KEEP },
+		{ "where", required_argument, NULL, OPT_WHERE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt;
+	int opt, ret;
 
 	opterr = 0;
 	optind = 1;
@@ -104,6 +110,10 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			break;
 		case OPT_KEEP:
 			a->to.keep_disturbed = true;
+			break;
+		case OPT_WHERE:
+			if ((ret = cli_where_add(&a->where, optarg)))
+				return ret;
 			break;
 		case 'h':
 			fputs(report_help, stdout);
@@ -310,6 +320,7 @@ int cmd_report(int argc, char **argv)
 	code = parse_args(argc, argv, &a);
 	if (code) {
 		free(a.labels);
+		cli_where_release(&a.where);
 		return code < 0 ? EXIT_OK : code;
 	}
 	code = EXIT_RUNTIME;
@@ -344,6 +355,10 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 	}
+	if ((ret = cli_where_apply(&a.where, keys, a.labels, a.nlabels))) {
+		code = ret;
+		goto out;
+	}
 	all = union_keys(keys, a.nlabels, &nall);
 	if (!all) {
 		cli_error("out of memory");
@@ -373,5 +388,6 @@ out:
 	report_doc_release(&doc);
 	store_close(st);
 	free(a.labels);
+	cli_where_release(&a.where);
 	return code;
 }
