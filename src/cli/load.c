@@ -269,7 +269,7 @@ int cli_where_apply(const struct cli_where *w, struct cli_keys *k, const char *c
 		if (!kept && w->n) {
 			char *text = cli_where_text(w);
 
-			cli_error("no configuration of label '%s' has every --where (%s)", labels[l],
+			cli_error("no configuration of '%s' has every --where (%s)", labels[l],
 				  text ? text : "out of memory");
 			free(text);
 			return EXIT_RUNTIME;

@@ -13,6 +13,7 @@
 #include "base/cpus.h"
 #include "base/time.h"
 #include "cli/cli.h"
+#include "cli/load.h"
 #include "cli/testbed.h"
 #include "collect/env.h"
 #include "engine/result.h"
@@ -53,7 +54,11 @@ static const char matrix_help[] =
 	"                         (with labels: under every label, until each is)\n"
 	"      --max-reps N       the cap for --until-ci (default 3 x repetitions)\n"
 	"      --paired           the compares at the end exit 1 on a .paired\n"
-	"                         row's regression (compare --paired)\n";
+	"                         row's regression (compare --paired)\n"
+	"      --where NAME=VALUE run only the configurations whose key has\n"
+	"                         NAME=VALUE (repeatable, as in compare: values of\n"
+	"                         one NAME are alternatives, every NAME must hold),\n"
+	"                         and compare only those at the end\n";
 
 struct cell_state {
 	/* the headlines compare will use, in run order, with their windows:
@@ -98,6 +103,12 @@ struct matrix {
 	unsigned moved; /* samples in whose window the host moved the test's CPUs */
 	bool retrying;
 	const char *stop_why; /* what stopped it: the store, a sysctl */
+	/* --where: its terms as given (they go to the compares too), as one
+	 * line, and the job's cells before them */
+	const char **where_args;
+	size_t nwhere;
+	char *where_text;
+	size_t ncells_job;
 };
 
 struct count_ctx {
@@ -415,21 +426,71 @@ static void label_settings(const struct matrix *m, size_t l, char *buf, size_t l
 	}
 }
 
+/*
+ * --where: keep the cells whose key passes every term. A term that names
+ * nothing of the job is refused, naming what it has. Returns an exit code.
+ */
+static int where_cells(struct matrix *m, const struct cli_where *w)
+{
+	struct cli_keys k = { 0 };
+	const char *job = m->jf->path;
+	char key[1024];
+	size_t kept = 0;
+	int code = EXIT_RUNTIME;
+
+	m->ncells_job = m->ncells;
+	if (!w->n)
+		return EXIT_OK;
+	if (!(m->where_text = cli_where_text(w)) || !(k.key = calloc(m->ncells, sizeof(*k.key))))
+		goto nomem;
+	k.cap = m->ncells;
+	for (; k.n < m->ncells; k.n++)
+		if (job_config_key(&m->cells[k.n].cfg, key, sizeof(key)) ||
+		    !(k.key[k.n] = strdup(key)))
+			goto nomem;
+	if ((code = cli_where_apply(w, &k, &job, 1)))
+		goto out;
+	for (size_t i = 0; i < m->ncells; i++) {
+		if (!job_config_key(&m->cells[i].cfg, key, sizeof(key)) && cli_where_match(w, key)) {
+			m->cells[kept++] = m->cells[i];
+			continue;
+		}
+		free(m->cells[i].value);
+		free(m->cells[i].desc);
+	}
+	m->ncells = kept;
+	goto out;
+nomem:
+	cli_error("out of memory");
+out:
+	cli_keys_release(&k);
+	return code;
+}
+
+/* " (of the job's M: --where ...)" after the configurations' count, or "". */
+static void where_desc(const struct matrix *m, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (m->where_text)
+		snprintf(buf, len, " (of the job's %zu: --where %s)", m->ncells_job, m->where_text);
+}
+
 static void print_plan(const struct matrix *m, const struct job_plan_step *steps,
 		       size_t nsteps, uint64_t seed)
 {
-	char d[32], set[1024];
+	char d[32], set[1024], wd[512];
 
 	fmt_dur(job_plan_duration_ns(nsteps, m->jf->warmup_ns, m->jf->duration_ns), d,
 		sizeof(d));
+	where_desc(m, wd, sizeof(wd));
 	if (m->nlabels == 1)
-		printf("job %s: %zu configurations x %u repetitions, %zu steps to run, seed %" PRIu64
+		printf("job %s: %zu configurations%s x %u repetitions, %zu steps to run, seed %" PRIu64
 		       ", label %s, expected duration %s\n",
-		       m->jf->path, m->ncells, m->jf->reps, nsteps, seed, m->labels[0].name, d);
+		       m->jf->path, m->ncells, wd, m->jf->reps, nsteps, seed, m->labels[0].name, d);
 	else
-		printf("job %s: %zu configurations x %zu labels x %u repetitions, %zu steps to run, seed %" PRIu64
+		printf("job %s: %zu configurations%s x %zu labels x %u repetitions, %zu steps to run, seed %" PRIu64
 		       ", expected duration %s\n",
-		       m->jf->path, m->ncells, m->nlabels, m->jf->reps, nsteps, seed, d);
+		       m->jf->path, m->ncells, wd, m->nlabels, m->jf->reps, nsteps, seed, d);
 	for (size_t l = 0; m->sysctls && l < m->nlabels; l++) {
 		label_settings(m, l, set, sizeof(set));
 		printf("  label %s: %s\n", m->labels[l].name, set);
@@ -491,19 +552,34 @@ static void summary_rows(const struct matrix *m, size_t l)
 	}
 }
 
-/* compare a b into the summary (with --paired); its exit code. */
-static int compare_labels(const char *db, const char *a, const char *b, bool paired)
+/* compare a b into the summary (with --paired, and the matrix's
+ * --where); its exit code. */
+static int compare_labels(const struct matrix *m, const char *db, const char *a, const char *b,
+			  bool paired)
 {
-	char *argv[7] = { "compare", "--db", (char *)cli_db_path(db) };
-	int argc = 3;
+	char **argv = calloc(7 + 2 * m->nwhere, sizeof(*argv));
+	int argc = 0, ret;
 
+	if (!argv) {
+		cli_error("out of memory: %s and %s are not compared", a, b);
+		return EXIT_RUNTIME;
+	}
+	argv[argc++] = "compare";
+	argv[argc++] = "--db";
+	argv[argc++] = (char *)cli_db_path(db);
 	if (paired)
 		argv[argc++] = "--paired";
+	for (size_t i = 0; i < m->nwhere; i++) {
+		argv[argc++] = "--where";
+		argv[argc++] = (char *)m->where_args[i];
+	}
 	argv[argc++] = (char *)a;
 	argv[argc++] = (char *)b;
 	putchar('\n');
 	fflush(stdout);
-	return cmd_compare(argc, argv);
+	ret = cmd_compare(argc, argv);
+	free(argv);
+	return ret;
 }
 
 /*
@@ -548,7 +624,7 @@ static int summary(struct matrix *m, const char *db, const char *baseline, bool 
 
 		if (!strcmp(a, m->labels[l].name))
 			continue;
-		ret = compare_labels(db, a, m->labels[l].name, paired);
+		ret = compare_labels(m, db, a, m->labels[l].name, paired);
 		if (ret != EXIT_OK && (code == EXIT_OK || ret != EXIT_FOUND))
 			code = ret;
 	}
@@ -644,7 +720,7 @@ static void free_labels(struct matrix *m)
 }
 
 enum { OPT_DB = 256, OPT_LABEL, OPT_RESUME, OPT_DRY, OPT_SEED, OPT_BASE,
-       OPT_UNTIL, OPT_MAXREPS, OPT_PAIRED };
+       OPT_UNTIL, OPT_MAXREPS, OPT_PAIRED, OPT_WHERE };
 
 int cmd_matrix(int argc, char **argv)
 {
@@ -658,10 +734,12 @@ int cmd_matrix(int argc, char **argv)
 		{ "until-ci", required_argument, NULL, OPT_UNTIL },
 		{ "max-reps", required_argument, NULL, OPT_MAXREPS },
 		{ "paired", no_argument, NULL, OPT_PAIRED },
+		{ "where", required_argument, NULL, OPT_WHERE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct matrix m = { 0 };
+	struct cli_where where = { 0 };
 	struct base_cpulist allowed;
 	struct base_err err = { "" };
 	struct job_plan_step *steps = NULL;
@@ -671,8 +749,14 @@ int cmd_matrix(int argc, char **argv)
 	uint64_t seed = 0, max_reps = 0;
 	size_t nsteps = 0, nunits = 0;
 	unsigned *done = NULL;
+	char wd[512];
 	int opt, ret, code = EXIT_RUNTIME;
 
+	/* the --where terms as given, for the compares at the end */
+	if (!(m.where_args = calloc((size_t)argc, sizeof(*m.where_args)))) {
+		cli_error("out of memory");
+		return EXIT_RUNTIME;
+	}
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -681,8 +765,10 @@ int cmd_matrix(int argc, char **argv)
 			db = optarg;
 			break;
 		case OPT_LABEL:
-			if (!cli_label("--label", optarg))
-				return EXIT_USAGE;
+			if (!cli_label("--label", optarg)) {
+				code = EXIT_USAGE;
+				goto out;
+			}
 			label = label_flag = optarg;
 			break;
 		case OPT_RESUME:
@@ -692,39 +778,58 @@ int cmd_matrix(int argc, char **argv)
 			dry = true;
 			break;
 		case OPT_SEED:
-			if (!cli_u64("--seed", optarg, 0, UINT64_MAX, &seed))
-				return EXIT_USAGE;
+			if (!cli_u64("--seed", optarg, 0, UINT64_MAX, &seed)) {
+				code = EXIT_USAGE;
+				goto out;
+			}
 			have_seed = true;
 			break;
 		case OPT_BASE:
 			baseline = optarg;
 			break;
 		case OPT_UNTIL:
-			if (!cli_double("--until-ci", optarg, 0.01, 100, &until))
-				return EXIT_USAGE;
+			if (!cli_double("--until-ci", optarg, 0.01, 100, &until)) {
+				code = EXIT_USAGE;
+				goto out;
+			}
 			break;
 		case OPT_MAXREPS:
-			if (!cli_u64("--max-reps", optarg, 1, JOB_MAX_REPS, &max_reps))
-				return EXIT_USAGE;
+			if (!cli_u64("--max-reps", optarg, 1, JOB_MAX_REPS, &max_reps)) {
+				code = EXIT_USAGE;
+				goto out;
+			}
 			break;
 		case OPT_PAIRED:
 			paired = true;
 			break;
+		case OPT_WHERE:
+			if ((code = cli_where_add(&where, optarg)))
+				goto out;
+			m.where_args[m.nwhere++] = optarg;
+			break;
 		case 'h':
 			fputs(matrix_help, stdout);
-			return EXIT_OK;
+			code = EXIT_OK;
+			goto out;
 		default:
-			cli_error("unknown option '%s'", argv[optind - 1]);
-			return cli_usage_hint("matrix");
+			if (optopt >= OPT_DB)
+				cli_error("option '%s' needs a value", argv[optind - 1]);
+			else
+				cli_error("unknown option '%s'", argv[optind - 1]);
+			code = cli_usage_hint("matrix");
+			goto out;
 		}
 	}
+	code = EXIT_RUNTIME;
 	if (argc - optind != 1) {
 		cli_error("matrix needs one job file");
-		return cli_usage_hint("matrix");
+		code = cli_usage_hint("matrix");
+		goto out;
 	}
 	if (job_file_load(argv[optind], &m.jf, &err)) {
 		cli_error("%s", err.msg);
-		return EXIT_USAGE;
+		code = EXIT_USAGE;
+		goto out;
 	}
 	base_cpus_allowed(&allowed);
 	if (job_file_expand(m.jf, &allowed, &m.cells,
@@ -733,6 +838,9 @@ int cmd_matrix(int argc, char **argv)
 		code = EXIT_USAGE;
 		goto out;
 	}
+	if ((code = where_cells(&m, &where)))
+		goto out;
+	code = EXIT_RUNTIME;
 	if (!have_seed)
 		seed = m.jf->seed;
 	if (!max_reps)
@@ -798,13 +906,14 @@ int cmd_matrix(int argc, char **argv)
 		code = EXIT_OK;
 		goto out;
 	}
+	where_desc(&m, wd, sizeof(wd));
 	if (m.nlabels == 1)
-		fprintf(stderr, "matrix %s: %zu configurations x %u repetitions (%zu steps), seed %" PRIu64
-			", label %s\n", m.jf->path, m.ncells, m.jf->reps, nsteps, seed,
+		fprintf(stderr, "matrix %s: %zu configurations%s x %u repetitions (%zu steps), seed %" PRIu64
+			", label %s\n", m.jf->path, m.ncells, wd, m.jf->reps, nsteps, seed,
 			m.labels[0].name);
 	else
-		fprintf(stderr, "matrix %s: %zu configurations x %zu labels x %u repetitions (%zu steps), seed %" PRIu64
-			", interleaved\n", m.jf->path, m.ncells, m.nlabels, m.jf->reps, nsteps, seed);
+		fprintf(stderr, "matrix %s: %zu configurations%s x %zu labels x %u repetitions (%zu steps), seed %" PRIu64
+			", interleaved\n", m.jf->path, m.ncells, wd, m.nlabels, m.jf->reps, nsteps, seed);
 	/* a SIGKILL cannot put them back: say what they were, and where */
 	for (size_t i = 0; i < topo_sysctls_count(m.sysctls); i++)
 		fprintf(stderr, "sysctl %s is %s; the labels set it before their runs and it is put back at the end\n",
@@ -884,5 +993,8 @@ out:
 	store_close(m.store);
 	job_cells_free(m.cells, m.ncells);
 	job_file_free(m.jf);
+	cli_where_release(&where);
+	free(m.where_text);
+	free(m.where_args);
 	return code;
 }

@@ -222,6 +222,22 @@ timeout 120 "$NR" matrix --seed 9 --label m4 --baseline m1 "$TMP/job.yaml" >"$TM
 rc=$?
 checkx "--baseline compares against the label (exit 0 or 1)" '[ $rc -le 1 ] && grep -q "^config: " "$TMP/base" && grep -q "configurations compared" "$TMP/base"'
 
+# --where runs a corner of the job, and its compare at the end takes the
+# same corner: one configuration here, its three repetitions.
+timeout 120 "$NR" matrix --seed 9 --label mw --baseline m1 --where test=tcp_stream --where streams=2 \
+	"$TMP/job.yaml" >"$TMP/where" 2>"$TMP/where.log"
+rc=$?
+checkx "--where: 1 of the job's 3 configurations, 3 steps, compared alone against the baseline" \
+	'[ $rc -le 1 ] && grep -q "1 configurations (of the job.s 3: --where test=tcp_stream streams=2) x 3 repetitions (3 steps)" "$TMP/where.log" &&
+	 [ "$(count mw)" -ge 3 ] && python3 -c "import sqlite3, sys; sys.exit(any(\"streams=2 test=tcp_stream \" not in k for (k,) in sqlite3.connect(sys.argv[1]).execute(\"select config_key from samples where label = ?\", (\"mw\",))))" "$NETREGRESS_DB" &&
+	 grep -q "^1 configuration compared (--where test=tcp_stream streams=2): " "$TMP/where"' ||
+	diag "$TMP/where.log" "configurations|^netregress"
+"$NR" matrix --dry-run --where msg=64 "$TMP/job.yaml" >/dev/null 2>"$TMP/where.err"
+rc=$?
+checkx "--where a value no configuration of the job has: exit 2, naming the values it has" \
+	'[ $rc -eq 2 ] && grep -q "^netregress: --where msg=64: no configuration of .*job.yaml. has msg=64; msg is 1472, 131072 there$" "$TMP/where.err"' ||
+	diag "$TMP/where.err" .
+
 # Window flags: each step's line says (not steady) / (mixed levels), and the
 # closing count matches the stored samples' flags (invariants: whether this
 # machine's windows trend is not up to the test).
