@@ -364,11 +364,12 @@ static bool settled(const struct cell_state *cs, double pct)
  * in an order drawn from seed + r. With labels a cell goes on under every
  * label while any of its labels is unsettled, so that each round still
  * runs each label once: the labels keep equal counts, and compare's
- * .paired row its pairs. With two labels each cell's two orders take
- * turns in every two rounds as in the plan (job_plan_a_first(seed, cell,
- * r)), so they stay within one of each other however many rounds it
- * takes (a fixed order would let a drift within a pair read as a
- * change); prev is the step run last. Returns 0 or -ENOMEM.
+ * .paired row its pairs. Each cell's labels run in the orders of the
+ * plan (job_plan_label_order(seed, cell, r, ...)): every two labels' two
+ * orders take turns in every two rounds, so they stay within one of each
+ * other however many rounds it takes (a fixed order would let a drift
+ * within a pair read as a change); prev is the step run last. Returns 0
+ * or -ENOMEM.
  */
 static int until_round(const struct matrix *m, double pct, uint64_t seed, unsigned r,
 		       const struct job_plan_step *prev, struct job_plan_step **order, size_t *n)
@@ -393,8 +394,8 @@ static int until_round(const struct matrix *m, double pct, uint64_t seed, unsign
 	if (k && !ret) {
 		for (size_t i = 0; i < norder; i++)
 			o[i].cell = units[o[i].cell];
-		if (m->nlabels == 2)
-			ret = job_plan_orient_round(o, norder, m->ncells, seed, r, prev);
+		if (m->nlabels > 1)
+			ret = job_plan_orient_round(o, norder, m->ncells, m->nlabels, seed, r, prev);
 		if (ret) {
 			free(o);
 		} else {
@@ -890,8 +891,7 @@ int cmd_matrix(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto out;
 	}
-	if (m.nlabels == 2 ? job_plan_make_ab(m.ncells, m.jf->reps, seed, &steps, &nsteps) :
-			     job_plan_make(nunits, m.jf->reps, seed, &steps, &nsteps)) {
+	if (job_plan_make_labels(m.ncells, m.nlabels, m.jf->reps, seed, &steps, &nsteps)) {
 		cli_error("cannot make a plan of %zu configurations x %zu labels x %u repetitions",
 			  m.ncells, m.nlabels, m.jf->reps);
 		goto out;

@@ -152,51 +152,86 @@ int job_plan_make(size_t ncells, unsigned reps, uint64_t seed,
 	return 0;
 }
 
-bool job_plan_a_first(uint64_t seed, size_t pair, unsigned round)
+void job_plan_label_order(uint64_t seed, size_t cell, unsigned round, size_t nlabels,
+			  size_t *order)
 {
-	uint64_t a = (uint64_t)pair, b = round / 2;
+	uint64_t a = (uint64_t)cell, b = round / 2;
 	uint64_t x = seed ^ splitmix64(&a) ^ rotl(splitmix64(&b), 32);
-	bool first = splitmix64(&x) >> 63;
 
-	return round % 2 ? !first : first;
+	for (size_t i = 0; i < nlabels; i++)
+		order[i] = i;
+	/* Fisher-Yates, each place from the high bits of a draw (with two
+	 * labels, the top bit: 1 keeps A first) */
+	for (size_t i = nlabels; i-- > 1;) {
+		size_t j = (size_t)(((unsigned __int128)splitmix64(&x) * (i + 1)) >> 64), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (size_t i = 0; round % 2 && i < nlabels / 2; i++) {
+		size_t t = order[i];
+
+		order[i] = order[nlabels - 1 - i];
+		order[nlabels - 1 - i] = t;
+	}
 }
 
-int job_plan_orient_round(struct job_plan_step *round, size_t n, size_t pairs,
+bool job_plan_a_first(uint64_t seed, size_t pair, unsigned round)
+{
+	size_t order[2];
+
+	job_plan_label_order(seed, pair, round, 2, order);
+	return order[0] == 0;
+}
+
+int job_plan_orient_round(struct job_plan_step *round, size_t n, size_t ncells, size_t nlabels,
 			  uint64_t seed, unsigned round_no, const struct job_plan_step *prev)
 {
-	size_t *pos, x, other;
+	size_t units = ncells * nlabels, *at, *order, x;
+	struct job_plan_step *tmp;
 
-	if (!pairs)
+	if (!units || units / nlabels != ncells)
 		return 0;
-	if (!(pos = malloc(2 * pairs * sizeof(*pos))))
+	at = malloc(units * sizeof(*at));
+	order = malloc(nlabels * sizeof(*order));
+	tmp = malloc(nlabels * sizeof(*tmp));
+	if (!at || !order || !tmp) {
+		free(at);
+		free(order);
+		free(tmp);
 		return -ENOMEM;
-	for (size_t u = 0; u < 2 * pairs; u++)
-		pos[u] = n;
-	for (size_t i = 0; i < n; i++)
-		if (round[i].cell < 2 * pairs)
-			pos[round[i].cell] = i;
-	for (size_t p = 0; p < pairs; p++) {
-		size_t ia = pos[p], ib = pos[p + pairs];
-		struct job_plan_step tmp;
-
-		if (ia == n || ib == n || (ia < ib) == job_plan_a_first(seed, p, round_no))
-			continue;
-		tmp = round[ia];
-		round[ia] = round[ib];
-		round[ib] = tmp;
 	}
-	free(pos);
-	/* a swap may have put the previous round's last unit first: the
-	 * first step of another pair moves up before it and its partner,
-	 * which keeps every pair's order (with two steps there is none) */
-	if (!prev || n < 3 || round[0].cell != prev->cell || round[0].cell >= 2 * pairs)
+	for (size_t u = 0; u < units; u++)
+		at[u] = n;
+	for (size_t i = 0; i < n; i++)
+		if (round[i].cell < units)
+			at[round[i].cell] = i;
+	for (size_t c = 0; c < ncells; c++) {
+		size_t m = 0, k = 0;
+
+		/* the configuration's steps in its labels' order, into its
+		 * places in the round, first to last */
+		job_plan_label_order(seed, c, round_no, nlabels, order);
+		for (size_t l = 0; l < nlabels; l++)
+			if (at[order[l] * ncells + c] < n)
+				tmp[m++] = round[at[order[l] * ncells + c]];
+		for (size_t i = 0; i < n && k < m; i++)
+			if (round[i].cell < units && round[i].cell % ncells == c)
+				round[i] = tmp[k++];
+	}
+	free(at);
+	free(order);
+	free(tmp);
+	/* the previous round's last unit first: the first step of another
+	 * configuration moves up before it, which keeps every
+	 * configuration's order */
+	if (!prev || !n || round[0].cell != prev->cell || round[0].cell >= units)
 		return 0;
-	x = round[0].cell;
-	other = x < pairs ? x + pairs : x - pairs;
+	x = round[0].cell % ncells;
 	for (size_t j = 1; j < n; j++) {
 		struct job_plan_step moved = round[j];
 
-		if (moved.cell == x || moved.cell == other)
+		if (moved.cell < units && moved.cell % ncells == x)
 			continue;
 		memmove(&round[1], &round[0], j * sizeof(*round));
 		round[0] = moved;
@@ -205,19 +240,25 @@ int job_plan_orient_round(struct job_plan_step *round, size_t n, size_t pairs,
 	return 0;
 }
 
-int job_plan_make_ab(size_t pairs, unsigned reps, uint64_t seed,
-		     struct job_plan_step **steps, size_t *nsteps)
+int job_plan_make_labels(size_t ncells, size_t nlabels, unsigned reps, uint64_t seed,
+			 struct job_plan_step **steps, size_t *nsteps)
 {
 	int ret;
 
-	if (pairs > SIZE_MAX / 2)
+	*steps = NULL;
+	*nsteps = 0;
+	if (!nlabels)
+		return -EINVAL;
+	if (ncells > SIZE_MAX / nlabels)
 		return -E2BIG;
-	ret = job_plan_make(2 * pairs, reps, seed, steps, nsteps);
-	/* one pair: the rounds of two cells already run both orders */
-	for (unsigned k = 0; !ret && pairs > 1 && k < reps; k++) {
-		struct job_plan_step *round = *steps + (size_t)k * 2 * pairs;
+	ret = job_plan_make(ncells * nlabels, reps, seed, steps, nsteps);
+	/* one label: nothing to orient; one configuration under two labels:
+	 * the two-cell rounds run both orders already */
+	for (unsigned k = 0; !ret && nlabels > 1 && ncells * nlabels > 2 && k < reps; k++) {
+		struct job_plan_step *round = *steps + (size_t)k * ncells * nlabels;
 
-		ret = job_plan_orient_round(round, 2 * pairs, pairs, seed, k, k ? round - 1 : NULL);
+		ret = job_plan_orient_round(round, ncells * nlabels, ncells, nlabels, seed, k,
+					    k ? round - 1 : NULL);
 	}
 	if (ret) {
 		free(*steps);

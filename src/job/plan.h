@@ -45,38 +45,50 @@ int job_plan_make(size_t ncells, unsigned reps, uint64_t seed,
 		  struct job_plan_step **steps, size_t *nsteps);
 
 /*
- * A/B of two labels: units p and p + pairs (p < pairs) are one cell under
- * label A and under label B. Whether round `round` runs A's unit of pair p
- * before B's: in every two rounds (0 and 1, 2 and 3, ...) once each way,
- * which way first drawn from seed and p (splitmix64), so that any number
- * of rounds, --until-ci's added ones too, leaves a pair's two orders at
- * most one apart, and compare's crossover (its .paired row) gets both.
+ * A matrix of nlabels labels over ncells configurations runs units
+ * c + l x ncells: configuration c under label l. In which order round
+ * `round` runs configuration c's units: order[i] (for i < nlabels) is the
+ * label of its i-th run. Round 2j runs an order drawn from seed, c and j
+ * (splitmix64), round 2j + 1 the same order reversed, so that in every two
+ * rounds (0 and 1, 2 and 3, ...) each label runs before each other label
+ * once: any number of rounds, --until-ci's added ones too, leaves every two
+ * labels' two orders at most one apart, and compare's crossover (its
+ * .paired row, of the first label against each other) gets both.
  */
+void job_plan_label_order(uint64_t seed, size_t cell, unsigned round, size_t nlabels,
+			  size_t *order);
+/* Two labels: whether A's unit of configuration `pair` runs first in round
+ * `round` (job_plan_label_order()'s order[0] == 0). */
 bool job_plan_a_first(uint64_t seed, size_t pair, unsigned round);
 
 /*
- * Put the n steps of one round (each unit at most once, units below
- * 2 x pairs paired as above) in the orders job_plan_a_first() gives for
- * round_no, swapping the two steps of a pair where needed. When that puts
- * prev's unit (the step before the round; NULL for none) first, and the
- * round has three steps or more, the first step of another pair moves up
- * before it. Steps of units >= 2 x pairs, and pairs with one step in the
- * round, stay where they are. Returns 0 or -ENOMEM.
+ * Put the n steps of one round (each unit at most once; units below
+ * nlabels x ncells are configurations under labels as above) in the orders
+ * job_plan_label_order() gives for round_no: the steps of a configuration
+ * keep the places the round gave them, and its labels take those places in
+ * that order (a configuration with some of its labels in the round: those,
+ * in that order). When that puts prev's unit (the step before the round;
+ * NULL for none) first, the first step of another configuration moves up
+ * before it, if the round has one. Steps of units >= nlabels x ncells stay
+ * where they are. Returns 0 or -ENOMEM.
  */
-int job_plan_orient_round(struct job_plan_step *round, size_t n, size_t pairs,
+int job_plan_orient_round(struct job_plan_step *round, size_t n, size_t ncells, size_t nlabels,
 			  uint64_t seed, unsigned round_no, const struct job_plan_step *prev);
 
 /*
- * job_plan_make() over 2 x pairs units paired as above, every round then
- * put in job_plan_a_first()'s orders (one pair: job_plan_make()'s own
- * two-cell rounds). With two pairs or more no unit runs twice in a row.
- * Returns as job_plan_make() does.
+ * job_plan_make() over nlabels x ncells units as above, every round then
+ * put in job_plan_label_order()'s orders (one label: job_plan_make()'s own
+ * plan; one configuration under two labels: its two-cell rounds, which
+ * run both orders already). With two configurations or more no unit runs
+ * twice in a row; one configuration under three labels or more runs its
+ * last label's unit again first where a round and its reverse meet.
+ * Returns as job_plan_make() does, and -EINVAL for no label.
  */
-int job_plan_make_ab(size_t pairs, unsigned reps, uint64_t seed,
-		     struct job_plan_step **steps, size_t *nsteps);
+int job_plan_make_labels(size_t ncells, size_t nlabels, unsigned reps, uint64_t seed,
+			 struct job_plan_step **steps, size_t *nsteps);
 
 /*
- * Resume a plan that job_plan_make() (or job_plan_make_ab()) made with
+ * Resume a plan that job_plan_make() (or job_plan_make_labels()) made with
  * the same cells, reps and seed: done[cell] (for each of the ncells
  * cells) says how many samples of the cell are already stored. The first done[cell] steps of each cell, in
  * plan order (those with rep < done[cell], since a cell's reps increase

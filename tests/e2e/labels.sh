@@ -47,9 +47,13 @@ checkx "dry run: 2 configurations x 2 labels x 2 repetitions, each label with it
 # in rounds 1-2, 3-4, 5-6), whatever the seed; no unit twice in a row.
 sed -e 's/^repetitions: 2$/repetitions: 6/' -e 's/^  test: \[udp_stream, tcp_rr\]$/  test: [udp_stream, tcp_rr, tcp_stream]/' \
 	"$TMP/ab.yaml" >"$TMP/ab6.yaml"
-for sd in $(seq 1 30); do
-	"$NR" matrix --dry-run --seed "$sd" "$TMP/ab6.yaml" 2>/dev/null | grep '^order:'
-done >"$TMP/orders6"
+# the order lines of a job's dry runs with seeds 1 to 30
+orders() {
+	for sd in $(seq 1 30); do
+		"$NR" matrix --dry-run --seed "$sd" "$1" 2>/dev/null | grep '^order:'
+	done
+}
+orders "$TMP/ab6.yaml" >"$TMP/orders6"
 check "a two-label plan runs each configuration found first in half its rounds, in every two rounds once, over 30 seeds" \
 	python3 - "$TMP/orders6" <<'PY'
 import sys
@@ -60,6 +64,28 @@ for o in orders:
     for c in range(3):
         firsts = [r[:].index(c) < r.index(c + 3) for r in (o[k:k + 6] for k in range(0, 36, 6))]
         ok &= all(firsts[k] != firsts[k + 1] for k in (0, 2, 4))
+sys.exit(0 if ok else 1)
+PY
+
+# Three labels, two configurations, 4 rounds: in every two rounds each
+# label of a configuration runs before each other label once (a drawn
+# order, then the same reversed), whatever the seed.
+sed -e 's/^repetitions: 2$/repetitions: 4/' -e "s/^  small:$/  mid:\n    sysctl: {net.core.rmem_default: 98304}\n  small:/" \
+	"$TMP/ab.yaml" >"$TMP/abc.yaml"
+orders "$TMP/abc.yaml" >"$TMP/orders3"
+check "a three-label plan runs every two labels of a configuration in both orders in every two rounds, over 30 seeds" \
+	python3 - "$TMP/orders3" <<'PY'
+import sys
+orders = [[int(x) for x in l.split()[1:]] for l in open(sys.argv[1])]
+ok = len(orders) == 30
+for o in orders:
+    ok &= len(o) == 24 and all(a != b for a, b in zip(o, o[1:]))
+    rounds = [o[k:k + 6] for k in range(0, 24, 6)]
+    for c in range(2):
+        for x in range(3):
+            for y in range(x + 1, 3):
+                first = [r.index(x * 2 + c) < r.index(y * 2 + c) for r in rounds]
+                ok &= first[0] != first[1] and first[2] != first[3]
 sys.exit(0 if ok else 1)
 PY
 

@@ -181,7 +181,7 @@ static void test_ab_plans_run_each_cell_both_ways_in_every_two_rounds(void **sta
 				size_t n, units = 2 * pairs;
 				struct job_plan_step *s = NULL;
 
-				assert_int_equal(job_plan_make_ab(pairs, reps, seed, &s, &n), 0);
+				assert_int_equal(job_plan_make_labels(pairs, 2, reps, seed, &s, &n), 0);
 				check_complete(s, n, units, reps);
 				for (size_t i = 1; i < n; i++)
 					if (s[i].cell == s[i - 1].cell)
@@ -230,13 +230,17 @@ static void test_ab_plan_of_one_pair_is_the_two_cell_plan(void **state)
 		size_t m;
 		struct job_plan_step *t = make_ok(2, reps, 7, &m);
 
-		assert_int_equal(job_plan_make_ab(1, reps, 7, &s, &n), 0);
+		assert_int_equal(job_plan_make_labels(1, 2, reps, 7, &s, &n), 0);
 		assert_int_equal(n, m);
 		assert_true(same_steps(s, t, n));
 		free(s);
 		free(t);
 	}
-	assert_int_equal(job_plan_make_ab(0, 3, 7, &s, &n), -EINVAL);
+	assert_int_equal(job_plan_make_labels(0, 2, 3, 7, &s, &n), -EINVAL);
+	assert_null(s);
+	assert_int_equal(job_plan_make_labels(3, 0, 3, 7, &s, &n), -EINVAL);
+	assert_null(s);
+	assert_int_equal(job_plan_make_labels(SIZE_MAX / 2, 3, 3, 7, &s, &n), -E2BIG);
 	assert_null(s);
 }
 
@@ -278,7 +282,7 @@ static void test_orient_round_balances_added_rounds(void **state)
 				break;
 			if (seed % 3 == 0 && n > 2) /* the step before, first */
 				prev.cell = round[0].cell;
-			assert_int_equal(job_plan_orient_round(round, n, PAIRS, seed, r, &prev), 0);
+			assert_int_equal(job_plan_orient_round(round, n, PAIRS, 2, seed, r, &prev), 0);
 			for (size_t i = 0; i < n; i++)
 				sum += (unsigned)round[i].cell;
 			for (size_t i = 0; i < npairs; i++) {
@@ -291,6 +295,177 @@ static void test_orient_round_balances_added_rounds(void **state)
 			}
 			assert_int_equal(sum, 0);
 			if (n > 2)
+				assert_true(round[0].cell != prev.cell);
+			prev = round[n - 1];
+		}
+	}
+}
+
+/*
+ * The labels' orders: a permutation, reversed in the odd round of every
+ * two, each label first about as often; with two labels, A first exactly
+ * where the two-label plans of earlier versions had it (the bits pinned
+ * below), so a seed still gives the A/B plan it gave.
+ */
+static void test_label_orders_are_permutations_reversed_every_other_round(void **state)
+{
+	unsigned first[5] = { 0 }, bits = 0, i = 0;
+
+	(void)state;
+	for (uint64_t seed = 0; seed < 4; seed++)
+		for (size_t p = 0; p < 4; p++)
+			for (unsigned r = 0; r < 2; r++, i++)
+				bits |= (unsigned)job_plan_a_first(seed * 0x9e3779b97f4a7c15ULL, p, r) << i;
+	assert_int_equal(bits, 0xa9596a95);
+	for (size_t k = 1; k <= 5; k++) {
+		for (uint64_t seed = 0; seed < 500; seed++) {
+			for (unsigned r = 0; r < 6; r += 2) {
+				size_t even[5], odd[5];
+				unsigned seen = 0;
+
+				job_plan_label_order(seed, 3, r, k, even);
+				job_plan_label_order(seed, 3, r + 1, k, odd);
+				for (size_t j = 0; j < k; j++) {
+					assert_in_range(even[j], 0, k - 1);
+					seen |= 1u << even[j];
+					assert_int_equal(odd[j], even[k - 1 - j]);
+				}
+				assert_int_equal(seen, (1u << k) - 1);
+				if (k == 2)
+					assert_true(job_plan_a_first(seed, 3, r) == (even[0] == 0));
+				if (k == 5)
+					first[even[0]]++;
+			}
+		}
+	}
+	/* 1500 draws, each label first with p = 1/5: 300 +- 15.5 sd */
+	for (size_t l = 0; l < 5; l++)
+		assert_in_range(first[l], 300 - 78, 300 + 78);
+}
+
+/* Whether label x's unit of configuration c runs before label y's in the
+ * n steps of s; both must be there once. */
+static bool runs_before(const struct job_plan_step *s, size_t n, size_t ncells, size_t c,
+			size_t x, size_t y)
+{
+	size_t ix = n, iy = n;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].cell == x * ncells + c)
+			ix = i;
+		else if (s[i].cell == y * ncells + c)
+			iy = i;
+	}
+	assert_true(ix < n && iy < n);
+	return ix < iy;
+}
+
+/*
+ * Three labels or more: every round runs each configuration's labels in
+ * job_plan_label_order()'s order, so in every two rounds each label runs
+ * before each other once, and any number of rounds leaves every two
+ * labels' orders at most one apart; with two configurations or more no
+ * unit runs twice in a row.
+ */
+static void test_label_plans_balance_every_two_labels(void **state)
+{
+	(void)state;
+	for (size_t nlabels = 3; nlabels <= 5; nlabels++) {
+		for (size_t ncells = 1; ncells <= 4; ncells++) {
+			for (unsigned reps = 1; reps <= 7; reps++) {
+				for (uint64_t seed = 0; seed < 60; seed++) {
+					size_t n, units = ncells * nlabels, order[5];
+					struct job_plan_step *s = NULL;
+
+					assert_int_equal(job_plan_make_labels(ncells, nlabels, reps, seed,
+									      &s, &n), 0);
+					check_complete(s, n, units, reps);
+					for (size_t i = 1; ncells > 1 && i < n; i++)
+						if (s[i].cell == s[i - 1].cell)
+							fail_msg("cells %zu labels %zu reps %u seed %llu: unit %zu twice at step %zu",
+								 ncells, nlabels, reps,
+								 (unsigned long long)seed, s[i].cell, i);
+					for (size_t c = 0; c < ncells; c++) {
+						for (size_t x = 0; x < nlabels; x++) {
+							for (size_t y = x + 1; y < nlabels; y++) {
+								int lead = 0;
+
+								for (unsigned r = 0; r < reps; r++) {
+									const struct job_plan_step *round = s + (size_t)r * units;
+
+									lead += runs_before(round, units, ncells, c, x, y) ? 1 : -1;
+									if (r % 2)
+										assert_int_equal(lead, 0);
+								}
+								assert_in_range(lead + 1, 0, 2);
+							}
+						}
+						for (unsigned r = 0; r < reps; r++) {
+							job_plan_label_order(seed, c, r, nlabels, order);
+							for (size_t j = 1; j < nlabels; j++)
+								assert_true(runs_before(s + (size_t)r * units, units,
+											ncells, c, order[j - 1],
+											order[j]));
+						}
+					}
+					free(s);
+				}
+			}
+		}
+	}
+}
+
+/*
+ * --until-ci's rounds under three labels: a configuration runs under every
+ * label until it settles, the round stays a permutation of its steps in
+ * the labels' orders, every two labels' orders stay within one of each
+ * other after any round, and a round does not start with the step before
+ * it when another configuration is in it.
+ */
+static void test_orient_round_of_three_labels(void **state)
+{
+	enum { CELLS = 4, LABELS = 3 };
+
+	(void)state;
+	for (uint64_t seed = 0; seed < 300; seed++) {
+		struct job_plan_step prev = { .cell = seed % (CELLS * LABELS) };
+		int lead[CELLS][LABELS][LABELS] = { { { 0 } } };
+
+		for (unsigned r = 0; r < 10; r++) {
+			struct job_plan_step round[CELLS * LABELS];
+			size_t n = 0, order[LABELS];
+			unsigned sum = 0, want = 0;
+
+			for (size_t c = 0; c < CELLS; c++)
+				if (r < 1 + (seed * 7 + c * 5) % 10) /* still unsettled */
+					for (size_t l = LABELS; l-- > 0;)
+						round[n++] = (struct job_plan_step){ .cell = l * CELLS + c, .rep = r };
+			if (!n)
+				continue;
+			if (seed % 3 == 0)
+				prev.cell = round[0].cell;
+			for (size_t i = 0; i < n; i++)
+				want += (unsigned)round[i].cell;
+			assert_int_equal(job_plan_orient_round(round, n, CELLS, LABELS, seed, r, &prev), 0);
+			for (size_t i = 0; i < n; i++) {
+				sum += (unsigned)round[i].cell;
+				assert_int_equal(round[i].rep, r);
+			}
+			assert_int_equal(sum, want);
+			for (size_t c = 0; c < CELLS; c++) {
+				if (!(r < 1 + (seed * 7 + c * 5) % 10))
+					continue;
+				job_plan_label_order(seed, c, r, LABELS, order);
+				for (size_t j = 1; j < LABELS; j++)
+					assert_true(runs_before(round, n, CELLS, c, order[j - 1], order[j]));
+				for (size_t x = 0; x < LABELS; x++) {
+					for (size_t y = x + 1; y < LABELS; y++) {
+						lead[c][x][y] += runs_before(round, n, CELLS, c, x, y) ? 1 : -1;
+						assert_in_range(lead[c][x][y] + 1, 0, 2);
+					}
+				}
+			}
+			if (n > LABELS)
 				assert_true(round[0].cell != prev.cell);
 			prev = round[n - 1];
 		}
@@ -561,6 +736,9 @@ int main(void)
 		cmocka_unit_test(test_ab_plans_run_each_cell_both_ways_in_every_two_rounds),
 		cmocka_unit_test(test_ab_plan_of_one_pair_is_the_two_cell_plan),
 		cmocka_unit_test(test_orient_round_balances_added_rounds),
+		cmocka_unit_test(test_label_orders_are_permutations_reversed_every_other_round),
+		cmocka_unit_test(test_label_plans_balance_every_two_labels),
+		cmocka_unit_test(test_orient_round_of_three_labels),
 		cmocka_unit_test(test_each_round_is_a_permutation_of_all_cells),
 		cmocka_unit_test(test_one_cell_runs_its_reps_back_to_back),
 		cmocka_unit_test(test_same_seed_same_order_other_seed_other_order),
