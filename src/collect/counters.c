@@ -632,8 +632,7 @@ static int parse_source(const struct source *src, const char *text,
 	BUG("unknown source format %d", (int)src->fmt);
 }
 
-#define IDLE_STATES_MAX 32 /* cpuidle's CPUIDLE_STATE_MAX is 10 */
-#define IDLE_NAME_MAX 24   /* of a state's name in a counter name */
+#define IDLE_NAME_MAX 24 /* of a state's name in a counter name */
 
 /* A small sysfs file as a number (usage, time) or as text (name, with
  * its trailing blanks cut): 0, or a negative errno. */
@@ -682,8 +681,8 @@ static void idle_name(const char *raw, size_t i, char (*names)[IDLE_NAME_MAX + 1
 /* Idle states summed over CPUs, named after the first CPU's. */
 struct idle_sum {
 	const char *dir; /* <sys>/devices/system/cpu */
-	char names[IDLE_STATES_MAX][IDLE_NAME_MAX + 1];
-	uint64_t usage[IDLE_STATES_MAX], time_us[IDLE_STATES_MAX];
+	char names[COLLECT_IDLE_STATES_MAX][IDLE_NAME_MAX + 1];
+	uint64_t usage[COLLECT_IDLE_STATES_MAX], time_us[COLLECT_IDLE_STATES_MAX];
 	size_t nstates;
 	uint64_t ncpus;
 };
@@ -696,7 +695,7 @@ static int idle_add_cpu(struct idle_sum *is, int cpu, struct base_err *err)
 	size_t k, len;
 	int ret = 0;
 
-	for (k = 0; k < IDLE_STATES_MAX; k++) {
+	for (k = 0; k < COLLECT_IDLE_STATES_MAX; k++) {
 		uint64_t u, t;
 
 		snprintf(path, sizeof(path), "%s/cpu%d/cpuidle/state%zu/usage", dir, cpu, k);

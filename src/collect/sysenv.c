@@ -26,6 +26,7 @@
 
 #include "base/file.h"
 #include "collect/env.h"
+#include "collect/text.h"
 
 #define HASH_SLOTS (2 * COLLECT_SYSENV_MAX)
 #define CPUINFO_PREFIX_BYTES (64 * 1024)
@@ -925,7 +926,6 @@ out:
 	return ret;
 }
 
-#define IDLE_STATES_MAX 32 /* cpuidle's CPUIDLE_STATE_MAX is 10 */
 
 /* One-value files under /sys: key, path from there. */
 static const char *const cpu_files[][2] = {
@@ -965,7 +965,7 @@ static int add_idle_states(struct collect_sysenv *env, const char *sys,
 	size_t used = 0;
 
 	list[0] = '\0';
-	for (int i = 0; i < IDLE_STATES_MAX; i++) {
+	for (int i = 0; i < COLLECT_IDLE_STATES_MAX; i++) {
 		bool off;
 		int n;
 

@@ -10,6 +10,8 @@
 #include "base/err.h"
 
 #define COLLECT_SHOW_MAX 40 /* characters of a bad line or value quoted in errors */
+/* idle states read under a CPU's cpuidle/ (the kernel's CPUIDLE_STATE_MAX is 10) */
+#define COLLECT_IDLE_STATES_MAX 32
 
 /* One line of a text, without its '\n'. */
 struct collect_line {
