@@ -3,6 +3,8 @@
 # Every process a test starts is recorded and ended by PID on exit.
 set -u
 NR=${NR_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/netregress}
+# a test may cd: NR_BIN=build/san/netregress still names that binary
+case $NR in /*) ;; *) NR=$PWD/$NR ;; esac
 TMP=$(mktemp -d /tmp/nr-e2e.XXXXXX)
 PIDS=()
 NETNS=()
