@@ -10,6 +10,7 @@
 #include "base/time.h"
 #include "cli/cli.h"
 #include "cli/load.h"
+#include "job/config.h"
 #include "stats/desc.h"
 #include "report/report.h"
 #include "stats/table.h"
@@ -97,44 +98,184 @@ static int db_opts(int argc, char **argv, const char *usage, const char **db,
 	return EXIT_OK;
 }
 
-static int print_label_row(void *ctx, const struct store_config_row *r)
-{
-	const char **last = ctx;
+/* labels: one label's rows, printed when the next label starts. */
+struct labels_ctx {
+	char *label;
+	struct store_config_row *rows; /* their keys owned; label: the one above */
+	size_t n, cap;
+	bool keys; /* --keys: every row its whole key */
+	char **only; /* the labels asked for (none: all) */
+	size_t nonly;
+	bool *seen; /* [nonly] */
+};
 
-	if (!*last || strcmp(*last, r->label)) {
-		printf("%s\n", r->label);
-		free((void *)*last);
-		*last = strdup(r->label);
+static void fmt_when(int64_t ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (ns <= 0 || !localtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M", &tm))
+		snprintf(buf, len, "?");
+}
+
+/*
+ * A label's line (its samples, configurations and when they ran), then
+ * its configurations: with two or more, the parameters they all share
+ * once and each row the rest, the parameters a --where picks them by.
+ */
+static void labels_flush(struct labels_ctx *c)
+{
+	char common[4096] = "", rest[4096], first[32], last[32];
+	int64_t lo = INT64_MAX, hi = INT64_MIN, samples = 0;
+	const char **keys;
+
+	if (!c->n)
+		return;
+	keys = malloc(c->n * sizeof(*keys));
+	for (size_t i = 0; i < c->n; i++) {
+		const struct store_config_row *r = &c->rows[i];
+
+		samples += r->nsamples;
+		lo = r->first_started_at_ns < lo ? r->first_started_at_ns : lo;
+		hi = r->last_started_at_ns > hi ? r->last_started_at_ns : hi;
+		if (keys)
+			keys[i] = r->config_key;
 	}
-	printf("  %4lld samples%s  %s\n", (long long)r->nsamples,
-	       r->nfingerprints > 1 ? " (environment changed)" : "",
-	       r->config_key);
+	fmt_when(lo, first, sizeof(first));
+	fmt_when(hi, last, sizeof(last));
+	/* the same day: its date once */
+	printf("%s: %lld sample%s in %zu configuration%s, %s to %s\n", c->label,
+	       (long long)samples, samples == 1 ? "" : "s", c->n, c->n == 1 ? "" : "s", first,
+	       strlen(first) == 16 && !strncmp(first, last, 11) ? last + 11 : last);
+	if (keys && c->n > 1 && !c->keys && job_keys_common(keys, c->n, common, sizeof(common)))
+		printf("  every configuration: %s\n", common);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct store_config_row *r = &c->rows[i];
+
+		job_key_without(r->config_key, common, rest, sizeof(rest));
+		printf("  %4lld sample%s%s  %s\n", (long long)r->nsamples,
+		       r->nsamples == 1 ? " " : "s", r->nfingerprints > 1 ? " (environment changed)" : "",
+		       rest);
+		free((void *)r->config_key);
+	}
+	free(keys);
+	c->n = 0;
+}
+
+static int labels_row(void *ctx, const struct store_config_row *r)
+{
+	struct labels_ctx *c = ctx;
+	struct store_config_row *row;
+	size_t i = 0;
+
+	while (i < c->nonly && strcmp(c->only[i], r->label))
+		i++;
+	if (c->nonly && i == c->nonly)
+		return 0;
+	if (c->nonly)
+		c->seen[i] = true;
+	if (c->label && strcmp(c->label, r->label)) {
+		labels_flush(c);
+		free(c->label);
+		c->label = NULL;
+	}
+	if (!c->label && !(c->label = strdup(r->label)))
+		return -ENOMEM;
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? 2 * c->cap : 16;
+		struct store_config_row *p = realloc(c->rows, ncap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		c->rows = p;
+		c->cap = ncap;
+	}
+	row = &c->rows[c->n];
+	*row = *r;
+	row->label = c->label;
+	row->test = NULL;
+	if (!(row->config_key = strdup(r->config_key)))
+		return -ENOMEM;
+	c->n++;
 	return 0;
 }
 
 int cmd_labels(int argc, char **argv)
 {
 	static const char usage[] =
-		"usage: netregress labels [--db PATH]\n"
-		"Lists every label, its configurations and their sample counts.\n";
-	const char *db = NULL, *last = NULL;
+		"usage: netregress labels [--db PATH] [--keys] [LABEL...]\n"
+		"Lists every label (or those given): its samples, configurations and\n"
+		"when they ran, then each configuration's sample count. The parameters\n"
+		"all of a label's configurations share come once, and each row has the\n"
+		"rest, the ones compare's --where picks configurations by (--keys: each\n"
+		"row its whole configuration key).\n";
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "keys", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct labels_ctx c = { 0 };
+	const char *db = NULL;
 	struct base_err err = { "" };
-	struct store *st;
-	int ret;
+	struct store *st = NULL;
+	int opt, ret, code = EXIT_RUNTIME;
 
-	ret = db_opts(argc, argv, usage, &db, NULL, NULL, NULL, 0, 0);
-	if (ret)
-		return ret < 0 ? EXIT_OK : ret;
-	if ((ret = cli_db_open(cli_db_path(db), false, &st)))
-		return ret;
-	ret = store_labels(st, print_label_row, &last, &err);
-	free((void *)last);
-	store_close(st);
-	if (ret) {
-		cli_error("%s", err.msg);
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'k':
+			c.keys = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return EXIT_OK;
+		default:
+			if (optopt == 'd')
+				cli_error("option '%s' needs a value", argv[optind - 1]);
+			else
+				cli_error("unknown option '%s'", argv[optind - 1]);
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	c.only = &argv[optind];
+	c.nonly = (size_t)(argc - optind);
+	if (c.nonly && !(c.seen = calloc(c.nonly, sizeof(*c.seen)))) {
+		cli_error("out of memory");
 		return EXIT_RUNTIME;
 	}
-	return EXIT_OK;
+	if ((code = cli_db_open(cli_db_path(db), false, &st)))
+		goto out;
+	code = EXIT_RUNTIME;
+	ret = store_labels(st, labels_row, &c, &err);
+	if (ret == -ENOMEM)
+		base_err_set(&err, ret, "out of memory");
+	if (ret) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	labels_flush(&c);
+	code = EXIT_OK;
+	for (size_t i = 0; i < c.nonly && code == EXIT_OK; i++) {
+		if (c.seen[i])
+			continue;
+		cli_error("no samples under label '%s' in %s (see 'netregress labels')", c.only[i],
+			  cli_db_path(db));
+		code = EXIT_RUNTIME;
+	}
+out:
+	for (size_t i = 0; i < c.n; i++)
+		free((void *)c.rows[i].config_key);
+	free(c.rows);
+	free(c.label);
+	free(c.seen);
+	store_close(st);
+	return code;
 }
 
 struct show_ctx {

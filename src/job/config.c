@@ -824,6 +824,62 @@ size_t job_key_diff(const char *a, const char *b, char *out, size_t len)
 	return n;
 }
 
+/* Whether the canonical key holds the pair kp, as a whole pair. */
+static bool key_has(const char *key, const struct key_pair *kp)
+{
+	struct key_pair q;
+
+	while (key_next(&key, &q))
+		if (q.all == kp->all && !memcmp(q.p, kp->p, kp->all))
+			return true;
+	return false;
+}
+
+/* Append the pair to out (joined by single spaces, cut to fit len). */
+static void pair_add(char *out, size_t len, size_t *used, const struct key_pair *kp)
+{
+	int w;
+
+	if (*used >= len)
+		return;
+	w = snprintf(out + *used, len - *used, "%s%.*s", *used ? " " : "", (int)kp->all, kp->p);
+	if (w > 0)
+		*used = *used + (size_t)w < len ? *used + (size_t)w : len;
+}
+
+size_t job_keys_common(const char *const *keys, size_t n, char *out, size_t len)
+{
+	const char *k = n ? keys[0] : "";
+	struct key_pair kp;
+	size_t used = 0, count = 0;
+
+	if (len)
+		out[0] = '\0';
+	while (key_next(&k, &kp)) {
+		size_t i = 1;
+
+		while (i < n && key_has(keys[i], &kp))
+			i++;
+		if (i == n) {
+			pair_add(out, len, &used, &kp);
+			count++;
+		}
+	}
+	return count;
+}
+
+void job_key_without(const char *key, const char *common, char *out, size_t len)
+{
+	struct key_pair kp;
+	size_t used = 0;
+
+	if (len)
+		out[0] = '\0';
+	while (key_next(&key, &kp))
+		if (!key_has(common, &kp))
+			pair_add(out, len, &used, &kp);
+}
+
 json_t *job_config_to_json(const struct job_config *c)
 {
 	json_t *j;

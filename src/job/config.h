@@ -194,6 +194,16 @@ int job_config_key(const struct job_config *c, char *buf, size_t len);
  */
 size_t job_key_diff(const char *a, const char *b, char *out, size_t len);
 
+/*
+ * The name=value pairs that every one of the n canonical keys has, joined
+ * by single spaces into out in key order (truncated to fit len). Returns
+ * how many.
+ */
+size_t job_keys_common(const char *const *keys, size_t n, char *out, size_t len);
+/* The pairs of key that common (as job_keys_common() wrote it) does not
+ * hold, joined by single spaces into out (truncated to fit len). */
+void job_key_without(const char *key, const char *common, char *out, size_t len);
+
 /* Call fn(ctx, name, value) for each workload parameter in key order. */
 void job_config_each_param(const struct job_config *c,
 			   void (*fn)(void *ctx, const char *name,

@@ -213,6 +213,20 @@ checkx "show and report take --where too" \
 	 grep -q "^config: .*msg=4096 " "$TMP/w5.txt" && ! grep -q "^config: .*msg=1024 " "$TMP/w5.txt" &&
 	 [ $rc6 -eq 0 ] && grep -q "^1 configuration\.$" "$TMP/w6.md"' ||
 	diag "$TMP/w5.txt" "^config"
+"$NR" labels --db "$TMP/fam.db" fb >"$TMP/l1.txt"
+rc=$?
+"$NR" labels --db "$TMP/fam.db" --keys >"$TMP/l2.txt"
+"$NR" labels --db "$TMP/fam.db" fa nolabel >/dev/null 2>"$TMP/l3.err"
+rc3=$?
+checkx "labels: a label's samples and configurations, what they share once, each row the parameter that varies" \
+	'[ $rc -eq 0 ] && grep -qE "^fb: 40 samples in 8 configurations, [0-9-]+ [0-9:]+ to " "$TMP/l1.txt" &&
+	 ! grep -q "^fa" "$TMP/l1.txt" &&
+	 grep "^  every configuration: " "$TMP/l1.txt" | grep -q " test=tcp_stream " &&
+	 ! grep "^  every configuration: " "$TMP/l1.txt" | grep -q " msg=" &&
+	 grep -qE "^ +5 samples  msg=1024$" "$TMP/l1.txt" && [ "$(grep -cE "^ +5 samples  msg=[0-9]+$" "$TMP/l1.txt")" -eq 8 ] &&
+	 [ "$(grep -cE "^ +5 samples  .*msg=[0-9]+ .*test=tcp_stream" "$TMP/l2.txt")" -eq 16 ] &&
+	 [ $rc3 -eq 3 ] && grep -q "no samples under label .nolabel." "$TMP/l3.err"' ||
+	diag "$TMP/l1.txt" .
 
 timeout 60 "$NR" run udp_rr -l 300ms --warmup 0 --json --no-store >"$TMP/one.json"
 "$NR" import --db "$TMP/copy.db" "$TMP/one.json" >"$TMP/imp3"

@@ -1544,6 +1544,38 @@ static void test_key_diff_names_each_parameter_that_differs(void **state)
 	assert_int_equal(job_key_diff("a=1", "a=2", d, 0), 1);
 }
 
+/* What keys share, and what each has besides: whole pairs, in key order. */
+static void test_keys_common_and_the_rest(void **state)
+{
+	static const char *const keys[] = { "ipv=4 msg=64 rmsg=64 test=udp_stream",
+					    "ipv=4 msg=1472 rmsg=64 test=udp_stream",
+					    "ipv=4 msg=640 rmsg=64 test=udp_stream" };
+	static const char *const mixed[] = { "ipv=4 req=1 test=tcp_rr", "ipv=4 msg=64 test=udp_stream" };
+	char common[256], rest[256];
+
+	(void)state;
+	assert_int_equal(job_keys_common(keys, 3, common, sizeof(common)), 3);
+	assert_string_equal(common, "ipv=4 rmsg=64 test=udp_stream");
+	job_key_without(keys[0], common, rest, sizeof(rest));
+	assert_string_equal(rest, "msg=64");
+	job_key_without(keys[2], common, rest, sizeof(rest));
+	assert_string_equal(rest, "msg=640");
+	assert_int_equal(job_keys_common(mixed, 2, common, sizeof(common)), 1);
+	assert_string_equal(common, "ipv=4");
+	job_key_without(mixed[0], common, rest, sizeof(rest));
+	assert_string_equal(rest, "req=1 test=tcp_rr");
+	/* one key: all of it; none: nothing; nothing in common: the key */
+	assert_int_equal(job_keys_common(keys, 1, common, sizeof(common)), 4);
+	assert_string_equal(common, keys[0]);
+	assert_int_equal(job_keys_common(keys, 0, common, sizeof(common)), 0);
+	assert_string_equal(common, "");
+	job_key_without(keys[1], "", rest, sizeof(rest));
+	assert_string_equal(rest, keys[1]);
+	/* a small buffer cuts the text */
+	assert_int_equal(job_keys_common(keys, 3, common, 8), 3);
+	assert_string_equal(common, "ipv=4 r");
+}
+
 /*
  * udp_gso and udp_gro: udp_stream only, checked against the message size,
  * the kernel's segment limit and a veth mtu; in the key (and the JSON) only
@@ -1728,6 +1760,7 @@ int main(void)
 		cmocka_unit_test(test_sendfile_from_key_json_and_default),
 		cmocka_unit_test(test_buf_offset_key_json_and_default),
 		cmocka_unit_test(test_key_diff_names_each_parameter_that_differs),
+		cmocka_unit_test(test_keys_common_and_the_rest),
 		cmocka_unit_test(test_udp_offloads_key_json_and_limits),
 		cmocka_unit_test(test_profile_in_key_and_json),
 		cmocka_unit_test(test_key_ignores_duration_warmup_and_interval),
