@@ -133,6 +133,7 @@ int cmd_compare(int argc, char **argv)
 	size_t with_pairs = 0; /* configurations with a .paired row */
 	json_t *doc = NULL;
 	const char *env_last = NULL;
+	char common[4096] = "";
 	struct cmp_config *cfg = NULL;
 	struct stats_table **tabs = NULL;
 	size_t ncommon = 0;
@@ -281,6 +282,17 @@ int cmd_compare(int argc, char **argv)
 	}
 	for (size_t i = 0; i < ncommon; i++)
 		tabs[i] = &cfg[i].t;
+	/* what the configurations compared share: said once, the "config:"
+	 * line of each table has the rest */
+	if (ncommon > 1 && !json && !csv) {
+		const char **keys = malloc(ncommon * sizeof(*keys));
+
+		for (size_t i = 0; keys && i < ncommon; i++)
+			keys[i] = cfg[i].t.config_key;
+		if (keys)
+			job_keys_common(keys, ncommon, common, sizeof(common));
+		free(keys);
+	}
 	if (stats_tables_fdr(tabs, ncommon, &to)) {
 		cli_error("out of memory");
 		goto out;
@@ -308,7 +320,9 @@ int cmd_compare(int argc, char **argv)
 			if (!env_last || strcmp(env_last, cfg[i].env_text))
 				fputs(cfg[i].env_text, stdout);
 			env_last = cfg[i].env_text;
-			report_compare_table(stdout, t, a, b);
+			if (!i && common[0])
+				printf("every configuration compared: %s\n\n", common);
+			report_compare_table(stdout, t, a, b, common);
 		}
 		if (ret) {
 			cli_error("out of memory");

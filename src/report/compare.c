@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "job/config.h"
 #include "report/internal.h"
 #include "report/report.h"
 
@@ -183,10 +184,11 @@ void report_paired_summary(FILE *out, size_t n, const char *sep, bool exit_by_pa
 }
 
 void report_compare_table(FILE *out, const struct stats_table *t,
-			  const char *label_a, const char *label_b)
+			  const char *label_a, const char *label_b, const char *common)
 {
 	const struct stats_notes *nt = &t->notes;
 	int wname = 34, wch = 8, wci = 22;
+	char rest[sizeof(t->config_key)];
 	struct cells c;
 	size_t shown = 0;
 
@@ -203,7 +205,9 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 		if (cols(c.ci) > wci)
 			wci = cols(c.ci);
 	}
-	fprintf(out, "config: %s\n", t->config_key);
+	if (common && *common)
+		job_key_without(t->config_key, common, rest, sizeof(rest));
+	fprintf(out, "config: %s\n", common && *common ? rest : t->config_key);
 	cell(out, "metric (better)", wname, true);
 	side(out, "A median", "±%sd", SIZE_MAX);
 	cell(out, "%change", wch, false);

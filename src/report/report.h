@@ -15,9 +15,11 @@
 void report_sample_table(FILE *out, const struct base_sample *s);
 
 /* The compare table of one configuration: shown rows, then the notes.
- * label_a and label_b head the columns. */
+ * label_a and label_b head the columns. The "config:" line leaves out the
+ * pairs of common (job_keys_common() of the configurations compared
+ * together, said once before them; NULL or "": the whole key). */
 void report_compare_table(FILE *out, const struct stats_table *t,
-			  const char *label_a, const char *label_b);
+			  const char *label_a, const char *label_b, const char *common);
 /* After "N configurations compared: ...": how many .paired rows called a
  * regression (n > 0; nothing for 0), started by sep, no end; and whether
  * the exit code follows them (compare --paired) or the rank test. */

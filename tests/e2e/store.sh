@@ -162,6 +162,9 @@ checkx "... among 8 compared at once: not called (q = 0.0635), a note says why, 
 	 grep -q "^note: the headline.s p = 0.0079 is q = 0.0635 among the 8 configurations compared" "$TMP/fam.txt" &&
 	 grep -q "^8 configurations compared: no headline regression; .*headline verdicts take the 8 configurations as one family" "$TMP/fam.txt"' ||
 	diag "$TMP/fam.txt" "^throughput|^note: the headline|compared"
+check "... the parameters the 8 share come once, each config line has the rest" \
+	sh -c 'grep -q "^every configuration compared: .* test=tcp_stream " "$1" && ! grep "^every configuration" "$1" | grep -q " msg=" &&
+	       [ "$(grep -c "^config: msg=[0-9]*$" "$1")" -eq 8 ]' _ "$TMP/fam.txt"
 "$NR" compare --db "$TMP/fam.db" --json fa fb >"$TMP/fam.json"
 check "... --json: the family's q in the row, its size in the notes" python3 -c '
 import json, sys

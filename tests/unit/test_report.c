@@ -489,7 +489,7 @@ static void test_compare_table_columns_line_up(void **state)
 	fill_table(&t, "test=tcp_stream");
 	snprintf(t.rows[1].metric, sizeof(t.rows[1].metric),
 		 "cpu.service_demand.server_host_us_per_kb_and_then_some");
-	report_compare_table(f, &t, "A", "B");
+	report_compare_table(f, &t, "A", "B", NULL);
 	fclose(f);
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		long col = 0, k = 0;
@@ -511,6 +511,26 @@ static void test_compare_table_columns_line_up(void **state)
 		assert_int_equal(k, 4);
 	}
 	assert_int_equal(lines, 3); /* the header and the two shown rows */
+	free(buf);
+	free(t.rows);
+}
+
+/* The config line leaves out what every configuration compared shares. */
+static void test_compare_table_config_line_without_the_common_part(void **state)
+{
+	struct stats_table t;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	fill_table(&t, "ipv=4 msg=64 streams=2 test=udp_stream");
+	report_compare_table(f, &t, "A", "B", "ipv=4 test=udp_stream");
+	report_compare_table(f, &t, "A", "B", "");
+	fclose(f);
+	assert_non_null(strstr(buf, "config: msg=64 streams=2\n"));
+	assert_non_null(strstr(buf, "config: ipv=4 msg=64 streams=2 test=udp_stream\n"));
 	free(buf);
 	free(t.rows);
 }
@@ -1207,6 +1227,7 @@ int main(void)
 		cmocka_unit_test(test_doc_rejects_duplicates_and_mixed_keys),
 		cmocka_unit_test(test_charts_find_axes_and_their_followers),
 		cmocka_unit_test(test_compare_table_columns_line_up),
+		cmocka_unit_test(test_compare_table_config_line_without_the_common_part),
 		cmocka_unit_test(test_env_changes_name_what_differs),
 		cmocka_unit_test(test_env_changes_later_families_need_both_sides),
 		cmocka_unit_test(test_env_within_counts_values),

@@ -2086,7 +2086,7 @@ static void test_table_speed_note_says_whether_the_core_moved(void **state)
 	assert_true(fabs(t.notes.speed_core_shift_pct) < 0.5 && t.notes.speed_core_p > 0.05);
 	out = open_memstream(&text, &len);
 	assert_non_null(out);
-	report_compare_table(out, &t, "A", "B");
+	report_compare_table(out, &t, "A", "B", NULL);
 	fclose(out);
 	assert_non_null(strstr(text, "(host.speed.core) held"));
 	assert_non_null(strstr(text, "need not be the host's"));
@@ -2099,7 +2099,7 @@ static void test_table_speed_note_says_whether_the_core_moved(void **state)
 		    t.notes.speed_core_shift_pct <= t.notes.speed_core_hi_pct);
 	out = open_memstream(&text, &len);
 	assert_non_null(out);
-	report_compare_table(out, &t, "A", "B");
+	report_compare_table(out, &t, "A", "B", NULL);
 	fclose(out);
 	assert_non_null(strstr(text, "(host.speed.core) moved -"));
 	assert_non_null(strstr(text, "may be the host's"));
