@@ -286,6 +286,7 @@ struct show_ctx {
 	char key[1024];
 	bool all; /* --all: the metrics that were 0 in every sample too */
 	const struct cli_where *where; /* --where: the configurations shown */
+	char common[4096]; /* what they all share, said once ("": one) */
 	int ret;
 };
 
@@ -388,6 +389,8 @@ static void show_flush(struct show_ctx *c)
 	 * the label's line goes before the first */
 	if (!c->headed) {
 		printf("label: %s\n\n", c->label);
+		if (c->common[0])
+			printf("every configuration shown: %s\n\n", c->common);
 		c->headed = true;
 	}
 	first = &c->s[0];
@@ -422,7 +425,14 @@ static void show_flush(struct show_ctx *c)
 				width = (int)strlen(r.name);
 		}
 print:
-	printf("config: %s\n", first->config_key);
+	if (c->common[0]) {
+		char rest[sizeof(c->key)];
+
+		job_key_without(first->config_key, c->common, rest, sizeof(rest));
+		printf("config: %s\n", rest);
+	} else {
+		printf("config: %s\n", first->config_key);
+	}
 	printf("%-*s %12s %9s %4s %12s %12s  %s\n", width, "metric", "median", "±%sd",
 	       "n", "min", "max", "unit");
 	for (size_t i = 0; i < nrows; i++) {
@@ -506,13 +516,16 @@ int cmd_show(int argc, char **argv)
 	c.where = &where;
 	/* a --where that names nothing the label has is refused, as compare
 	 * refuses it */
-	if (where.n && (ret = cli_keys_load(st, c.label, &keys, &err))) {
+	if ((ret = cli_keys_load(st, c.label, &keys, &err))) {
 		cli_error("%s", err.msg);
 		code = EXIT_RUNTIME;
 		goto out;
 	}
-	if (where.n && keys.n && (code = cli_where_apply(&where, &keys, &c.label, 1)))
+	if (keys.n && (code = cli_where_apply(&where, &keys, &c.label, 1)))
 		goto out;
+	/* the configurations shown: what they share comes once */
+	if (keys.n > 1)
+		job_keys_common((const char *const *)keys.key, keys.n, c.common, sizeof(c.common));
 	ret = store_load_samples(st, argv[optind], NULL, show_row, &c, &err);
 	if (!ret && !c.n && !c.ret) {
 		cli_error("no samples under label '%s' in %s (see 'netregress labels')",

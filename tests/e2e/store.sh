@@ -213,7 +213,8 @@ rc=$?
 rc6=$?
 checkx "show and report take --where too" \
 	'[ $rc -eq 0 ] && [ "$(grep -c "^config:" "$TMP/w5.txt")" -eq 2 ] &&
-	 grep -q "^config: .*msg=4096 " "$TMP/w5.txt" && ! grep -q "^config: .*msg=1024 " "$TMP/w5.txt" &&
+	 grep -q "^config: msg=4096$" "$TMP/w5.txt" && ! grep -q "msg=1024" "$TMP/w5.txt" &&
+	 grep -q "^every configuration shown: .* test=tcp_stream " "$TMP/w5.txt" &&
 	 [ $rc6 -eq 0 ] && grep -q "^1 configuration\.$" "$TMP/w6.md"' ||
 	diag "$TMP/w5.txt" "^config"
 "$NR" labels --db "$TMP/fam.db" fb >"$TMP/l1.txt"
