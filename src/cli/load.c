@@ -10,6 +10,7 @@
 #include "base/parse.h"
 #include "cli/cli.h"
 #include "cli/load.h"
+#include "job/config.h"
 #include "store/store.h"
 
 static int collect_key(void *ctx, const struct store_config_row *r)
@@ -56,25 +57,6 @@ void cli_keys_release(struct cli_keys *k)
 		free(k->key[i]);
 	free(k->key);
 	memset(k, 0, sizeof(*k));
-}
-
-/* The value of name in a canonical key ("a=1 b=2"), its length in *len;
- * NULL when the key has no such parameter. */
-static const char *key_value(const char *key, const char *name, size_t *len)
-{
-	size_t nl = strlen(name);
-
-	for (const char *p = key; *p;) {
-		size_t all = strcspn(p, " ");
-
-		if (all > nl && p[nl] == '=' && !memcmp(p, name, nl)) {
-			*len = all - nl - 1;
-			return p + nl + 1;
-		}
-		p += all;
-		p += strspn(p, " ");
-	}
-	return NULL;
 }
 
 static bool same(const char *s, const char *v, size_t len)
@@ -145,7 +127,7 @@ bool cli_where_match(const struct cli_where *w, const char *key)
 			;
 		if (j < i)
 			continue;
-		v = key_value(key, w->t[i].name, &len);
+		v = job_key_value(key, w->t[i].name, &len);
 		for (j = i; v && j < w->n && !ok; j++)
 			ok = !strcmp(w->t[j].name, w->t[i].name) && term_match(&w->t[j], v, len);
 		if (!ok)
@@ -157,6 +139,24 @@ bool cli_where_match(const struct cli_where *w, const char *key)
 static int by_version(const void *x, const void *y)
 {
 	return strverscmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Append a copy of s[0..len) to the list; false when out of memory. */
+static bool item_add(char ***items, size_t *n, size_t *cap, const char *s, size_t len)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 32;
+		char **q = realloc(*items, ncap * sizeof(*q));
+
+		if (!q)
+			return false;
+		*items = q;
+		*cap = ncap;
+	}
+	if (!((*items)[*n] = strndup(s, len)))
+		return false;
+	(*n)++;
+	return true;
 }
 
 /*
@@ -171,33 +171,23 @@ static const char *keys_have(const struct cli_keys *k, size_t nlabels, const cha
 	char **items = NULL;
 
 	buf[0] = '\0';
-	for (size_t l = 0; l < nlabels; l++)
-		for (size_t i = 0; i < k[l].n; i++)
-			for (const char *p = k[l].key[i]; *p;) {
-				size_t all = strcspn(p, " "), vl = 0;
-				const char *v = p;
+	for (size_t l = 0; l < nlabels; l++) {
+		for (size_t i = 0; i < k[l].n; i++) {
+			const char *key = k[l].key[i], *v;
+			struct job_key_pair kp;
+			size_t vl;
 
-				if (name)
-					v = key_value(k[l].key[i], name, &vl);
-				else
-					vl = strcspn(p, "= ") < all ? strcspn(p, "= ") : all;
-				if (v && n == cap) {
-					size_t ncap = cap ? 2 * cap : 32;
-					char **q = realloc(items, ncap * sizeof(*q));
-
-					if (!q)
-						goto out;
-					items = q;
-					cap = ncap;
-				}
-				if (v && !(items[n] = strndup(v, vl)))
+			if (name) {
+				v = job_key_value(key, name, &vl);
+				if (v && !item_add(&items, &n, &cap, v, vl))
 					goto out;
-				n += !!v;
-				if (name)
-					break;
-				p += all;
-				p += strspn(p, " ");
+				continue;
 			}
+			while (job_key_next(&key, &kp))
+				if (!item_add(&items, &n, &cap, kp.p, kp.name))
+					goto out;
+		}
+	}
 	if (n)
 		qsort(items, n, sizeof(*items), by_version);
 	for (size_t i = 0; i < n; i++) {
@@ -238,7 +228,7 @@ int cli_where_apply(const struct cli_where *w, struct cli_keys *k, const char *c
 		for (size_t l = 0; l < nlabels; l++)
 			for (size_t j = 0; j < k[l].n && !value; j++) {
 				size_t len;
-				const char *v = key_value(k[l].key[j], t->name, &len);
+				const char *v = job_key_value(k[l].key[j], t->name, &len);
 
 				name |= v != NULL;
 				value = v && term_match(t, v, len);

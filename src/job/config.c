@@ -725,14 +725,7 @@ int job_config_key(const struct job_config *c, char *buf, size_t len)
 	return k.ret;
 }
 
-/* One name=value pair of a key: where it starts, its name's and its
- * whole length. */
-struct key_pair {
-	const char *p;
-	size_t name, all;
-};
-
-static bool key_next(const char **s, struct key_pair *kp)
+bool job_key_next(const char **s, struct job_key_pair *kp)
 {
 	const char *eq;
 
@@ -748,8 +741,22 @@ static bool key_next(const char **s, struct key_pair *kp)
 	return true;
 }
 
+const char *job_key_value(const char *key, const char *name, size_t *len)
+{
+	size_t nl = strlen(name);
+	struct job_key_pair kp;
+
+	while (job_key_next(&key, &kp)) {
+		if (kp.name == nl && kp.all > nl && !memcmp(kp.p, name, nl)) {
+			*len = kp.all - nl - 1;
+			return kp.p + nl + 1;
+		}
+	}
+	return NULL;
+}
+
 /* A pair's value, "(none)" for a pair that is not there. */
-static const char *pair_value(const struct key_pair *kp, int *vlen)
+static const char *pair_value(const struct job_key_pair *kp, int *vlen)
 {
 	if (!kp) {
 		*vlen = (int)strlen("(none)");
@@ -764,8 +771,8 @@ static const char *pair_value(const struct key_pair *kp, int *vlen)
 }
 
 /* Append "name A -> B" to out (", " between), at most len in all. */
-static void diff_add(char *out, size_t len, size_t *used, const struct key_pair *name,
-		     const struct key_pair *a, const struct key_pair *b)
+static void diff_add(char *out, size_t len, size_t *used, const struct job_key_pair *name,
+		     const struct job_key_pair *a, const struct job_key_pair *b)
 {
 	int n, la, lb;
 	const char *va = pair_value(a, &la), *vb = pair_value(b, &lb);
@@ -782,14 +789,14 @@ static void diff_add(char *out, size_t len, size_t *used, const struct key_pair 
 
 size_t job_key_diff(const char *a, const char *b, char *out, size_t len)
 {
-	struct key_pair pa, pb;
+	struct job_key_pair pa, pb;
 	bool ha, hb;
 	size_t n = 0, used = 0;
 
 	if (len)
 		out[0] = '\0';
-	ha = key_next(&a, &pa);
-	hb = key_next(&b, &pb);
+	ha = job_key_next(&a, &pa);
+	hb = job_key_next(&b, &pb);
 	while (ha || hb) {
 		int c;
 
@@ -807,36 +814,36 @@ size_t job_key_diff(const char *a, const char *b, char *out, size_t len)
 		if (c < 0) {
 			diff_add(out, len, &used, &pa, &pa, NULL);
 			n++;
-			ha = key_next(&a, &pa);
+			ha = job_key_next(&a, &pa);
 		} else if (c > 0) {
 			diff_add(out, len, &used, &pb, NULL, &pb);
 			n++;
-			hb = key_next(&b, &pb);
+			hb = job_key_next(&b, &pb);
 		} else {
 			if (pa.all != pb.all || memcmp(pa.p, pb.p, pa.all)) {
 				diff_add(out, len, &used, &pa, &pa, &pb);
 				n++;
 			}
-			ha = key_next(&a, &pa);
-			hb = key_next(&b, &pb);
+			ha = job_key_next(&a, &pa);
+			hb = job_key_next(&b, &pb);
 		}
 	}
 	return n;
 }
 
 /* Whether the canonical key holds the pair kp, as a whole pair. */
-static bool key_has(const char *key, const struct key_pair *kp)
+static bool key_has(const char *key, const struct job_key_pair *kp)
 {
-	struct key_pair q;
+	struct job_key_pair q;
 
-	while (key_next(&key, &q))
+	while (job_key_next(&key, &q))
 		if (q.all == kp->all && !memcmp(q.p, kp->p, kp->all))
 			return true;
 	return false;
 }
 
 /* Append the pair to out (joined by single spaces, cut to fit len). */
-static void pair_add(char *out, size_t len, size_t *used, const struct key_pair *kp)
+static void pair_add(char *out, size_t len, size_t *used, const struct job_key_pair *kp)
 {
 	int w;
 
@@ -850,12 +857,12 @@ static void pair_add(char *out, size_t len, size_t *used, const struct key_pair 
 size_t job_keys_common(const char *const *keys, size_t n, char *out, size_t len)
 {
 	const char *k = n ? keys[0] : "";
-	struct key_pair kp;
+	struct job_key_pair kp;
 	size_t used = 0, count = 0;
 
 	if (len)
 		out[0] = '\0';
-	while (key_next(&k, &kp)) {
+	while (job_key_next(&k, &kp)) {
 		size_t i = 1;
 
 		while (i < n && key_has(keys[i], &kp))
@@ -870,12 +877,12 @@ size_t job_keys_common(const char *const *keys, size_t n, char *out, size_t len)
 
 void job_key_without(const char *key, const char *common, char *out, size_t len)
 {
-	struct key_pair kp;
+	struct job_key_pair kp;
 	size_t used = 0;
 
 	if (len)
 		out[0] = '\0';
-	while (key_next(&key, &kp))
+	while (job_key_next(&key, &kp))
 		if (!key_has(common, &kp))
 			pair_add(out, len, &used, &kp);
 }

@@ -194,6 +194,20 @@ int job_config_key(const struct job_config *c, char *buf, size_t len);
  */
 size_t job_key_diff(const char *a, const char *b, char *out, size_t len);
 
+/* One name=value pair of a key: where it starts, its name's length and
+ * its whole length (name == all: a pair without '='). */
+struct job_key_pair {
+	const char *p;
+	size_t name, all;
+};
+
+/* The pair at *s in a key (pairs separated by spaces), *s moved past it;
+ * false at the end. */
+bool job_key_next(const char **s, struct job_key_pair *kp);
+/* The value of parameter name in a key, its length in *len; NULL when the
+ * key has no such pair. */
+const char *job_key_value(const char *key, const char *name, size_t *len);
+
 /*
  * The name=value pairs that every one of the n canonical keys has, joined
  * by single spaces into out in key order (truncated to fit len). Returns
