@@ -322,7 +322,11 @@ static int run_step(struct matrix *m, size_t unit)
 		/* a disturbed sample stays stored (compare leaves it out) and
 		 * its step runs once more */
 		if (d && d->value != 0 && !m->retrying) {
-			progress(m, unit, &s, "disturbed by foreign CPU load: running it again");
+			char why[256], line[320];
+
+			report_disturbed_text(&s, why, sizeof(why));
+			snprintf(line, sizeof(line), "disturbed by %s: running it again", why);
+			progress(m, unit, &s, line);
 			m->total++;
 			m->disturbed++;
 			engine_run_release(&run);

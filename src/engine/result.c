@@ -184,13 +184,22 @@ static bool same_boot(const struct engine_run *r)
 	return a && b && *a && !strcmp(a, b);
 }
 
+/* Of a foreign share (% of the machine), the part that was the host's
+ * steal: time a runnable vCPU waited while the host ran something else,
+ * which /proc/stat counts as busy; nothing in the guest can remove it. */
+static double steal_part(const struct proto_end_report *e, double share)
+{
+	return e->cpu_all.valid && e->cpu_all.steal > 0 ? fmin(e->cpu_all.steal, share) : 0;
+}
+
 /*
  * Interference: busy CPU on each machine minus the test's own processes,
- * over the window (cpu.foreign_s, and its share of all CPUs). A sample
- * whose share is over ENGINE_DISTURBED_PCT on either end is flagged
- * disturbed: stored and shown, left out of compare by default. Ends in
- * two namespaces of one machine (the veth topology) count as one machine:
- * each end's CPU is the test's own on the other end's CPUs too.
+ * over the window (cpu.foreign_s, and its share of all CPUs; of that share,
+ * the host's steal apart). A sample whose share is over
+ * ENGINE_DISTURBED_PCT on either end is flagged disturbed: stored and
+ * shown, left out of compare by default. Ends in two namespaces of one
+ * machine (the veth topology) count as one machine: each end's CPU is the
+ * test's own on the other end's CPUs too.
  */
 static void add_foreign(struct base_sample *s, const struct engine_run *r,
 			bool same_host)
@@ -206,6 +215,7 @@ static void add_foreign(struct base_sample *s, const struct engine_run *r,
 		share = 100.0 * f / ((double)ncpu * (double)r->local.window_ns / NS_PER_S);
 		base_sample_set(s, "cpu.foreign_s", "s", f);
 		base_sample_set(s, "cpu.foreign_busy_pct", "%", share);
+		base_sample_set(s, "cpu.foreign_steal_pct", "%", steal_part(&r->local, share));
 	}
 	if (!same_host) {
 		fs = foreign_s(&r->remote, r->env_remote, &r->local, false);
@@ -215,6 +225,7 @@ static void add_foreign(struct base_sample *s, const struct engine_run *r,
 
 			base_sample_set(s, "cpu.server.foreign_s", "s", fs);
 			base_sample_set(s, "cpu.server.foreign_busy_pct", "%", rs);
+			base_sample_set(s, "cpu.server.foreign_steal_pct", "%", steal_part(&r->remote, rs));
 			if (rs > share)
 				share = rs;
 		}

@@ -116,6 +116,25 @@ static double mval(const struct base_sample *s, const char *name)
 	return m ? m->value : NAN;
 }
 
+void report_disturbed_text(const struct base_sample *s, char *buf, size_t len)
+{
+	double f = mval(s, "cpu.foreign_busy_pct"), st = mval(s, "cpu.foreign_steal_pct");
+	double fs = mval(s, "cpu.server.foreign_busy_pct");
+	const char *end = "";
+	int n;
+
+	if (fs > f || (isnan(f) && !isnan(fs))) {
+		f = fs;
+		st = mval(s, "cpu.server.foreign_steal_pct");
+		end = " of the server's machine";
+	}
+	n = snprintf(buf, len, "foreign CPU %.1f%%%s", f, end[0] ? end : " of the machine");
+	if (st >= 0.05 && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n,
+			 " (%.1f points of it the host's steal: the vCPUs waited while the host ran something else)",
+			 st);
+}
+
 /*
  * One line on whether the window can be trusted as it is: foreign load,
  * a trend, levels the rate left and came back to. Nothing for a sample
@@ -130,9 +149,12 @@ static void print_window(FILE *out, const struct base_sample *s)
 	fprintf(out, "\nwindow: %.0f intervals of 100 ms", n);
 	if (!isnan(mval(s, "window.rate_cov_pct")))
 		fprintf(out, " (their rates %.1f%% cov)", mval(s, "window.rate_cov_pct"));
-	if (mval(s, "window.disturbed") == 1)
-		fprintf(out, "; DISTURBED: foreign CPU %.1f%% of the machine",
-			mval(s, "cpu.foreign_busy_pct"));
+	if (mval(s, "window.disturbed") == 1) {
+		char why[256];
+
+		report_disturbed_text(s, why, sizeof(why));
+		fprintf(out, "; DISTURBED: %s", why);
+	}
 	if (mval(s, "window.not_steady") == 1)
 		fprintf(out, "; NOT STEADY: the rate trended (Mann-Kendall tau %+.2f, p %.2g)%s",
 			mval(s, "window.trend_tau"), mval(s, "window.trend_p"),

@@ -74,6 +74,13 @@ timeout 60 "$NR" run tcp_stream -l 1s --warmup 300ms --json --no-store >"$TMP/bu
 unhog
 check "busy loops on the test's CPUs flag the run disturbed" \
 	jtrue "$TMP/busy.json" 'v("window.disturbed") == 1 and v("cpu.foreign_busy_pct") > 10'
+check "of the foreign CPU, the host's steal part is at most the foreign share and the steal, both runs" python3 -c '
+import json, sys
+for f in sys.argv[1:]:
+    m = json.load(open(f))["metrics"]
+    part, share, steal = (m[k]["value"] for k in ("cpu.foreign_steal_pct", "cpu.foreign_busy_pct", "cpu.client.steal_pct"))
+    if not (0 <= part <= share + 1e-9 and part <= steal + 1e-9 and abs(part - min(share, steal)) < 1e-6):
+        sys.exit(1)' "$TMP/quiet.json" "$TMP/busy.json"
 check "the busy loops show as foreign CPU beyond what the other run saw" python3 -c '
 import json, sys
 q, b = (json.load(open(f))["metrics"]["cpu.foreign_busy_pct"]["value"] for f in sys.argv[1:])

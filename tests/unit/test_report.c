@@ -1212,6 +1212,31 @@ static void test_sample_table_says_whether_the_window_can_be_trusted(void **stat
 	base_sample_release(&s);
 }
 
+/* What flagged a sample: the end with more foreign CPU, and the host's
+ * steal in it when there was any. */
+static void test_disturbed_text_names_the_end_and_the_steal(void **state)
+{
+	static const char *const cfg[] = { "test=tcp_rr" };
+	struct base_sample s;
+	char why[256];
+
+	(void)state;
+	make_sample(&s, "A", cfg, 1, "transactions.per_s", "trans/s", 1276);
+	assert_int_equal(base_sample_set(&s, "cpu.foreign_busy_pct", "%", 45.6), 0);
+	assert_int_equal(base_sample_set(&s, "cpu.foreign_steal_pct", "%", 0), 0);
+	report_disturbed_text(&s, why, sizeof(why));
+	assert_string_equal(why, "foreign CPU 45.6% of the machine");
+	assert_int_equal(base_sample_set(&s, "cpu.foreign_steal_pct", "%", 41.2), 0);
+	report_disturbed_text(&s, why, sizeof(why));
+	assert_string_equal(why, "foreign CPU 45.6% of the machine (41.2 points of it the host's steal: "
+				 "the vCPUs waited while the host ran something else)");
+	assert_int_equal(base_sample_set(&s, "cpu.server.foreign_busy_pct", "%", 60), 0);
+	assert_int_equal(base_sample_set(&s, "cpu.server.foreign_steal_pct", "%", 0.01), 0);
+	report_disturbed_text(&s, why, sizeof(why));
+	assert_string_equal(why, "foreign CPU 60.0% of the server's machine");
+	base_sample_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1242,6 +1267,7 @@ int main(void)
 		cmocka_unit_test(test_fdr_note_and_summary),
 		cmocka_unit_test(test_sample_table_lists_counts_not_levels),
 		cmocka_unit_test(test_sample_table_values_line_up_past_long_names),
+		cmocka_unit_test(test_disturbed_text_names_the_end_and_the_steal),
 		cmocka_unit_test(test_sample_table_says_whether_the_window_can_be_trusted),
 		cmocka_unit_test(test_explain_lists_what_went_with_the_headline),
 	};
