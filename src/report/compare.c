@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "job/config.h"
@@ -169,6 +170,33 @@ void report_fdr_note(FILE *out, const struct stats_notes *nt)
 		nt->fdr_p, nt->fdr_q, nt->fdr_n, nt->fdr_n);
 }
 
+bool report_fdr_row_due(const struct stats_row *r)
+{
+	return r->shown && !r->headline && r->fdr_downgraded;
+}
+
+void report_fdr_row_note(FILE *out, const struct stats_row *r)
+{
+	fprintf(out, "the %s row's own p = %.4f is q = %.4f (its p column) among the %zu configurations' %s rows (Benjamini-Hochberg): not called",
+		r->metric, r->c.p, r->q, r->fdr_n, r->paired ? ".paired" : ".xcpu_adj");
+}
+
+char *report_fdr_row_text(const struct stats_row *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return NULL;
+	report_fdr_row_note(m, r);
+	if (fclose(m)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 void report_fdr_summary(FILE *out, size_t n, const char *sep)
 {
 	if (n > 1)
@@ -241,6 +269,13 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 	if (nt->fdr_downgraded) {
 		fputs("note: ", out);
 		report_fdr_note(out, nt);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < t->nrows; i++) {
+		if (!report_fdr_row_due(&t->rows[i]))
+			continue;
+		fputs("note: ", out);
+		report_fdr_row_note(out, &t->rows[i]);
 		fputc('\n', out);
 	}
 	if (nt->outliers_a || nt->outliers_b)
@@ -337,6 +372,8 @@ json_t *report_compare_json(const struct stats_table *t)
 				"p", jnum(r->c.p), "q", jnum(r->q), "exact", r->c.exact,
 				"verdict", stats_verdict_name(r->c.verdict),
 				"verdict_text", v, "runs_needed", (json_int_t)r->c.runs_needed);
+		if (row && r->fdr_n)
+			json_object_set_new(row, "fdr_downgraded", json_boolean(r->fdr_downgraded));
 		json_array_append_new(rows, row);
 	}
 	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:I, s:b, s:b}}",

@@ -900,6 +900,17 @@ static void html_pair(FILE *out, const struct report_doc *d,
 			report_fdr_note(out, nt);
 			fputc('.', out);
 		}
+		for (size_t r = 0; r < cmp->t.nrows; r++) {
+			char *text;
+
+			if (!report_fdr_row_due(&cmp->t.rows[r]))
+				continue;
+			fputc(' ', out);
+			text = report_fdr_row_text(&cmp->t.rows[r]);
+			esc(out, text ? text : "(out of memory)");
+			free(text);
+			fputc('.', out);
+		}
 		if (nt->env_diff_a[0] || nt->env_diff_b[0]) {
 			fputs(" samples of one label ran in different environments: ", out);
 			esc(out, nt->env_diff_a[0] ? nt->env_diff_a : nt->env_diff_b);

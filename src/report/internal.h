@@ -144,6 +144,14 @@ void report_paired_note(FILE *out, const struct stats_notes *nt);
 /* Why the headline's verdict is not its p's (nt->fdr_downgraded), no
  * "note: " and no end; nothing to escape in any format. */
 void report_fdr_note(FILE *out, const struct stats_notes *nt);
+/* Whether a row other than the headline lost its call to the family's q
+ * (a .paired or .xcpu_adj row over several configurations); and that, in
+ * one sentence without its end. */
+bool report_fdr_row_due(const struct stats_row *r);
+void report_fdr_row_note(FILE *out, const struct stats_row *r);
+/* The same as a string for a format to escape (free() it; NULL: out of
+ * memory). */
+char *report_fdr_row_text(const struct stats_row *r);
 /* Markdown table cell text: | \ ` * _ [ ] < > # escaped with a backslash,
  * newlines as spaces. */
 void report_md_escape(FILE *out, const char *s);

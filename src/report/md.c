@@ -369,6 +369,19 @@ static void md_notes(FILE *out, const struct report_doc *d,
 		report_fdr_note(out, nt);
 		fputc('\n', out);
 	}
+	for (size_t i = 0; i < cmp->t.nrows; i++) {
+		char *text;
+
+		if (!report_fdr_row_due(&cmp->t.rows[i]))
+			continue;
+		fputs("- ", out);
+		md_code(out, desc);
+		fputs(": ", out);
+		text = report_fdr_row_text(&cmp->t.rows[i]);
+		report_md_escape(out, text ? text : "(out of memory)");
+		free(text);
+		fputc('\n', out);
+	}
 	for (int side = 0; side < 2; side++) {
 		double p = side ? nt->drift_p_b : nt->drift_p_a;
 		const char *diff = side ? nt->env_diff_b : nt->env_diff_a;

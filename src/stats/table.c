@@ -723,8 +723,11 @@ int stats_tables_fdr(struct stats_table *const *t, size_t n, const struct stats_
 			continue;
 		for (size_t k = 0; k < m; k++) {
 			rows[k]->q = p[k];
-			if (significant(rows[k]->c.verdict) && !(rows[k]->q < o->cmp.alpha))
+			rows[k]->fdr_n = m;
+			if (significant(rows[k]->c.verdict) && !(rows[k]->q < o->cmp.alpha)) {
 				downgrade(rows[k], m, o);
+				rows[k]->fdr_downgraded = true;
+			}
 		}
 		for (size_t i = 0; kind == 0 && i < n; i++) {
 			struct stats_row *h = kind_row(t[i], 0);

@@ -33,6 +33,11 @@ struct stats_row {
 	double q;          /* Benjamini-Hochberg adjusted p over the other metrics */
 	double noise_pct;  /* pooled %stddev, for sorting by effect / noise */
 	bool shown;        /* passes the filters (always for the headline) */
+	/* the headline, .xcpu_adj and .paired rows over several
+	 * configurations (stats_tables_fdr): the family's size (0: none), q
+	 * is the family's, and whether that q took back a call its own p made */
+	size_t fdr_n;
+	bool fdr_downgraded;
 };
 
 /* Notes under a configuration's rows, when a guard fires. */

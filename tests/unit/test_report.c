@@ -1099,6 +1099,40 @@ static void test_fdr_note_and_summary(void **state)
 	free(buf);
 }
 
+/* A .paired row whose call the family took back says so under the table,
+ * and --json marks it. */
+static void test_fdr_note_of_a_paired_row(void **state)
+{
+	struct stats_table t;
+	char *buf = NULL, *js;
+	size_t len = 0;
+	json_t *j;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	fill_table(&t, "test=tcp_stream");
+	snprintf(t.rows[1].metric, sizeof(t.rows[1].metric), "throughput.gbps.paired");
+	t.rows[1].paired = true;
+	t.rows[1].c.p = 0.0257;
+	t.rows[1].q = 0.2826;
+	t.rows[1].c.verdict = STATS_INCONCLUSIVE;
+	t.rows[1].fdr_n = 11;
+	t.rows[1].fdr_downgraded = true;
+	report_compare_table(f, &t, "A", "B", NULL);
+	fclose(f);
+	assert_non_null(strstr(buf, "\nnote: the throughput.gbps.paired row's own p = 0.0257 is q = 0.2826 (its p column) "
+				    "among the 11 configurations' .paired rows (Benjamini-Hochberg): not called\n"));
+	j = report_compare_json(&t);
+	assert_non_null(j);
+	js = json_dumps(j, JSON_COMPACT);
+	assert_non_null(strstr(js, "\"fdr_downgraded\":true"));
+	free(js);
+	json_decref(j);
+	free(buf);
+	free(t.rows);
+}
+
 /* The counters that moved: counts that did, both ends; not a count that
  * stayed 0, nor the levels /proc/net/snmp prints among its counts. */
 static void test_sample_table_lists_counts_not_levels(void **state)
@@ -1265,6 +1299,7 @@ int main(void)
 		cmocka_unit_test(test_sample_table_shows_buffers_at_the_end),
 		cmocka_unit_test(test_paired_note_counts_and_orders),
 		cmocka_unit_test(test_fdr_note_and_summary),
+		cmocka_unit_test(test_fdr_note_of_a_paired_row),
 		cmocka_unit_test(test_sample_table_lists_counts_not_levels),
 		cmocka_unit_test(test_sample_table_values_line_up_past_long_names),
 		cmocka_unit_test(test_disturbed_text_names_the_end_and_the_steal),

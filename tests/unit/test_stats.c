@@ -1800,10 +1800,16 @@ static void test_tables_fdr_takes_the_paired_rows_as_a_family(void **state)
 			const struct stats_row *pr = paired_of(&t[c]);
 
 			assert_true(pr->q >= pr->c.p);
+			assert_int_equal(pr->fdr_n, CONFIGS);
 			assert_true(t[c].paired_regressed == (pr->c.verdict == STATS_REGRESSION));
+			/* a call taken back is marked, for its note */
+			if (pr->fdr_downgraded)
+				assert_true(pr->c.p < o.cmp.alpha && pr->q >= o.cmp.alpha &&
+					    (pr->c.verdict == STATS_INCONCLUSIVE || pr->c.verdict == STATS_SAME));
 			if (pr->c.p < o.cmp.alpha && pr->q >= o.cmp.alpha &&
 			    fabs(pr->c.shift_pct) >= o.cmp.min_change_pct) {
 				down++;
+				assert_true(pr->fdr_downgraded);
 				assert_int_equal(pr->c.verdict, STATS_INCONCLUSIVE);
 				assert_int_equal(pr->c.runs_needed, 0);
 			}
