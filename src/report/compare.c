@@ -170,6 +170,15 @@ void report_fdr_note(FILE *out, const struct stats_notes *nt)
 		nt->fdr_p, nt->fdr_q, nt->fdr_n, nt->fdr_n);
 }
 
+void report_steal_part(FILE *out, const struct stats_notes *nt)
+{
+	size_t n = nt->disturbed_steal_a + nt->disturbed_steal_b;
+
+	if (n)
+		fprintf(out, "; in %zu of them mostly the host's steal (cpu.foreign_steal_pct), which nothing in the guest can stop",
+			n);
+}
+
 bool report_fdr_row_due(const struct stats_row *r)
 {
 	return r->shown && !r->headline && r->fdr_downgraded;
@@ -287,9 +296,12 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 	if (nt->drift_p_b < 0.05)
 		fprintf(out, "note: %s drifts with run order (Mann-Kendall p = %.3f): the machine changed during the runs\n",
 			label_b, nt->drift_p_b);
-	if (nt->disturbed_a || nt->disturbed_b)
-		fprintf(out, "note: left out as disturbed by foreign CPU load: %zu in %s, %zu in %s (--keep-disturbed pools them)\n",
+	if (nt->disturbed_a || nt->disturbed_b) {
+		fprintf(out, "note: left out as disturbed by foreign CPU load: %zu in %s, %zu in %s",
 			nt->disturbed_a, label_a, nt->disturbed_b, label_b);
+		report_steal_part(out, nt);
+		fputs(" (--keep-disturbed pools them)\n", out);
+	}
 	if (nt->not_steady_a || nt->not_steady_b)
 		fprintf(out, "note: samples whose rate trended within the window (not steady): %zu in %s, %zu in %s\n",
 			nt->not_steady_a, label_a, nt->not_steady_b, label_b);
@@ -431,6 +443,12 @@ json_t *report_compare_json(const struct stats_table *t)
 		      "fdr_configs", (json_int_t)t->notes.fdr_n,
 		      "fdr_downgraded", t->notes.fdr_downgraded,
 		      "builds_differ", t->notes.builds_differ);
+	if (j) {
+		json_t *nt = json_object_get(j, "notes");
+
+		json_object_set_new(nt, "disturbed_steal_a", json_integer((json_int_t)t->notes.disturbed_steal_a));
+		json_object_set_new(nt, "disturbed_steal_b", json_integer((json_int_t)t->notes.disturbed_steal_b));
+	}
 	return j;
 }
 

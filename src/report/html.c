@@ -858,9 +858,12 @@ static void html_pair(FILE *out, const struct report_doc *d,
 				nt->outliers_a, nt->outliers_b);
 		if (nt->drift_p_a < 0.05 || nt->drift_p_b < 0.05)
 			fputs(" the headline drifts with run order: the machine changed during the runs.", out);
-		if (nt->disturbed_a || nt->disturbed_b)
-			fprintf(out, " left out as disturbed by foreign CPU load: %zu and %zu (--keep-disturbed pools them).",
+		if (nt->disturbed_a || nt->disturbed_b) {
+			fprintf(out, " left out as disturbed by foreign CPU load: %zu and %zu",
 				nt->disturbed_a, nt->disturbed_b);
+			report_steal_part(out, nt);
+			fputs(" (--keep-disturbed pools them).", out);
+		}
 		if (nt->not_steady_a || nt->not_steady_b)
 			fprintf(out, " samples whose rate trended within the window (not steady): %zu and %zu.",
 				nt->not_steady_a, nt->not_steady_b);

@@ -224,7 +224,7 @@ static bool flagged(const struct base_sample *s, const char *name)
 
 /* What one side's samples said about their windows. */
 struct side_flags {
-	size_t dropped, not_steady, host_trend, mixed, xcpu_moved;
+	size_t dropped, dropped_steal, not_steady, host_trend, mixed, xcpu_moved;
 	double mixed_gap;
 };
 
@@ -233,6 +233,21 @@ static double metric_or(const struct base_sample *s, const char *name, double df
 	const struct sample_metric *m = base_sample_get(s, name);
 
 	return m ? m->value : dflt;
+}
+
+/* Whether a sample's foreign CPU was mostly the host's steal, on the end
+ * that had more foreign CPU. */
+static bool mostly_steal(const struct base_sample *s)
+{
+	double f = metric_or(s, "cpu.foreign_busy_pct", 0);
+	double st = metric_or(s, "cpu.foreign_steal_pct", 0);
+	double fs = metric_or(s, "cpu.server.foreign_busy_pct", 0);
+
+	if (fs > f) {
+		f = fs;
+		st = metric_or(s, "cpu.server.foreign_steal_pct", 0);
+	}
+	return f > 0 && st >= f / 2;
 }
 
 /*
@@ -258,13 +273,16 @@ static size_t undisturbed(const struct base_sample *const *s, size_t n,
 			if (gap > f->mixed_gap)
 				f->mixed_gap = gap;
 		}
-		if (!keep && flagged(s[i], "window.disturbed"))
+		if (!keep && flagged(s[i], "window.disturbed")) {
+			f->dropped_steal += mostly_steal(s[i]);
 			continue;
+		}
 		kept[k++] = s[i];
 	}
 	if (!k) { /* all disturbed: compare them anyway, the note says so */
 		for (size_t i = 0; i < n; i++)
 			kept[i] = s[i];
+		f->dropped_steal = 0;
 		return n;
 	}
 	f->dropped = n - k;
@@ -294,6 +312,8 @@ int stats_table_build(const struct base_sample *const *a_all, size_t na_all,
 	nb = undisturbed(b_all, nb_all, o->keep_disturbed, b, &fb);
 	out->notes.disturbed_a = fa.dropped;
 	out->notes.disturbed_b = fb.dropped;
+	out->notes.disturbed_steal_a = fa.dropped_steal;
+	out->notes.disturbed_steal_b = fb.dropped_steal;
 	out->notes.not_steady_a = fa.not_steady;
 	out->notes.not_steady_b = fb.not_steady;
 	out->notes.host_trend_a = fa.host_trend;

@@ -49,6 +49,9 @@ struct stats_notes {
 	 * replace them by the entries and values, report_env_within_note) */
 	char env_diff_a[512], env_diff_b[512];
 	size_t disturbed_a, disturbed_b; /* samples left out as disturbed */
+	/* of those, the ones whose foreign CPU was mostly the host's steal
+	 * (cpu.foreign_steal_pct at least half of it, on the end with more) */
+	size_t disturbed_steal_a, disturbed_steal_b;
 	size_t not_steady_a, not_steady_b; /* samples whose window trended */
 	size_t host_trend_a, host_trend_b; /* of those, with the host's speed trending the same way */
 	/* samples whose window left a level and came back (window.mixed),

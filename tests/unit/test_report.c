@@ -1133,6 +1133,30 @@ static void test_fdr_note_of_a_paired_row(void **state)
 	free(t.rows);
 }
 
+/* The samples left out as disturbed, and how many of them the host's steal
+ * disturbed most. */
+static void test_disturbed_note_counts_the_hosts_steal(void **state)
+{
+	struct stats_table t;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	fill_table(&t, "test=tcp_rr");
+	t.notes.disturbed_b = 3;
+	report_compare_table(f, &t, "A", "B", NULL);
+	t.notes.disturbed_steal_b = 2;
+	report_compare_table(f, &t, "A", "B", NULL);
+	fclose(f);
+	assert_non_null(strstr(buf, "\nnote: left out as disturbed by foreign CPU load: 0 in A, 3 in B (--keep-disturbed pools them)\n"));
+	assert_non_null(strstr(buf, "\nnote: left out as disturbed by foreign CPU load: 0 in A, 3 in B; in 2 of them mostly the host's steal "
+				    "(cpu.foreign_steal_pct), which nothing in the guest can stop (--keep-disturbed pools them)\n"));
+	free(buf);
+	free(t.rows);
+}
+
 /* The counters that moved: counts that did, both ends; not a count that
  * stayed 0, nor the levels /proc/net/snmp prints among its counts. */
 static void test_sample_table_lists_counts_not_levels(void **state)
@@ -1300,6 +1324,7 @@ int main(void)
 		cmocka_unit_test(test_paired_note_counts_and_orders),
 		cmocka_unit_test(test_fdr_note_and_summary),
 		cmocka_unit_test(test_fdr_note_of_a_paired_row),
+		cmocka_unit_test(test_disturbed_note_counts_the_hosts_steal),
 		cmocka_unit_test(test_sample_table_lists_counts_not_levels),
 		cmocka_unit_test(test_sample_table_values_line_up_past_long_names),
 		cmocka_unit_test(test_disturbed_text_names_the_end_and_the_steal),

@@ -1671,6 +1671,53 @@ static void table_of(const double *ga, const double *gb, size_t n, const bool *a
 }
 
 /*
+ * Samples flagged disturbed are left out and counted, and so are those of
+ * them whose foreign CPU was mostly the host's steal, on whichever end had
+ * more of it; --keep-disturbed pools them and counts none.
+ */
+static void test_disturbed_samples_counted_with_the_hosts_steal(void **state)
+{
+	static const double ga[6] = { 10, 10.1, 9.9, 10, 10.2, 9.8 }, gb[6] = { 10, 10.1, 9.9, 10, 10.2, 9.8 };
+	/* foreign, steal; server foreign, server steal (-1: none) */
+	static const double fb[6][4] = {
+		{ 0, 0, -1, -1 }, { 0, 0, -1, -1 }, { 30, 25, -1, -1 }, { 30, 5, -1, -1 },
+		{ 12, 0, 40, 30 }, { 0, 0, -1, -1 },
+	};
+	struct base_sample *a = speed_samples(6, ga, NULL), *b = speed_samples(6, gb, NULL);
+	const struct base_sample *pa[6], *pb[6];
+	struct stats_table_opts o;
+	struct stats_table t;
+
+	(void)state;
+	stats_table_opts_init(&o);
+	for (size_t i = 0; i < 6; i++) {
+		pa[i] = &a[i];
+		pb[i] = &b[i];
+		assert_int_equal(base_sample_set(&b[i], "window.disturbed", "", fb[i][0] > 10), 0);
+		assert_int_equal(base_sample_set(&b[i], "cpu.foreign_busy_pct", "%", fb[i][0]), 0);
+		assert_int_equal(base_sample_set(&b[i], "cpu.foreign_steal_pct", "%", fb[i][1]), 0);
+		if (fb[i][2] >= 0) {
+			assert_int_equal(base_sample_set(&b[i], "cpu.server.foreign_busy_pct", "%", fb[i][2]), 0);
+			assert_int_equal(base_sample_set(&b[i], "cpu.server.foreign_steal_pct", "%", fb[i][3]), 0);
+		}
+	}
+	assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, &t), 0);
+	assert_int_equal(t.notes.disturbed_a, 0);
+	assert_int_equal(t.notes.disturbed_b, 3);
+	/* 25 of 30 on the client; 30 of the server's 40 */
+	assert_int_equal(t.notes.disturbed_steal_b, 2);
+	assert_int_equal(t.notes.disturbed_steal_a, 0);
+	stats_table_release(&t);
+	o.keep_disturbed = true;
+	assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, &t), 0);
+	assert_int_equal(t.notes.disturbed_b, 0);
+	assert_int_equal(t.notes.disturbed_steal_b, 0);
+	stats_table_release(&t);
+	free_samples(a, 6);
+	free_samples(b, 6);
+}
+
+/*
  * Many configurations compared at once, 6 samples a side, 5% noise. With
  * no change anywhere, the rank test at 5% called a regression somewhere
  * in 104 of 200 sets of 40 configurations; over the family
@@ -2961,6 +3008,7 @@ int main(void)
 		cmocka_unit_test(test_crossover_runs_needed_counts_its_lost_degrees),
 		cmocka_unit_test(test_tables_fdr_calls_a_matrix_clean_and_keeps_a_corner),
 		cmocka_unit_test(test_tables_fdr_takes_the_paired_rows_as_a_family),
+		cmocka_unit_test(test_disturbed_samples_counted_with_the_hosts_steal),
 		cmocka_unit_test(test_kendall_matches_scipy),
 		cmocka_unit_test(test_host_trend_only_when_the_speed_moved_with_the_rate),
 		cmocka_unit_test(test_host_moved_when_the_round_trip_changed_level),
