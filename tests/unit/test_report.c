@@ -515,21 +515,31 @@ static void test_compare_table_columns_line_up(void **state)
 	free(t.rows);
 }
 
-/* The config line leaves out what every configuration compared shares. */
-static void test_compare_table_config_line_without_the_common_part(void **state)
+/* What report_compare_table() prints for t (free() it). */
+static char *capture_compare_table(const struct stats_table *t, const char *common)
 {
-	struct stats_table t;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	(void)state;
 	assert_non_null(f);
-	fill_table(&t, "ipv=4 msg=64 streams=2 test=udp_stream");
-	report_compare_table(f, &t, "A", "B", "ipv=4 test=udp_stream");
-	report_compare_table(f, &t, "A", "B", "");
+	report_compare_table(f, t, "A", "B", common);
 	fclose(f);
+	return buf;
+}
+
+/* The config line leaves out what every configuration compared shares. */
+static void test_compare_table_config_line_without_the_common_part(void **state)
+{
+	struct stats_table t;
+	char *buf;
+
+	(void)state;
+	fill_table(&t, "ipv=4 msg=64 streams=2 test=udp_stream");
+	buf = capture_compare_table(&t, "ipv=4 test=udp_stream");
 	assert_non_null(strstr(buf, "config: msg=64 streams=2\n"));
+	free(buf);
+	buf = capture_compare_table(&t, "");
 	assert_non_null(strstr(buf, "config: ipv=4 msg=64 streams=2 test=udp_stream\n"));
 	free(buf);
 	free(t.rows);
@@ -1104,13 +1114,10 @@ static void test_fdr_note_and_summary(void **state)
 static void test_fdr_note_of_a_paired_row(void **state)
 {
 	struct stats_table t;
-	char *buf = NULL, *js;
-	size_t len = 0;
+	char *buf, *js;
 	json_t *j;
-	FILE *f = open_memstream(&buf, &len);
 
 	(void)state;
-	assert_non_null(f);
 	fill_table(&t, "test=tcp_stream");
 	snprintf(t.rows[1].metric, sizeof(t.rows[1].metric), "throughput.gbps.paired");
 	t.rows[1].paired = true;
@@ -1119,8 +1126,7 @@ static void test_fdr_note_of_a_paired_row(void **state)
 	t.rows[1].c.verdict = STATS_INCONCLUSIVE;
 	t.rows[1].fdr_n = 11;
 	t.rows[1].fdr_downgraded = true;
-	report_compare_table(f, &t, "A", "B", NULL);
-	fclose(f);
+	buf = capture_compare_table(&t, NULL);
 	assert_non_null(strstr(buf, "\nnote: the throughput.gbps.paired row's own p = 0.0257 is q = 0.2826 (its p column) "
 				    "among the 11 configurations' .paired rows (Benjamini-Hochberg): not called\n"));
 	j = report_compare_json(&t);
@@ -1138,19 +1144,16 @@ static void test_fdr_note_of_a_paired_row(void **state)
 static void test_disturbed_note_counts_the_hosts_steal(void **state)
 {
 	struct stats_table t;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char *buf;
 
 	(void)state;
-	assert_non_null(f);
 	fill_table(&t, "test=tcp_rr");
 	t.notes.disturbed_b = 3;
-	report_compare_table(f, &t, "A", "B", NULL);
-	t.notes.disturbed_steal_b = 2;
-	report_compare_table(f, &t, "A", "B", NULL);
-	fclose(f);
+	buf = capture_compare_table(&t, NULL);
 	assert_non_null(strstr(buf, "\nnote: left out as disturbed by foreign CPU load: 0 in A, 3 in B (--keep-disturbed pools them)\n"));
+	free(buf);
+	t.notes.disturbed_steal_b = 2;
+	buf = capture_compare_table(&t, NULL);
 	assert_non_null(strstr(buf, "\nnote: left out as disturbed by foreign CPU load: 0 in A, 3 in B; in 2 of them mostly the host's steal "
 				    "(cpu.foreign_steal_pct), which nothing in the guest can stop (--keep-disturbed pools them)\n"));
 	free(buf);
