@@ -116,8 +116,13 @@ check "not steady is flagged exactly when the trend is significant and strong" \
 # tcp_stream also switches by itself between two rates 2x apart, and a
 # switch next to the dip blurs the levels the check is about.
 run_at dip tcp_rr 6 2 2.2
+# what a failed window check saw: the flags, the levels and the foreign CPU
+window_diag() {
+	echo "# $1: $(jpy "$2" '" ".join("%s=%s" % (k[k.rfind(".") + 1:], m[k]["value"]) for k in ("window.mixed", "window.levels", "window.level_lo_pct", "window.level_hi_pct", "window.rate_cov_pct", "window.not_steady", "window.disturbed", "cpu.foreign_busy_pct", "cpu.foreign_steal_pct") if k in m)')"
+}
 check "a rate that fell part-way and came back: window.mixed, three or more levels, the low one well under the mean" \
-	jtrue "$TMP/dip.json" 'v("window.mixed") == 1 and v("window.levels") >= 3 and v("window.level_lo_pct") < 90 < 100 < v("window.level_hi_pct")'
+	jtrue "$TMP/dip.json" 'v("window.mixed") == 1 and v("window.levels") >= 3 and v("window.level_lo_pct") < 90 < 100 < v("window.level_hi_pct")' ||
+	window_diag dip "$TMP/dip.json"
 check "a rate throttled half-way to the end: at least two levels" \
 	jtrue "$TMP/trend.json" 'v("window.levels") >= 2 and v("window.level_lo_pct") < 90'
 check "levels on a run left alone: lowest <= mean <= highest, mixed only with three or more, one level exactly when lo = hi = 100%" \
@@ -135,6 +140,7 @@ def cov(d):
 m = lambda d: d["metrics"]["window.rate_cov_pct"]["value"]
 sys.exit(not (abs(m(q) - cov(q)) <= 0.01 * cov(q) + 1e-6 and abs(m(t) - cov(t)) <= 0.01 * cov(t) + 1e-6 and m(t) > m(q)))
 PY
+[ $? -eq 0 ] || { window_diag quiet "$TMP/quiet.json"; window_diag trend "$TMP/trend.json"; }
 # Exact accounting: the processes' CPU against the machine's busy time.
 check "process CPU of both ends is within the machine's busy time" \
 	jtrue "$TMP/quiet.json" 'v("cpu.client.cpu_s") + v("cpu.server.cpu_s") <= v("cpu.client.busy_pct") / 100 * int(d["env"]["client"]["online_cpus"]) * v("window.client_s") * 1.1'
