@@ -580,26 +580,50 @@ int cmd_import(int argc, char **argv)
 	return code;
 }
 
+static bool export_keep(void *ctx, const char *config_key)
+{
+	return cli_where_match(ctx, config_key);
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const char usage[] =
-		"usage: netregress export [--db PATH] [--label LABEL]\n"
-		"Writes stored samples as JSON lines on stdout, for 'import'.\n";
+		"usage: netregress export [--db PATH] [--label LABEL] [--where NAME=VALUE]...\n"
+		"Writes stored samples as JSON lines on stdout, for 'import'; --where\n"
+		"(repeatable, as in compare) only those of the configurations that have it.\n";
 	struct base_err err = { "" };
-	const char *db = NULL, *label = NULL;
-	struct store *st;
-	int ret;
+	struct cli_where where = { 0 };
+	struct cli_keys keys = { 0 };
+	const char *db = NULL, *label = NULL, *of;
+	struct store *st = NULL;
+	int ret, code = EXIT_RUNTIME;
 
-	ret = db_opts(argc, argv, usage, &db, &label, NULL, NULL, 0, 0);
-	if (ret)
-		return ret < 0 ? EXIT_OK : ret;
-	if ((ret = cli_db_open(cli_db_path(db), false, &st)))
-		return ret;
-	ret = store_export(st, label, stdout, &err);
-	store_close(st);
+	ret = db_opts(argc, argv, usage, &db, &label, NULL, &where, 0, 0);
 	if (ret) {
-		cli_error("%s", err.msg);
-		return EXIT_RUNTIME;
+		code = ret < 0 ? EXIT_OK : ret;
+		goto out;
 	}
-	return EXIT_OK;
+	if ((code = cli_db_open(cli_db_path(db), false, &st)))
+		goto out;
+	code = EXIT_RUNTIME;
+	/* a term that names nothing stored is refused, as compare refuses it */
+	of = label ? label : cli_db_path(db);
+	if (where.n && (ret = cli_keys_load(st, label, &keys, &err))) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	if (where.n && keys.n && (code = cli_where_apply(&where, &keys, &of, 1)))
+		goto out;
+	if ((ret = store_export_where(st, label, where.n ? export_keep : NULL, &where, stdout,
+				      &err))) {
+		cli_error("%s", err.msg);
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	code = EXIT_OK;
+out:
+	cli_keys_release(&keys);
+	cli_where_release(&where);
+	store_close(st);
+	return code;
 }

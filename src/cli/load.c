@@ -36,7 +36,8 @@ static int collect_key(void *ctx, const struct store_config_row *r)
 int cli_keys_load(struct store *st, const char *label, struct cli_keys *k,
 		  struct base_err *err)
 {
-	int ret = store_configs(st, label, collect_key, k, err);
+	int ret = label ? store_configs(st, label, collect_key, k, err) :
+			  store_labels(st, collect_key, k, err);
 
 	if (ret == -ENOMEM)
 		base_err_set(err, ret, "out of memory");

@@ -18,8 +18,9 @@ struct cli_keys {
 	size_t n, cap;
 };
 
-/* Append the keys of label's configurations to k (zeroed or filled before).
- * Returns 0, or a negative errno with err set. */
+/* Append the keys of label's configurations to k (zeroed or filled before;
+ * label NULL: every label's, a key once per label that has it). Returns 0,
+ * or a negative errno with err set. */
 int cli_keys_load(struct store *st, const char *label, struct cli_keys *k,
 		  struct base_err *err);
 /* True when k holds key. */

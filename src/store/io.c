@@ -267,23 +267,35 @@ out:
 int store_export(struct store *st, const char *label, FILE *out,
 		 struct base_err *err)
 {
+	return store_export_where(st, label, NULL, NULL, out, err);
+}
+
+int store_export_where(struct store *st, const char *label,
+		       bool (*keep)(void *ctx, const char *config_key), void *ctx, FILE *out,
+		       struct base_err *err)
+{
 	struct store_env_cache cache;
 	const char *refs = st->version >= 2 ? "client_env, server_env" : "NULL, NULL";
-	char sql[160];
+	char sql[192];
 	sqlite3_stmt *q;
 	int rc, ret;
 
 	/* version 1 (read-only) keeps the snapshots inside the documents */
-	snprintf(sql, sizeof(sql), "SELECT doc, sample_uid, %s FROM samples%s ORDER BY id",
+	snprintf(sql, sizeof(sql), "SELECT doc, sample_uid, %s, config_key FROM samples%s ORDER BY id",
 		 refs, label ? " WHERE label = ?1" : "");
 	if ((ret = store_prepare(st, sql, &q, err)))
 		return ret;
 	store_env_cache_init(&cache);
 	if (label)
 		sqlite3_bind_text(q, 1, label, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(q, 4);
+
+		if (keep && !keep(ctx, key ? key : ""))
+			continue;
 		if ((ret = export_doc(st, &cache, q, out, err)))
 			goto out;
+	}
 	if (rc != SQLITE_DONE) {
 		ret = store_sql_err(st, rc, "exporting", err);
 		goto out;

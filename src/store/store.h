@@ -164,5 +164,10 @@ int store_import_file(struct store *st, const char *path, size_t *added,
  */
 int store_export(struct store *st, const char *label, FILE *out,
 		 struct base_err *err);
+/* The same, only the samples whose configuration key keep() takes (NULL:
+ * every one). */
+int store_export_where(struct store *st, const char *label,
+		       bool (*keep)(void *ctx, const char *config_key), void *ctx, FILE *out,
+		       struct base_err *err);
 
 #endif

@@ -217,6 +217,20 @@ checkx "show and report take --where too" \
 	 grep -q "^every configuration shown: .* test=tcp_stream " "$TMP/w5.txt" &&
 	 [ $rc6 -eq 0 ] && grep -q "^1 configuration\.$" "$TMP/w6.md"' ||
 	diag "$TMP/w5.txt" "^config"
+"$NR" export --db "$TMP/fam.db" --label fb --where msg=2K >"$TMP/w7.jsonl"
+rc=$?
+"$NR" export --db "$TMP/fam.db" --where msg=2K --where msg=4096 >"$TMP/w8.jsonl"
+rc8=$?
+"$NR" export --db "$TMP/fam.db" --where msg=3K >"$TMP/w9.jsonl" 2>"$TMP/w9.err"
+rc9=$?
+check "export --where writes only those configurations' samples, and refuses a value none has" python3 -c '
+import json, sys
+one = [json.loads(l) for l in open(sys.argv[1])]
+two = [json.loads(l) for l in open(sys.argv[2])]
+ok = sys.argv[3:6] == ["0", "0", "2"] and len(one) == 5 and all(d["label"] == "fb" and d["config"]["params"]["msg"] == "2048" for d in one)
+ok &= len(two) == 20 and sorted({d["config"]["params"]["msg"] for d in two}) == ["2048", "4096"]
+ok &= open(sys.argv[6]).read() == "" and "--where msg=3K: no configuration of" in open(sys.argv[7]).read()
+sys.exit(0 if ok else 1)' "$TMP/w7.jsonl" "$TMP/w8.jsonl" $rc $rc8 $rc9 "$TMP/w9.jsonl" "$TMP/w9.err"
 "$NR" labels --db "$TMP/fam.db" fb >"$TMP/l1.txt"
 rc=$?
 "$NR" labels --db "$TMP/fam.db" --keys >"$TMP/l2.txt"
