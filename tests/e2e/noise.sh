@@ -58,12 +58,19 @@ run_at() {
 		wait $r
 		unhog
 		"$NR" export --db "$TMP/$1.db" >"$TMP/$1.json"
-		jtrue "$TMP/$1.json" 'm.get("window.xcpu_moved", {}).get("value") != 1' && return 0
-		echo "# $1: the host moved the test's cpus within the window (window.xcpu_moved): once more"
+		jtrue "$TMP/$1.json" 'm.get("window.xcpu_moved", {}).get("value") != 1 and m.get("cpu.foreign_steal_pct", {}).get("value", 0) < 5' && return 0
+		echo "# $1: the host moved the test's cpus within the window (window.xcpu_moved), or stole 5% of them or more: once more"
 	done
 }
 
-timeout 60 "$NR" run tcp_stream -l 3s --warmup 300ms --json --no-store >"$TMP/quiet.json"
+# the run left alone: once more when the host stole 5% of the cpus or
+# more (a spell of its other guests, which the hogged runs are measured
+# against)
+for _ in 1 2; do
+	timeout 60 "$NR" run tcp_stream -l 3s --warmup 300ms --json --no-store >"$TMP/quiet.json"
+	jtrue "$TMP/quiet.json" 'm.get("cpu.foreign_steal_pct", {}).get("value", 0) < 5' && break
+	echo "# quiet: the host stole 5% of the cpus or more: once more"
+done
 # the flag follows the measurement (the machine may not be quiet: assert
 # the invariant, and the hog's effect against this run below)
 check "disturbed is flagged exactly when foreign CPU is over 10% of the machine" \
