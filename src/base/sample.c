@@ -325,6 +325,19 @@ int base_sample_set_series_probe(struct base_sample *s, enum base_tick_probe p,
 	return 0;
 }
 
+bool base_sample_foreign(const struct base_sample *s, double *share, double *steal)
+{
+	const struct sample_metric *f = base_sample_get(s, "cpu.foreign_busy_pct");
+	const struct sample_metric *fs = base_sample_get(s, "cpu.server.foreign_busy_pct");
+	bool server = fs && (!f || fs->value > f->value);
+	const struct sample_metric *st =
+		base_sample_get(s, server ? "cpu.server.foreign_steal_pct" : "cpu.foreign_steal_pct");
+
+	*share = server ? fs->value : f ? f->value : NAN;
+	*steal = st ? st->value : 0;
+	return server;
+}
+
 int base_sample_copy(struct base_sample *dst, const struct base_sample *src)
 {
 	int ret = 0;

@@ -158,6 +158,14 @@ int base_sample_set_series_probe(struct base_sample *s, enum base_tick_probe p,
 
 /* Deep copy of src into dst (initialized, empty). Returns 0 or -ENOMEM. */
 int base_sample_copy(struct base_sample *dst, const struct base_sample *src);
+/*
+ * The foreign CPU of the end that had more of it (% of its machine:
+ * cpu.foreign_busy_pct, or cpu.server.foreign_busy_pct when that is
+ * larger) in *share, the host's steal part of it in *steal (0 when not
+ * recorded); returns whether it was the server's end. *share is NaN when
+ * neither end recorded it.
+ */
+bool base_sample_foreign(const struct base_sample *s, double *share, double *steal);
 
 /* A fresh random id in s->id (getrandom; a clock-based fallback). */
 void base_sample_new_id(struct base_sample *s);

@@ -118,17 +118,11 @@ static double mval(const struct base_sample *s, const char *name)
 
 void report_disturbed_text(const struct base_sample *s, char *buf, size_t len)
 {
-	double f = mval(s, "cpu.foreign_busy_pct"), st = mval(s, "cpu.foreign_steal_pct");
-	double fs = mval(s, "cpu.server.foreign_busy_pct");
-	const char *end = "";
+	double f, st;
+	bool server = base_sample_foreign(s, &f, &st);
 	int n;
 
-	if (fs > f || (isnan(f) && !isnan(fs))) {
-		f = fs;
-		st = mval(s, "cpu.server.foreign_steal_pct");
-		end = " of the server's machine";
-	}
-	n = snprintf(buf, len, "foreign CPU %.1f%%%s", f, end[0] ? end : " of the machine");
+	n = snprintf(buf, len, "foreign CPU %.1f%% of the %smachine", f, server ? "server's " : "");
 	if (st >= 0.05 && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n,
 			 " (%.1f points of it the host's steal: the vCPUs waited while the host ran something else)",

@@ -239,14 +239,9 @@ static double metric_or(const struct base_sample *s, const char *name, double df
  * that had more foreign CPU. */
 static bool mostly_steal(const struct base_sample *s)
 {
-	double f = metric_or(s, "cpu.foreign_busy_pct", 0);
-	double st = metric_or(s, "cpu.foreign_steal_pct", 0);
-	double fs = metric_or(s, "cpu.server.foreign_busy_pct", 0);
+	double f, st;
 
-	if (fs > f) {
-		f = fs;
-		st = metric_or(s, "cpu.server.foreign_steal_pct", 0);
-	}
+	base_sample_foreign(s, &f, &st);
 	return f > 0 && st >= f / 2;
 }
 
