@@ -176,14 +176,6 @@ void job_plan_label_order(uint64_t seed, size_t cell, unsigned round, size_t nla
 	}
 }
 
-bool job_plan_a_first(uint64_t seed, size_t pair, unsigned round)
-{
-	size_t order[2];
-
-	job_plan_label_order(seed, pair, round, 2, order);
-	return order[0] == 0;
-}
-
 int job_plan_orient_round(struct job_plan_step *round, size_t n, size_t ncells, size_t nlabels,
 			  uint64_t seed, unsigned round_no, const struct job_plan_step *prev)
 {

@@ -57,9 +57,6 @@ int job_plan_make(size_t ncells, unsigned reps, uint64_t seed,
  */
 void job_plan_label_order(uint64_t seed, size_t cell, unsigned round, size_t nlabels,
 			  size_t *order);
-/* Two labels: whether A's unit of configuration `pair` runs first in round
- * `round` (job_plan_label_order()'s order[0] == 0). */
-bool job_plan_a_first(uint64_t seed, size_t pair, unsigned round);
 
 /*
  * Put the n steps of one round (each unit at most once; units below

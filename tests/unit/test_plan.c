@@ -16,6 +16,16 @@
 #include "base/time.h"
 #include "job/plan.h"
 
+/* Two labels: whether A's unit of configuration `pair` runs first in round
+ * `round`, as job_plan_label_order() orders them. */
+static bool a_first(uint64_t seed, size_t pair, unsigned round)
+{
+	size_t order[2];
+
+	job_plan_label_order(seed, pair, round, 2, order);
+	return order[0] == 0;
+}
+
 /* Steps compare field by field: the struct has padding. */
 static bool same_steps(const struct job_plan_step *a,
 		       const struct job_plan_step *b, size_t n)
@@ -165,7 +175,7 @@ static bool a_runs_first(const struct job_plan_step *s, size_t n, size_t pairs, 
 /*
  * An A/B of two labels over several cells (units p and p + pairs): in
  * every two rounds each cell runs once A first and once B first, in the
- * order job_plan_a_first() draws, so the two orders are at most one apart;
+ * order a_first() draws, so the two orders are at most one apart;
  * every round is a permutation, no unit runs twice in a row, and the
  * order drawn first is A's about half the time, for one cell as for two
  * together.
@@ -195,7 +205,7 @@ static void test_ab_plans_run_each_cell_both_ways_in_every_two_rounds(void **sta
 						bool a = a_runs_first(s + (size_t)r * units, units,
 								      pairs, p);
 
-						assert_true(a == job_plan_a_first(seed, p, r));
+						assert_true(a == a_first(seed, p, r));
 						lead += a ? 1 : -1;
 						if (r % 2)
 							assert_int_equal(lead, 0);
@@ -247,7 +257,7 @@ static void test_ab_plan_of_one_pair_is_the_two_cell_plan(void **state)
 /*
  * --until-ci's rounds, one at a time over the cells still unsettled: a
  * cell runs under both labels in every round until it settles. Orienting
- * each round as job_plan_a_first() says for its number keeps every cell's
+ * each round as a_first() says for its number keeps every cell's
  * two orders within one of each other after any round, leaves the round
  * a permutation of its steps, and never starts a round of three steps or
  * more with the step before it.
@@ -289,7 +299,7 @@ static void test_orient_round_balances_added_rounds(void **state)
 				bool a = a_runs_first(round, n, PAIRS, in[i]);
 
 				sum -= (unsigned)(2 * in[i] + PAIRS);
-				assert_true(a == job_plan_a_first(seed, in[i], r));
+				assert_true(a == a_first(seed, in[i], r));
 				lead[in[i]] += a ? 1 : -1;
 				assert_in_range(lead[in[i]] + 1, 0, 2);
 			}
@@ -315,7 +325,7 @@ static void test_label_orders_are_permutations_reversed_every_other_round(void *
 	for (uint64_t seed = 0; seed < 4; seed++)
 		for (size_t p = 0; p < 4; p++)
 			for (unsigned r = 0; r < 2; r++, i++)
-				bits |= (unsigned)job_plan_a_first(seed * 0x9e3779b97f4a7c15ULL, p, r) << i;
+				bits |= (unsigned)a_first(seed * 0x9e3779b97f4a7c15ULL, p, r) << i;
 	assert_int_equal(bits, 0xa9596a95);
 	for (size_t k = 1; k <= 5; k++) {
 		for (uint64_t seed = 0; seed < 500; seed++) {
@@ -332,7 +342,7 @@ static void test_label_orders_are_permutations_reversed_every_other_round(void *
 				}
 				assert_int_equal(seen, (1u << k) - 1);
 				if (k == 2)
-					assert_true(job_plan_a_first(seed, 3, r) == (even[0] == 0));
+					assert_true(a_first(seed, 3, r) == (even[0] == 0));
 				if (k == 5)
 					first[even[0]]++;
 			}
