@@ -323,8 +323,8 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 		fprintf(out, "note: samples in which the host moved the test's CPUs within the window (window.xcpu_moved: the round trip of a cache line between them changed level): %zu in %s, %zu in %s\n",
 			nt->xcpu_moved_a, label_a, nt->xcpu_moved_b, label_b);
 	if (nt->xcpu_changed)
-		fprintf(out, "note: the test's CPUs sat %s apart in %s: the round trip of a cache line between them (host.xcpu_ns) went from %.0f ns in %s to %.0f ns, %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): the host placed the vCPUs differently, and loopback traffic slows with that distance, so part of a change may be the host's\n",
-			nt->xcpu_shift_pct > 0 ? "farther" : "closer", label_b,
+		fprintf(out, "note: the test's CPUs sat %s in %s: the round trip of a cache line between them (host.xcpu_ns) went from %.0f ns in %s to %.0f ns, %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): the host placed the vCPUs differently, and loopback traffic slows with that distance, so part of a change may be the host's\n",
+			nt->xcpu_shift_pct > 0 ? "farther apart" : "closer together", label_b,
 			nt->xcpu_a_ns, label_a, nt->xcpu_b_ns, nt->xcpu_shift_pct,
 			nt->xcpu_lo_pct, nt->xcpu_hi_pct, nt->xcpu_p);
 	if (nt->adj_applied) {

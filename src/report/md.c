@@ -345,8 +345,8 @@ static void md_notes(FILE *out, const struct report_doc *d,
 	if (nt->xcpu_changed) {
 		fputs("- ", out);
 		md_code(out, desc);
-		fprintf(out, ": the test's CPUs sat %s apart: the round trip of a cache line between them (host.xcpu_ns) went from %.0f to %.0f ns, %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): part of a change may be the host's placement\n",
-			nt->xcpu_shift_pct > 0 ? "farther" : "closer", nt->xcpu_a_ns, nt->xcpu_b_ns,
+		fprintf(out, ": the test's CPUs sat %s: the round trip of a cache line between them (host.xcpu_ns) went from %.0f to %.0f ns, %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): part of a change may be the host's placement\n",
+			nt->xcpu_shift_pct > 0 ? "farther apart" : "closer together", nt->xcpu_a_ns, nt->xcpu_b_ns,
 			nt->xcpu_shift_pct, nt->xcpu_lo_pct, nt->xcpu_hi_pct, nt->xcpu_p);
 	}
 	if (nt->adj_applied) {
