@@ -14,18 +14,21 @@
 #include "store/store.h"
 
 static const char compare_help[] =
-	"usage: netregress compare [options] A B\n"
+	"usage: netregress compare [options] A B [C...]\n"
 	"\n"
 	"Compares the samples of label B against label A for every configuration\n"
 	"both have: the headline metric of each test first (throughput, transactions\n"
 	"or connections per second), then the other metrics that changed with it.\n"
+	"With more labels (at most 64), each is compared with A in turn, and a\n"
+	"table of the headlines follows: every configuration, every label's median\n"
+	"and its change from A, with the verdict of its table.\n"
 	"First it names what differs between the environments A and B ran in\n"
 	"(kernel, command line, CPU, sysctls, interfaces, host), from the first\n"
 	"sample of each: a change that is not the kernel's shows there.\n"
 	"Exit status 1 when a headline metric regressed, 0 otherwise. The\n"
-	"configurations are one family: their headlines' p values are adjusted\n"
-	"together (Benjamini-Hochberg), so that a p significant in one\n"
-	"configuration of many is not called on its own.\n"
+	"configurations of one label against A are one family: their headlines'\n"
+	"p values are adjusted together (Benjamini-Hochberg), so that a p\n"
+	"significant in one configuration of many is not called on its own.\n"
 	"\n"
 	"From 4 pairs of runs side by side (a matrix's labels run in rounds), a\n"
 	"<headline>.paired row tests the ratios B/A of the pairs.\n"
@@ -44,6 +47,9 @@ static const char compare_help[] =
 	"                         verdict for the others)\n"
 	"      --json             one JSON document\n"
 	"      --csv              CSV rows\n";
+
+/* labels on one command line: the baseline and the others */
+#define COMPARE_MAX_LABELS 64
 
 enum { OPT_DB = 256, OPT_MINCH, OPT_ALPHA, OPT_ALL, OPT_JSON, OPT_CSV, OPT_KEEP, OPT_PAIRED,
        OPT_WHERE };
@@ -78,6 +84,32 @@ struct cmp_config {
 	json_t *env_json;
 };
 
+/* One label against the baseline A: a configuration for each of A's keys
+ * (built where this label has it too), and what its tables called. */
+struct cmp_pair {
+	const char *b;
+	struct cli_keys keys;
+	struct cmp_config *cfg; /* [ka->n], in A's order */
+	size_t ncommon;
+	bool none;         /* no configuration in common with A: not compared */
+	bool regressed;
+	size_t paired;     /* configurations whose .paired row regressed */
+	size_t with_pairs; /* configurations with a .paired row */
+	bool found;        /* what the exit code follows */
+};
+
+static void pair_release(struct cmp_pair *p, size_t n)
+{
+	for (size_t i = 0; p->cfg && i < n; i++) {
+		if (p->cfg[i].built)
+			stats_table_release(&p->cfg[i].t);
+		free(p->cfg[i].env_text);
+		json_decref(p->cfg[i].env_json);
+	}
+	free(p->cfg);
+	cli_keys_release(&p->keys);
+}
+
 /*
  * Two labels without a configuration in common: say so, and name what sets
  * apart the nearest two of their configurations (the fewest parameters),
@@ -107,6 +139,151 @@ static void no_common(const char *a, const struct cli_keys *ka, const char *b,
 			  a, b, nbest, nbest == 1 ? "" : "s", a, b, best);
 }
 
+/*
+ * The tables of one label against A, for every configuration both have,
+ * their headlines adjusted as one family (stats_tables_fdr), and what they
+ * called. 0, or an exit code after saying why.
+ */
+static int pair_build(struct store *st, const char *a, const struct cli_keys *ka,
+		      struct cmp_pair *p, const struct stats_table_opts *to, bool json,
+		      bool csv, bool by_pairs)
+{
+	struct base_err err = { "" };
+	struct stats_table **tabs;
+	int ret;
+
+	if (!(p->cfg = calloc(ka->n ? ka->n : 1, sizeof(*p->cfg)))) {
+		cli_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	for (size_t i = 0; i < ka->n; i++) {
+		struct cli_samples sa = { 0 }, sb = { 0 };
+		struct cmp_config *c = &p->cfg[i];
+
+		if (!cli_keys_has(&p->keys, ka->key[i]))
+			continue;
+		if (cli_samples_load(st, a, ka->key[i], &sa, &err) ||
+		    cli_samples_load(st, p->b, ka->key[i], &sb, &err)) {
+			cli_error("%s", err.msg);
+			cli_samples_release(&sa);
+			cli_samples_release(&sb);
+			return EXIT_RUNTIME;
+		}
+		ret = stats_table_build(sa.p, sa.n, sb.p, sb.n, to, &c->t);
+		if (!ret) {
+			c->built = true;
+			p->ncommon++;
+			report_env_within_note(&c->t, sa.p, sa.n, sb.p, sb.n);
+			ret = json ? ((c->env_json = report_env_diff_json(sa.p[0], sb.p[0])) ? 0 : -ENOMEM) :
+			      csv  ? 0 :
+				     env_text(sa.p[0], sb.p[0], a, p->b, &c->env_text);
+		}
+		cli_samples_release(&sa);
+		cli_samples_release(&sb);
+		if (ret) {
+			cli_error("cannot compare configuration '%s': %s", ka->key[i],
+				  strerror(-ret));
+			return EXIT_RUNTIME;
+		}
+	}
+	if (!p->ncommon) {
+		no_common(a, ka, p->b, &p->keys);
+		p->none = true;
+		return EXIT_RUNTIME;
+	}
+	if (!(tabs = malloc(p->ncommon * sizeof(*tabs)))) {
+		cli_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	for (size_t i = 0, n = 0; i < ka->n; i++)
+		if (p->cfg[i].built)
+			tabs[n++] = &p->cfg[i].t;
+	ret = stats_tables_fdr(tabs, p->ncommon, to);
+	free(tabs);
+	if (ret) {
+		cli_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	for (size_t i = 0; i < ka->n; i++) {
+		const struct stats_table *t = &p->cfg[i].t;
+
+		if (!p->cfg[i].built)
+			continue;
+		p->regressed |= t->regressed;
+		p->paired += t->paired_regressed;
+		p->with_pairs += t->notes.pairs > 0;
+		p->found |= by_pairs && t->notes.pairs ? t->paired_regressed : t->regressed;
+	}
+	return 0;
+}
+
+/* One label's comparison as JSON: {"a", "b", "configs": [...], "regressed",
+ * "paired_regressed"} (new reference), or NULL when out of memory. */
+static json_t *pair_json(const char *a, const struct cli_keys *ka, const struct cmp_pair *p)
+{
+	json_t *doc = json_pack("{s:s, s:s, s:[], s:b, s:I}", "a", a, "b", p->b, "configs",
+				"regressed", p->regressed, "paired_regressed",
+				(json_int_t)p->paired);
+	json_t *arr = doc ? json_object_get(doc, "configs") : NULL;
+
+	for (size_t i = 0; arr && i < ka->n; i++) {
+		json_t *c;
+
+		if (!p->cfg[i].built)
+			continue;
+		/* set_new and append_new take their value even when they fail */
+		c = report_compare_json(&p->cfg[i].t);
+		if (!c || json_object_set_new(c, "environment", json_incref(p->cfg[i].env_json)) ||
+		    json_array_append_new(arr, c)) {
+			json_decref(c);
+			arr = NULL;
+		}
+	}
+	if (!arr) {
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+/* One label's comparison as text: the environment lines where they change,
+ * then each configuration's table. */
+static void pair_text(const char *a, const struct cli_keys *ka, const struct cmp_pair *p,
+		      const char *common, bool say_common)
+{
+	const char *env_last = NULL;
+
+	for (size_t i = 0; i < ka->n; i++) {
+		const struct cmp_config *c = &p->cfg[i];
+
+		if (!c->built)
+			continue;
+		if (!env_last || strcmp(env_last, c->env_text))
+			fputs(c->env_text, stdout);
+		if (!env_last && say_common && common[0])
+			printf("every configuration compared: %s\n\n", common);
+		env_last = c->env_text;
+		report_compare_table(stdout, &c->t, a, p->b, common);
+	}
+}
+
+/* "N configurations compared (--where ...): REGRESSION ...; ..." without
+ * the end of the line. */
+static void pair_summary(const struct cmp_pair *p, const char *where_text, bool by_pairs,
+			 bool fdr)
+{
+	printf("%zu configuration%s compared%s%s%s: %s", p->ncommon,
+	       p->ncommon == 1 ? "" : "s", where_text ? " (--where " : "",
+	       where_text ? where_text : "", where_text ? ")" : "",
+	       p->regressed ? "REGRESSION in a headline metric" : "no headline regression");
+	report_paired_summary(stdout, p->paired, "; ", by_pairs);
+	if (fdr)
+		report_fdr_summary(stdout, p->ncommon, "; ");
+	if (by_pairs)
+		printf("; --paired: the exit code follows the .paired row where there is one (%zu of %zu)",
+		       p->with_pairs, p->ncommon);
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -124,19 +301,16 @@ int cmd_compare(int argc, char **argv)
 	};
 	struct stats_table_opts to;
 	struct base_err err = { "" };
-	struct cli_keys ka = { 0 }, kb = { 0 };
+	struct cli_keys ka = { 0 };
 	struct cli_where where = { 0 };
 	char *where_text = NULL;
-	const char *db = NULL, *a, *b;
-	bool json = false, csv = false, regressed = false, by_pairs = false, found = false;
-	size_t paired = 0; /* configurations whose .paired row regressed */
-	size_t with_pairs = 0; /* configurations with a .paired row */
+	const char *db = NULL, *a;
+	bool json = false, csv = false, by_pairs = false, found = false, regressed = false;
+	size_t ncompared = 0; /* labels with a configuration in common with A */
 	json_t *doc = NULL;
-	const char *env_last = NULL;
 	char common[4096] = "";
-	struct cmp_config *cfg = NULL;
-	struct stats_table **tabs = NULL;
-	size_t ncommon = 0;
+	struct cmp_pair *pairs = NULL;
+	size_t npairs = 0;
 	struct store *st = NULL;
 	int opt, ret, code = EXIT_RUNTIME;
 
@@ -191,39 +365,72 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (argc - optind != 2) {
-		cli_error("compare needs two labels, A and B");
+	if (argc - optind < 2) {
+		cli_error("compare needs two labels or more: A, the baseline, and B...");
 		code = cli_usage_hint("compare");
 		goto out;
 	}
+	if (argc - optind > COMPARE_MAX_LABELS) {
+		cli_error("compare takes at most %d labels, not %d", COMPARE_MAX_LABELS,
+			  argc - optind);
+		code = EXIT_USAGE;
+		goto out;
+	}
+	for (int i = optind; i < argc; i++)
+		for (int j = optind; j < i; j++)
+			if (!strcmp(argv[i], argv[j])) {
+				cli_error("label '%s' is given twice: each label once, the baseline first",
+					  argv[i]);
+				code = EXIT_USAGE;
+				goto out;
+			}
 	if (json && csv) {
 		cli_error("--json and --csv exclude each other");
 		code = EXIT_USAGE;
 		goto out;
 	}
 	a = argv[optind];
-	b = argv[optind + 1];
+	npairs = (size_t)(argc - optind - 1);
+	if (!(pairs = calloc(npairs, sizeof(*pairs)))) {
+		cli_error("out of memory");
+		goto out;
+	}
+	for (size_t l = 0; l < npairs; l++)
+		pairs[l].b = argv[optind + 1 + (int)l];
 	if ((ret = cli_db_open(cli_db_path(db), false, &st))) {
 		code = ret;
 		goto out;
 	}
-	if (cli_keys_load(st, a, &ka, &err) || cli_keys_load(st, b, &kb, &err)) {
+	if (cli_keys_load(st, a, &ka, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
-	if (!ka.n || !kb.n) {
-		cli_error("no samples under label '%s' in %s (see 'netregress labels')",
-			  !ka.n ? a : b, cli_db_path(db));
-		goto out;
-	}
+	for (size_t l = 0; l < npairs; l++)
+		if (cli_keys_load(st, pairs[l].b, &pairs[l].keys, &err)) {
+			cli_error("%s", err.msg);
+			goto out;
+		}
+	for (size_t l = 0; l <= npairs; l++)
+		if (!(l ? pairs[l - 1].keys.n : ka.n)) {
+			cli_error("no samples under label '%s' in %s (see 'netregress labels')",
+				  l ? pairs[l - 1].b : a, cli_db_path(db));
+			goto out;
+		}
 	if (where.n) {
-		struct cli_keys both[] = { ka, kb };
-		const char *labels[] = { a, b };
+		struct cli_keys keys[COMPARE_MAX_LABELS];
+		const char *labels[COMPARE_MAX_LABELS];
 
-		/* the lists move into both[] and back: apply frees what it drops */
-		ret = cli_where_apply(&where, both, labels, 2);
-		ka = both[0];
-		kb = both[1];
+		/* the lists move into keys[] and back: apply frees what it drops */
+		keys[0] = ka;
+		labels[0] = a;
+		for (size_t l = 0; l < npairs; l++) {
+			keys[l + 1] = pairs[l].keys;
+			labels[l + 1] = pairs[l].b;
+		}
+		ret = cli_where_apply(&where, keys, labels, npairs + 1);
+		ka = keys[0];
+		for (size_t l = 0; l < npairs; l++)
+			pairs[l].keys = keys[l + 1];
 		if (ret) {
 			code = ret;
 			goto out;
@@ -233,143 +440,123 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (json)
-		doc = json_pack("{s:s, s:s, s:f, s:f, s:s?, s:[]}", "a", a, "b", b,
-				"alpha", to.cmp.alpha, "min_change_pct",
-				to.cmp.min_change_pct, "where", where_text, "configs");
-	if (csv)
-		report_compare_csv_header(stdout);
-	/* every configuration's table first: their headlines are one
-	 * family (stats_tables_fdr), then the output */
-	cfg = calloc(ka.n ? ka.n : 1, sizeof(*cfg));
-	if (!cfg) {
-		cli_error("out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < ka.n; i++) {
-		struct cli_samples sa = { 0 }, sb = { 0 };
-		struct cmp_config *c = &cfg[ncommon];
-
-		if (!cli_keys_has(&kb, ka.key[i]))
-			continue;
-		if (cli_samples_load(st, a, ka.key[i], &sa, &err) ||
-		    cli_samples_load(st, b, ka.key[i], &sb, &err)) {
-			cli_error("%s", err.msg);
-			cli_samples_release(&sa);
-			cli_samples_release(&sb);
+	/* every configuration's table first, as the headlines of one label's
+	 * configurations are one family (stats_tables_fdr), then the output;
+	 * a label without a configuration in common with A is named (and the
+	 * exit code says so) while the others are compared */
+	for (size_t l = 0; l < npairs; l++) {
+		ret = pair_build(st, a, &ka, &pairs[l], &to, json, csv, by_pairs);
+		if (ret && !pairs[l].none) {
+			code = ret;
 			goto out;
 		}
-		ret = stats_table_build(sa.p, sa.n, sb.p, sb.n, &to, &c->t);
-		if (!ret) {
-			c->built = true;
-			ncommon++;
-			report_env_within_note(&c->t, sa.p, sa.n, sb.p, sb.n);
-			ret = json ? ((c->env_json = report_env_diff_json(sa.p[0], sb.p[0])) ? 0 : -ENOMEM) :
-			      csv  ? 0 :
-				     env_text(sa.p[0], sb.p[0], a, b, &c->env_text);
-		}
-		cli_samples_release(&sa);
-		cli_samples_release(&sb);
-		if (ret) {
-			cli_error("cannot compare configuration '%s': %s", ka.key[i],
-				  strerror(-ret));
-			goto out;
-		}
+		ncompared += !ret;
+		regressed |= pairs[l].regressed;
+		found |= pairs[l].found;
 	}
-	if (ncommon && !(tabs = malloc(ncommon * sizeof(*tabs)))) {
-		cli_error("out of memory");
+	if (!ncompared)
 		goto out;
-	}
-	for (size_t i = 0; i < ncommon; i++)
-		tabs[i] = &cfg[i].t;
 	/* what the configurations compared share: said once, the "config:"
 	 * line of each table has the rest */
-	if (ncommon > 1 && !json && !csv) {
-		const char **keys = malloc(ncommon * sizeof(*keys));
+	if (!json && !csv) {
+		const char **keys = malloc(ka.n * sizeof(*keys));
+		size_t n = 0;
 
-		for (size_t i = 0; keys && i < ncommon; i++)
-			keys[i] = cfg[i].t.config_key;
-		if (keys)
-			job_keys_common(keys, ncommon, common, sizeof(common));
+		for (size_t i = 0; keys && i < ka.n; i++) {
+			bool any = false;
+
+			for (size_t l = 0; l < npairs; l++)
+				any |= pairs[l].cfg[i].built;
+			if (any)
+				keys[n++] = ka.key[i];
+		}
+		if (keys && n > 1)
+			job_keys_common(keys, n, common, sizeof(common));
 		free(keys);
 	}
-	if (stats_tables_fdr(tabs, ncommon, &to)) {
-		cli_error("out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < ncommon; i++) {
-		struct stats_table *t = &cfg[i].t;
+	if (json && npairs == 1) {
+		/* two labels: the one comparison is the document */
+		if (!(doc = pair_json(a, &ka, &pairs[0])))
+			goto oom;
+	} else if (json) {
+		json_t *arr = json_array();
 
-		ret = 0;
-		if (json) {
-			json_t *c = report_compare_json(t);
-
-			/* set_new and append_new take their value even when
-			 * they fail */
-			if (!c) {
-				ret = -ENOMEM;
-			} else if (json_object_set_new(c, "environment", json_incref(cfg[i].env_json))) {
-				json_decref(c);
-				ret = -ENOMEM;
-			} else if (json_array_append_new(json_object_get(doc, "configs"), c)) {
-				ret = -ENOMEM;
-			}
-		} else if (csv) {
-			report_compare_csv(stdout, t, a, b);
-		} else {
-			if (!env_last || strcmp(env_last, cfg[i].env_text))
-				fputs(cfg[i].env_text, stdout);
-			env_last = cfg[i].env_text;
-			if (!i && common[0])
-				printf("every configuration compared: %s\n\n", common);
-			report_compare_table(stdout, t, a, b, common);
+		if (!(doc = json_pack("{s:s, s:o?}", "baseline", a, "comparisons", arr)))
+			goto oom;
+		for (size_t l = 0; l < npairs; l++)
+			if (!pairs[l].none && json_array_append_new(arr, pair_json(a, &ka, &pairs[l])))
+				goto oom;
+	} else if (csv) {
+		report_compare_csv_header(stdout);
+		for (size_t l = 0; l < npairs; l++)
+			for (size_t i = 0; i < ka.n; i++)
+				if (pairs[l].cfg[i].built)
+					report_compare_csv(stdout, &pairs[l].cfg[i].t, a, pairs[l].b);
+	} else {
+		if (npairs > 1 && common[0])
+			printf("every configuration compared: %s\n\n", common);
+		for (size_t l = 0; l < npairs; l++) {
+			if (npairs > 1 && !pairs[l].none)
+				printf("== %s against %s ==\n\n", pairs[l].b, a);
+			pair_text(a, &ka, &pairs[l], common, npairs == 1);
 		}
-		if (ret) {
-			cli_error("out of memory");
-			goto out;
-		}
-		regressed |= t->regressed;
-		paired += t->paired_regressed;
-		with_pairs += t->notes.pairs > 0;
-		/* what the exit code follows */
-		found |= by_pairs && t->notes.pairs ? t->paired_regressed : t->regressed;
-	}
-	if (!ncommon) {
-		no_common(a, &ka, b, &kb);
-		goto out;
 	}
 	if (json) {
-		json_object_set_new(doc, "regressed", json_boolean(regressed));
-		json_object_set_new(doc, "paired_regressed", json_integer((json_int_t)paired));
-		json_object_set_new(doc, "exit_by", json_string(by_pairs ? "paired" : "headline"));
+		if (json_object_set_new(doc, "alpha", json_real(to.cmp.alpha)) ||
+		    json_object_set_new(doc, "min_change_pct", json_real(to.cmp.min_change_pct)) ||
+		    (where_text && json_object_set_new(doc, "where", json_string(where_text))) ||
+		    json_object_set_new(doc, "regressed", json_boolean(regressed)) ||
+		    json_object_set_new(doc, "exit_by", json_string(by_pairs ? "paired" : "headline")))
+			goto oom;
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
-	} else if (!csv) {
-		printf("%zu configuration%s compared%s%s%s: %s", ncommon,
-		       ncommon == 1 ? "" : "s", where_text ? " (--where " : "",
-		       where_text ? where_text : "", where_text ? ")" : "",
-		       regressed ? "REGRESSION in a headline metric" :
-				   "no headline regression");
-		report_paired_summary(stdout, paired, "; ", by_pairs);
-		report_fdr_summary(stdout, ncommon, "; ");
-		if (by_pairs)
-			printf("; --paired: the exit code follows the .paired row where there is one (%zu of %zu)",
-			       with_pairs, ncommon);
+	} else if (!csv && npairs == 1) {
+		pair_summary(&pairs[0], where_text, by_pairs, true);
 		putchar('\n');
+	} else if (!csv) {
+		/* the headlines of the labels compared */
+		const struct stats_table **t = calloc(ka.n * ncompared, sizeof(*t));
+		const char *labels[COMPARE_MAX_LABELS];
+		size_t n = 0;
+
+		if (!t)
+			goto oom;
+		labels[0] = a;
+		for (size_t l = 0; l < npairs; l++) {
+			if (pairs[l].none)
+				continue;
+			for (size_t i = 0; i < ka.n; i++)
+				if (pairs[l].cfg[i].built)
+					t[i * ncompared + n] = &pairs[l].cfg[i].t;
+			labels[++n] = pairs[l].b;
+		}
+		ret = report_series_table(stdout, t, ka.n, labels, ncompared + 1, common);
+		free(t);
+		if (ret)
+			goto oom;
+		for (size_t l = 0; l < npairs; l++) {
+			printf("%s against %s: ", pairs[l].b, a);
+			if (pairs[l].none)
+				fputs("not compared: no configuration in common", stdout);
+			else
+				pair_summary(&pairs[l], where_text, by_pairs, false);
+			putchar('\n');
+		}
+		if (ncompared > 1)
+			printf("the headlines of each label against %s are one family (Benjamini-Hochberg over its configurations), as in 'netregress report': over %zu labels, a call by chance somewhere is about %zu times as likely as in one comparison\n",
+			       a, ncompared, ncompared);
 	}
-	code = found ? EXIT_FOUND : EXIT_OK;
+	code = ncompared < npairs ? EXIT_RUNTIME : found ? EXIT_FOUND : EXIT_OK;
+	goto out;
+oom:
+	cli_error("out of memory");
+	code = EXIT_RUNTIME;
 out:
-	for (size_t i = 0; cfg && i < ncommon; i++) {
-		if (cfg[i].built)
-			stats_table_release(&cfg[i].t);
-		free(cfg[i].env_text);
-		json_decref(cfg[i].env_json);
-	}
-	free(cfg);
-	free(tabs);
+	for (size_t l = 0; pairs && l < npairs; l++)
+		pair_release(&pairs[l], ka.n);
+	free(pairs);
 	json_decref(doc);
 	cli_keys_release(&ka);
-	cli_keys_release(&kb);
 	cli_where_release(&where);
 	free(where_text);
 	store_close(st);

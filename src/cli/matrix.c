@@ -557,16 +557,16 @@ static void summary_rows(const struct matrix *m, size_t l)
 	}
 }
 
-/* compare a b into the summary (with --paired, and the matrix's
- * --where); its exit code. */
-static int compare_labels(const struct matrix *m, const char *db, const char *a, const char *b,
-			  bool paired)
+/* compare a and the labels others[0..n) into the summary (with --paired,
+ * and the matrix's --where); its exit code. */
+static int compare_labels(const struct matrix *m, const char *db, const char *a,
+			  const char *const *others, size_t n, bool paired)
 {
-	char **argv = calloc(7 + 2 * m->nwhere, sizeof(*argv));
+	char **argv = calloc(6 + 2 * m->nwhere + n, sizeof(*argv));
 	int argc = 0, ret;
 
 	if (!argv) {
-		cli_error("out of memory: %s and %s are not compared", a, b);
+		cli_error("out of memory: %s and the other labels are not compared", a);
 		return EXIT_RUNTIME;
 	}
 	argv[argc++] = "compare";
@@ -579,7 +579,8 @@ static int compare_labels(const struct matrix *m, const char *db, const char *a,
 		argv[argc++] = (char *)m->where_args[i];
 	}
 	argv[argc++] = (char *)a;
-	argv[argc++] = (char *)b;
+	for (size_t i = 0; i < n; i++)
+		argv[argc++] = (char *)others[i];
 	putchar('\n');
 	fflush(stdout);
 	ret = cmd_compare(argc, argv);
@@ -589,14 +590,18 @@ static int compare_labels(const struct matrix *m, const char *db, const char *a,
 
 /*
  * The summary: each configuration's headline (per label, with labels),
- * then the compares: the baseline against each label, or with labels and
- * no baseline, the first label against the others. The worst exit code
- * of those wins: a runtime error over a regression over none.
+ * then the compare: the baseline against each label, or with labels and
+ * no baseline, the first label against the others; its exit code (a
+ * label without a configuration in common with the baseline is a runtime
+ * error, over a regression, over none).
  */
 static int summary(struct matrix *m, const char *db, const char *baseline, bool paired)
 {
+	const char *a = baseline ? baseline : m->labels[0].name;
+	const char **others;
 	unsigned earlier = 0;
 	int code = EXIT_OK;
+	size_t n = 0;
 	char set[1024];
 
 	for (size_t u = 0; u < m->nlabels * m->ncells; u++)
@@ -623,16 +628,17 @@ static int summary(struct matrix *m, const char *db, const char *baseline, bool 
 	if (m->kept_out)
 		printf("n leaves out %u sample%s disturbed by foreign CPU load on both tries (stored; compare leaves them out too)\n",
 		       m->kept_out, m->kept_out == 1 ? "" : "s");
-	for (size_t l = 0; l < m->nlabels; l++) {
-		const char *a = baseline ? baseline : m->labels[0].name;
-		int ret;
-
-		if (!strcmp(a, m->labels[l].name))
-			continue;
-		ret = compare_labels(m, db, a, m->labels[l].name, paired);
-		if (ret != EXIT_OK && (code == EXIT_OK || ret != EXIT_FOUND))
-			code = ret;
+	/* the baseline against every other label, in one compare */
+	if (!(others = calloc(m->nlabels, sizeof(*others)))) {
+		cli_error("out of memory: the labels are not compared");
+		return EXIT_RUNTIME;
 	}
+	for (size_t l = 0; l < m->nlabels; l++)
+		if (strcmp(a, m->labels[l].name))
+			others[n++] = m->labels[l].name;
+	if (n)
+		code = compare_labels(m, db, a, others, n, paired);
+	free(others);
 	return code;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The A/B compare table: terminal, JSON and CSV. */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -344,6 +345,146 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 		fprintf(out, "note: samples of %s ran in different environments: %s\n",
 			label_b, nt->env_diff_b);
 	fputc('\n', out);
+}
+
+/* The headline row of a table (the first, by stats_table_build). */
+static const struct stats_row *headline_row(const struct stats_table *t)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		if (t->rows[i].headline)
+			return &t->rows[i];
+	return NULL;
+}
+
+/* A label's columns in the series table: median, ±%sd and n, then for a
+ * label against the baseline the change of the mean and the verdict. */
+enum { SER_MEDIAN, SER_SD, SER_N, SER_CHANGE, SER_VERDICT, SER_NF };
+
+struct series_cell {
+	char f[SER_NF][48];
+};
+
+static void series_cell(struct series_cell *c, const struct stats_row *r, bool baseline)
+{
+	num(c->f[SER_MEDIAN], sizeof(c->f[0]), baseline ? r->c.median_a : r->c.median_b);
+	sdp(c->f[SER_SD], sizeof(c->f[0]), baseline ? r->c.sd_pct_a : r->c.sd_pct_b);
+	snprintf(c->f[SER_N], sizeof(c->f[0]), "%zu", baseline ? r->c.na : r->c.nb);
+	if (baseline)
+		return;
+	pct(c->f[SER_CHANGE], sizeof(c->f[0]), r->c.change_mean_pct);
+	snprintf(c->f[SER_VERDICT], sizeof(c->f[0]), "%s", stats_verdict_name(r->c.verdict));
+}
+
+/* A row of the series table: the configuration and the headline's name,
+ * then a label's columns each (the first row: the header). */
+struct series_row {
+	char config[sizeof(((struct stats_table *)0)->config_key)];
+	char metric[sizeof(((struct stats_row *)0)->metric)];
+	struct series_cell *cell;
+};
+
+int report_series_table(FILE *out, const struct stats_table *const *t, size_t nconf,
+			const char *const *labels, size_t nlabels, const char *common)
+{
+	const size_t nb = nlabels - 1;
+	struct series_row *row = calloc(nconf + 1, sizeof(*row));
+	struct series_cell *cells = calloc((nconf + 1) * nlabels, sizeof(*cells));
+	int (*w)[SER_NF] = calloc(nlabels, sizeof(*w));
+	int wconf = 0, wmetric = 0;
+	size_t rows = 1;
+
+	if (!row || !cells || !w) {
+		free(row);
+		free(cells);
+		free(w);
+		return -ENOMEM;
+	}
+	snprintf(row[0].config, sizeof(row[0].config), "config");
+	snprintf(row[0].metric, sizeof(row[0].metric), "headline");
+	row[0].cell = cells;
+	for (size_t l = 0; l < nlabels; l++) {
+		struct series_cell *c = &cells[l];
+
+		snprintf(c->f[SER_MEDIAN], sizeof(c->f[0]), "%.38s median", labels[l]);
+		snprintf(c->f[SER_SD], sizeof(c->f[0]), "±%%sd");
+		snprintf(c->f[SER_N], sizeof(c->f[0]), "n");
+		if (l) {
+			snprintf(c->f[SER_CHANGE], sizeof(c->f[0]), "%%change");
+			snprintf(c->f[SER_VERDICT], sizeof(c->f[0]), "verdict");
+		}
+	}
+	for (size_t i = 0; i < nconf; i++) {
+		const struct stats_table *first = NULL;
+		const struct stats_row *r;
+		struct series_row *sr = &row[rows];
+
+		for (size_t l = 0; l < nb && !first; l++)
+			first = t[i * nb + l];
+		if (!first || !(r = headline_row(first)))
+			continue;
+		sr->cell = cells + rows * nlabels;
+		if (common && *common)
+			job_key_without(first->config_key, common, sr->config, sizeof(sr->config));
+		else
+			snprintf(sr->config, sizeof(sr->config), "%s", first->config_key);
+		snprintf(sr->metric, sizeof(sr->metric), "%s", r->metric);
+		series_cell(&sr->cell[0], r, true);
+		for (size_t l = 0; l < nb; l++) {
+			const struct stats_table *tl = t[i * nb + l];
+			const struct stats_row *rl = tl ? headline_row(tl) : NULL;
+
+			if (rl)
+				series_cell(&sr->cell[l + 1], rl, false);
+			else
+				snprintf(sr->cell[l + 1].f[SER_MEDIAN], sizeof(sr->cell[0].f[0]), "-");
+		}
+		rows++;
+	}
+	for (size_t i = 0; i < rows; i++) {
+		wconf = cols(row[i].config) > wconf ? cols(row[i].config) : wconf;
+		wmetric = cols(row[i].metric) > wmetric ? cols(row[i].metric) : wmetric;
+		for (size_t l = 0; l < nlabels; l++)
+			for (int f = 0; f < SER_NF; f++)
+				if (cols(row[i].cell[l].f[f]) > w[l][f])
+					w[l][f] = cols(row[i].cell[l].f[f]);
+	}
+	fprintf(out, "headlines, each label against %s (the change of the mean, the verdict of its table above):\n",
+		labels[0]);
+	/* one configuration: its key above, no column for it */
+	if (rows == 2)
+		fprintf(out, "config: %s\n", row[1].config);
+	for (size_t i = 0; i < rows; i++) {
+		if (rows > 2) {
+			cell(out, row[i].config, wconf, true);
+			fputs("  ", out);
+		}
+		cell(out, row[i].metric, wmetric, true);
+		for (size_t l = 0; l < nlabels; l++) {
+			const struct series_cell *c = &row[i].cell[l];
+
+			fputs(l ? " | " : "  ", out);
+			cell(out, c->f[SER_MEDIAN], w[l][SER_MEDIAN], false);
+			/* a label without this configuration: "-", nothing after */
+			if (!c->f[SER_N][0] && l + 1 == nlabels)
+				break;
+			fputc(' ', out);
+			cell(out, c->f[SER_SD], w[l][SER_SD], false);
+			fputc(' ', out);
+			cell(out, c->f[SER_N], w[l][SER_N], false);
+			if (!l)
+				continue;
+			fputc(' ', out);
+			cell(out, c->f[SER_CHANGE], w[l][SER_CHANGE], false);
+			fputc(' ', out);
+			cell(out, c->f[SER_VERDICT], l + 1 < nlabels ? w[l][SER_VERDICT] : 0, true);
+		}
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+	free(row);
+	free(cells);
+	free(w);
+	return 0;
 }
 
 static json_t *jnum(double v)

@@ -23,6 +23,17 @@ void report_disturbed_text(const struct base_sample *s, char *buf, size_t len);
  * together, said once before them; NULL or "": the whole key). */
 void report_compare_table(FILE *out, const struct stats_table *t,
 			  const char *label_a, const char *label_b, const char *common);
+/*
+ * The headlines of several labels against the first, labels[0], one row a
+ * configuration: its key without common's pairs (as above), the headline
+ * metric, the baseline's median ±%sd n, and each other label's median,
+ * ±%sd, n, change of the mean and verdict. t[i * (nlabels - 1) + l] is
+ * configuration i's table of labels[l + 1] against the baseline, NULL where
+ * that label lacks it; a configuration without any table has no row.
+ * Returns 0 or -ENOMEM.
+ */
+int report_series_table(FILE *out, const struct stats_table *const *t, size_t nconf,
+			const char *const *labels, size_t nlabels, const char *common);
 /* After "N configurations compared: ...": how many .paired rows called a
  * regression (n > 0; nothing for 0), started by sep, no end; and whether
  * the exit code follows them (compare --paired) or the rank test. */

@@ -133,6 +133,31 @@ check "the end compares found with small and names the sysctl that differs" \
 check "the summary has a table per label" \
 	bash -c "grep -q '^label found: net.core.rmem_default=$orig (as found)$' '$TMP/out' && grep -q '^label small: net.core.rmem_default=$small$' '$TMP/out'"
 
+# Three labels: the end is one compare of the first against the other two,
+# each label's tables, then one table of the headlines.
+big=$((small * 2))
+cat >"$TMP/abc.yaml" <<YAML
+repetitions: 1
+duration: 300ms
+warmup: 100ms
+labels:
+  found:
+  small:
+    sysctl: {net.core.rmem_default: $small}
+  big:
+    sysctl: {net.core.rmem_default: $big}
+params:
+  test: [udp_stream]
+YAML
+timeout 120 "$NR" matrix "$TMP/abc.yaml" --db "$TMP/abc.db" >"$TMP/abc.out" 2>"$TMP/abc.log"
+rc=$?
+checkx "three labels: the end compares found with small and with big in one compare, a table of the headlines after (exit $rc)" \
+	'[ $rc -eq 0 ] && [ "$(cat $SYS)" = "$orig" ] && grep -qx "== small against found ==" "$TMP/abc.out" && grep -qx "== big against found ==" "$TMP/abc.out" &&
+	 grep -A2 "^headlines, each label against found " "$TMP/abc.out" | grep -qE "^headline +found median .* \| small median .* \| big median .* %change verdict$" &&
+	 grep -qx "small against found: 1 configuration compared: no headline regression" "$TMP/abc.out" &&
+	 grep -qx "big against found: 1 configuration compared: no headline regression" "$TMP/abc.out"' ||
+	diag "$TMP/abc.out" "against|^headline|^netregress"
+
 # Ctrl-C half-way: the sysctl is put back all the same.
 "$NR" matrix "$TMP/ab.yaml" --seed 12 >/dev/null 2>"$TMP/log2" &
 mpid=$!

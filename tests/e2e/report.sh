@@ -48,6 +48,96 @@ checkx "a missing store: exit 3" '[ $rc -eq 3 ] && grep -q "none.db" "$TMP/err"'
 "$NR" report --help >"$TMP/help"
 checkx "--help describes the command, exit 0" '[ $? -eq 0 ] && grep -q "^usage: netregress report" "$TMP/help"'
 
+# --- compare of three labels on the same store: each against the first, as
+# the two-label compare has it, then one table of the headlines ---
+"$NR" compare --db "$DB" "$L1" "$L2" "$L3" >"$TMP/c3.txt" 2>"$TMP/err"
+rc=$?
+checkx "compare of three labels: exit 1 (v6.2-rc1 regressed), a section a label" \
+	'[ $rc -eq 1 ] && [ ! -s "$TMP/err" ] && grep -qx "== $L2 against $L1 ==" "$TMP/c3.txt" && grep -qxF "== $L3 against $L1 ==" "$TMP/c3.txt"' ||
+	diag "$TMP/err"
+"$NR" compare --db "$DB" "$L1" "$L2" "$L3" --json >"$TMP/c3.json"
+"$NR" compare --db "$DB" "$L1" "$L2" --json >"$TMP/c2.json"
+"$NR" compare --db "$DB" "$L1" "$L3" --json >"$TMP/c3only.json"
+rc3=$?
+"$NR" compare --db "$DB" "$L1" "$L2" "$L3" --csv >"$TMP/c3.csv"
+"$NR" compare --db "$DB" "$L1" "$L2" --csv >"$TMP/c2.csv"
+"$NR" compare --db "$DB" "$L1" "$L3" --csv >"$TMP/c3only.csv"
+python3 - "$TMP/c3.json" "$TMP/c2.json" "$TMP/c3only.json" "$TMP/c3.txt" "$L1" "$L2" "$L3" >"$TMP/c3.check" <<'PY'
+import json, re, sys
+multi, one, two = (json.load(open(f)) for f in sys.argv[1:4])
+text = open(sys.argv[4]).read().splitlines()
+base, labels = sys.argv[5], sys.argv[6:]
+bad = []
+if multi.get("baseline") != base or [c["b"] for c in multi["comparisons"]] != labels:
+    bad.append("baseline or labels")
+# each comparison is the two-label compare's, table for table
+for c, alone in zip(multi["comparisons"], (one, two)):
+    if c["configs"] != alone["configs"] or c["regressed"] != alone["regressed"]:
+        bad.append("%s differs from compare %s %s alone" % (c["b"], base, c["b"]))
+if multi["regressed"] != (one["regressed"] or two["regressed"]):
+    bad.append("regressed")
+# the headlines' table: a row a configuration of the baseline, each label's
+# median and verdict as its comparison has them, "-" where it lacks one
+i = text.index(next(l for l in text if l.startswith("headlines, each label against ")))
+hdr = text[i + 1]
+common = next(l for l in text if l.startswith("every configuration compared: "))
+common = dict(p.split("=", 1) for p in common.split(": ", 1)[1].split())
+rows = text[i + 2:text.index("", i)]
+heads = {}
+for c in multi["comparisons"]:
+    for t in c["configs"]:
+        heads.setdefault(t["config_key"], {})[c["b"]] = next(r for r in t["rows"] if r["headline"])
+if len(rows) != len(heads):
+    bad.append("%d rows for %d configurations" % (len(rows), len(heads)))
+for key, by in heads.items():
+    rest = " ".join(p for p in key.split() if common.get(p.split("=", 1)[0]) != p.split("=", 1)[1])
+    row = [r for r in rows if r.startswith(rest + " ")]
+    if len(row) != 1:
+        bad.append("no row for " + rest)
+        continue
+    cells = [x.strip() for x in row[0].split(" | ")]
+    a_med = cells[0].split()[-3]
+    first = next(iter(by.values()))
+    if abs(float(a_med) / first["a"]["median"] - 1) > 5e-4:
+        bad.append("%s: baseline median %s, not %g" % (rest, a_med, first["a"]["median"]))
+    for lab, cell in zip(labels, cells[1:]):
+        r = by.get(lab)
+        if r is None:
+            if cell != "-":
+                bad.append("%s under %s: %r, not -" % (rest, lab, cell))
+            continue
+        f = cell.split()
+        if abs(float(f[0]) / r["b"]["median"] - 1) > 5e-4 or f[2] != str(r["b"]["n"]) or \
+           f[4] != r["verdict"] or abs(float(f[3].rstrip("%")) - r["change_mean_pct"]) > 0.06:
+            bad.append("%s under %s: %r against %r" % (rest, lab, cell, r))
+print("yes" if not bad else "no " + "; ".join(bad))
+print("# " + hdr)
+PY
+checkx "... each label's comparison is the two-label compare's, in JSON; the headlines' table has every configuration, each label's median, change and verdict as those tables do, - where a label lacks one (exit $rc3 for the third alone)" \
+	'grep -qx yes "$TMP/c3.check" && [ $rc3 -eq 0 ]' || diag "$TMP/c3.check"
+checkx "... --csv: the rows of the two-label compares, one header" \
+	'cat "$TMP/c2.csv" <(tail -n +2 "$TMP/c3only.csv") | cmp -s - "$TMP/c3.csv"'
+checkx "... the summary: a line a label, and that each is a family of its own" \
+	'grep -qx "$L2 against $L1: 8 configurations compared: REGRESSION in a headline metric" "$TMP/c3.txt" &&
+	 grep -qxF "$L3 against $L1: 4 configurations compared: no headline regression" "$TMP/c3.txt" &&
+	 grep -q "^the headlines of each label against $L1 are one family (Benjamini-Hochberg over its configurations)" "$TMP/c3.txt"'
+"$NR" compare --db "$DB" "$L1" "$L2" "$L3" --where test=tcp_rr --where resp=64 >"$TMP/c3w.txt" 2>&1
+rc=$?
+checkx "... --where narrows every label: one configuration, its key above the headlines (exit $rc)" \
+	'[ $rc -eq 0 ] && grep -A1 "^headlines, each label" "$TMP/c3w.txt" | grep -q "^config: .*resp=64" &&
+	 grep -qF "$L3 against $L1: 1 configuration compared (--where test=tcp_rr resp=64): no headline regression" "$TMP/c3w.txt"' ||
+	diag "$TMP/c3w.txt" "against|^config"
+for args in "$L1 $L2 $L1" "$L1 $(seq -s " " 1 64)"; do
+	# shellcheck disable=SC2086  # the labels split on purpose
+	"$NR" compare --db "$DB" $args >"$TMP/out" 2>&1
+	rc=$?
+	checkx "compare ${args:0:40}: exit 2 naming what is wrong" \
+		'[ $rc -eq 2 ] && grep -qE "label .v6.1. is given twice|at most 64 labels, not 65" "$TMP/out"' || diag "$TMP/out"
+done
+"$NR" compare --db "$DB" "$L1" "$L2" nosuch >"$TMP/out" 2>&1
+rc=$?
+checkx "compare with a label that has no samples: exit 3 naming it" '[ $rc -eq 3 ] && grep -q "label .nosuch." "$TMP/out"'
+
 # --- HTML ---
 (cd "$TMP" && "$NR" report --db "$DB" "$L1" "$L2" "$L3") >"$TMP/out" 2>&1
 rc=$?

@@ -474,6 +474,26 @@ static void fill_table(struct stats_table *t, const char *key)
 	t->notes.drift_p_b = 0.01;
 }
 
+/* A table line has n '|' separators, each at the display column bars[k]
+ * holds (set by the first line, bars[k] < 0). */
+static void assert_bars_line_up(const char *line, long *bars, long n)
+{
+	long col = 0, k = 0;
+
+	/* display columns: a UTF-8 continuation byte adds none */
+	for (const char *c = line; *c; c++) {
+		if (*c == '|' && k < n) {
+			if (bars[k] < 0)
+				bars[k] = col;
+			else if (bars[k] != col)
+				fail_msg("'|' %ld at column %ld, not %ld: %s", k, col, bars[k], line);
+			k++;
+		}
+		col += ((unsigned char)*c & 0xc0) != 0x80;
+	}
+	assert_int_equal(k, n);
+}
+
 /* The terminal table's columns line up whatever the metric names' lengths:
  * every row's '|' separators sit where the header's do. */
 static void test_compare_table_columns_line_up(void **state)
@@ -492,23 +512,10 @@ static void test_compare_table_columns_line_up(void **state)
 	report_compare_table(f, &t, "A", "B", NULL);
 	fclose(f);
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		long col = 0, k = 0;
-
 		if (!strstr(line, " | "))
 			continue;
 		lines++;
-		/* display columns: a UTF-8 continuation byte adds none */
-		for (const char *c = line; *c; c++) {
-			if (*c == '|' && k < 4) {
-				if (bars[k] < 0)
-					bars[k] = col;
-				else if (bars[k] != col)
-					fail_msg("'|' %ld at column %ld, not %ld: %s", k, col, bars[k], line);
-				k++;
-			}
-			col += ((unsigned char)*c & 0xc0) != 0x80;
-		}
-		assert_int_equal(k, 4);
+		assert_bars_line_up(line, bars, 4);
 	}
 	assert_int_equal(lines, 3); /* the header and the two shown rows */
 	free(buf);
@@ -543,6 +550,68 @@ static void test_compare_table_config_line_without_the_common_part(void **state)
 	assert_non_null(strstr(buf, "config: ipv=4 msg=64 streams=2 test=udp_stream\n"));
 	free(buf);
 	free(t.rows);
+}
+
+/*
+ * The headlines of three labels: a row a configuration without the common
+ * part, the baseline's median from A's side of any table, each label's
+ * median, n, change and verdict from its own; "-" and nothing after it
+ * where the last label lacks a configuration, the '|' between labels
+ * lined up; and a configuration no label has, no row.
+ */
+static void test_series_table_rows_cells_and_gaps(void **state)
+{
+	struct stats_table t[3];
+	const struct stats_table *grid[6] = { 0 };
+	const char *labels[] = { "v6.1", "v6.2-rc1", "rc2" };
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0, rows = 0;
+	long bars[2] = { -1, -1 };
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	fill_table(&t[0], "msg=64 test=tcp_stream");
+	fill_table(&t[1], "msg=1024 test=tcp_stream");
+	fill_table(&t[2], "msg=64 test=tcp_stream");
+	t[1].rows[0].c.median_b = 12345.6;
+	t[1].rows[0].c.verdict = STATS_SAME;
+	t[2].rows[0].c.median_b = 8.5;
+	t[2].rows[0].c.nb = 12;
+	t[2].rows[0].c.change_mean_pct = 1.19;
+	t[2].rows[0].c.verdict = STATS_INCONCLUSIVE;
+	grid[0] = &t[0]; /* msg=64: both labels */
+	grid[1] = &t[2];
+	grid[2] = &t[1]; /* msg=1024: v6.2-rc1 only */
+	/* grid[4], grid[5]: a third configuration no label has */
+	assert_int_equal(report_series_table(f, grid, 3, labels, 3, "test=tcp_stream"), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "headlines, each label against v6.1 "));
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(line, " | "))
+			continue;
+		rows++;
+		assert_bars_line_up(line, bars, 2);
+		assert_false(line[strlen(line) - 1] == ' ');
+		if (rows == 1) {
+			assert_non_null(strstr(line, "config"));
+			assert_non_null(strstr(line, "v6.2-rc1 median"));
+			assert_non_null(strstr(line, "%change verdict"));
+		} else if (rows == 2) {
+			assert_true(!strncmp(line, "msg=64 ", 7));
+			assert_non_null(strstr(line, " 8.4 ±1.2% 5 | "));
+			assert_non_null(strstr(line, " 5.9 ±2.5% 5  -29.8% REGRESSION"));
+			assert_non_null(strstr(line, " 8.5 ±2.5% 12   +1.2% inconclusive"));
+		} else {
+			assert_true(!strncmp(line, "msg=1024 ", 9));
+			assert_non_null(strstr(line, " 1.235e+04 ±2.5% 5  -29.8% same"));
+			assert_string_equal(line + strlen(line) - 2, " -");
+		}
+	}
+	assert_int_equal(rows, 3);
+	free(buf);
+	for (size_t i = 0; i < 3; i++)
+		free(t[i].rows);
 }
 
 /* A sample with a full snapshot of both ends from name=value pairs. */
@@ -1313,6 +1382,7 @@ int main(void)
 		cmocka_unit_test(test_doc_rejects_duplicates_and_mixed_keys),
 		cmocka_unit_test(test_charts_find_axes_and_their_followers),
 		cmocka_unit_test(test_compare_table_columns_line_up),
+		cmocka_unit_test(test_series_table_rows_cells_and_gaps),
 		cmocka_unit_test(test_compare_table_config_line_without_the_common_part),
 		cmocka_unit_test(test_env_changes_name_what_differs),
 		cmocka_unit_test(test_env_changes_later_families_need_both_sides),
