@@ -187,7 +187,7 @@ bool report_fdr_row_due(const struct stats_row *r)
 
 void report_fdr_row_note(FILE *out, const struct stats_row *r)
 {
-	fprintf(out, "the %s row's own p = %.4f is q = %.4f (its p column) among the %zu configurations' %s rows (Benjamini-Hochberg): not called",
+	fprintf(out, "the %s row's own p = %.4f is q = %.4f (its p / q column) among the %zu configurations' %s rows (Benjamini-Hochberg): not called",
 		r->metric, r->c.p, r->q, r->fdr_n, r->paired ? ".paired" : ".xcpu_adj");
 }
 
@@ -253,7 +253,8 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 	cell(out, "shift [95% CI]", wci, true);
 	fputs(" |", out);
 	side(out, "B median", "±%sd", SIZE_MAX);
-	fprintf(out, "%7s | %s\n", "p", "verdict");
+	/* the headline's own p; every other row's q (its family's) */
+	fprintf(out, "%7s | %s\n", "p / q", "verdict");
 	for (size_t i = 0; i < t->nrows; i++) {
 		const struct stats_row *r = &t->rows[i];
 

@@ -1196,7 +1196,7 @@ static void test_fdr_note_of_a_paired_row(void **state)
 	t.rows[1].fdr_n = 11;
 	t.rows[1].fdr_downgraded = true;
 	buf = capture_compare_table(&t, NULL);
-	assert_non_null(strstr(buf, "\nnote: the throughput.gbps.paired row's own p = 0.0257 is q = 0.2826 (its p column) "
+	assert_non_null(strstr(buf, "\nnote: the throughput.gbps.paired row's own p = 0.0257 is q = 0.2826 (its p / q column) "
 				    "among the 11 configurations' .paired rows (Benjamini-Hochberg): not called\n"));
 	j = report_compare_json(&t);
 	assert_non_null(j);
