@@ -347,7 +347,16 @@ static int run_step(struct matrix *m, size_t unit)
 		m->not_steady += flag(&s, "window.not_steady");
 		m->mixed += flag(&s, "window.mixed");
 		m->moved += flag(&s, "window.xcpu_moved");
-		progress(m, unit, &s, NULL);
+		if (h && d && d->value != 0) {
+			char why[256], line[640];
+
+			report_disturbed_text(&s, why, sizeof(why));
+			snprintf(line, sizeof(line), "%s %.4g %s, disturbed again by %s: stored, left out",
+				 h->name, h->value, h->unit, why);
+			progress(m, unit, &s, line);
+		} else {
+			progress(m, unit, &s, NULL);
+		}
 	} else if (ret != -EINTR) {
 		m->failures++;
 		progress(m, unit, NULL, err.msg);

@@ -60,6 +60,9 @@ import re, sys
 n = [int(m.group(1)) for m in (re.match(r"^test=(?:tcp|udp)_stream streams=[12] +([0-9]+) ", l)
                                for l in open(sys.argv[1])) if m]
 sys.exit(0 if len(n) == 3 and all(x <= 3 for x in n) and sum(n) + int(sys.argv[2]) == 9 else 1)' "$TMP/out" "$K"
+again=$(grep -c "^step [0-9]*/[0-9]* (.*): .*, disturbed again by foreign CPU [0-9.]*% of the machine.*: stored, left out$" "$TMP/log")
+checkx "... and the step of each of those $K says it was disturbed again and left out ($again)" '[ "$again" = "$K" ]' ||
+	diag "$TMP/log" "disturbed"
 # Beside the spread, what is left of it with the CPUs' distance within the
 # windows taken out: a percentage where the slope passed (3 samples are
 # too few: it needs 4), else "-", and a line saying so.

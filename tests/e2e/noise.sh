@@ -110,6 +110,8 @@ check "... and its summary counts none of them, and says so" \
 	grep -qE '^tcp_stream +0 +- +- +- +throughput.gbps$' "$TMP/twice.out"
 check "... naming the one left out" \
 	grep -q '^n leaves out 1 sample disturbed by foreign CPU load on both tries (stored; compare leaves them out too)$' "$TMP/twice.out"
+check "... and its second step says it was disturbed again, with the rate and the foreign CPU, and left out" \
+	grep -qE '^step 2/2 \(.*\): tcp_stream -: throughput.gbps [0-9.e+]+ Gbps, disturbed again by foreign CPU [0-9.]+% of the machine.*: stored, left out$' "$TMP/twice.log"
 
 # The hogs start half-way through the window: the rate falls, not steady.
 run_at trend tcp_stream 4 2
