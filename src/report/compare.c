@@ -272,9 +272,9 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 		cell(out, c.p, 7, false);
 		fprintf(out, " | %s\n", c.v);
 	}
-	if (shown < t->nrows)
+	if (t->hidden + t->nrows > shown)
 		fprintf(out, "(%zu other metrics did not change; --all lists them)\n",
-			t->nrows - shown);
+			t->hidden + t->nrows - shown);
 	if (nt->too_few)
 		fprintf(out, "note: fewer than 4 samples a side: no test is possible, measure more (--reps)\n");
 	if (nt->fdr_downgraded) {
@@ -348,15 +348,6 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 	fputc('\n', out);
 }
 
-/* The headline row of a table (the first, by stats_table_build). */
-static const struct stats_row *headline_row(const struct stats_table *t)
-{
-	for (size_t i = 0; i < t->nrows; i++)
-		if (t->rows[i].headline)
-			return &t->rows[i];
-	return NULL;
-}
-
 /* A label's columns in the series table: median, ±%sd and n, then for a
  * label against the baseline the change of the mean and the verdict. */
 enum { SER_MEDIAN, SER_SD, SER_N, SER_CHANGE, SER_VERDICT, SER_NF };
@@ -421,7 +412,7 @@ int report_series_table(FILE *out, const struct stats_table *const *t, size_t nc
 
 		for (size_t l = 0; l < nb && !first; l++)
 			first = t[i * nb + l];
-		if (!first || !(r = headline_row(first)))
+		if (!first || !(r = stats_table_headline(first)))
 			continue;
 		sr->cell = cells + rows * nlabels;
 		if (common && *common)
@@ -432,7 +423,7 @@ int report_series_table(FILE *out, const struct stats_table *const *t, size_t nc
 		series_cell(&sr->cell[0], r, true);
 		for (size_t l = 0; l < nb; l++) {
 			const struct stats_table *tl = t[i * nb + l];
-			const struct stats_row *rl = tl ? headline_row(tl) : NULL;
+			const struct stats_row *rl = tl ? stats_table_headline(tl) : NULL;
 
 			if (rl)
 				series_cell(&sr->cell[l + 1], rl, false);

@@ -664,14 +664,6 @@ static const struct report_cmp *find_cmp(const struct report_doc *d, size_t l,
 	return NULL;
 }
 
-static const struct stats_row *headline_row(const struct stats_table *t)
-{
-	for (size_t i = 0; i < t->nrows; i++)
-		if (t->rows[i].headline)
-			return &t->rows[i];
-	return NULL;
-}
-
 static void verdict_class(char *buf, size_t len, enum stats_verdict_kind v)
 {
 	const char *name = stats_verdict_name(v);
@@ -709,7 +701,7 @@ static void html_summary(FILE *out, const struct report_doc *d,
 		for (size_t l = 0; l < d->nlabels; l++) {
 			const struct report_cell *cell = report_doc_cell(d, l, c);
 			const struct report_cmp *cmp = find_cmp(d, l, c);
-			const struct stats_row *r = cmp ? headline_row(&cmp->t) : NULL;
+			const struct stats_row *r = cmp ? stats_table_headline(&cmp->t) : NULL;
 			char med[32], sd[32], text[128], vc[48], ch[24];
 			double m, cv;
 
@@ -776,6 +768,7 @@ static void html_pair(FILE *out, const struct report_doc *d,
 			continue;
 		regressed += cmp->t.regressed;
 		paired += cmp->t.paired_regressed;
+		hidden += cmp->t.hidden;
 		for (size_t k = 0; k < cmp->t.nrows; k++) {
 			const struct stats_row *r = &cmp->t.rows[k];
 			char buf[6][32], sh[3][32], ci[112], v[96], vc[48], p[32];

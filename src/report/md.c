@@ -203,6 +203,7 @@ static void md_summary(FILE *out, const struct report_doc *d,
 		for (size_t l = 0; l < d->nlabels; l++) {
 			const struct report_cell *cell = report_doc_cell(d, l, c);
 			const struct report_cmp *cmp = find_cmp(d, l, c);
+			const struct stats_row *r;
 			char med[32], sd[32], ch[24];
 
 			if (!cell) {
@@ -212,11 +213,7 @@ static void md_summary(FILE *out, const struct report_doc *d,
 			report_fmt_num(med, sizeof(med), report_median(cell->headline, cell->n));
 			report_fmt_sd(sd, sizeof(sd), report_cv_pct(cell->headline, cell->n));
 			fprintf(out, " %s %s (%zu)", med, sd, cell->n);
-			for (size_t i = 0; cmp && i < cmp->t.nrows; i++) {
-				const struct stats_row *r = &cmp->t.rows[i];
-
-				if (!r->headline)
-					continue;
+			if ((r = cmp ? stats_table_headline(&cmp->t) : NULL)) {
 				report_fmt_pct(ch, sizeof(ch), r->c.change_mean_pct);
 				fprintf(out, " %s %s", ch, stats_verdict_name(r->c.verdict));
 			}
@@ -436,6 +433,7 @@ static void md_pair(FILE *out, const struct report_doc *d,
 		regressed += cmp->t.regressed;
 		paired += cmp->t.paired_regressed;
 		nnotes += stats_notes_any(&cmp->t.notes);
+		hidden += cmp->t.hidden;
 		for (size_t k = 0; k < cmp->t.nrows; k++) {
 			if (cmp->t.rows[k].shown)
 				md_row(out, descs[cmp->config], &cmp->t.rows[k]);

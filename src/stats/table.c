@@ -24,6 +24,14 @@ static const char *const fingerprint_keys[] = {
 	"client.build", "server.build",
 };
 
+const struct stats_row *stats_table_headline(const struct stats_table *t)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		if (t->rows[i].headline)
+			return &t->rows[i];
+	return NULL;
+}
+
 const char *stats_headline_metric(const char *test)
 {
 	if (!strcmp(test, "tcp_rr") || !strcmp(test, "udp_rr"))
@@ -648,6 +656,22 @@ static int build(const struct base_sample *const *a, size_t na,
 	for (size_t i = 0; i < nrows; i++)
 		out->paired_regressed |= rows[i].paired && rows[i].c.verdict == STATS_REGRESSION;
 	qsort(rows, nrows, sizeof(*rows), by_effect);
+	/* the rows not shown leave the table, their count stays: a compare
+	 * of many configurations holds every table until it prints, and most
+	 * of a sample's 500 metrics do not change */
+	for (size_t i = 0, k = 0; i < nrows; i++) {
+		if (rows[i].shown)
+			rows[k++] = rows[i];
+		else
+			out->hidden++;
+	}
+	nrows -= out->hidden;
+	if (out->hidden) {
+		struct stats_row *fit = realloc(rows, (nrows ? nrows : 1) * sizeof(*rows));
+
+		if (fit)
+			rows = fit;
+	}
 	env_diff(a, na, out->notes.env_diff_a, sizeof(out->notes.env_diff_a));
 	env_diff(b, nb, out->notes.env_diff_b, sizeof(out->notes.env_diff_b));
 	out->rows = rows;

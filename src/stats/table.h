@@ -128,10 +128,14 @@ struct stats_table {
 	const char *headline; /* metric name */
 	struct stats_row *rows; /* headline first, then shown rows by effect / noise */
 	size_t nrows;
+	size_t hidden;          /* rows not shown, left out of rows[] */
 	struct stats_notes notes;
 	bool regressed;   /* the headline metric regressed */
 	bool paired_regressed; /* its .paired row called a REGRESSION */
 };
+
+/* The headline's row of t; NULL when it has none. */
+const struct stats_row *stats_table_headline(const struct stats_table *t);
 
 /* The headline metric of a test (throughput.gbps, transactions.per_s...). */
 const char *stats_headline_metric(const char *test);
@@ -140,9 +144,10 @@ void stats_table_opts_init(struct stats_table_opts *o);
 
 /*
  * Compare samples a[0..na) against b[0..nb) of one configuration (in run
- * order). Every metric present on both sides gets a row; the other metrics
- * are tested at once with Benjamini-Hochberg control and shown when they
- * changed beyond their floors (or always with o->all). Returns 0, -EINVAL
+ * order). Every metric present on both sides is tested: the headline, and
+ * the other metrics at once with Benjamini-Hochberg control; those that
+ * changed beyond their floors (or all, with o->all) are the rows, the
+ * others are counted in hidden. Returns 0, -EINVAL
  * (no samples) or -ENOMEM; release with stats_table_release(). No I/O.
  */
 int stats_table_build(const struct base_sample *const *a, size_t na,
