@@ -122,28 +122,34 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-int base_sample_set(struct base_sample *s, const char *name, const char *unit,
-		    double value)
+int base_sample_append(struct base_sample *s, const char *name, const char *unit,
+		       double value)
 {
 	struct sample_metric *m;
 	int ret;
 
 	if (strlen(name) >= sizeof(m->name) || strlen(unit) >= sizeof(m->unit))
 		return -EINVAL;
-	for (size_t i = 0; i < s->nmetrics; i++) {
-		if (!strcmp(s->metrics[i].name, name)) {
-			snprintf(s->metrics[i].unit, sizeof(s->metrics[i].unit),
-				 "%s", unit);
-			s->metrics[i].value = value;
-			return 0;
-		}
-	}
 	ret = grow((void **)&s->metrics, &s->cap_metrics, s->nmetrics,
 		   sizeof(*s->metrics));
 	if (ret)
 		return ret;
 	m = &s->metrics[s->nmetrics++];
 	snprintf(m->name, sizeof(m->name), "%s", name);
+	snprintf(m->unit, sizeof(m->unit), "%s", unit);
+	m->value = value;
+	return 0;
+}
+
+int base_sample_set(struct base_sample *s, const char *name, const char *unit,
+		    double value)
+{
+	struct sample_metric *m = (struct sample_metric *)base_sample_get(s, name);
+
+	if (!m)
+		return base_sample_append(s, name, unit, value);
+	if (strlen(unit) >= sizeof(m->unit))
+		return -EINVAL;
 	snprintf(m->unit, sizeof(m->unit), "%s", unit);
 	m->value = value;
 	return 0;
@@ -156,6 +162,14 @@ const struct sample_metric *base_sample_get(const struct base_sample *s,
 		if (!strcmp(s->metrics[i].name, name))
 			return &s->metrics[i];
 	return NULL;
+}
+
+const struct sample_metric *base_sample_get_near(const struct base_sample *s,
+						 const char *name, size_t hint)
+{
+	if (hint < s->nmetrics && !strcmp(s->metrics[hint].name, name))
+		return &s->metrics[hint];
+	return base_sample_get(s, name);
 }
 
 static const char *kv_get(const struct sample_kv *kv, size_t n,

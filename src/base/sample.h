@@ -122,6 +122,16 @@ int base_sample_set(struct base_sample *s, const char *name, const char *unit,
 /* Find a metric by name; NULL when absent. */
 const struct sample_metric *base_sample_get(const struct base_sample *s,
 					    const char *name);
+/* The same, looking at index hint first: samples made by one build list
+ * their metrics in one order, so a reader going through another sample's
+ * metrics in order finds each at its own index. */
+const struct sample_metric *base_sample_get_near(const struct base_sample *s,
+						 const char *name, size_t hint);
+/* Append a metric that s does not have yet (the caller knows: a JSON
+ * object's names are unique), without looking for it. Returns 0, -EINVAL
+ * (a name or unit too long) or -ENOMEM. */
+int base_sample_append(struct base_sample *s, const char *name, const char *unit,
+		       double value);
 /* The value of a parameter ("test") or an environment entry
  * ("client.kernel"); absent when the sample has none by that key. */
 const char *base_sample_param_get(const struct base_sample *s, const char *key,

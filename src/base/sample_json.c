@@ -551,7 +551,8 @@ static int metrics_from_json(struct doc_reader *r, const json_t *metrics,
 		    (ret = doc_check_string(r, o, "better")))
 			break;
 		doc_leave(r, len);
-		if ((ret = base_sample_set(s, name, m.unit, m.value)))
+		/* an object's names are unique */
+		if ((ret = base_sample_append(s, name, m.unit, m.value)))
 			return base_err_set(r->err, ret, "out of memory");
 	}
 	doc_leave(r, len);

@@ -78,14 +78,16 @@ static enum stats_better better_of(enum metric_dir d)
 	       d == METRIC_LOWER ? STATS_LOWER : STATS_NEUTRAL;
 }
 
-/* Values of metric `name` in a[], in run order; n = how many had it. */
+/* The finite values of metric name in s[0..n), in run order, into out (hint:
+ * its index in the first sample of A); its unit in *unit. Returns how
+ * many samples had it. */
 static size_t values(const struct base_sample *const *s, size_t n,
-		     const char *name, double *out, const char **unit)
+		     const char *name, size_t hint, double *out, const char **unit)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct sample_metric *m = base_sample_get(s[i], name);
+		const struct sample_metric *m = base_sample_get_near(s[i], name, hint);
 
 		if (m && isfinite(m->value)) {
 			out[k++] = m->value;
@@ -597,8 +599,8 @@ static int build(const struct base_sample *const *a, size_t na,
 	for (size_t m = 0; m < a[0]->nmetrics; m++) {
 		const char *name = a[0]->metrics[m].name, *unit = "";
 		struct stats_row *r = &rows[nrows];
-		size_t ka = values(a, na, name, va, &unit);
-		size_t kb = values(b, nb, name, vb, &unit);
+		size_t ka = values(a, na, name, m, va, &unit);
+		size_t kb = values(b, nb, name, m, vb, &unit);
 
 		if (!ka || !kb)
 			continue;

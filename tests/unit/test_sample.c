@@ -270,6 +270,51 @@ static void test_sample_set_rejects_name_or_unit_that_does_not_fit(void **state)
 	base_sample_release(&s);
 }
 
+/* Replacing a metric's unit with one too long is refused and keeps it. */
+static void test_sample_set_replacing_refuses_a_unit_too_long(void **state)
+{
+	struct sample_metric probe;
+	char unit[sizeof(probe.unit) + 1];
+	struct base_sample s;
+
+	(void)state;
+	base_sample_init(&s);
+	memset(unit, 'u', sizeof(probe.unit));
+	unit[sizeof(probe.unit)] = '\0';
+	assert_int_equal(base_sample_set(&s, "a", "s", 1.0), 0);
+	assert_int_equal(base_sample_set(&s, "a", unit, 2.0), -EINVAL);
+	assert_int_equal(s.nmetrics, 1);
+	assert_string_equal(base_sample_get(&s, "a")->unit, "s");
+	assert_true(base_sample_get(&s, "a")->value == 1.0);
+	base_sample_release(&s);
+}
+
+/* get_near finds a metric at its hint, anywhere else, or not at all, as
+ * get does; append adds without looking. */
+static void test_sample_get_near_and_append(void **state)
+{
+	struct base_sample s;
+	const char *names[] = { "a", "b", "c", "d" };
+
+	(void)state;
+	base_sample_init(&s);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(base_sample_append(&s, names[i], "x", (double)i), 0);
+	for (size_t i = 0; i < 4; i++)
+		for (size_t hint = 0; hint < 6; hint++) {
+			const struct sample_metric *m = base_sample_get_near(&s, names[i], hint);
+
+			assert_ptr_equal(m, base_sample_get(&s, names[i]));
+			assert_ptr_equal(m, &s.metrics[i]);
+		}
+	assert_null(base_sample_get_near(&s, "e", 0));
+	assert_null(base_sample_get_near(&s, "e", 9));
+	assert_int_equal(base_sample_append(&s, "e", "x", 4.0), 0);
+	assert_ptr_equal(base_sample_get_near(&s, "e", 4), &s.metrics[4]);
+	assert_int_equal(s.nmetrics, 5);
+	base_sample_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +332,8 @@ int main(void)
 		cmocka_unit_test(test_sample_set_replaces_existing_metric),
 		cmocka_unit_test(test_sample_set_keeps_every_metric_while_growing),
 		cmocka_unit_test(test_sample_set_rejects_name_or_unit_that_does_not_fit),
+		cmocka_unit_test(test_sample_set_replacing_refuses_a_unit_too_long),
+		cmocka_unit_test(test_sample_get_near_and_append),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
