@@ -233,9 +233,10 @@ static json_t *pair_json(const char *a, const struct cli_keys *ka, const struct 
 			continue;
 		/* set_new and append_new take their value even when they fail */
 		c = report_compare_json(&p->cfg[i].t);
-		if (!c || json_object_set_new(c, "environment", json_incref(p->cfg[i].env_json)) ||
-		    json_array_append_new(arr, c)) {
+		if (!c || json_object_set_new(c, "environment", json_incref(p->cfg[i].env_json))) {
 			json_decref(c);
+			arr = NULL;
+		} else if (json_array_append_new(arr, c)) {
 			arr = NULL;
 		}
 	}

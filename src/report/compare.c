@@ -356,7 +356,7 @@ struct series_cell {
 	char f[SER_NF][48];
 };
 
-static void series_cell(struct series_cell *c, const struct stats_row *r, bool baseline)
+static void series_fill(struct series_cell *c, const struct stats_row *r, bool baseline)
 {
 	num(c->f[SER_MEDIAN], sizeof(c->f[0]), baseline ? r->c.median_a : r->c.median_b);
 	sdp(c->f[SER_SD], sizeof(c->f[0]), baseline ? r->c.sd_pct_a : r->c.sd_pct_b);
@@ -420,13 +420,13 @@ int report_series_table(FILE *out, const struct stats_table *const *t, size_t nc
 		else
 			snprintf(sr->config, sizeof(sr->config), "%s", first->config_key);
 		snprintf(sr->metric, sizeof(sr->metric), "%s", r->metric);
-		series_cell(&sr->cell[0], r, true);
+		series_fill(&sr->cell[0], r, true);
 		for (size_t l = 0; l < nb; l++) {
 			const struct stats_table *tl = t[i * nb + l];
 			const struct stats_row *rl = tl ? stats_table_headline(tl) : NULL;
 
 			if (rl)
-				series_cell(&sr->cell[l + 1], rl, false);
+				series_fill(&sr->cell[l + 1], rl, false);
 			else
 				snprintf(sr->cell[l + 1].f[SER_MEDIAN], sizeof(sr->cell[0].f[0]), "-");
 		}
