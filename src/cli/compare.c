@@ -96,6 +96,8 @@ struct cmp_pair {
 	size_t paired;     /* configurations whose .paired row regressed */
 	size_t with_pairs; /* configurations with a .paired row */
 	bool found;        /* what the exit code follows */
+	/* where the headline regressed and where it improved */
+	struct report_corner worse, better;
 };
 
 static void pair_release(struct cmp_pair *p, size_t n)
@@ -199,6 +201,12 @@ static int pair_build(struct store *st, const char *a, const struct cli_keys *ka
 		if (p->cfg[i].built)
 			tabs[n++] = &p->cfg[i].t;
 	ret = stats_tables_fdr(tabs, p->ncommon, to);
+	if (!ret)
+		ret = report_corner_of((const struct stats_table *const *)tabs, p->ncommon,
+				       STATS_REGRESSION, &p->worse);
+	if (!ret)
+		ret = report_corner_of((const struct stats_table *const *)tabs, p->ncommon,
+				       STATS_IMPROVEMENT, &p->better);
 	free(tabs);
 	if (ret) {
 		cli_error("out of memory");
@@ -218,12 +226,17 @@ static int pair_build(struct store *st, const char *a, const struct cli_keys *ka
 }
 
 /* One label's comparison as JSON: {"a", "b", "configs": [...], "regressed",
- * "paired_regressed"} (new reference), or NULL when out of memory. */
+ * "paired_regressed", "regressed_in" and "improved_in": {"n", "pairs",
+ * "with"}} (new reference), or NULL when out of memory. */
 static json_t *pair_json(const char *a, const struct cli_keys *ka, const struct cmp_pair *p)
 {
-	json_t *doc = json_pack("{s:s, s:s, s:[], s:b, s:I}", "a", a, "b", p->b, "configs",
-				"regressed", p->regressed, "paired_regressed",
-				(json_int_t)p->paired);
+	json_t *doc = json_pack("{s:s, s:s, s:[], s:b, s:I, s:{s:I, s:s, s:I}, s:{s:I, s:s, s:I}}",
+				"a", a, "b", p->b, "configs", "regressed", p->regressed,
+				"paired_regressed", (json_int_t)p->paired,
+				"regressed_in", "n", (json_int_t)p->worse.n, "pairs", p->worse.pairs,
+				"with", (json_int_t)p->worse.with,
+				"improved_in", "n", (json_int_t)p->better.n, "pairs", p->better.pairs,
+				"with", (json_int_t)p->better.with);
 	json_t *arr = doc ? json_object_get(doc, "configs") : NULL;
 
 	for (size_t i = 0; arr && i < ka->n; i++) {
@@ -277,6 +290,8 @@ static void pair_summary(const struct cmp_pair *p, const char *where_text, bool 
 	       p->ncommon == 1 ? "" : "s", where_text ? " (--where " : "",
 	       where_text ? where_text : "", where_text ? ")" : "",
 	       p->regressed ? "REGRESSION in a headline metric" : "no headline regression");
+	report_corner_text(stdout, &p->worse, p->ncommon, "the headline regressed");
+	report_corner_text(stdout, &p->better, p->ncommon, "it improved");
 	report_paired_summary(stdout, p->paired, "; ", by_pairs);
 	if (fdr)
 		report_fdr_summary(stdout, p->ncommon, "; ");

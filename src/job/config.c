@@ -875,6 +875,16 @@ size_t job_keys_common(const char *const *keys, size_t n, char *out, size_t len)
 	return count;
 }
 
+bool job_key_holds(const char *key, const char *pairs)
+{
+	struct job_key_pair kp;
+
+	while (job_key_next(&pairs, &kp))
+		if (!key_has(key, &kp))
+			return false;
+	return true;
+}
+
 void job_key_without(const char *key, const char *common, char *out, size_t len)
 {
 	struct job_key_pair kp;

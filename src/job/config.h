@@ -217,6 +217,9 @@ size_t job_keys_common(const char *const *keys, size_t n, char *out, size_t len)
 /* The pairs of key that common (as job_keys_common() wrote it) does not
  * hold, joined by single spaces into out (truncated to fit len). */
 void job_key_without(const char *key, const char *common, char *out, size_t len);
+/* Whether key has every name=value pair of pairs (pairs joined by single
+ * spaces, as job_keys_common() writes them; "" holds in every key). */
+bool job_key_holds(const char *key, const char *pairs);
 
 /* Call fn(ctx, name, value) for each workload parameter in key order. */
 void job_config_each_param(const struct job_config *c,

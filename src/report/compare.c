@@ -221,6 +221,51 @@ void report_paired_summary(FILE *out, size_t n, const char *sep, bool exit_by_pa
 			sep, n, exit_by_pairs ? "it" : "the rank test");
 }
 
+int report_corner_of(const struct stats_table *const *t, size_t n, enum stats_verdict_kind v,
+		     struct report_corner *c)
+{
+	const char **called = malloc((n ? n : 1) * sizeof(*called));
+	const char **all = malloc((n ? n : 1) * sizeof(*all));
+	char common[sizeof(c->pairs)], shared[sizeof(c->pairs)];
+
+	memset(c, 0, sizeof(*c));
+	if (!called || !all) {
+		free(called);
+		free(all);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct stats_row *h = stats_table_headline(t[i]);
+
+		all[i] = t[i]->config_key;
+		if (h && h->c.verdict == v)
+			called[c->n++] = t[i]->config_key;
+	}
+	if (c->n) {
+		job_keys_common(all, n, common, sizeof(common));
+		job_keys_common(called, c->n, shared, sizeof(shared));
+		job_key_without(shared, common, c->pairs, sizeof(c->pairs));
+		for (size_t i = 0; i < n; i++)
+			c->with += job_key_holds(all[i], c->pairs);
+	}
+	free(called);
+	free(all);
+	return 0;
+}
+
+void report_corner_text(FILE *out, const struct report_corner *c, size_t n, const char *what)
+{
+	if (!c->n || n < 2)
+		return;
+	fprintf(out, "; %s in %zu of the %zu", what, c->n, n);
+	if (!c->pairs[0])
+		fputs(", which share no parameter the others lack", out);
+	else
+		fprintf(out, "%s%s", c->n == 1 ? ": " : ", all with ", c->pairs);
+	if (c->pairs[0] && c->with > 1)
+		fprintf(out, " (%zu of the %zu that have it)", c->n, c->with);
+}
+
 void report_compare_table(FILE *out, const struct stats_table *t,
 			  const char *label_a, const char *label_b, const char *common)
 {

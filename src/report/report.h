@@ -34,6 +34,23 @@ void report_compare_table(FILE *out, const struct stats_table *t,
  */
 int report_series_table(FILE *out, const struct stats_table *const *t, size_t nconf,
 			const char *const *labels, size_t nlabels, const char *common);
+/*
+ * Where the headline calls of one kind lie among the n configurations of
+ * one comparison: how many tables of t[0..n) have their headline's verdict
+ * v (n), the name=value pairs those all share that not all n do (pairs:
+ * the corner of the matrix they sit in; "" when they share nothing more),
+ * and how many of the n hold those pairs (with). Returns 0 or -ENOMEM.
+ */
+struct report_corner {
+	size_t n, with;
+	char pairs[1024];
+};
+int report_corner_of(const struct stats_table *const *t, size_t n, enum stats_verdict_kind v,
+		     struct report_corner *c);
+/* After "N configurations compared: ...": "; <what> in 3 of the 24, all
+ * with dir=bidir msg=8952 (3 of the 4 that have it)" (what: "the headline
+ * regressed"); nothing when c->n is 0 or n < 2. */
+void report_corner_text(FILE *out, const struct report_corner *c, size_t n, const char *what);
 /* After "N configurations compared: ...": how many .paired rows called a
  * regression (n > 0; nothing for 0), started by sep, no end; and whether
  * the exit code follows them (compare --paired) or the rank test. */

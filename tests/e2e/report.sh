@@ -117,9 +117,9 @@ checkx "... each label's comparison is the two-label compare's, in JSON; the hea
 	'grep -qx yes "$TMP/c3.check" && [ $rc3 -eq 0 ]' || diag "$TMP/c3.check"
 checkx "... --csv: the rows of the two-label compares, one header" \
 	'cat "$TMP/c2.csv" <(tail -n +2 "$TMP/c3only.csv") | cmp -s - "$TMP/c3.csv"'
-checkx "... the summary: a line a label, and that each is a family of its own" \
-	'grep -qx "$L2 against $L1: 8 configurations compared: REGRESSION in a headline metric" "$TMP/c3.txt" &&
-	 grep -qxF "$L3 against $L1: 4 configurations compared: no headline regression" "$TMP/c3.txt" &&
+checkx "... the summary: a line a label, where it regressed or improved, and that each is a family of its own" \
+	'grep -qx "$L2 against $L1: 8 configurations compared: REGRESSION in a headline metric; the headline regressed in 3 of the 8, which share no parameter the others lack" "$TMP/c3.txt" &&
+	 grep -qxF "$L3 against $L1: 4 configurations compared: no headline regression; it improved in 1 of the 4: dir=send msg=65536 rmsg=131072 test=tcp_stream" "$TMP/c3.txt" &&
 	 grep -q "^the headlines of each label against $L1 are one family (Benjamini-Hochberg over its configurations)" "$TMP/c3.txt"'
 "$NR" compare --db "$DB" "$L1" "$L2" "$L3" --where test=tcp_rr --where resp=64 >"$TMP/c3w.txt" 2>&1
 rc=$?
@@ -127,6 +127,14 @@ checkx "... --where narrows every label: one configuration, its key above the he
 	'[ $rc -eq 0 ] && grep -A1 "^headlines, each label" "$TMP/c3w.txt" | grep -q "^config: .*resp=64" &&
 	 grep -qF "$L3 against $L1: 1 configuration compared (--where test=tcp_rr resp=64): no headline regression" "$TMP/c3w.txt"' ||
 	diag "$TMP/c3w.txt" "against|^config"
+# where the regressions lie: the two tcp_stream configurations of 1 KiB
+# writes, of the six tcp_stream ones
+"$NR" compare --db "$DB" "$L1" "$L2" --where test=tcp_stream >"$TMP/corner.txt" 2>&1
+"$NR" compare --db "$DB" "$L1" "$L2" --where test=tcp_stream --json >"$TMP/corner.json" 2>&1
+checkx "compare names the corner where the headline regressed: 2 of 6, all with msg=1024 rmsg=131072, in text and JSON" \
+	'grep -q "^6 configurations compared (--where test=tcp_stream): REGRESSION in a headline metric; the headline regressed in 2 of the 6, all with msg=1024 rmsg=131072 (2 of the 2 that have it);" "$TMP/corner.txt" &&
+	 jtrue "$TMP/corner.json" "d[\"regressed_in\"] == {\"n\": 2, \"pairs\": \"msg=1024 rmsg=131072\", \"with\": 2} and d[\"improved_in\"][\"n\"] == 0"' ||
+	diag "$TMP/corner.txt" "compared"
 for args in "$L1 $L2 $L1" "$L1 $(seq -s " " 1 64)"; do
 	# shellcheck disable=SC2086  # the labels split on purpose
 	"$NR" compare --db "$DB" $args >"$TMP/out" 2>&1

@@ -1571,6 +1571,11 @@ static void test_keys_common_and_the_rest(void **state)
 	assert_string_equal(common, "");
 	job_key_without(keys[1], "", rest, sizeof(rest));
 	assert_string_equal(rest, keys[1]);
+	/* whole pairs held: msg=64 is not msg=640, and "" holds everywhere */
+	assert_true(job_key_holds(keys[0], "msg=64 test=udp_stream"));
+	assert_false(job_key_holds(keys[2], "msg=64"));
+	assert_false(job_key_holds(keys[0], "msg=64 streams=1"));
+	assert_true(job_key_holds(keys[2], ""));
 	/* a small buffer cuts the text */
 	assert_int_equal(job_keys_common(keys, 3, common, 8), 3);
 	assert_string_equal(common, "ipv=4 r");

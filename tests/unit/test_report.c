@@ -614,6 +614,71 @@ static void test_series_table_rows_cells_and_gaps(void **state)
 		free(t[i].rows);
 }
 
+/* The corner of verdict v among the 4 tables tp: n called, their pairs,
+ * how many have those; and, unless text is NULL, what report_corner_text()
+ * prints of it. */
+static void assert_corner(const struct stats_table *const *tp, enum stats_verdict_kind v,
+			  size_t n, const char *pairs, size_t with, const char *text)
+{
+	struct report_corner c;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_int_equal(report_corner_of(tp, 4, v, &c), 0);
+	assert_int_equal(c.n, n);
+	assert_string_equal(c.pairs, pairs);
+	assert_int_equal(c.with, with);
+	if (!text)
+		return;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	report_corner_text(f, &c, 4, "the headline regressed");
+	fclose(f);
+	assert_string_equal(buf, text);
+	free(buf);
+}
+
+/*
+ * The corner of a 2 x 2 matrix where the headline regressed: both msg=64
+ * configurations, msg=64 (2 of the 2 that have it); one configuration,
+ * its own pairs; both streams=2, streams=2; two that share nothing the
+ * others lack, no pairs; none, nothing printed; and improvements apart
+ * from regressions.
+ */
+static void test_corner_names_what_the_called_configurations_share(void **state)
+{
+	const char *keys[] = { "msg=64 streams=1 test=udp_stream", "msg=64 streams=2 test=udp_stream",
+			       "msg=1472 streams=1 test=udp_stream", "msg=1472 streams=2 test=udp_stream" };
+	struct stats_table t[4];
+	const struct stats_table *tp[4];
+
+	(void)state;
+	for (size_t i = 0; i < 4; i++) {
+		fill_table(&t[i], keys[i]);
+		t[i].rows[0].c.verdict = i < 2 ? STATS_REGRESSION : STATS_SAME;
+		tp[i] = &t[i];
+	}
+	assert_corner(tp, STATS_REGRESSION, 2, "msg=64", 2,
+		      "; the headline regressed in 2 of the 4, all with msg=64 (2 of the 2 that have it)");
+	t[0].rows[0].c.verdict = STATS_IMPROVEMENT;
+	assert_corner(tp, STATS_REGRESSION, 1, "msg=64 streams=2", 1,
+		      "; the headline regressed in 1 of the 4: msg=64 streams=2");
+	assert_corner(tp, STATS_IMPROVEMENT, 1, "msg=64 streams=1", 1, NULL);
+	t[0].rows[0].c.verdict = STATS_SAME;
+	t[3].rows[0].c.verdict = STATS_REGRESSION;
+	assert_corner(tp, STATS_REGRESSION, 2, "streams=2", 2, NULL);
+	t[3].rows[0].c.verdict = STATS_SAME;
+	t[2].rows[0].c.verdict = STATS_REGRESSION;
+	assert_corner(tp, STATS_REGRESSION, 2, "", 4,
+		      "; the headline regressed in 2 of the 4, which share no parameter the others lack");
+	for (size_t i = 0; i < 4; i++)
+		t[i].rows[0].c.verdict = STATS_SAME;
+	assert_corner(tp, STATS_REGRESSION, 0, "", 0, "");
+	for (size_t i = 0; i < 4; i++)
+		free(t[i].rows);
+}
+
 /* A sample with a full snapshot of both ends from name=value pairs. */
 static void snapshot_sample(struct base_sample *s, const char *host,
 			    const char *const *kv, size_t n)
@@ -1383,6 +1448,7 @@ int main(void)
 		cmocka_unit_test(test_charts_find_axes_and_their_followers),
 		cmocka_unit_test(test_compare_table_columns_line_up),
 		cmocka_unit_test(test_series_table_rows_cells_and_gaps),
+		cmocka_unit_test(test_corner_names_what_the_called_configurations_share),
 		cmocka_unit_test(test_compare_table_config_line_without_the_common_part),
 		cmocka_unit_test(test_env_changes_name_what_differs),
 		cmocka_unit_test(test_env_changes_later_families_need_both_sides),
