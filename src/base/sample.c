@@ -141,13 +141,25 @@ int base_sample_append(struct base_sample *s, const char *name, const char *unit
 	return 0;
 }
 
+/* The index of metric name in s, or s->nmetrics when absent. */
+static size_t metric_index(const struct base_sample *s, const char *name)
+{
+	size_t i = 0;
+
+	while (i < s->nmetrics && strcmp(s->metrics[i].name, name))
+		i++;
+	return i;
+}
+
 int base_sample_set(struct base_sample *s, const char *name, const char *unit,
 		    double value)
 {
-	struct sample_metric *m = (struct sample_metric *)base_sample_get(s, name);
+	size_t i = metric_index(s, name);
+	struct sample_metric *m;
 
-	if (!m)
+	if (i == s->nmetrics)
 		return base_sample_append(s, name, unit, value);
+	m = &s->metrics[i];
 	if (strlen(unit) >= sizeof(m->unit))
 		return -EINVAL;
 	snprintf(m->unit, sizeof(m->unit), "%s", unit);
@@ -158,10 +170,9 @@ int base_sample_set(struct base_sample *s, const char *name, const char *unit,
 const struct sample_metric *base_sample_get(const struct base_sample *s,
 					    const char *name)
 {
-	for (size_t i = 0; i < s->nmetrics; i++)
-		if (!strcmp(s->metrics[i].name, name))
-			return &s->metrics[i];
-	return NULL;
+	size_t i = metric_index(s, name);
+
+	return i < s->nmetrics ? &s->metrics[i] : NULL;
 }
 
 const struct sample_metric *base_sample_get_near(const struct base_sample *s,
