@@ -224,8 +224,8 @@ void report_paired_summary(FILE *out, size_t n, const char *sep, bool exit_by_pa
 int report_corner_of(const struct stats_table *const *t, size_t n, enum stats_verdict_kind v,
 		     struct report_corner *c)
 {
-	const char **called = malloc((n ? n : 1) * sizeof(*called));
-	const char **all = malloc((n ? n : 1) * sizeof(*all));
+	const char **called = calloc(n ? n : 1, sizeof(*called));
+	const char **all = calloc(n ? n : 1, sizeof(*all));
 	char common[sizeof(c->pairs)], shared[sizeof(c->pairs)];
 
 	memset(c, 0, sizeof(*c));
