@@ -45,6 +45,7 @@ static const char matrix_help[] =
 	"      --label LABEL      overrides the job's label (default: kernel release;\n"
 	"                         not with the job's labels)\n"
 	"      --resume           skip the repetitions already stored under the label\n"
+	"                         (those compare will use: not a disturbed sample)\n"
 	"      --dry-run          print the plan and its expected duration, run nothing\n"
 	"      --seed N           overrides the job's seed\n"
 	"      --baseline LABEL   at the end, compare against this label (each of\n"
@@ -318,6 +319,7 @@ static int run_step(struct matrix *m, size_t unit)
 		const struct sample_metric *h =
 			base_sample_get(&s, stats_headline_metric(job_test_name(c->cfg.test)));
 		const struct sample_metric *d = base_sample_get(&s, "window.disturbed");
+		bool again;
 
 		/* a disturbed sample stays stored (compare leaves it out) and
 		 * its step runs once more */
@@ -336,18 +338,22 @@ static int run_step(struct matrix *m, size_t unit)
 			m->retrying = false;
 			return ret;
 		}
-		/* what --until-ci and the summary count: the samples compare
-		 * uses, so not one disturbed again on its second try */
-		if (h && !(d && d->value != 0)) {
+		/* what --until-ci, the summary and the closing counts take:
+		 * the samples compare uses, so not one disturbed again on its
+		 * second try */
+		again = d && d->value != 0;
+		if (h && !again) {
 			if (cli_tally_add(&m->st[unit].k, &s, h->value))
 				cli_error("out of memory: a sample of %s is stored but not in the summary",
 					  c->desc[0] ? c->desc : job_test_name(c->cfg.test));
 		} else if (h)
 			m->kept_out++;
-		m->not_steady += flag(&s, "window.not_steady");
-		m->mixed += flag(&s, "window.mixed");
-		m->moved += flag(&s, "window.xcpu_moved");
-		if (h && d && d->value != 0) {
+		if (!again) {
+			m->not_steady += flag(&s, "window.not_steady");
+			m->mixed += flag(&s, "window.mixed");
+			m->moved += flag(&s, "window.xcpu_moved");
+		}
+		if (h && again) {
 			char why[256], line[640];
 
 			report_disturbed_text(&s, why, sizeof(why));
@@ -904,9 +910,10 @@ int cmd_matrix(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto out;
 	}
-	/* the summary and --until-ci count what compare will use: the
-	 * label's samples of each configuration, earlier ones too */
-	if (!dry && load_stored(&m, &err)) {
+	/* the summary, --until-ci and --resume count what compare will
+	 * use: the label's samples of each configuration that were not
+	 * disturbed, earlier ones too */
+	if ((!dry || resume) && load_stored(&m, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
@@ -917,7 +924,7 @@ int cmd_matrix(int argc, char **argv)
 	}
 	if (resume) {
 		for (size_t u = 0; u < nunits; u++)
-			done[u] = m.st[u].stored;
+			done[u] = m.st[u].earlier;
 		job_plan_resume(steps, &nsteps, nunits, done);
 	}
 	if (dry) {
@@ -993,7 +1000,7 @@ int cmd_matrix(int argc, char **argv)
 			"left a level and came back (mixed): compare and report note them per label\n",
 			m.not_steady, m.mixed);
 	if (m.moved)
-		fprintf(stderr, "in %u samples the host moved the test's CPUs within the window (window.xcpu_moved): compare and report note them per label\n",
+		fprintf(stderr, "in %u samples kept the host moved the test's CPUs within the window (window.xcpu_moved): compare and report note them per label\n",
 			m.moved);
 	code = summary(&m, db, baseline, paired);
 	if (m.failures) {

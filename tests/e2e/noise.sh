@@ -110,6 +110,9 @@ check "... and its summary counts none of them, and says so" \
 	grep -qE '^tcp_stream +0 +- +- +- +throughput.gbps$' "$TMP/twice.out"
 check "... naming the one left out" \
 	grep -q '^n leaves out 1 sample disturbed by foreign CPU load on both tries (stored; compare leaves them out too)$' "$TMP/twice.out"
+"$NR" matrix --resume --dry-run --label twice --db "$TMP/twice.db" "$TMP/one.yaml" >"$TMP/twice.plan" 2>&1
+check "... and --resume runs that repetition again: the 2 disturbed samples stored do not count" \
+	grep -q " 1 steps to run" "$TMP/twice.plan" || diag "$TMP/twice.plan" "steps|stored"
 check "... and its second step says it was disturbed again, with the rate and the foreign CPU, and left out" \
 	grep -qE '^step 2/2 \(.*\): tcp_stream -: throughput.gbps [0-9.e+]+ Gbps, disturbed again by foreign CPU [0-9.]+% of the machine.*: stored, left out$' "$TMP/twice.log"
 
