@@ -40,11 +40,12 @@ wait_window() {
 # leave the test a third of each: the host alone moves loopback rates
 # 1.5-2x on an EPYC guest when it moves the vCPUs, and one hog (half)
 # was not always more than that. When the host moved the test's vCPUs
-# within the window (window.xcpu_moved), the rate moved for more than the
-# hogs: measured once more.
+# within the window (window.xcpu_moved), or stole 5% of the CPUs or more,
+# the rate moved for more than the hogs: measured again, up to three times
+# in all (a fresh clone's make test once saw 9.7% steal on the second).
 run_at() {
 	local r try
-	for try in 1 2; do
+	for try in 1 2 3; do
 		rm -f "$TMP/$1.db"
 		timeout 60 "$NR" run "$2" -l "$3s" --warmup 300ms -i 500ms \
 			--db "$TMP/$1.db" >/dev/null 2>"$TMP/$1.err" &
@@ -59,7 +60,7 @@ run_at() {
 		unhog
 		"$NR" export --db "$TMP/$1.db" >"$TMP/$1.json"
 		jtrue "$TMP/$1.json" 'm.get("window.xcpu_moved", {}).get("value") != 1 and m.get("cpu.foreign_steal_pct", {}).get("value", 0) < 5' && return 0
-		echo "# $1: the host moved the test's cpus within the window (window.xcpu_moved), or stole 5% of them or more: once more"
+		echo "# $1: the host moved the test's cpus within the window (window.xcpu_moved), or stole 5% of them or more (try $try of 3)"
 	done
 }
 
