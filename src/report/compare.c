@@ -441,8 +441,13 @@ int report_series_table(FILE *out, const struct stats_table *const *t, size_t nc
 	row[0].cell = cells;
 	for (size_t l = 0; l < nlabels; l++) {
 		struct series_cell *c = &cells[l];
+		size_t k = strlen(labels[l]);
 
-		snprintf(c->f[SER_MEDIAN], sizeof(c->f[0]), "%.38s median", labels[l]);
+		/* at most 38 bytes of the label, not cutting a UTF-8 character */
+		if (k > 38)
+			for (k = 38; k && ((unsigned char)labels[l][k] & 0xc0) == 0x80; k--)
+				;
+		snprintf(c->f[SER_MEDIAN], sizeof(c->f[0]), "%.*s median", (int)k, labels[l]);
 		snprintf(c->f[SER_SD], sizeof(c->f[0]), "±%%sd");
 		snprintf(c->f[SER_N], sizeof(c->f[0]), "n");
 		if (l) {

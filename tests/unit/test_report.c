@@ -563,7 +563,8 @@ static void test_series_table_rows_cells_and_gaps(void **state)
 {
 	struct stats_table t[3];
 	const struct stats_table *grid[6] = { 0 };
-	const char *labels[] = { "v6.1", "v6.2-rc1", "rc2" };
+	/* the third: 37 bytes, then a 2-byte character across byte 38 */
+	const char *labels[] = { "v6.1", "v6.2-rc1", "rc2-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\u00e9tude" };
 	char *buf = NULL, *line, *save = NULL;
 	size_t len = 0, rows = 0;
 	long bars[2] = { -1, -1 };
@@ -596,6 +597,8 @@ static void test_series_table_rows_cells_and_gaps(void **state)
 		if (rows == 1) {
 			assert_non_null(strstr(line, "config"));
 			assert_non_null(strstr(line, "v6.2-rc1 median"));
+			/* cut before the character, not inside it */
+			assert_non_null(strstr(line, "| rc2-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa median"));
 			assert_non_null(strstr(line, "%change verdict"));
 		} else if (rows == 2) {
 			assert_true(!strncmp(line, "msg=64 ", 7));
