@@ -40,9 +40,11 @@ wait_window() {
 # leave the test a third of each: the host alone moves loopback rates
 # 1.5-2x on an EPYC guest when it moves the vCPUs, and one hog (half)
 # was not always more than that. When the host moved the test's vCPUs
-# within the window (window.xcpu_moved), or stole 5% of the CPUs or more,
-# the rate moved for more than the hogs: measured again, up to three times
-# in all (a fresh clone's make test once saw 9.7% steal on the second).
+# within the window (window.xcpu_moved), or stole 2% of the CPUs or more
+# (a quiet host steals about 0.6% here), the rate moved for more than the
+# hogs: measured again, up to three times in all (fresh clones' make test
+# saw dips with one level at 9.7% steal and two levels, not back up, at
+# 4.7%).
 run_at() {
 	local r try
 	for try in 1 2 3; do
@@ -59,18 +61,18 @@ run_at() {
 		wait $r
 		unhog
 		"$NR" export --db "$TMP/$1.db" >"$TMP/$1.json"
-		jtrue "$TMP/$1.json" 'm.get("window.xcpu_moved", {}).get("value") != 1 and m.get("cpu.foreign_steal_pct", {}).get("value", 0) < 5' && return 0
-		echo "# $1: the host moved the test's cpus within the window (window.xcpu_moved), or stole 5% of them or more (try $try of 3)"
+		jtrue "$TMP/$1.json" 'm.get("window.xcpu_moved", {}).get("value") != 1 and m.get("cpu.foreign_steal_pct", {}).get("value", 0) < 2' && return 0
+		echo "# $1: the host moved the test's cpus within the window (window.xcpu_moved), or stole 2% of them or more (try $try of 3)"
 	done
 }
 
-# the run left alone: once more when the host stole 5% of the cpus or
+# the run left alone: once more when the host stole 2% of the cpus or
 # more (a spell of its other guests, which the hogged runs are measured
 # against)
 for _ in 1 2; do
 	timeout 60 "$NR" run tcp_stream -l 3s --warmup 300ms --json --no-store >"$TMP/quiet.json"
-	jtrue "$TMP/quiet.json" 'm.get("cpu.foreign_steal_pct", {}).get("value", 0) < 5' && break
-	echo "# quiet: the host stole 5% of the cpus or more: once more"
+	jtrue "$TMP/quiet.json" 'm.get("cpu.foreign_steal_pct", {}).get("value", 0) < 2' && break
+	echo "# quiet: the host stole 2% of the cpus or more: once more"
 done
 # the flag follows the measurement (the machine may not be quiet: assert
 # the invariant, and the hog's effect against this run below)
