@@ -112,7 +112,10 @@ ok = len(n) == 3 and sum(n) == want_all and (e and int(e.group(1)) == want_earli
 sys.exit(0 if ok else 1)' "$TMP/out3" "$(clean m2)" "$clean_before"
 check "resume ran only the missing steps: those of the $clean_before samples compare uses" grep -q "($((9 - clean_before)) steps)" "$TMP/log3"
 "$NR" matrix --seed 7 --label m2 --resume --dry-run "$TMP/job.yaml" >"$TMP/plan4"
-check "a finished matrix has nothing left to resume" grep -q " 0 steps to run" "$TMP/plan4"
+# (a repetition disturbed on both tries left no sample compare uses:
+# resume runs it again)
+check "a finished matrix has nothing left to resume but the repetitions disturbed on both tries ($((9 - $(clean m2))))" \
+	grep -q " $((9 - $(clean m2))) steps to run" "$TMP/plan4"
 
 # More repetitions of the same job later: --resume runs the ones missing,
 # and the summary and --until-ci count the earlier ones with them.
@@ -258,7 +261,9 @@ keep = [r["metrics"] for r in rows if r["metrics"]["window.disturbed"]["value"] 
 ns = sum(m["window.not_steady"]["value"] == 1 for m in keep)
 mx = sum(m.get("window.mixed", {"value": 0})["value"] == 1 for m in keep)
 steps = re.findall(r"^step \d+/\d+ .*$", log, re.M)
-ok = len(keep) >= 4 and all("window.intervals" in m and m["window.intervals"]["value"] >= 20 for m in keep)
+# (in a steal spell every step can be disturbed: the flags are checked on
+# the samples kept, whichever they are)
+ok = len(rows) >= 4 and all("window.intervals" in m and m["window.intervals"]["value"] >= 20 for m in keep)
 ok &= sum("(not steady)" in l for l in steps) == ns and sum("(mixed levels)" in l for l in steps) == mx
 m = re.search(r"of the samples kept, (\d+) trended within their window \(not steady\) and (\d+) left a level", log)
 ok &= (m is not None and (int(m.group(1)), int(m.group(2))) == (ns, mx)) if ns or mx else m is None
