@@ -21,6 +21,13 @@ wait_for_small() {
 	done
 }
 
+# rmem_job FILE REPS TEST [LABELS]: a job of 300 ms runs of TEST under the
+# labels found and small (small's rmem_default), then LABELS (YAML lines)
+rmem_job() {
+	printf 'repetitions: %s\nduration: 300ms\nwarmup: 100ms\nlabels:\n  found:\n  small:\n    sysctl: {net.core.rmem_default: %s}\n%s%sparams:\n  test: [%s]\n' \
+		"$2" "$small" "${4:-}" "${4:+$'\n'}" "$3" >"$1"
+}
+
 cat >"$TMP/ab.yaml" <<YAML
 # two labels, interleaved: the one found, and a smaller default receive buffer
 repetitions: 2
@@ -136,19 +143,8 @@ check "the summary has a table per label" \
 # Three labels: the end is one compare of the first against the other two,
 # each label's tables, then one table of the headlines.
 big=$((small * 2))
-cat >"$TMP/abc.yaml" <<YAML
-repetitions: 1
-duration: 300ms
-warmup: 100ms
-labels:
-  found:
-  small:
-    sysctl: {net.core.rmem_default: $small}
-  big:
-    sysctl: {net.core.rmem_default: $big}
-params:
-  test: [udp_stream]
-YAML
+rmem_job "$TMP/abc.yaml" 1 udp_stream "  big:
+    sysctl: {net.core.rmem_default: $big}"
 timeout 120 "$NR" matrix "$TMP/abc.yaml" --db "$TMP/abc.db" >"$TMP/abc.out" 2>"$TMP/abc.log"
 rc=$?
 checkx "three labels: the end compares found with small and with big in one compare, a table of the headlines after (exit $rc)" \
@@ -332,17 +328,7 @@ check "after the veth job, tcp_rmem is still $rm_orig" [ "$(cat $RM | tr -s '\t 
 
 # Four rounds of two labels: each round runs each label once, so the
 # samples pair up by time and compare adds the headline's .paired row.
-cat >"$TMP/pairs.yaml" <<YAML
-repetitions: 4
-duration: 300ms
-warmup: 100ms
-labels:
-  found:
-  small:
-    sysctl: {net.core.rmem_default: $small}
-params:
-  test: [tcp_rr]
-YAML
+rmem_job "$TMP/pairs.yaml" 4 tcp_rr
 NETREGRESS_DB=$TMP/pairs.db "$NR" matrix "$TMP/pairs.yaml" >"$TMP/pairs.out" 2>&1
 rc=$?
 NETREGRESS_DB=$TMP/pairs.db "$NR" compare found small --keep-disturbed >"$TMP/pairs.txt" 2>&1
