@@ -53,7 +53,9 @@ check "tcp_crr 300K each way: transactions, no failed connect, the server got ev
 # together (at tcp_max_tw_buckets the kernel makes fewer, on both sides
 # alike). A client that closed first left one on
 # each of its own ports, and the run measured connect()'s search of a
-# range full of them.
+# range full of them. The run's count is not a speed check: 100
+# connections are enough to tell the two apart (an ASan build under the
+# host's steal made 803 in the second).
 tw_local() { ss -Htan state time-wait | awk '{ n = split($3, a, ":"); print a[n] }' | sort | uniq -c; }
 tw_local >"$TMP/tw0"
 timeout 60 "$NR" run tcp_crr -l 1s --warmup 0 --no-collect --no-store --json >"$TMP/crrtw.json"
@@ -70,7 +72,7 @@ print(n, grew[0], sum(grew[1:]))
 PY
 )
 checkx "tcp_crr: the server closes first: $n transactions, ${top:-0} new TIME_WAITs on one local port, ${rest:-0} on all others" \
-	'[ "${n:-0}" -ge 1000 ] && [ "${top:-0}" -ge 100 ] && [ "${top:-0}" -ge $((2 * ${rest:-0})) ]'
+	'[ "${n:-0}" -ge 100 ] && [ "${top:-0}" -ge 100 ] && [ "${top:-0}" -ge $((2 * ${rest:-0})) ]'
 
 # tcp_cc (netperf's TCP_CC): connect and close, nothing else. The kernel's
 # counters say so: one active and one passive open per transaction, and
