@@ -21,7 +21,9 @@
 # paired ratio after/before (the geometric mean of the per-repetition
 # ratios, with a Student t 95% interval: adjacent runs see nearly the same
 # machine, so their ratio cancels its drift), the same for the exact CPU
-# per unit of work, and compare's verdict. Progress goes to stderr.
+# per unit of work, and compare's verdict. All but the verdict leave out
+# the runs flagged window.disturbed, and a repetition's pair with one of
+# them, as compare does. Progress goes to stderr.
 #
 # Environment:
 #   BEFORE  the earlier netregress: a path to a binary or a git revision
@@ -107,18 +109,20 @@ DESC[tcp_crr]="tcp_crr 1B";                        ARGS[tcp_crr]="tcp_crr"
 DESC[tcp_cc]="tcp_cc";                             ARGS[tcp_cc]="tcp_cc"
 pick_rows self.sh
 
-# headline and CPU per unit of work of a document: "value cpu_per_unit"
-# (exact CPU of both ends' processes per GB received, or per 1e6
-# transactions or connections), or nothing when the run failed
+# headline and CPU per unit of work of a document, and whether it was
+# flagged disturbed: "value cpu_per_unit 0|1" (exact CPU of both ends'
+# processes per GB received, or per 1e6 transactions or connections), or
+# nothing when the run failed
 figures() {
 	jq -r '
 		.metrics as $m
 		| ($m["throughput.gbps"].value // $m["transactions.per_s"].value // $m["crr.connects_per_s"].value) as $h
 		| ($m["cpu.client.cpu_s"].value + $m["cpu.server.cpu_s"].value) as $c
 		| ($m["window.client_s"].value) as $w
+		| (if $m["window.disturbed"].value == 1 then 1 else 0 end) as $d
 		| if $h == null or $c == null or $w == null or $h <= 0 then empty
-		  elif $m["throughput.gbps"].value then "\($h) \($c / ($h * $w / 8))"
-		  else "\($h) \($c / ($h * $w) * 1e6)" end' "$1" 2>/dev/null
+		  elif $m["throughput.gbps"].value then "\($h) \($c / ($h * $w / 8)) \($d)"
+		  else "\($h) \($c / ($h * $w) * 1e6) \($d)" end' "$1" 2>/dev/null
 }
 
 # one run: BIN LABEL ROW REP
@@ -177,29 +181,36 @@ echo "before  : $old_desc"
 echo "after   : $NR ($("$NR" --version 2>/dev/null | head -n 1))"
 echo "runs    : REPS=$REPS, DUR=${DUR}s measured after ${WARM}s warm-up, order alternating per repetition"
 echo
-fmt='%-28s %11s %11s %-24s %-24s %-22s %s\n'
-printf "$fmt" "row" "before" "after" "after/before (paired)" "cpu per unit a/b" "compare: shift" "verdict"
-printf '%s\n' "$(printf '%.0s-' $(seq 140))"
+fmt='%-28s %11s %11s %-24s %-24s %-6s %-22s %s\n'
+printf "$fmt" "row" "before" "after" "after/before (paired)" "cpu per unit a/b" "pairs" "compare: shift" "verdict"
+printf '%s\n' "$(printf '%.0s-' $(seq 147))"
 for row in "${ROWS[@]}"; do
 	b="$tmp/$row.before" a="$tmp/$row.after"
-	read -r n g lo hi _ < <(paired_ratios "$a" "$b" 2)
-	read -r nc gc loc hic _ < <(paired_ratios "$a" "$b" 3)
+	# the pairs in which neither run was flagged disturbed, as compare's
+	# .paired row takes them
+	[ -s "$b" ] && awk '$4 != 1' "$b" >"$b.kept"
+	[ -s "$a" ] && awk '$4 != 1' "$a" >"$a.kept"
+	read -r npairs _ < <(paired_ratios "$a" "$b" 2)
+	read -r n g lo hi _ < <(paired_ratios "$a.kept" "$b.kept" 2)
+	read -r nc gc loc hic _ < <(paired_ratios "$a.kept" "$b.kept" 3)
 	docs=("$tmp/$row".after.*.json)
 	key=$(jq -r '.config.key' "${docs[0]}" 2>/dev/null)
 	cmp=$(jq -r --arg k "$key" '.configs[]? | select(.config_key == $k) | .rows[]? | select(.headline)
 		| "\(.shift_pct) \(.shift_lo_pct) \(.shift_hi_pct) \(.verdict)"' "$tmp/compare.json" 2>/dev/null | head -n 1)
 	read -r sh shl shh verdict <<<"${cmp:-- - - -}"
-	awk -v d="${DESC[$row]}" -v mb="$(median "$b" 2)" -v ma="$(median "$a" 2)" -v n="$n" -v g="$g" -v lo="$lo" -v hi="$hi" \
-		-v nc="$nc" -v gc="$gc" -v loc="$loc" -v hic="$hic" -v sh="$sh" -v shl="$shl" -v shh="$shh" -v vd="$verdict" -v fmt="$fmt" 'BEGIN {
+	awk -v d="${DESC[$row]}" -v mb="$(median "$b.kept" 2)" -v ma="$(median "$a.kept" 2)" -v n="$n" -v g="$g" -v lo="$lo" -v hi="$hi" \
+		-v nc="$nc" -v gc="$gc" -v loc="$loc" -v hic="$hic" -v pairs="$n/$npairs" -v sh="$sh" -v shl="$shl" -v shh="$shh" -v vd="$verdict" -v fmt="$fmt" 'BEGIN {
 		r = n > 0 ? (lo == "-" ? sprintf("%.3f (n %d)", g, n) : sprintf("%.3f [%.3f, %.3f]", g, lo, hi)) : "-"
 		rc = nc > 0 ? (loc == "-" ? sprintf("%.3f", gc) : sprintf("%.3f [%.3f, %.3f]", gc, loc, hic)) : "-"
 		s = sh == "-" || sh == "null" ? "-" : sprintf("%+.1f%% [%+.1f, %+.1f]", sh, shl, shh)
-		printf fmt, d, mb, ma, r, rc, s, vd }'
+		printf fmt, d, mb, ma, r, rc, pairs, s, vd }'
 done
 echo
-echo "before, after: median headline (throughput.gbps, transactions.per_s or"
-echo "crr.connects_per_s). after/before (paired): geometric mean of the ratios of"
-echo "the two runs of each repetition, 95% interval (Student t on the log ratios)."
+echo "before, after: median headline of the runs not flagged disturbed (throughput.gbps,"
+echo "transactions.per_s or crr.connects_per_s). after/before (paired): geometric mean of the ratios of"
+echo "the two runs of each repetition, 95% interval (Student t on the log ratios),"
+echo "over the pairs in which neither run was flagged disturbed (pairs: those kept"
+echo "of all; compare's .paired row keeps the same ones)."
 echo "cpu per unit: exact CPU of both ends' processes per GB received, or per"
 echo "million transactions or connections; the same paired ratio (below 1: the after binary costs"
 echo "less). compare: netregress compare before after on every run stored in a"
