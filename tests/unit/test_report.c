@@ -1405,7 +1405,21 @@ static void test_sample_table_says_whether_the_window_can_be_trusted(void **stat
 	assert_int_equal(base_sample_set(&s, "window.levels", "", 2), 0);
 	assert_int_equal(base_sample_set(&s, "window.mixed", "", 0), 0);
 	text = capture_sample_table(&s);
-	assert_non_null(strstr(text, "\nwindow: 99 intervals of 100 ms; 2 levels, 85% to 108% of the mean\n"));
+	assert_non_null(strstr(text, "\nwindow: 99 intervals of 100 ms; 2 levels, 85% to 108% of the mean; "
+				     "foreign CPU 23.4% of the machine\n"));
+	free(text);
+	/* under the flag, the foreign load and its steal are said */
+	assert_int_equal(base_sample_set(&s, "window.levels", "", 1), 0);
+	assert_int_equal(base_sample_set(&s, "cpu.foreign_busy_pct", "%", 6.7), 0);
+	assert_int_equal(base_sample_set(&s, "cpu.foreign_steal_pct", "%", 5.92), 0);
+	text = capture_sample_table(&s);
+	assert_non_null(strstr(text, "\nwindow: 99 intervals of 100 ms; steady, one level; "
+				     "foreign CPU 6.7% of the machine (5.9 points of it the host's steal)\n"));
+	free(text);
+	/* the server's end when its share is the larger */
+	assert_int_equal(base_sample_set(&s, "cpu.server.foreign_busy_pct", "%", 8.25), 0);
+	text = capture_sample_table(&s);
+	assert_non_null(strstr(text, "; steady, one level; foreign CPU 8.2% of the server's machine\n"));
 	free(text);
 	base_sample_release(&s);
 }
