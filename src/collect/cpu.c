@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,6 +282,7 @@ int collect_cpustat_read(struct collect_cpustat *out, struct base_err *err)
 		goto out;
 	}
 	out->t_ns = t0 + (t1 - t0) / 2;
+	out->hz = sysconf(_SC_CLK_TCK);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -310,9 +312,9 @@ int collect_cpu_pct(const struct collect_cpustat *a,
 		    struct collect_cpu_pct *out)
 {
 	struct collect_cpu_times d = { 0 };
-	uint64_t ticks;
-	int i, used = 0;
-	double k;
+	uint64_t ticks, rest;
+	int i, used = 0, n = 0;
+	double k, wall = 0, span, busy;
 
 	if (!out)
 		return -EINVAL;
@@ -321,6 +323,8 @@ int collect_cpu_pct(const struct collect_cpustat *a,
 		return -EINVAL;
 	if (!cpus) {
 		add_delta(&d, &a->total, &b->total);
+		for (i = 0; i < COLLECT_CPU_MAX; i++)
+			n += a->present[i] && b->present[i];
 	} else {
 		for (i = 0; i < COLLECT_CPU_MAX; i++) {
 			if (!cpus[i] || !a->present[i] || !b->present[i])
@@ -330,21 +334,30 @@ int collect_cpu_pct(const struct collect_cpustat *a,
 		}
 		if (!used)
 			return -EINVAL;
+		n = used;
 	}
-	ticks = d.user + d.nice + d.system + d.idle + d.iowait + d.irq +
-		d.softirq + d.steal;
+	rest = d.user + d.nice + d.system + d.irq + d.softirq;
+	ticks = rest + d.idle + d.iowait + d.steal;
 	if (!ticks)
 		return -EINVAL;
-	k = 100.0 / (double)ticks;
-	out->user = (double)(d.user + d.nice) * k;
-	out->sys = (double)d.system * k;
-	out->softirq = (double)d.softirq * k;
-	out->irq = (double)d.irq * k;
+	if (a->t_ns > 0 && b->t_ns > a->t_ns && b->hz > 0)
+		wall = (double)(b->t_ns - a->t_ns) * (double)b->hz / 1e9 * n;
+	span = fmax(wall, (double)ticks);
+	k = 100.0 / span;
 	out->idle = (double)d.idle * k;
 	out->iowait = (double)d.iowait * k;
-	out->steal = (double)d.steal * k;
-	out->busy = 100.0 - out->idle - out->iowait;
-	if (out->busy < 0.0) /* rounding when everything was idle */
-		out->busy = 0.0;
+	out->steal = fmin((double)d.steal * k, 100.0 - out->idle - out->iowait);
+	busy = 100.0 - out->idle - out->iowait;
+	out->busy = busy > 0.0 ? busy : 0.0; /* rounding when all was idle */
+	busy = 100.0 - (double)(d.idle + d.iowait) * 100.0 / (double)ticks;
+	out->busy_ticks = busy > 0.0 ? busy : 0.0;
+	if (rest) {
+		/* what the ticks say of the busy time that was not stolen */
+		k = fmax(out->busy - out->steal, 0.0) / (double)rest;
+		out->user = (double)(d.user + d.nice) * k;
+		out->sys = (double)d.system * k;
+		out->softirq = (double)d.softirq * k;
+		out->irq = (double)d.irq * k;
+	}
 	return 0;
 }

@@ -341,6 +341,7 @@ static void fill_cpu(const struct engine_meter *m, const bool *sel,
 	out->iowait = p.iowait;
 	out->steal = p.steal;
 	out->busy = p.busy;
+	out->busy_ticks = p.busy_ticks;
 }
 
 struct delta_ctx {

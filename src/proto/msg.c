@@ -85,19 +85,21 @@ static json_t *cpu_to_json(const struct proto_cpu *c)
 {
 	if (!c->valid)
 		return json_null();
-	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
 			 "user", c->user, "sys", c->sys, "softirq", c->softirq,
 			 "irq", c->irq, "idle", c->idle, "iowait", c->iowait,
-			 "steal", c->steal, "busy", c->busy);
+			 "steal", c->steal, "busy", c->busy, "busy_ticks", c->busy_ticks);
 }
 
 static int cpu_from_json(const json_t *j, struct proto_cpu *c,
 			 struct base_err *err)
 {
-	static const char *const keys[] = { "user", "sys", "softirq", "irq",
-					    "idle", "iowait", "steal", "busy" };
-	double *fields[] = { &c->user, &c->sys, &c->softirq, &c->irq,
-			     &c->idle, &c->iowait, &c->steal, &c->busy };
+	/* busy_ticks, last, may be missing: a peer from before it sent busy
+	 * from the ticks alone */
+	static const char *const keys[] = { "user", "sys", "softirq", "irq", "idle",
+					    "iowait", "steal", "busy", "busy_ticks" };
+	double *fields[] = { &c->user, &c->sys, &c->softirq, &c->irq, &c->idle,
+			     &c->iowait, &c->steal, &c->busy, &c->busy_ticks };
 
 	memset(c, 0, sizeof(*c));
 	if (json_is_null(j))
@@ -108,6 +110,10 @@ static int cpu_from_json(const json_t *j, struct proto_cpu *c,
 		const json_t *v = json_object_get(j, keys[i]);
 		double d;
 
+		if (!v && fields[i] == &c->busy_ticks) {
+			c->busy_ticks = c->busy;
+			continue;
+		}
 		if (!json_is_number(v))
 			return base_err_set(err, -EPROTO,
 					    "report: cpu field '%s' must be a number",

@@ -37,6 +37,7 @@ struct proto_flow_report {
 struct proto_cpu {
 	bool valid;
 	double user, sys, softirq, irq, idle, iowait, steal, busy;
+	double busy_ticks; /* busy as the ticks alone give it (collect/cpu.h) */
 };
 
 /* What one end measured over the window. */

@@ -404,6 +404,51 @@ static void test_pct_backwards_counters_clamp_to_zero(void **state)
 	collect_cpustat_free(b);
 }
 
+/* A tickless kernel: one second of two CPUs (200 ticks of wall time) of
+ * which the ticks saw 160. The sleeps (idle, iowait) and the host's steal
+ * are whole; busy is what they leave, user, sys, irq and softirq split it
+ * as their ticks do; busy_ticks is the ticks' own share. */
+static void test_pct_busy_from_wall_time_when_ticks_are_missing(void **state)
+{
+	struct collect_cpustat *a = parse_ok("cpu  0 0 0 0 0 0 0 0\n"
+					     "cpu0 0 0 0 0 0 0 0 0\n"
+					     "cpu1 0 0 0 0 0 0 0 0\n");
+	struct collect_cpustat *b = parse_ok("cpu  20 0 30 80 10 0 10 10\n"
+					     "cpu0 20 0 30 0 0 0 10 10\n"
+					     "cpu1 0 0 0 80 10 0 0 0\n");
+	bool *cpus = calloc(COLLECT_CPU_MAX, sizeof(bool));
+	struct collect_cpu_pct p;
+
+	(void)state;
+	assert_non_null(cpus);
+	/* without the reads' times: shares of the 160 ticks, as before */
+	assert_int_equal(collect_cpu_pct(a, b, NULL, &p), 0);
+	assert_pct(&p, 12.5, 18.75, 6.25, 0, 50, 6.25, 6.25, 43.75);
+	assert_near(p.busy_ticks, 43.75);
+	a->t_ns = 5000000000;
+	b->t_ns = 6000000000;
+	a->hz = b->hz = 100;
+	/* idle 40%, iowait 5%, steal 5%: busy 55%, 50 points of it split
+	 * 20:30:10 as user, sys, softirq */
+	assert_int_equal(collect_cpu_pct(a, b, NULL, &p), 0);
+	assert_pct(&p, 100.0 / 6, 25, 50.0 / 6, 0, 40, 5, 5, 55);
+	assert_near(p.user + p.sys + p.softirq + p.irq + p.idle + p.iowait + p.steal, 100);
+	assert_near(p.busy_ticks, 43.75);
+	/* cpu0 alone: 100 ticks of wall time, the ticks saw 70; 90 points
+	 * not stolen */
+	cpus[0] = true;
+	assert_int_equal(collect_cpu_pct(a, b, cpus, &p), 0);
+	assert_pct(&p, 30, 45, 15, 0, 0, 0, 10, 100);
+	assert_near(p.busy_ticks, 100);
+	/* ticks beyond the wall time (a late read): the ticks' sum is the time */
+	b->t_ns = a->t_ns + 500000000;
+	assert_int_equal(collect_cpu_pct(a, b, NULL, &p), 0);
+	assert_pct(&p, 12.5, 18.75, 6.25, 0, 50, 6.25, 6.25, 43.75);
+	free(cpus);
+	collect_cpustat_free(a);
+	collect_cpustat_free(b);
+}
+
 static void test_pct_no_elapsed_ticks_is_einval(void **state)
 {
 	struct collect_cpustat *a = parse_ok(stat2_a), *b = parse_ok(stat2_b);
@@ -751,6 +796,7 @@ int main(void)
 		cmocka_unit_test(test_pct_subset_two_cpus),
 		cmocka_unit_test(test_pct_four_cpus_whole_and_subset),
 		cmocka_unit_test(test_pct_backwards_counters_clamp_to_zero),
+		cmocka_unit_test(test_pct_busy_from_wall_time_when_ticks_are_missing),
 		cmocka_unit_test(test_pct_no_elapsed_ticks_is_einval),
 		cmocka_unit_test(test_pct_no_selected_cpu_present_is_einval),
 		cmocka_unit_test(test_read_real_proc_stat_has_online_cpus),

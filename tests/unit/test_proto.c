@@ -789,7 +789,7 @@ static void make_report(struct proto_end_report *r)
 					 .sys = 12.25, .softirq = 3.125,
 					 .irq = 0.5, .idle = 80.5,
 					 .iowait = 0.0625, .steal = 0,
-					 .busy = 19.4375 };
+					 .busy = 19.4375, .busy_ticks = 15.75 };
 	r->cpu_test = (struct proto_cpu){ .valid = false };
 	r->drain_timeout = true;
 	sample_flows[0] = (struct proto_flow_report){
@@ -824,7 +824,8 @@ static void expect_cpu_equal(const struct proto_cpu *a,
 	assert_true(a->user == b->user && a->sys == b->sys &&
 		    a->softirq == b->softirq && a->irq == b->irq &&
 		    a->idle == b->idle && a->iowait == b->iowait &&
-		    a->steal == b->steal && a->busy == b->busy);
+		    a->steal == b->steal && a->busy == b->busy &&
+		    a->busy_ticks == b->busy_ticks);
 }
 
 static void expect_flow_equal(const struct proto_flow_report *a,
@@ -1118,6 +1119,11 @@ static void set_cpu_steal_missing(json_t *j)
 	json_object_del(json_object_get(j, "cpu_all"), "steal");
 }
 
+static void set_cpu_busy_ticks_negative(json_t *j)
+{
+	json_object_set_new(json_object_get(j, "cpu_all"), "busy_ticks", json_real(-1));
+}
+
 static void set_cpu_test_number(json_t *j)
 {
 	json_object_set_new(j, "cpu_test", json_integer(50));
@@ -1131,6 +1137,7 @@ static void test_end_report_rejects_cpu_values_that_are_not_percentages(void **s
 	check_report_rejected(set_cpu_idle_negative, 2, "'idle'");
 	check_report_rejected(set_cpu_sys_nan_string, 2, "'sys' must be a number");
 	check_report_rejected(set_cpu_steal_missing, 2, "'steal'");
+	check_report_rejected(set_cpu_busy_ticks_negative, 2, "'busy_ticks' = -1");
 	check_report_rejected(set_cpu_test_number, 2, "object or null");
 }
 
@@ -1150,6 +1157,24 @@ static void test_end_report_accepts_cpu_at_0_and_100(void **state)
 	assert_int_equal(proto_end_report_from_json(j, 2, &out, &err), 0);
 	assert_true(out.cpu_test.valid);
 	assert_true(out.cpu_test.user == 100.0 && out.cpu_test.busy == 100.0);
+	proto_end_report_release(&out);
+	json_decref(j);
+}
+
+/* A peer from before busy_ticks sent busy from the ticks alone. */
+static void test_end_report_without_busy_ticks_takes_busy(void **state)
+{
+	struct base_err err = { .msg = "" };
+	struct proto_end_report in, out;
+	json_t *j;
+
+	(void)state;
+	make_report(&in);
+	j = proto_end_report_to_json(&in);
+	assert_int_equal(json_object_del(json_object_get(j, "cpu_all"), "busy_ticks"), 0);
+	assert_int_equal(proto_end_report_from_json(j, 2, &out, &err), 0);
+	assert_true(out.cpu_all.valid);
+	assert_true(out.cpu_all.busy == 19.4375 && out.cpu_all.busy_ticks == 19.4375);
 	proto_end_report_release(&out);
 	json_decref(j);
 }
@@ -1421,6 +1446,7 @@ int main(void)
 		cmocka_unit_test(test_end_report_rejects_tcp_info_over_32_bits),
 		cmocka_unit_test(test_end_report_rejects_err_outside_errno_range),
 		cmocka_unit_test(test_end_report_rejects_cpu_values_that_are_not_percentages),
+		cmocka_unit_test(test_end_report_without_busy_ticks_takes_busy),
 		cmocka_unit_test(test_end_report_accepts_cpu_at_0_and_100),
 		cmocka_unit_test(test_end_report_rejects_more_flows_than_max),
 		cmocka_unit_test(test_end_report_rejects_flows_that_are_not_an_array),
