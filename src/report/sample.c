@@ -116,17 +116,26 @@ static double mval(const struct base_sample *s, const char *name)
 	return m ? m->value : NAN;
 }
 
-void report_disturbed_text(const struct base_sample *s, char *buf, size_t len)
+/* "foreign CPU 6.7% of the machine (5.9 points of it the host's
+ * steal<why>)" of the end with more of it; false when the sample has none. */
+static bool foreign_text(const struct base_sample *s, const char *why, char *buf, size_t len)
 {
 	double f, st;
 	bool server = base_sample_foreign(s, &f, &st);
 	int n;
 
+	if (isnan(f))
+		return false;
 	n = snprintf(buf, len, "foreign CPU %.1f%% of the %smachine", f, server ? "server's " : "");
 	if (st >= 0.05 && n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n,
-			 " (%.1f points of it the host's steal: the vCPUs waited while the host ran something else)",
-			 st);
+		snprintf(buf + n, len - (size_t)n, " (%.1f points of it the host's steal%s)", st, why);
+	return true;
+}
+
+void report_disturbed_text(const struct base_sample *s, char *buf, size_t len)
+{
+	if (!foreign_text(s, ": the vCPUs waited while the host ran something else", buf, len))
+		snprintf(buf, len, "foreign CPU unknown");
 }
 
 /*
@@ -165,14 +174,10 @@ static void print_window(FILE *out, const struct base_sample *s)
 	/* under the flag's threshold, the foreign load is still said: a
 	 * stream that read 27% low beside its neighbours had 6.7% */
 	if (mval(s, "window.disturbed") == 0) {
-		double f, st;
-		bool server = base_sample_foreign(s, &f, &st);
+		char f[256];
 
-		if (!isnan(f)) {
-			fprintf(out, "; foreign CPU %.1f%% of the %smachine", f, server ? "server's " : "");
-			if (st >= 0.05)
-				fprintf(out, " (%.1f points of it the host's steal)", st);
-		}
+		if (foreign_text(s, "", f, sizeof(f)))
+			fprintf(out, "; %s", f);
 	}
 	fputc('\n', out);
 }
