@@ -55,6 +55,16 @@ static char *capture_sample_table(const struct base_sample *smp)
 	return buf;
 }
 
+/* The sample's text holds want. */
+static void expect_sample_table_has(const struct base_sample *smp, const char *want)
+{
+	char *text = capture_sample_table(smp);
+
+	if (!strstr(text, want))
+		fail_msg("no \"%s\" in:\n%s", want, text);
+	free(text);
+}
+
 /* The HTML page of d (free() it); its chart count in *ncharts. */
 static char *capture_report_html(const struct report_doc *d, size_t *ncharts)
 {
@@ -1382,9 +1392,7 @@ static void test_sample_table_says_whether_the_window_can_be_trusted(void **stat
 	assert_int_equal(base_sample_set(&s, "window.not_steady", "", 0), 0);
 	assert_int_equal(base_sample_set(&s, "window.levels", "", 1), 0);
 	assert_int_equal(base_sample_set(&s, "window.mixed", "", 0), 0);
-	text = capture_sample_table(&s);
-	assert_non_null(strstr(text, "\nwindow: 99 intervals of 100 ms; steady, one level\n"));
-	free(text);
+	expect_sample_table_has(&s, "\nwindow: 99 intervals of 100 ms; steady, one level\n");
 	assert_int_equal(base_sample_set(&s, "window.disturbed", "", 1), 0);
 	assert_int_equal(base_sample_set(&s, "cpu.foreign_busy_pct", "%", 23.4), 0);
 	assert_int_equal(base_sample_set(&s, "window.not_steady", "", 1), 0);
@@ -1394,33 +1402,25 @@ static void test_sample_table_says_whether_the_window_can_be_trusted(void **stat
 	assert_int_equal(base_sample_set(&s, "window.level_lo_pct", "%", 84.6), 0);
 	assert_int_equal(base_sample_set(&s, "window.level_hi_pct", "%", 108.2), 0);
 	assert_int_equal(base_sample_set(&s, "window.mixed", "", 1), 0);
-	text = capture_sample_table(&s);
-	assert_non_null(strstr(text, "\nwindow: 99 intervals of 100 ms; DISTURBED: foreign CPU 23.4% of the machine; "
-				     "NOT STEADY: the rate trended (Mann-Kendall tau -0.42, p 1e-05); "
-				     "MIXED: the rate left a level and came back (3 levels, 85% to 108% of the mean)\n"));
-	free(text);
+	expect_sample_table_has(&s, "\nwindow: 99 intervals of 100 ms; DISTURBED: foreign CPU 23.4% of the machine; "
+				"NOT STEADY: the rate trended (Mann-Kendall tau -0.42, p 1e-05); "
+				"MIXED: the rate left a level and came back (3 levels, 85% to 108% of the mean)\n");
 	/* two levels without coming back: said, not shouted */
 	assert_int_equal(base_sample_set(&s, "window.disturbed", "", 0), 0);
 	assert_int_equal(base_sample_set(&s, "window.not_steady", "", 0), 0);
 	assert_int_equal(base_sample_set(&s, "window.levels", "", 2), 0);
 	assert_int_equal(base_sample_set(&s, "window.mixed", "", 0), 0);
-	text = capture_sample_table(&s);
-	assert_non_null(strstr(text, "\nwindow: 99 intervals of 100 ms; 2 levels, 85% to 108% of the mean; "
-				     "foreign CPU 23.4% of the machine\n"));
-	free(text);
+	expect_sample_table_has(&s, "\nwindow: 99 intervals of 100 ms; 2 levels, 85% to 108% of the mean; "
+				"foreign CPU 23.4% of the machine\n");
 	/* under the flag, the foreign load and its steal are said */
 	assert_int_equal(base_sample_set(&s, "window.levels", "", 1), 0);
 	assert_int_equal(base_sample_set(&s, "cpu.foreign_busy_pct", "%", 6.7), 0);
 	assert_int_equal(base_sample_set(&s, "cpu.foreign_steal_pct", "%", 5.92), 0);
-	text = capture_sample_table(&s);
-	assert_non_null(strstr(text, "\nwindow: 99 intervals of 100 ms; steady, one level; "
-				     "foreign CPU 6.7% of the machine (5.9 points of it the host's steal)\n"));
-	free(text);
+	expect_sample_table_has(&s, "\nwindow: 99 intervals of 100 ms; steady, one level; "
+				"foreign CPU 6.7% of the machine (5.9 points of it the host's steal)\n");
 	/* the server's end when its share is the larger */
 	assert_int_equal(base_sample_set(&s, "cpu.server.foreign_busy_pct", "%", 8.25), 0);
-	text = capture_sample_table(&s);
-	assert_non_null(strstr(text, "; steady, one level; foreign CPU 8.2% of the server's machine\n"));
-	free(text);
+	expect_sample_table_has(&s, "; steady, one level; foreign CPU 8.2% of the server's machine\n");
 	base_sample_release(&s);
 }
 
