@@ -350,15 +350,26 @@ int base_sample_set_series_probe(struct base_sample *s, enum base_tick_probe p,
 	return 0;
 }
 
+/* One end's foreign share: the larger of its two measures; NaN when it
+ * has neither. */
+static double end_foreign(const struct base_sample *s, const char *busy, const char *tasks)
+{
+	const struct sample_metric *b = base_sample_get(s, busy), *t = base_sample_get(s, tasks);
+
+	if (b && t)
+		return fmax(b->value, t->value);
+	return b ? b->value : t ? t->value : NAN;
+}
+
 bool base_sample_foreign(const struct base_sample *s, double *share, double *steal)
 {
-	const struct sample_metric *f = base_sample_get(s, "cpu.foreign_busy_pct");
-	const struct sample_metric *fs = base_sample_get(s, "cpu.server.foreign_busy_pct");
-	bool server = fs && (!f || fs->value > f->value);
+	double f = end_foreign(s, "cpu.foreign_busy_pct", "cpu.foreign_tasks_pct");
+	double fs = end_foreign(s, "cpu.server.foreign_busy_pct", "cpu.server.foreign_tasks_pct");
+	bool server = !isnan(fs) && (isnan(f) || fs > f);
 	const struct sample_metric *st =
 		base_sample_get(s, server ? "cpu.server.foreign_steal_pct" : "cpu.foreign_steal_pct");
 
-	*share = server ? fs->value : f ? f->value : NAN;
+	*share = server ? fs : f;
 	*steal = st ? st->value : 0;
 	return server;
 }

@@ -169,9 +169,9 @@ int base_sample_set_series_probe(struct base_sample *s, enum base_tick_probe p,
 /* Deep copy of src into dst (initialized, empty). Returns 0 or -ENOMEM. */
 int base_sample_copy(struct base_sample *dst, const struct base_sample *src);
 /*
- * The foreign CPU of the end that had more of it (% of its machine:
- * cpu.foreign_busy_pct, or cpu.server.foreign_busy_pct when that is
- * larger) in *share, the host's steal part of it in *steal (0 when not
+ * The foreign CPU of the end that had more of it (% of its machine: the
+ * larger of cpu.foreign_busy_pct and cpu.foreign_tasks_pct, or of the
+ * server's two when that is larger) in *share, the host's steal part of it in *steal (0 when not
  * recorded); returns whether it was the server's end. *share is NaN when
  * neither end recorded it.
  */

@@ -324,7 +324,7 @@ static int run_step(struct matrix *m, size_t unit)
 		/* a disturbed sample stays stored (compare leaves it out) and
 		 * its step runs once more */
 		if (d && d->value != 0 && !m->retrying) {
-			char why[256], line[320];
+			char why[512], line[600];
 
 			report_disturbed_text(&s, why, sizeof(why));
 			snprintf(line, sizeof(line), "disturbed by %s: running it again", why);
@@ -354,7 +354,7 @@ static int run_step(struct matrix *m, size_t unit)
 			m->moved += flag(&s, "window.xcpu_moved");
 		}
 		if (h && again) {
-			char why[256], line[640];
+			char why[512], line[800];
 
 			report_disturbed_text(&s, why, sizeof(why));
 			snprintf(line, sizeof(line), "%s %.4g %s, disturbed again by %s: stored, left out",

@@ -13,7 +13,9 @@
 #include "base/time.h"
 #include "collect/text.h"
 
-#define STAT_PROCESSOR_FIELD 39 /* proc(5): "processor", 1-based */
+#define STAT_FLAGS_FIELD 9 /* proc(5), 1-based */
+#define STAT_STARTTIME_FIELD 22
+#define STAT_PROCESSOR_FIELD 39
 
 int collect_schedstat_parse(const char *text, struct collect_task *out,
 			    struct base_err *err)
@@ -42,31 +44,48 @@ bad:
 			    collect_show(text, strlen(text), show));
 }
 
-int collect_stat_cpu_parse(const char *text, int *cpu, struct base_err *err)
+int collect_stat_parse(const char *text, struct collect_stat *out,
+		       struct base_err *err)
 {
-	const char *p = strrchr(text, ')'), *end = text + strlen(text), *f = NULL;
+	const char *open = strchr(text, '('), *p = strrchr(text, ')');
+	const char *end = text + strlen(text), *f = NULL;
 	char show[COLLECT_SHOW_MAX + 4];
 	uint64_t v;
-	size_t n = 0;
+	size_t n = 0, clen;
 	int field = 2; /* the command name is field 2 */
 
-	if (!p)
+	if (!open || !p || p < open)
 		goto bad;
+	clen = (size_t)(p - open - 1);
+	if (clen >= sizeof(out->comm))
+		clen = sizeof(out->comm) - 1;
+	memcpy(out->comm, open + 1, clen);
+	out->comm[clen] = '\0';
 	p++;
 	while (field < STAT_PROCESSOR_FIELD) {
 		if (!collect_next_field(&p, end, &f, &n))
 			goto bad;
 		field++;
+		if (field != STAT_FLAGS_FIELD && field != STAT_STARTTIME_FIELD &&
+		    field != STAT_PROCESSOR_FIELD)
+			continue;
+		if (n && f[n - 1] == '\n')
+			n--;
+		if (collect_parse_u64(f, n, &v))
+			goto bad;
+		if (field == STAT_FLAGS_FIELD)
+			out->flags = v;
+		else if (field == STAT_STARTTIME_FIELD)
+			out->start_ticks = v;
+		else if (v > INT32_MAX)
+			goto bad;
+		else
+			out->cpu = (int)v;
 	}
-	if (n && f[n - 1] == '\n')
-		n--;
-	if (collect_parse_u64(f, n, &v) || v > INT32_MAX)
-		goto bad;
-	*cpu = (int)v;
 	return 0;
 bad:
 	return base_err_set(err, -EINVAL,
-			    "task stat '%s': expected a processor field (the 39th)",
+			    "task stat '%s': expected a command name in parentheses and at least 39 fields, numbers at 9, 22 and 39",
 			    collect_show(text, strlen(text), show));
 }
 
@@ -84,6 +103,7 @@ static int slurp(const char *path, char *buf, size_t len, struct base_err *err)
 int collect_task_read(pid_t tid, struct collect_task *out, struct base_err *err)
 {
 	char path[64], buf[1024];
+	struct collect_stat st;
 	int ret;
 
 	out->cpu = -1;
@@ -93,8 +113,9 @@ int collect_task_read(pid_t tid, struct collect_task *out, struct base_err *err)
 		return ret;
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
 	if ((ret = slurp(path, buf, sizeof(buf), err)) ||
-	    (ret = collect_stat_cpu_parse(buf, &out->cpu, err)))
+	    (ret = collect_stat_parse(buf, &st, err)))
 		return ret;
+	out->cpu = st.cpu;
 	return 0;
 }
 

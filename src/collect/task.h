@@ -30,11 +30,25 @@ int collect_schedstat_parse(const char *text, struct collect_task *out,
 			    struct base_err *err);
 
 /*
- * The "processor" field (the 39th) of /proc/<pid>/task/<tid>/stat, counted
- * after the ')' that ends the command name (which may hold blanks and
- * parentheses). Returns 0 with *cpu, or -EINVAL with err. Pure.
+ * What a thread's /proc stat line gives: the command name, the kernel's
+ * task flags, the start time (clock ticks since boot) and the CPU it last
+ * ran on.
  */
-int collect_stat_cpu_parse(const char *text, int *cpu, struct base_err *err);
+struct collect_stat {
+	char comm[16];
+	uint64_t flags;
+	uint64_t start_ticks;
+	int cpu;
+};
+
+/*
+ * Parse the text of /proc/<pid>/task/<tid>/stat: the command name between
+ * the first '(' and the last ')' (it may hold blanks and parentheses), then
+ * fields 9 (flags), 22 (starttime) and 39 (processor), counted as proc(5)
+ * does. Returns 0, or -EINVAL with err quoting the text. Pure.
+ */
+int collect_stat_parse(const char *text, struct collect_stat *out,
+		       struct base_err *err);
 
 /*
  * Read thread tid of this process (both files). A thread that has exited

@@ -560,11 +560,13 @@ static int auto_warmup(struct client *c, bool *capped, struct base_err *err)
  * (every CPU unless both ends are pinned).
  */
 static void local_collect(const struct engine_client_opts *o,
-			  struct engine_collect *col)
+			  const struct engine_run *run, struct engine_collect *col)
 {
 	const struct job_config *cfg = &o->cfg;
 
 	memset(col, 0, sizeof(*col));
+	col->others = true;
+	col->npeer = engine_env_peer_pids(run->env_local, run->env_remote, col->peer_pids);
 	col->counters = o->counters;
 	col->perf = o->perf;
 	col->profile = cfg->profile;
@@ -631,13 +633,17 @@ static int run_test(struct client *c, struct engine_run *out,
 		return base_err_set(err, -ENOMEM, "out of memory");
 	if (eo.udp && (ret = udp_prepare(c, ports, err)))
 		goto out;
-	local_collect(c->o, &col);
-	m = json_pack("{s:o, s:O, s:{s:b, s:b, s:b}}",
+	local_collect(c->o, out, &col);
+	/* the other tasks of a server's machine, when it is not this one
+	 * (whose tasks this end counts) */
+	m = json_pack("{s:o, s:O, s:{s:b, s:b, s:b, s:b}}",
 		      "config", job_config_to_json(cfg),
 		      "udp_ports", ports, "collect",
 		      "counters", c->o->counters && !c->o->same_host,
 		      "perf", c->o->perf && !c->o->same_host,
-		      "profile", cfg->profile && !c->o->same_host);
+		      "profile", cfg->profile && !c->o->same_host,
+		      "tasks", !c->o->same_host &&
+			      !engine_env_same_boot(out->env_local, out->env_remote));
 	/* only when asked: a server older than --overhead refuses nothing
 	 * else, and the missing phases tell (overhead_rates) */
 	if (m && c->o->overhead)

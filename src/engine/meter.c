@@ -111,8 +111,13 @@ int engine_meter_init(struct engine_meter *m, const struct base_cpulist *cpus,
 		m->ctr[0] = collect_counters_new();
 		m->ctr[1] = collect_counters_new();
 	}
+	if (m->col.others) {
+		m->others[0] = collect_others_new();
+		m->others[1] = collect_others_new();
+	}
 	if (!m->stat[0] || !m->stat[1] ||
-	    (m->col.counters && (!m->ctr[0] || !m->ctr[1]))) {
+	    (m->col.counters && (!m->ctr[0] || !m->ctr[1])) ||
+	    (m->col.others && (!m->others[0] || !m->others[1]))) {
 		engine_meter_release(m);
 		return base_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -138,6 +143,9 @@ void engine_meter_release(struct engine_meter *m)
 	collect_speed_free(m->speed);
 	collect_xcpu_free(m->xcpu);
 	collect_ksyms_free(m->ksyms);
+	collect_others_free(m->others[0]);
+	collect_others_free(m->others[1]);
+	m->others[0] = m->others[1] = NULL;
 	free(m->task[0]);
 	free(m->task[1]);
 	m->task[0] = m->task[1] = NULL;
@@ -193,6 +201,19 @@ static void read_tasks(struct engine_meter *m, const struct engine *e, int which
 		m->proc_ns[1] = collect_process_cpu_ns();
 }
 
+/* Every other task at a mark: first at the opening one, last at the
+ * closing one, so that its window holds the test's. */
+static void read_others(struct engine_meter *m, int which)
+{
+	struct base_err err = { "" };
+
+	if (!m->others[which])
+		return;
+	m->others_ok[which] = !collect_others_snap(m->others[which], "/proc", &err);
+	if (!m->others_ok[which] && !m->others_note[0])
+		snprintf(m->others_note, sizeof(m->others_note), "%s", err.msg);
+}
+
 void engine_meter_ticks_from(struct engine_meter *m, int64_t t_go_ns)
 {
 	m->tick_go_ns = t_go_ns;
@@ -204,6 +225,8 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 	 * that the slower /proc reads stay outside the window */
 	struct base_err err = { "" };
 
+	if (which == 0)
+		read_others(m, 0);
 	if (which == 1) {
 		m->t_ns[1] = engine_mark(e, 1);
 		read_tasks(m, e, 1);
@@ -241,6 +264,8 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 		read_tasks(m, e, 0);
 		m->t_ns[0] = engine_mark(e, 0);
 	}
+	if (which == 1)
+		read_others(m, 1);
 }
 
 void engine_meter_pause(struct engine_meter *m, bool paused)
@@ -392,6 +417,43 @@ static void note_missing(struct proto_end_report *r, const char *key,
 			 const char *note, const char *fallback)
 {
 	json_object_set_new(r->notes, key, json_string(note[0] ? note : fallback));
+}
+
+/*
+ * Other tasks' exact CPU over the window: tasks.others_s (user threads of
+ * other processes; this one and the peer's left out), the number of such
+ * processes that ran, tasks.kthreads_s and tasks.ksoftirqd_s (the kernel's
+ * own threads), and a note naming the busiest processes.
+ */
+static void report_others(const struct engine_meter *m, struct proto_end_report *r)
+{
+	struct collect_others_sum sum;
+	pid_t exclude[3] = { getpid(), m->col.peer_pids[0], m->col.peer_pids[1] };
+	char top[PROTO_STR_MAX];
+	size_t off = 0;
+
+	if (!m->col.others)
+		return;
+	if (!m->others_ok[0] || !m->others_ok[1]) {
+		note_missing(r, "tasks", m->others_note, "not read at both marks");
+		return;
+	}
+	collect_others_delta(m->others[0], m->others[1], exclude, 1 + m->col.npeer, &sum);
+	json_object_set_new(r->metrics, "tasks.others_s", json_real((double)sum.others_ns / NS_PER_S));
+	json_object_set_new(r->metrics, "tasks.others_procs", json_real(sum.nprocs));
+	json_object_set_new(r->metrics, "tasks.kthreads_s", json_real((double)sum.kthreads_ns / NS_PER_S));
+	json_object_set_new(r->metrics, "tasks.ksoftirqd_s", json_real((double)sum.ksoftirqd_ns / NS_PER_S));
+	for (size_t i = 0; i < sum.ntop && off < sizeof(top); i++) {
+		int n = snprintf(top + off, sizeof(top) - off, "%s%s[%d] %.3f s",
+				 i ? ", " : "", sum.top[i].comm, (int)sum.top[i].pid,
+				 (double)sum.top[i].run_ns / NS_PER_S);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	if (sum.ntop)
+		json_object_set_new(r->notes, "tasks.top", json_string(top));
 }
 
 static void report_perf(const struct engine_meter *m, struct proto_end_report *r)
@@ -586,16 +648,22 @@ int engine_meter_report(const struct engine_meter *m, const struct engine *e,
 	report_speed(m, r);
 	report_xcpu(m, r);
 	report_profile(m, r);
+	report_others(m, r);
 	return 0;
 }
 
 json_t *engine_env_json(void)
 {
 	struct collect_env env;
+	char pidns[64];
+	ssize_t n;
+	json_t *j;
 
 	if (collect_env_read(&env, NULL))
 		return json_object();
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:s, s:s, s:s, s:s, s:s}",
+	n = readlink("/proc/self/ns/pid", pidns, sizeof(pidns) - 1);
+	pidns[n > 0 ? n : 0] = '\0';
+	j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:s, s:s, s:s, s:s, s:s}",
 			 "kernel", env.kernel, "kernel_version", env.kernel_version,
 			 "machine", env.machine, "hostname", env.hostname,
 			 "cpu_model", env.cpu_model, "online_cpus", env.online_cpus,
@@ -604,6 +672,42 @@ json_t *engine_env_json(void)
 			 "clocksource", env.clocksource, "boot_id", env.boot_id,
 			 "tmp_dir", env.tmp_dir, "tmp_fs", env.tmp_fs,
 			 "build", base_build_id());
+	if (j && json_object_update_new(j, json_pack("{s:i, s:s}", "pid", (int)getpid(),
+						     "pidns", pidns))) {
+		json_decref(j);
+		return json_object();
+	}
+	return j;
+}
+
+static const char *env_str(const json_t *env, const char *key)
+{
+	return json_string_value(json_object_get(env, key));
+}
+
+bool engine_env_same_boot(const json_t *a, const json_t *b)
+{
+	const char *x = env_str(a, "boot_id"), *y = env_str(b, "boot_id");
+
+	return x && y && *x && !strcmp(x, y);
+}
+
+size_t engine_env_peer_pids(const json_t *local, const json_t *peer, pid_t *pids)
+{
+	static const char *const keys[] = { "pid", "listener_pid" };
+	const char *x = env_str(local, "pidns"), *y = env_str(peer, "pidns");
+	size_t n = 0;
+
+	if (!engine_env_same_boot(local, peer) || !x || !y || !*x || strcmp(x, y))
+		return 0;
+	for (size_t i = 0; i < 2; i++) {
+		const json_t *v = json_object_get(peer, keys[i]);
+
+		if (json_is_integer(v) && json_integer_value(v) > 1 &&
+		    json_integer_value(v) <= INT32_MAX)
+			pids[n++] = (pid_t)json_integer_value(v);
+	}
+	return n;
 }
 
 json_t *engine_sysenv_json(const struct engine_addr *local)

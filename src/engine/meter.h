@@ -9,6 +9,7 @@
 #include "collect/counters.h"
 #include "collect/cpu.h"
 #include "collect/ksyms.h"
+#include "collect/others.h"
 #include "collect/perf.h"
 #include "collect/profile.h"
 #include "collect/speed.h"
@@ -30,6 +31,11 @@ struct engine_collect {
 	struct collect_xcpu_pair xcpu_pairs[COLLECT_XCPU_PAIRS_MAX];
 	size_t xcpu_npairs;
 	bool xcpu_asked; /* asked for, even when there was no pair to probe */
+	/* every other task's exact CPU (others.h), this process left out and
+	 * the peer's npeer processes too (a server on this machine, in view) */
+	bool others;
+	pid_t peer_pids[2];
+	size_t npeer;
 };
 
 /* Control-thread only; never touched by workers. */
@@ -58,6 +64,10 @@ struct engine_meter {
 	struct collect_task *task[2];
 	uint32_t ntask;
 	bool task_ok[2];
+	/* other tasks at both marks (col.others) */
+	struct collect_others *others[2];
+	bool others_ok[2];
+	char others_note[200];
 };
 
 /* cpus: where the workers are pinned (for the test CPUs' split); col: what
@@ -96,8 +106,18 @@ bool engine_meter_xcpu_totals(const struct engine_meter *m, double *rounds,
 int engine_meter_report(const struct engine_meter *m, const struct engine *e,
 			bool drain_timeout, struct proto_end_report *r,
 			struct base_err *err);
-/* This host's environment as a JSON object (new reference, NULL on error). */
+/* This host's environment as a JSON object (new reference, NULL on error),
+ * with this process's pid and PID namespace ("pid:[4026531836]"). */
 json_t *engine_env_json(void);
+/* Whether two ends' environments (engine_env_json) are one machine in one
+ * boot: they share its CPUs and /proc/stat, whatever their network
+ * namespaces. */
+bool engine_env_same_boot(const json_t *a, const json_t *b);
+/* The peer's processes as this end's /proc shows them (its own pid and
+ * its listening server's, at most 2, into pids): when both ends are one
+ * machine in one boot and one PID namespace. Returns how many; 0 when the
+ * peer is not in view. */
+size_t engine_env_peer_pids(const json_t *local, const json_t *peer, pid_t *pids);
 /* The full environment snapshot (kernel, cmdline, CPU, NUMA, every net
  * sysctl, the interface holding `local`): {"fingerprint": "hex16",
  * "entries": {key: value}}. A new reference; on failure an object with an

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/time.h"
+#include "engine/meter.h"
 #include "engine/result.h"
 
 #define SOFTIRQ_CPUS_MAX 1024 /* softirq.NET_RX.cpuN looked up to here */
@@ -63,6 +64,8 @@ static const char *unit_of(const char *name)
 		return "";
 	if (!strncmp(name, "host.speed.", 11))
 		return "op/us";
+	if (!strncmp(name, "tasks.", 6) && ends_with(name, "_s"))
+		return "s";
 	if (!strcmp(name, "host.xcpu_ns") || !strncmp(name, "host.xcpu.cpu", 13))
 		return "ns";
 	if (!strncmp(name, "cpuidle.", 8) && ends_with(name, ".time_us"))
@@ -178,16 +181,6 @@ static double foreign_s(const struct proto_end_report *e, const json_t *env,
 	return busy_s > own_s ? busy_s - own_s : 0;
 }
 
-/* Whether both ends ran on one machine in one boot, whatever their
- * network namespaces: then they share its CPUs and its /proc/stat. */
-static bool same_boot(const struct engine_run *r)
-{
-	const char *a = json_string_value(json_object_get(r->env_local, "boot_id"));
-	const char *b = json_string_value(json_object_get(r->env_remote, "boot_id"));
-
-	return a && b && *a && !strcmp(a, b);
-}
-
 /* Of a foreign share (% of the machine), the part that was the host's
  * steal: time a runnable vCPU waited while the host ran something else,
  * which /proc/stat counts as busy; nothing in the guest can remove it. */
@@ -196,42 +189,90 @@ static double steal_part(const struct proto_end_report *e, double share)
 	return e->cpu_all.valid && e->cpu_all.steal > 0 ? fmin(e->cpu_all.steal, share) : 0;
 }
 
+/* An end's metric from its collectors, or -1. */
+static double end_metric(const struct proto_end_report *e, const char *name)
+{
+	const json_t *v = json_object_get(e->metrics, name);
+
+	return json_is_number(v) ? json_number_value(v) : -1;
+}
+
 /*
- * Interference: busy CPU on each machine minus the test's own processes,
- * over the window (cpu.foreign_s, and its share of all CPUs; of that share,
- * the host's steal apart). A sample whose share is over
- * ENGINE_DISTURBED_PCT on either end is flagged disturbed: stored and
- * shown, left out of compare by default. Ends in two namespaces of one
- * machine (the veth topology) count as one machine: each end's CPU is the
- * test's own on the other end's CPUs too.
+ * Other processes' exact CPU on one end's machine over its window, in
+ * seconds (-1 when not read): what its meter counted of every task but its
+ * own process, the peer's too when it shares the machine. A peer whose pid
+ * this end could not see (another PID namespace) was counted as another
+ * process: its own CPU comes off.
+ */
+static double others_s(const struct engine_run *r, bool same_host)
+{
+	double s = end_metric(&r->local, "tasks.others_s");
+	pid_t peer[2];
+
+	if (s >= 0 && same_host && !engine_env_peer_pids(r->env_local, r->env_remote, peer))
+		s = fmax(0, s - (double)own_ns(&r->remote) / NS_PER_S);
+	return s;
+}
+
+/* seconds of CPU as a share of all of an end's CPUs over its window (-1
+ * when either is unknown) */
+static double machine_share(double s, const json_t *env, int64_t window_ns)
+{
+	int64_t ncpu = env_int(env, "online_cpus");
+
+	if (s < 0 || ncpu <= 0 || window_ns <= 0)
+		return -1;
+	return 100.0 * s / ((double)ncpu * (double)window_ns / NS_PER_S);
+}
+
+/*
+ * Interference, two ways on each machine over the window: its busy CPU
+ * minus the test's own processes (cpu.foreign_s and its share of all
+ * CPUs; of that share, the host's steal apart), and the other processes'
+ * own exact CPU (cpu.foreign_tasks_s, its share). The first holds the
+ * host's steal and tasks too short to be seen at both marks, and misses
+ * load the ticks did not see; the second is exact for what it sees. A
+ * sample where either share is over ENGINE_DISTURBED_PCT on either end is
+ * flagged disturbed: stored and shown, left out of compare by default.
+ * Ends in two namespaces of one machine (the veth topology) count as one
+ * machine: each end's CPU is the test's own on the other end's CPUs too.
  */
 static void add_foreign(struct base_sample *s, const struct engine_run *r,
 			bool same_host)
 {
-	double f, share = 0, fs;
-	int64_t ncpu;
+	double f, share = 0, fs, t, tp;
 
-	same_host = same_host || same_boot(r);
+	same_host = same_host || engine_env_same_boot(r->env_local, r->env_remote);
 	f = foreign_s(&r->local, r->env_local, &r->remote, same_host);
-
 	if (f >= 0) {
-		ncpu = env_int(r->env_local, "online_cpus");
-		share = 100.0 * f / ((double)ncpu * (double)r->local.window_ns / NS_PER_S);
+		share = machine_share(f, r->env_local, r->local.window_ns);
 		base_sample_set(s, "cpu.foreign_s", "s", f);
 		base_sample_set(s, "cpu.foreign_busy_pct", "%", share);
 		base_sample_set(s, "cpu.foreign_steal_pct", "%", steal_part(&r->local, share));
 	}
+	t = others_s(r, same_host);
+	tp = machine_share(t, r->env_local, r->local.window_ns);
+	if (tp >= 0) {
+		base_sample_set(s, "cpu.foreign_tasks_s", "s", t);
+		base_sample_set(s, "cpu.foreign_tasks_pct", "%", tp);
+		share = fmax(share, tp);
+	}
 	if (!same_host) {
 		fs = foreign_s(&r->remote, r->env_remote, &r->local, false);
-		ncpu = env_int(r->env_remote, "online_cpus");
-		if (fs >= 0 && ncpu > 0 && r->remote.window_ns > 0) {
-			double rs = 100.0 * fs / ((double)ncpu * (double)r->remote.window_ns / NS_PER_S);
+		if (fs >= 0) {
+			double rs = machine_share(fs, r->env_remote, r->remote.window_ns);
 
 			base_sample_set(s, "cpu.server.foreign_s", "s", fs);
 			base_sample_set(s, "cpu.server.foreign_busy_pct", "%", rs);
 			base_sample_set(s, "cpu.server.foreign_steal_pct", "%", steal_part(&r->remote, rs));
-			if (rs > share)
-				share = rs;
+			share = fmax(share, rs);
+		}
+		t = end_metric(&r->remote, "tasks.others_s");
+		tp = machine_share(t, r->env_remote, r->remote.window_ns);
+		if (tp >= 0) {
+			base_sample_set(s, "cpu.server.foreign_tasks_s", "s", t);
+			base_sample_set(s, "cpu.server.foreign_tasks_pct", "%", tp);
+			share = fmax(share, tp);
 		}
 	}
 	base_sample_set(s, "window.disturbed", "", share > ENGINE_DISTURBED_PCT ? 1 : 0);

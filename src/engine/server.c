@@ -102,7 +102,7 @@ static int expect(struct session *s, const char *type, int64_t timeout_ns,
 
 static int hello(struct session *s, struct base_err *err)
 {
-	json_t *m = NULL;
+	json_t *m = NULL, *env;
 	int64_t v;
 	int ret;
 
@@ -120,8 +120,13 @@ static int hello(struct session *s, struct base_err *err)
 		refuse(s, err->msg);
 		return ret;
 	}
+	/* a session is a child of the listening server: the client leaves
+	 * both out of the other tasks when it shares the machine */
+	env = engine_env_json();
+	if (env)
+		json_object_set_new(env, "listener_pid", json_integer(getppid()));
 	return send_msg(s, proto_msg("hello_ok", json_pack("{s:i, s:o, s:{s:I, s:I, s:I}}",
-			"version", PROTO_VERSION, "env", engine_env_json(),
+			"version", PROTO_VERSION, "env", env,
 			"limits", "max_streams", (json_int_t)s->o->max_streams,
 			"max_duration_ns", (json_int_t)s->o->max_duration_ns,
 			"max_clients", (json_int_t)s->o->max_clients)), err);
@@ -183,6 +188,9 @@ static int accept_collect(struct session *s, const json_t *m,
 		return ret;
 	if (json_object_get(c, "overhead") &&
 	    (ret = proto_get_bool(c, "overhead", &s->overhead, err)))
+		return ret;
+	if (json_object_get(c, "tasks") &&
+	    (ret = proto_get_bool(c, "tasks", &s->col.others, err)))
 		return ret;
 	return 0;
 }

@@ -105,7 +105,8 @@ static void task(int which, const char *text, size_t len)
 	static char buf[4096];
 	struct base_err err = { { 0 } };
 	struct collect_task t;
-	int cpu, ret;
+	struct collect_stat st = { .cpu = -1 };
+	int ret;
 
 	if (len >= sizeof(buf))
 		len = sizeof(buf) - 1;
@@ -114,8 +115,8 @@ static void task(int which, const char *text, size_t len)
 	if (which == 6) {
 		ret = collect_schedstat_parse(buf, &t, &err);
 	} else {
-		ret = collect_stat_cpu_parse(buf, &cpu, &err);
-		FUZZ_CHECK(ret || cpu >= 0);
+		ret = collect_stat_parse(buf, &st, &err);
+		FUZZ_CHECK(ret || (st.cpu >= 0 && strlen(st.comm) < sizeof(st.comm)));
 	}
 	FUZZ_CHECK_ERR(ret, err);
 }

@@ -1449,6 +1449,48 @@ static void test_disturbed_text_names_the_end_and_the_steal(void **state)
 	base_sample_release(&s);
 }
 
+/* Other processes' exact CPU: the larger measure is the share, and the
+ * processes are named once they hold a point of the machine. */
+static void test_disturbed_text_names_other_processes(void **state)
+{
+	static const char *const cfg[] = { "test=tcp_rr" };
+	struct base_sample s;
+	char why[512];
+	double f, st;
+
+	(void)state;
+	make_sample(&s, "A", cfg, 1, "transactions.per_s", "trans/s", 13745);
+	assert_int_equal(base_sample_set(&s, "cpu.foreign_busy_pct", "%", 4.1), 0);
+	assert_int_equal(base_sample_set(&s, "cpu.foreign_tasks_pct", "%", 10.5), 0);
+	assert_int_equal(base_sample_env(&s, "client.collect.tasks.top", "%s",
+					 "python3[1614] 0.785 s, sshd[801] 0.004 s"), 0);
+	assert_false(base_sample_foreign(&s, &f, &st));
+	assert_true(f == 10.5);
+	report_disturbed_text(&s, why, sizeof(why));
+	assert_string_equal(why, "foreign CPU 10.5% of the machine (other processes 10.5%: "
+				 "python3[1614] 0.785 s, sshd[801] 0.004 s)");
+	assert_int_equal(base_sample_set(&s, "cpu.foreign_steal_pct", "%", 0.3), 0);
+	report_disturbed_text(&s, why, sizeof(why));
+	assert_string_equal(why, "foreign CPU 10.5% of the machine (other processes 10.5%: "
+				 "python3[1614] 0.785 s, sshd[801] 0.004 s; 0.3 points of it the host's steal: "
+				 "the vCPUs waited while the host ran something else)");
+	/* the ticks' share the larger, the processes under a point: unnamed */
+	assert_int_equal(base_sample_set(&s, "cpu.foreign_steal_pct", "%", 0), 0);
+	assert_int_equal(base_sample_set(&s, "cpu.foreign_busy_pct", "%", 2.0), 0);
+	assert_int_equal(base_sample_set(&s, "cpu.foreign_tasks_pct", "%", 0.4), 0);
+	report_disturbed_text(&s, why, sizeof(why));
+	assert_string_equal(why, "foreign CPU 2.0% of the machine (other processes 0.4%)");
+	/* the server's processes on its own machine */
+	assert_int_equal(base_sample_set(&s, "cpu.server.foreign_busy_pct", "%", 1.0), 0);
+	assert_int_equal(base_sample_set(&s, "cpu.server.foreign_tasks_pct", "%", 12), 0);
+	assert_int_equal(base_sample_env(&s, "server.collect.tasks.top", "%s", "stress-ng[77] 1.200 s"), 0);
+	assert_true(base_sample_foreign(&s, &f, &st));
+	report_disturbed_text(&s, why, sizeof(why));
+	assert_string_equal(why, "foreign CPU 12.0% of the server's machine (other processes 12.0%: "
+				 "stress-ng[77] 1.200 s)");
+	base_sample_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1484,6 +1526,7 @@ int main(void)
 		cmocka_unit_test(test_sample_table_lists_counts_not_levels),
 		cmocka_unit_test(test_sample_table_values_line_up_past_long_names),
 		cmocka_unit_test(test_disturbed_text_names_the_end_and_the_steal),
+		cmocka_unit_test(test_disturbed_text_names_other_processes),
 		cmocka_unit_test(test_sample_table_says_whether_the_window_can_be_trusted),
 		cmocka_unit_test(test_explain_lists_what_went_with_the_headline),
 	};

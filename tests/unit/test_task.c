@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -17,6 +20,7 @@
 
 #include "base/err.h"
 #include "base/time.h"
+#include "collect/others.h"
 #include "collect/task.h"
 #include "collect/usage.h"
 
@@ -62,28 +66,32 @@ static void test_stat_cpu_captured_and_odd_names(void **state)
 	char *text = testdata_load("proc-task-stat.6.18", NULL);
 	char odd[512];
 	const char *p;
-	int cpu = -1;
+	struct collect_stat st = { .cpu = -1 };
 
 	(void)state;
-	assert_int_equal(collect_stat_cpu_parse(text, &cpu, &err), 0);
-	assert_int_equal(cpu, 1);
+	assert_int_equal(collect_stat_parse(text, &st, &err), 0);
+	assert_int_equal(st.cpu, 1);
+	assert_string_equal(st.comm, "python3");
+	assert_int_equal(st.flags, 4194304);
+	assert_int_equal(st.start_ticks, 1078036);
 	/* a command name with blanks and parentheses: fields count from the
 	 * last ')' */
 	p = strchr(text, ')');
 	assert_non_null(p);
 	snprintf(odd, sizeof(odd), "2428 (a) b (c)) d)%s", p + 1);
-	cpu = -1;
-	assert_int_equal(collect_stat_cpu_parse(odd, &cpu, &err), 0);
-	assert_int_equal(cpu, 1);
+	st.cpu = -1;
+	assert_int_equal(collect_stat_parse(odd, &st, &err), 0);
+	assert_int_equal(st.cpu, 1);
+	assert_string_equal(st.comm, "a) b (c)) d");
 	free(text);
 	/* too few fields (a 2.4-era stat), no ')', a bad number */
-	assert_int_equal(collect_stat_cpu_parse("1 (x) R 0 0 0\n", &cpu, &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "39th"));
-	assert_int_equal(collect_stat_cpu_parse("1 x R", &cpu, &err), -EINVAL);
+	assert_int_equal(collect_stat_parse("1 (x) R 0 0 0\n", &st, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "39 fields"));
+	assert_int_equal(collect_stat_parse("1 x R", &st, &err), -EINVAL);
 	snprintf(odd, sizeof(odd), "1 (x) R");
 	for (int i = 4; i < 39; i++)
 		strncat(odd, i == 39 - 1 ? " -1" : " 0", sizeof(odd) - strlen(odd) - 1);
-	assert_int_equal(collect_stat_cpu_parse(odd, &cpu, &err), -EINVAL);
+	assert_int_equal(collect_stat_parse(odd, &st, &err), -EINVAL);
 }
 
 static void test_delta_clamps_and_keeps_last_cpu(void **state)
@@ -144,6 +152,160 @@ static void test_exact_accounting_agrees_with_rusage(void **state)
 	assert_non_null(strstr(err.msg, "schedstat"));
 }
 
+/* One thread of a made-up /proc under root: its stat (with the fields
+ * the parser reads) and schedstat. */
+static void fake_thread(const char *root, int tgid, int tid, const char *comm,
+			unsigned long flags, unsigned long long start,
+			unsigned long long run_ns)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d", root, tgid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%d/task", root, tgid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%d/task/%d", root, tgid, tid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", root, tgid, tid);
+	assert_non_null(f = fopen(path, "w"));
+	fprintf(f, "%d (%s) S 1 1 1 0 -1 %lu", tid, comm, flags);
+	for (int field = 10; field <= 52; field++)
+		fprintf(f, " %llu", field == 22 ? start : field == 39 ? 1ULL : 0ULL);
+	fputc('\n', f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat", root, tgid, tid);
+	assert_non_null(f = fopen(path, "w"));
+	fprintf(f, "%llu 0 1\n", run_ns);
+	fclose(f);
+}
+
+#define KTHREAD 0x208040UL
+#define MS (1000ULL * 1000ULL)
+
+/* Tasks that ran on, started, were missed, reused an id, were the test's
+ * own, or were the kernel's; the busiest three named. */
+static void test_others_between_two_snapshots(void **state)
+{
+	char root[] = "/tmp/nr-others-XXXXXX", cmd[600], bad[512];
+	struct collect_others *a = collect_others_new(), *b = collect_others_new();
+	struct collect_others_sum sum;
+	struct base_err err = { "" };
+	struct timespec ts;
+	unsigned long long born;
+	pid_t own[] = { 200 };
+	FILE *f;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	born = ((unsigned long long)ts.tv_sec + 1000) * (unsigned long long)sysconf(_SC_CLK_TCK);
+	assert_non_null(mkdtemp(root));
+	fake_thread(root, 2, 2, "kthreadd", KTHREAD, 0, 1000);
+	fake_thread(root, 15, 15, "ksoftirqd/1", KTHREAD, 1, 5 * MS);
+	fake_thread(root, 16, 16, "kworker/1:1", KTHREAD, 1, 7 * MS);
+	fake_thread(root, 100, 100, "hog", 0, 5, 1000 * MS);
+	fake_thread(root, 100, 101, "hog worker", 0, 5, 2000 * MS);
+	fake_thread(root, 200, 200, "netregress", 0, 5, 1000 * MS);
+	fake_thread(root, 500, 500, "old", 0, 7, 4000 * MS);
+	fake_thread(root, 700, 700, "sleeper", 0, 7, 50 * MS);
+	snprintf(cmd, sizeof(cmd), "%s/net", root);
+	mkdir(cmd, 0755); /* not a process */
+	assert_int_equal(collect_others_snap(a, root, &err), 0);
+
+	fake_thread(root, 15, 15, "ksoftirqd/1", KTHREAD, 1, 8 * MS);
+	fake_thread(root, 16, 16, "kworker/1:1", KTHREAD, 1, 9 * MS);
+	fake_thread(root, 100, 100, "hog", 0, 5, 1500 * MS);
+	fake_thread(root, 100, 101, "hog worker", 0, 5, 2250 * MS);
+	fake_thread(root, 100, 102, "hog new", 0, born, 100 * MS);
+	fake_thread(root, 200, 200, "netregress", 0, 5, 3000 * MS);
+	fake_thread(root, 300, 300, "cc1", 0, born, 300 * MS);
+	fake_thread(root, 400, 400, "missed", 0, 9, 9000 * MS);
+	fake_thread(root, 500, 500, "reused", 0, born, 200 * MS);
+	fake_thread(root, 900, 900, "ninth", 0, born, 250 * MS);
+	/* a thread whose stat cannot be read as one is skipped */
+	fake_thread(root, 800, 800, "bad", 0, born, 70 * MS);
+	snprintf(bad, sizeof(bad), "%s/800/task/800/stat", root);
+	assert_non_null(f = fopen(bad, "w"));
+	fputs("800 (bad) S 1\n", f);
+	fclose(f);
+	assert_int_equal(collect_others_snap(b, root, &err), 0);
+
+	collect_others_delta(a, b, own, 1, &sum);
+	/* hog 500 + 250 + 100 (its new thread), cc1 300, reused 200 (not
+	 * 200 - 4000), ninth 250; missed, sleeper and netregress nothing */
+	assert_int_equal(sum.others_ns, 1600 * MS);
+	assert_int_equal(sum.nprocs, 4);
+	assert_int_equal(sum.kthreads_ns, 5 * MS);
+	assert_int_equal(sum.ksoftirqd_ns, 3 * MS);
+	assert_int_equal(sum.ntop, 3);
+	assert_int_equal(sum.top[0].pid, 100);
+	assert_string_equal(sum.top[0].comm, "hog");
+	assert_int_equal(sum.top[0].run_ns, 850 * MS);
+	assert_int_equal(sum.top[1].pid, 300);
+	assert_int_equal(sum.top[2].pid, 900);
+	assert_int_equal(sum.top[2].run_ns, 250 * MS);
+
+	/* nothing excluded: the test's own process is another's */
+	collect_others_delta(a, b, NULL, 0, &sum);
+	assert_int_equal(sum.others_ns, 3600 * MS);
+	assert_int_equal(sum.top[0].pid, 200);
+
+	/* without a kernel thread in sight, other processes are hidden */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/2 %s/15 %s/16", root, root, root);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(collect_others_snap(b, root, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "hidden"));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(collect_others_snap(b, root, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, root));
+	collect_others_free(a);
+	collect_others_free(b);
+}
+
+/* On the real /proc: a child that starts after the first snapshot and
+ * burns CPU until the second is counted in full, under its pid; this
+ * process, which burns too, is not. */
+static void test_others_sees_a_real_child(void **state)
+{
+	struct collect_others *a = collect_others_new(), *b = collect_others_new();
+	struct collect_others_sum sum;
+	struct base_err err = { "" };
+	pid_t own = getpid(), child;
+	bool found = false;
+
+	(void)state;
+	assert_int_equal(collect_others_snap(a, "/proc", &err), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		for (;;)
+			burn_ms(1000);
+	}
+	burn_ms(300);
+	assert_int_equal(collect_others_snap(b, "/proc", &err), 0);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	collect_others_delta(a, b, &own, 1, &sum);
+	assert_true(sum.nprocs >= 1);
+	for (size_t i = 0; i < sum.ntop; i++) {
+		assert_int_not_equal(sum.top[i].pid, own);
+		if (sum.top[i].pid == child) {
+			found = true;
+			/* most of the 300 ms (two CPUs, this process burning too) */
+			if (sum.top[i].run_ns < 100 * MS || sum.top[i].run_ns > 400 * MS)
+				fail_msg("child ran %llu ns in about 300 ms",
+					 (unsigned long long)sum.top[i].run_ns);
+		}
+	}
+	assert_true(found);
+	assert_true(sum.others_ns >= sum.top[0].run_ns);
+	collect_others_free(a);
+	collect_others_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +314,8 @@ int main(void)
 		cmocka_unit_test(test_stat_cpu_captured_and_odd_names),
 		cmocka_unit_test(test_delta_clamps_and_keeps_last_cpu),
 		cmocka_unit_test(test_exact_accounting_agrees_with_rusage),
+		cmocka_unit_test(test_others_between_two_snapshots),
+		cmocka_unit_test(test_others_sees_a_real_child),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
