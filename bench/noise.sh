@@ -150,6 +150,8 @@ run_ours() {
 		| [ $m[$k].value, ($m["window.disturbed"].value // "?"),
 		    ("foreign=" + (if $m["cpu.foreign_busy_pct"] then ($m["cpu.foreign_busy_pct"].value * 10
 		                   | round / 10 | tostring) + "%" else "n/a" end)),
+		    ("procs=" + (if $m["cpu.foreign_tasks_pct"] then ($m["cpu.foreign_tasks_pct"].value * 10
+		                 | round / 10 | tostring) + "%" else "n/a" end)),
 		    ("cpus=" + (.config.params.cpus // "?") + "/" + (.config.params.remote_cpus // "?")),
 		    ("speed=" + (($m["host.speed"].value // null) | if . then (. * 10 | round / 10 | tostring) else "-" end)),
 		    ("core=" + (($m["host.speed.core"].value // null) | if . then (. * 10 | round / 10 | tostring) else "-" end)),
