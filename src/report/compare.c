@@ -171,13 +171,18 @@ void report_fdr_note(FILE *out, const struct stats_notes *nt)
 		nt->fdr_p, nt->fdr_q, nt->fdr_n, nt->fdr_n);
 }
 
-void report_steal_part(FILE *out, const struct stats_notes *nt)
+void report_disturbed_parts(FILE *out, const struct stats_notes *nt)
 {
 	size_t n = nt->disturbed_steal_a + nt->disturbed_steal_b;
+	size_t p = nt->disturbed_procs_a + nt->disturbed_procs_b;
 
 	if (n)
 		fprintf(out, "; in %zu of them mostly the host's steal (cpu.foreign_steal_pct), which nothing in the guest can stop",
 			n);
+	if (p)
+		fprintf(out, "; in %zu%s mostly other processes (cpu.foreign_tasks_pct)%s%s", p,
+			n ? "" : " of them", nt->disturbed_busiest[0] ? ", the busiest " : "",
+			nt->disturbed_busiest);
 }
 
 bool report_fdr_row_due(const struct stats_row *r)
@@ -346,7 +351,7 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 	if (nt->disturbed_a || nt->disturbed_b) {
 		fprintf(out, "note: left out as disturbed by foreign CPU load: %zu in %s, %zu in %s",
 			nt->disturbed_a, label_a, nt->disturbed_b, label_b);
-		report_steal_part(out, nt);
+		report_disturbed_parts(out, nt);
 		fputs(" (--keep-disturbed pools them)\n", out);
 	}
 	if (nt->not_steady_a || nt->not_steady_b)
@@ -631,6 +636,10 @@ json_t *report_compare_json(const struct stats_table *t)
 
 		json_object_set_new(nt, "disturbed_steal_a", json_integer((json_int_t)t->notes.disturbed_steal_a));
 		json_object_set_new(nt, "disturbed_steal_b", json_integer((json_int_t)t->notes.disturbed_steal_b));
+		json_object_set_new(nt, "disturbed_procs_a", json_integer((json_int_t)t->notes.disturbed_procs_a));
+		json_object_set_new(nt, "disturbed_procs_b", json_integer((json_int_t)t->notes.disturbed_procs_b));
+		if (t->notes.disturbed_busiest[0])
+			json_object_set_new(nt, "disturbed_busiest", json_string(t->notes.disturbed_busiest));
 	}
 	return j;
 }

@@ -854,7 +854,7 @@ static void html_pair(FILE *out, const struct report_doc *d,
 		if (nt->disturbed_a || nt->disturbed_b) {
 			fprintf(out, " left out as disturbed by foreign CPU load: %zu and %zu",
 				nt->disturbed_a, nt->disturbed_b);
-			report_steal_part(out, nt);
+			report_disturbed_parts(out, nt);
 			fputs(" (--keep-disturbed pools them).", out);
 		}
 		if (nt->not_steady_a || nt->not_steady_b)

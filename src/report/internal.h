@@ -148,9 +148,10 @@ void report_fdr_note(FILE *out, const struct stats_notes *nt);
  * (a .paired or .xcpu_adj row over several configurations); and that, in
  * one sentence without its end. */
 /* After the count of samples left out as disturbed: how many of them the
- * host's steal disturbed most, started by "; " (nothing for none), no
- * end; nothing to escape in any format. */
-void report_steal_part(FILE *out, const struct stats_notes *nt);
+ * host's steal disturbed most, and how many other processes did (with the
+ * busiest), each started by "; " (nothing for none), no end; nothing to
+ * escape in any format (stats keeps the process name to safe bytes). */
+void report_disturbed_parts(FILE *out, const struct stats_notes *nt);
 bool report_fdr_row_due(const struct stats_row *r);
 void report_fdr_row_note(FILE *out, const struct stats_row *r);
 /* The same as a string for a format to escape (free() it; NULL: out of

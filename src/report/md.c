@@ -288,7 +288,7 @@ static void md_notes(FILE *out, const struct report_doc *d,
 		report_md_escape(out, a);
 		fprintf(out, ", %zu in ", nt->disturbed_b);
 		report_md_escape(out, b);
-		report_steal_part(out, nt);
+		report_disturbed_parts(out, nt);
 		fputs(" (--keep-disturbed pools them)\n", out);
 	}
 	if (nt->not_steady_a || nt->not_steady_b) {

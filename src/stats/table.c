@@ -2,6 +2,7 @@
 /* The compare table of one configuration: headline first, then what moved with it. */
 #include "stats/table.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -234,8 +235,12 @@ static bool flagged(const struct base_sample *s, const char *name)
 
 /* What one side's samples said about their windows. */
 struct side_flags {
-	size_t dropped, dropped_steal, not_steady, host_trend, mixed, xcpu_moved;
+	size_t dropped, dropped_steal, dropped_procs, not_steady, host_trend, mixed, xcpu_moved;
 	double mixed_gap;
+	/* among dropped_procs: the largest other processes' share, and the
+	 * busiest process of that sample */
+	double procs_max;
+	char busiest[48];
 };
 
 static double metric_or(const struct base_sample *s, const char *name, double dflt)
@@ -253,6 +258,38 @@ static bool mostly_steal(const struct base_sample *s)
 
 	base_sample_foreign(s, &f, &st);
 	return f > 0 && st >= f / 2;
+}
+
+/*
+ * Whether a sample's foreign CPU was mostly other processes (their exact
+ * share at least half of it, on the end with more); if so and their share
+ * is the largest seen in f, the busiest of them, the first of the end's
+ * env collect.tasks.top ("stress-ng[4242] 1.180 s, ..."), goes to
+ * f->busiest with what a report could misread made '?'.
+ */
+static bool mostly_procs(const struct base_sample *s, struct side_flags *f)
+{
+	double share, st, tasks;
+	bool server = base_sample_foreign(s, &share, &st);
+	const char *top, *end;
+	size_t n;
+
+	tasks = metric_or(s, server ? "cpu.server.foreign_tasks_pct" : "cpu.foreign_tasks_pct", 0);
+	if (!(share > 0 && tasks >= share / 2))
+		return false;
+	top = base_sample_env_get(s, server ? "server.collect.tasks.top" :
+					      "client.collect.tasks.top", NULL);
+	if (top && tasks > f->procs_max && (end = strstr(top, "] "))) {
+		n = (size_t)(end + 1 - top);
+		if (n >= sizeof(f->busiest))
+			n = sizeof(f->busiest) - 1;
+		for (size_t i = 0; i < n; i++)
+			f->busiest[i] = isalnum((unsigned char)top[i]) || strchr("._:/@+-[]", top[i]) ?
+						top[i] : '?';
+		f->busiest[n] = '\0';
+		f->procs_max = tasks;
+	}
+	return true;
 }
 
 /*
@@ -280,6 +317,7 @@ static size_t undisturbed(const struct base_sample *const *s, size_t n,
 		}
 		if (!keep && flagged(s[i], "window.disturbed")) {
 			f->dropped_steal += mostly_steal(s[i]);
+			f->dropped_procs += mostly_procs(s[i], f);
 			continue;
 		}
 		kept[k++] = s[i];
@@ -287,7 +325,8 @@ static size_t undisturbed(const struct base_sample *const *s, size_t n,
 	if (!k) { /* all disturbed: compare them anyway, the note says so */
 		for (size_t i = 0; i < n; i++)
 			kept[i] = s[i];
-		f->dropped_steal = 0;
+		f->dropped_steal = f->dropped_procs = 0;
+		f->busiest[0] = '\0';
 		return n;
 	}
 	f->dropped = n - k;
@@ -319,6 +358,10 @@ int stats_table_build(const struct base_sample *const *a_all, size_t na_all,
 	out->notes.disturbed_b = fb.dropped;
 	out->notes.disturbed_steal_a = fa.dropped_steal;
 	out->notes.disturbed_steal_b = fb.dropped_steal;
+	out->notes.disturbed_procs_a = fa.dropped_procs;
+	out->notes.disturbed_procs_b = fb.dropped_procs;
+	snprintf(out->notes.disturbed_busiest, sizeof(out->notes.disturbed_busiest), "%s",
+		 fb.procs_max > fa.procs_max ? fb.busiest : fa.busiest);
 	out->notes.not_steady_a = fa.not_steady;
 	out->notes.not_steady_b = fb.not_steady;
 	out->notes.host_trend_a = fa.host_trend;

@@ -52,6 +52,12 @@ struct stats_notes {
 	/* of those, the ones whose foreign CPU was mostly the host's steal
 	 * (cpu.foreign_steal_pct at least half of it, on the end with more) */
 	size_t disturbed_steal_a, disturbed_steal_b;
+	/* and those whose foreign CPU was mostly other processes
+	 * (cpu.foreign_tasks_pct at least half of it), with the busiest
+	 * process of the one they held most in ("stress-ng[4242]"; letters,
+	 * digits and ._:/@+-[] only; "" when none) */
+	size_t disturbed_procs_a, disturbed_procs_b;
+	char disturbed_busiest[48];
 	size_t not_steady_a, not_steady_b; /* samples whose window trended */
 	size_t host_trend_a, host_trend_b; /* of those, with the host's speed trending the same way */
 	/* samples whose window left a level and came back (window.mixed),

@@ -163,6 +163,21 @@ check "... and --resume runs that repetition again: the 2 disturbed samples stor
 check "... and its second step says it was disturbed again, with the rate and the foreign CPU, and left out" \
 	grep -qE '^step 2/2 \(.*\): tcp_stream -: throughput.gbps [0-9.e+]+ Gbps, disturbed again by foreign CPU [0-9.]+% of the machine.*: stored, left out$' "$TMP/twice.log"
 
+# compare names what disturbed the samples it left out: the busy loops (bash)
+# were other processes. --resume, now without them, measures the repetition
+# once more (again while the host steals: at most three tries), and a quiet
+# label gives compare a side to set it against.
+for _ in 1 2 3; do
+	timeout 60 "$NR" matrix --resume --label twice --db "$TMP/twice.db" "$TMP/one.yaml" >/dev/null 2>&1
+	[ "$(flagged "$TMP/twice.db")" = 2 ] || break
+	wait_host
+done
+timeout 60 "$NR" matrix --label quiet --db "$TMP/twice.db" "$TMP/one.yaml" >/dev/null 2>&1
+"$NR" compare --db "$TMP/twice.db" quiet twice >"$TMP/twice.cmp" 2>&1
+check "compare counts the samples left out that other processes disturbed, and names the busiest (the busy loops)" \
+	grep -qE '^note: left out as disturbed by foreign CPU load: [0-9]+ in quiet, 2 in twice; .*in 2( of them)? mostly other processes \(cpu.foreign_tasks_pct\), the busiest bash\[[0-9]+\]' "$TMP/twice.cmp" ||
+	diag "$TMP/twice.cmp" "note|samples"
+
 # The hogs start half-way through the window: the rate falls, not steady.
 run_at trend tcp_stream 4 2
 check "a rate throttled half-way through the window is flagged not steady" \

@@ -1287,7 +1287,7 @@ static void test_fdr_note_of_a_paired_row(void **state)
 }
 
 /* The samples left out as disturbed, and how many of them the host's steal
- * disturbed most. */
+ * disturbed most, and how many other processes did (the busiest named). */
 static void test_disturbed_note_counts_the_hosts_steal(void **state)
 {
 	struct stats_table t;
@@ -1303,6 +1303,16 @@ static void test_disturbed_note_counts_the_hosts_steal(void **state)
 	buf = capture_compare_table(&t, NULL);
 	assert_non_null(strstr(buf, "\nnote: left out as disturbed by foreign CPU load: 0 in A, 3 in B; in 2 of them mostly the host's steal "
 				    "(cpu.foreign_steal_pct), which nothing in the guest can stop (--keep-disturbed pools them)\n"));
+	free(buf);
+	t.notes.disturbed_procs_b = 1;
+	snprintf(t.notes.disturbed_busiest, sizeof(t.notes.disturbed_busiest), "stress-ng[4242]");
+	buf = capture_compare_table(&t, NULL);
+	assert_non_null(strstr(buf, "B; in 2 of them mostly the host's steal (cpu.foreign_steal_pct), which nothing in the guest can stop; "
+				    "in 1 mostly other processes (cpu.foreign_tasks_pct), the busiest stress-ng[4242] (--keep-disturbed pools them)\n"));
+	free(buf);
+	t.notes.disturbed_steal_b = 0;
+	buf = capture_compare_table(&t, NULL);
+	assert_non_null(strstr(buf, "3 in B; in 1 of them mostly other processes (cpu.foreign_tasks_pct), the busiest stress-ng[4242] (--keep"));
 	free(buf);
 	free(t.rows);
 }

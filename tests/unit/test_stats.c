@@ -1671,6 +1671,63 @@ static void table_of(const double *ga, const double *gb, size_t n, const bool *a
 }
 
 /*
+ * Of the samples left out as disturbed, those whose foreign CPU was mostly
+ * other processes are counted, and the busiest process of the one they
+ * held most is kept, with what a report could misread made '?'.
+ */
+static void test_disturbed_samples_counted_with_other_processes(void **state)
+{
+	static const double g[6] = { 10, 10.1, 9.9, 10, 10.2, 9.8 };
+	struct base_sample *a = speed_samples(6, g, NULL), *b = speed_samples(6, g, NULL);
+	const struct base_sample *pa[6], *pb[6];
+	struct stats_table_opts o;
+	struct stats_table t;
+
+	(void)state;
+	stats_table_opts_init(&o);
+	for (size_t i = 0; i < 6; i++) {
+		pa[i] = &a[i];
+		pb[i] = &b[i];
+	}
+	/* a: one by a compiler (the ticks saw less of it), one by the host */
+	assert_int_equal(base_sample_set(&a[1], "window.disturbed", "", 1), 0);
+	assert_int_equal(base_sample_set(&a[1], "cpu.foreign_busy_pct", "%", 11), 0);
+	assert_int_equal(base_sample_set(&a[1], "cpu.foreign_tasks_pct", "%", 12), 0);
+	assert_int_equal(base_sample_env(&a[1], "client.collect.tasks.top", "%s", "cc1[300] 1.200 s, make[299] 0.100 s"), 0);
+	assert_int_equal(base_sample_set(&a[4], "window.disturbed", "", 1), 0);
+	assert_int_equal(base_sample_set(&a[4], "cpu.foreign_busy_pct", "%", 25), 0);
+	assert_int_equal(base_sample_set(&a[4], "cpu.foreign_steal_pct", "%", 20), 0);
+	assert_int_equal(base_sample_set(&a[4], "cpu.foreign_tasks_pct", "%", 2), 0);
+	assert_int_equal(base_sample_env(&a[4], "client.collect.tasks.top", "%s", "sshd[801] 0.200 s"), 0);
+	/* b: one by a process with an odd name, more of the machine */
+	assert_int_equal(base_sample_set(&b[2], "window.disturbed", "", 1), 0);
+	assert_int_equal(base_sample_set(&b[2], "cpu.foreign_busy_pct", "%", 4), 0);
+	assert_int_equal(base_sample_set(&b[2], "cpu.foreign_tasks_pct", "%", 30), 0);
+	assert_int_equal(base_sample_env(&b[2], "client.collect.tasks.top", "%s", "stress ng<x>[77] 3.000 s"), 0);
+	assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, &t), 0);
+	assert_int_equal(t.notes.disturbed_a, 2);
+	assert_int_equal(t.notes.disturbed_b, 1);
+	assert_int_equal(t.notes.disturbed_steal_a, 1);
+	assert_int_equal(t.notes.disturbed_procs_a, 1);
+	assert_int_equal(t.notes.disturbed_procs_b, 1);
+	assert_string_equal(t.notes.disturbed_busiest, "stress?ng?x?[77]");
+	stats_table_release(&t);
+	/* without b's, a's compiler is the busiest */
+	assert_int_equal(base_sample_set(&b[2], "window.disturbed", "", 0), 0);
+	assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, &t), 0);
+	assert_int_equal(t.notes.disturbed_procs_b, 0);
+	assert_string_equal(t.notes.disturbed_busiest, "cc1[300]");
+	stats_table_release(&t);
+	o.keep_disturbed = true;
+	assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, &t), 0);
+	assert_int_equal(t.notes.disturbed_procs_a, 0);
+	assert_string_equal(t.notes.disturbed_busiest, "");
+	stats_table_release(&t);
+	free_samples(a, 6);
+	free_samples(b, 6);
+}
+
+/*
  * Samples flagged disturbed are left out and counted, and so are those of
  * them whose foreign CPU was mostly the host's steal, on whichever end had
  * more of it; --keep-disturbed pools them and counts none.
@@ -3009,6 +3066,7 @@ int main(void)
 		cmocka_unit_test(test_tables_fdr_calls_a_matrix_clean_and_keeps_a_corner),
 		cmocka_unit_test(test_tables_fdr_takes_the_paired_rows_as_a_family),
 		cmocka_unit_test(test_disturbed_samples_counted_with_the_hosts_steal),
+		cmocka_unit_test(test_disturbed_samples_counted_with_other_processes),
 		cmocka_unit_test(test_kendall_matches_scipy),
 		cmocka_unit_test(test_host_trend_only_when_the_speed_moved_with_the_rate),
 		cmocka_unit_test(test_host_moved_when_the_round_trip_changed_level),
