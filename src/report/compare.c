@@ -185,6 +185,14 @@ void report_disturbed_parts(FILE *out, const struct stats_notes *nt)
 			nt->disturbed_busiest);
 }
 
+void report_redef_text(FILE *out, const struct stats_notes *nt, size_t i,
+		       const char *a, const char *b)
+{
+	fprintf(out, "%s (the new way: %zu of %zu samples of %s, %zu of %zu of %s)",
+		nt->redef[i].what, nt->redef[i].a, nt->redef[i].na, a ? a : "the first",
+		nt->redef[i].b, nt->redef[i].nb, b ? b : "the second");
+}
+
 bool report_fdr_row_due(const struct stats_row *r)
 {
 	return r->shown && !r->headline && r->fdr_downgraded;
@@ -369,6 +377,11 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 			nt->speed_shift_pct, nt->speed_lo_pct, nt->speed_hi_pct,
 			label_a, label_b, nt->speed_p);
 		report_speed_why(out, nt);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < nt->nredef; i++) {
+		fputs("note: measured by netregress builds that define a metric differently: ", out);
+		report_redef_text(out, nt, i, label_a, label_b);
 		fputc('\n', out);
 	}
 	if (nt->xcpu_moved_a || nt->xcpu_moved_b)
@@ -640,6 +653,20 @@ json_t *report_compare_json(const struct stats_table *t)
 		json_object_set_new(nt, "disturbed_procs_b", json_integer((json_int_t)t->notes.disturbed_procs_b));
 		if (t->notes.disturbed_busiest[0])
 			json_object_set_new(nt, "disturbed_busiest", json_string(t->notes.disturbed_busiest));
+		for (size_t i = 0; i < t->notes.nredef; i++) {
+			json_t *rd = json_object_get(nt, "redefined");
+
+			if (!rd) {
+				rd = json_array();
+				json_object_set_new(nt, "redefined", rd);
+			}
+			json_array_append_new(rd, json_pack("{s:s, s:I, s:I, s:I, s:I}",
+							    "marker", t->notes.redef[i].marker,
+							    "a", (json_int_t)t->notes.redef[i].a,
+							    "a_samples", (json_int_t)t->notes.redef[i].na,
+							    "b", (json_int_t)t->notes.redef[i].b,
+							    "b_samples", (json_int_t)t->notes.redef[i].nb));
+		}
 	}
 	return j;
 }

@@ -872,6 +872,11 @@ static void html_pair(FILE *out, const struct report_doc *d,
 			report_speed_why(out, nt);
 			fputc('.', out);
 		}
+		for (size_t k = 0; k < nt->nredef; k++) {
+			fputs(" measured by netregress builds that define a metric differently: ", out);
+			report_redef_text(out, nt, k, NULL, NULL);
+			fputc('.', out);
+		}
 		if (nt->xcpu_moved_a || nt->xcpu_moved_b)
 			fprintf(out, " samples in which the host moved the test's CPUs within the window (the round trip of a cache line between them changed level): %zu and %zu.",
 				nt->xcpu_moved_a, nt->xcpu_moved_b);

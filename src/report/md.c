@@ -329,6 +329,13 @@ static void md_notes(FILE *out, const struct report_doc *d,
 		report_speed_why(out, nt);
 		fputc('\n', out);
 	}
+	for (size_t i = 0; i < nt->nredef; i++) {
+		fputs("- ", out);
+		md_code(out, desc);
+		fputs(": measured by netregress builds that define a metric differently: ", out);
+		report_redef_text(out, nt, i, NULL, NULL);
+		fputc('\n', out);
+	}
 	if (nt->xcpu_moved_a || nt->xcpu_moved_b) {
 		fputs("- ", out);
 		md_code(out, desc);

@@ -333,6 +333,48 @@ static size_t undisturbed(const struct base_sample *const *s, size_t n,
 	return k;
 }
 
+/* Metrics whose definition changed, each with a metric that came with
+ * the new one: samples with it were measured the new way. */
+static const struct {
+	const char *marker, *what;
+} redefinitions[] = {
+	{ "cpu.client.busy_ticks_pct",
+	  "cpu.client.busy_pct and cpu.server.busy_pct, their user, sys, irq and softirq split and the host service demand come from the time the CPUs were not idle in samples that have cpu.client.busy_ticks_pct, and from the ticks alone in those without (up to a third lower for request/response on a tickless kernel)" },
+	{ "cpu.foreign_tasks_pct",
+	  "window.disturbed is also raised by other processes' exact CPU in samples that have cpu.foreign_tasks_pct, and by the ticks' busy time alone in those without (a load the ticks missed left those unflagged)" },
+};
+
+static size_t count_with(const struct base_sample *const *s, size_t n, const char *name)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += base_sample_get(s[i], name) != NULL;
+	return k;
+}
+
+/* The definitions the samples straddle: some have the marker, some not. */
+static void redefined(const struct base_sample *const *a, size_t na,
+		      const struct base_sample *const *b, size_t nb,
+		      struct stats_notes *nt)
+{
+	for (size_t i = 0; i < sizeof(redefinitions) / sizeof(redefinitions[0]) &&
+			   nt->nredef < sizeof(nt->redef) / sizeof(nt->redef[0]); i++) {
+		size_t ka = count_with(a, na, redefinitions[i].marker);
+		size_t kb = count_with(b, nb, redefinitions[i].marker);
+
+		if (ka + kb == 0 || ka + kb == na + nb)
+			continue;
+		nt->redef[nt->nredef].what = redefinitions[i].what;
+		nt->redef[nt->nredef].marker = redefinitions[i].marker;
+		nt->redef[nt->nredef].a = ka;
+		nt->redef[nt->nredef].na = na;
+		nt->redef[nt->nredef].b = kb;
+		nt->redef[nt->nredef].nb = nb;
+		nt->nredef++;
+	}
+}
+
 int stats_table_build(const struct base_sample *const *a_all, size_t na_all,
 		      const struct base_sample *const *b_all, size_t nb_all,
 		      const struct stats_table_opts *o, struct stats_table *out)
@@ -373,6 +415,8 @@ int stats_table_build(const struct base_sample *const *a_all, size_t na_all,
 	out->notes.xcpu_moved_a = fa.xcpu_moved;
 	out->notes.xcpu_moved_b = fb.xcpu_moved;
 	ret = build(a, na, b, nb, o, out);
+	if (!ret)
+		redefined(a_all, na_all, b_all, nb_all, &out->notes);
 	free(a);
 	free(b);
 	return ret;

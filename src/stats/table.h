@@ -80,6 +80,16 @@ struct stats_notes {
 	 * builds (client.build): the speed probe's unit may differ with the
 	 * code the compiler made of its loop, so its note may not be the host's */
 	bool builds_differ;
+	/* metrics that netregress builds have defined differently, where the
+	 * samples compared straddle the change (some with, some without the
+	 * metric the new definition came with): the sentence that says what
+	 * changed (static; letters, digits and punctuation only), the marker,
+	 * and in how many samples of each label (all, disturbed too) it is */
+	size_t nredef;
+	struct {
+		const char *what, *marker;
+		size_t a, na, b, nb;
+	} redef[4];
 	/* samples in which the host moved the test's CPUs within the window
 	 * (window.xcpu_moved) */
 	size_t xcpu_moved_a, xcpu_moved_b;

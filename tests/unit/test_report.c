@@ -1314,6 +1314,18 @@ static void test_disturbed_note_counts_the_hosts_steal(void **state)
 	buf = capture_compare_table(&t, NULL);
 	assert_non_null(strstr(buf, "3 in B; in 1 of them mostly other processes (cpu.foreign_tasks_pct), the busiest stress-ng[4242] (--keep"));
 	free(buf);
+	/* and a definition the samples straddle */
+	t.notes.nredef = 1;
+	t.notes.redef[0].what = "window.disturbed is also raised by other processes";
+	t.notes.redef[0].marker = "cpu.foreign_tasks_pct";
+	t.notes.redef[0].a = 0;
+	t.notes.redef[0].na = 5;
+	t.notes.redef[0].b = 3;
+	t.notes.redef[0].nb = 3;
+	buf = capture_compare_table(&t, NULL);
+	assert_non_null(strstr(buf, "\nnote: measured by netregress builds that define a metric differently: window.disturbed is also raised "
+				    "by other processes (the new way: 0 of 5 samples of A, 3 of 3 of B)\n"));
+	free(buf);
 	free(t.rows);
 }
 

@@ -1671,6 +1671,61 @@ static void table_of(const double *ga, const double *gb, size_t n, const bool *a
 }
 
 /*
+ * Samples that straddle a change of a metric's definition (some with the
+ * metric the new one came with, some without) get a note naming it, with
+ * the counts a side, disturbed samples included; none when every sample,
+ * or none, was measured the new way.
+ */
+static void test_redefined_metrics_noted_where_samples_straddle(void **state)
+{
+	static const double g[4] = { 10, 10.1, 9.9, 10 };
+	struct base_sample *a = speed_samples(4, g, NULL), *b = speed_samples(4, g, NULL);
+	const struct base_sample *pa[4], *pb[4];
+	struct stats_table_opts o;
+	struct stats_table t;
+
+	(void)state;
+	stats_table_opts_init(&o);
+	for (size_t i = 0; i < 4; i++) {
+		pa[i] = &a[i];
+		pb[i] = &b[i];
+	}
+	assert_int_equal(stats_table_build(pa, 4, pb, 4, &o, &t), 0);
+	assert_int_equal(t.notes.nredef, 0);
+	stats_table_release(&t);
+	/* B measured the new way, one of its samples disturbed */
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(base_sample_set(&b[i], "cpu.client.busy_ticks_pct", "%", 30), 0);
+		assert_int_equal(base_sample_set(&b[i], "cpu.foreign_tasks_pct", "%", i == 3 ? 40 : 0.2), 0);
+	}
+	assert_int_equal(base_sample_set(&b[3], "window.disturbed", "", 1), 0);
+	assert_int_equal(base_sample_set(&a[2], "cpu.foreign_tasks_pct", "%", 0.1), 0);
+	assert_int_equal(stats_table_build(pa, 4, pb, 4, &o, &t), 0);
+	assert_int_equal(t.notes.nredef, 2);
+	assert_string_equal(t.notes.redef[0].marker, "cpu.client.busy_ticks_pct");
+	assert_non_null(strstr(t.notes.redef[0].what, "busy_pct"));
+	assert_int_equal(t.notes.redef[0].a, 0);
+	assert_int_equal(t.notes.redef[0].na, 4);
+	assert_int_equal(t.notes.redef[0].b, 4);
+	assert_int_equal(t.notes.redef[0].nb, 4);
+	assert_string_equal(t.notes.redef[1].marker, "cpu.foreign_tasks_pct");
+	assert_non_null(strstr(t.notes.redef[1].what, "window.disturbed"));
+	assert_int_equal(t.notes.redef[1].a, 1);
+	assert_int_equal(t.notes.redef[1].b, 4);
+	stats_table_release(&t);
+	/* every sample the new way: nothing to say */
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(base_sample_set(&a[i], "cpu.client.busy_ticks_pct", "%", 30), 0);
+		assert_int_equal(base_sample_set(&a[i], "cpu.foreign_tasks_pct", "%", 0.1), 0);
+	}
+	assert_int_equal(stats_table_build(pa, 4, pb, 4, &o, &t), 0);
+	assert_int_equal(t.notes.nredef, 0);
+	stats_table_release(&t);
+	free_samples(a, 4);
+	free_samples(b, 4);
+}
+
+/*
  * Of the samples left out as disturbed, those whose foreign CPU was mostly
  * other processes are counted, and the busiest process of the one they
  * held most is kept, with what a report could misread made '?'.
@@ -3067,6 +3122,7 @@ int main(void)
 		cmocka_unit_test(test_tables_fdr_takes_the_paired_rows_as_a_family),
 		cmocka_unit_test(test_disturbed_samples_counted_with_the_hosts_steal),
 		cmocka_unit_test(test_disturbed_samples_counted_with_other_processes),
+		cmocka_unit_test(test_redefined_metrics_noted_where_samples_straddle),
 		cmocka_unit_test(test_kendall_matches_scipy),
 		cmocka_unit_test(test_host_trend_only_when_the_speed_moved_with_the_rate),
 		cmocka_unit_test(test_host_moved_when_the_round_trip_changed_level),
