@@ -637,6 +637,32 @@ checkx "show: what went with the headline, the two that did, most significant fi
 check "show: the label's line first, then each configuration" \
 	sh -c '[ "$(head -n 1 "$1")" = "label: spread" ] && [ "$(grep -c "^label:" "$1")" -eq 1 ] && [ "$(grep -c "^config:" "$1")" -eq 2 ]' _ "$TMP/spread.txt"
 check "show: an unrelated metric is not listed" sh -c '! grep -A9 "^what went with" "$1" | grep -q "cpu.foreign_busy_pct"' _ "$TMP/spread.txt"
+# samples from before a metric's definition changed: three copies of a
+# stored one without the metrics the new definitions came with, against
+# three with them; compare names both changes and counts each side
+python3 - "$TMP/all.jsonl" "$TMP/redef.jsonl" <<'PY'
+import json, sys, uuid
+base = json.loads(open(sys.argv[1]).readline())
+assert "cpu.client.busy_ticks_pct" in base["metrics"] and "cpu.foreign_tasks_pct" in base["metrics"]
+with open(sys.argv[2], "w") as out:
+    for label in ("before", "after"):
+        for i in range(3):
+            d = json.loads(json.dumps(base))
+            d["sample_id"] = uuid.uuid4().hex
+            d["label"] = label
+            if label == "before":
+                for k in ("cpu.client.busy_ticks_pct", "cpu.server.busy_ticks_pct", "cpu.foreign_tasks_pct", "cpu.foreign_tasks_s"):
+                    d["metrics"].pop(k, None)
+            out.write(json.dumps(d) + "\n")
+PY
+"$NR" import --db "$TMP/redef.db" "$TMP/redef.jsonl" >/dev/null
+"$NR" compare --db "$TMP/redef.db" before after >"$TMP/redef.txt" 2>&1
+"$NR" compare --db "$TMP/redef.db" --json before after >"$TMP/redef.json" 2>/dev/null
+checkx "compare: samples that straddle changed definitions get a note for each, with the counts a side" \
+	'[ "$(grep -c "^note: measured by netregress builds that define a metric differently: .*(the new way: 0 of 3 samples of before, 3 of 3 of after)$" "$TMP/redef.txt")" -eq 2 ] && grep -q "define a metric differently: cpu.client.busy_pct and cpu.server.busy_pct" "$TMP/redef.txt" && grep -q "define a metric differently: window.disturbed is also raised" "$TMP/redef.txt"' ||
+	diag "$TMP/redef.txt" "note"
+check "compare --json: the same as 'redefined', marker and counts" \
+	jtrue "$TMP/redef.json" 'sorted((r["marker"], r["a"], r["b"]) for c in d["configs"] for r in c["notes"].get("redefined", [])) == [("cpu.client.busy_ticks_pct", 0, 3), ("cpu.foreign_tasks_pct", 0, 3)]'
 "$NR" show --db "$DB" base >"$TMP/show3"
 check "show: three samples are too few to say what went with the headline" sh -c '! grep -q "went with" "$1"' _ "$TMP/show3"
 
