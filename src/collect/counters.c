@@ -572,8 +572,12 @@ int collect_parse_stat(const char *text, size_t len,
 
 		if (!collect_next_field(&pos, ln.end, &key, &klen))
 			continue;
+		/* processes: forks since boot, the processes started in the
+		 * window (one that also ended in it is not among the other
+		 * processes counted at the marks) */
 		if (!((klen == 4 && !memcmp(key, "ctxt", 4)) ||
-		      (klen == 4 && !memcmp(key, "intr", 4))))
+		      (klen == 4 && !memcmp(key, "intr", 4)) ||
+		      (klen == 9 && !memcmp(key, "processes", 9))))
 			continue;
 		if (!collect_next_field(&pos, ln.end, &val, &vlen))
 			return collect_line_err(&ln, err, -EINVAL, "no value");

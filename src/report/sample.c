@@ -2,6 +2,7 @@
 /* One sample as a terminal table or as the JSON result document. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -116,31 +117,59 @@ static double mval(const struct base_sample *s, const char *name)
 	return m ? m->value : NAN;
 }
 
+/* Append one part of a parenthesis to buf (n bytes used of len): " (" before
+ * the first, "; " before the others. */
+static void part(char *buf, size_t len, size_t *n, int *parts, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void part(char *buf, size_t len, size_t *n, int *parts, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (*n >= len)
+		return;
+	k = snprintf(buf + *n, len - *n, "%s", (*parts)++ ? "; " : " (");
+	*n += k > 0 ? (size_t)k : 0;
+	if (*n >= len)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(buf + *n, len - *n, fmt, ap);
+	va_end(ap);
+	*n += k > 0 ? (size_t)k : 0;
+}
+
 /* "foreign CPU 10.0% of the machine (other processes 9.9%: python3[1614]
- * 0.785 s, ...; 0.1 points of it the host's steal<why>)" of the end with
- * more (a sample from before the other processes were counted has no
- * part on them); false when the sample has none. */
+ * 0.785 s, ...; 3 processes started in the window; 0.1 points of it the
+ * host's steal<why>)" of the end with more (a sample from before the
+ * other processes were counted has no part on them); false when the
+ * sample has none. */
 static bool foreign_text(const struct base_sample *s, const char *why, char *buf, size_t len)
 {
-	double f, st, tasks;
+	double f, st, tasks, forks;
 	bool server = base_sample_foreign(s, &f, &st);
 	const char *top = base_sample_env_get(s, server ? "server.collect.tasks.top" :
 							  "client.collect.tasks.top", NULL);
 	size_t n;
+	int parts = 0;
 
 	if (isnan(f))
 		return false;
 	tasks = mval(s, server ? "cpu.server.foreign_tasks_pct" : "cpu.foreign_tasks_pct");
+	forks = mval(s, server ? "server.stat.processes" : "stat.processes");
 	snprintf(buf, len, "foreign CPU %.1f%% of the %smachine", f, server ? "server's " : "");
 	n = strlen(buf);
 	/* the processes by name once they hold a point of the machine */
-	if (!isnan(tasks) && n < len)
-		n += (size_t)snprintf(buf + n, len - n, " (other processes %.1f%%%s%s%s", tasks,
-				      tasks >= 1 && top ? ": " : "", tasks >= 1 && top ? top : "",
-				      st >= 0.05 ? ";" : ")");
-	if (st >= 0.05 && n < len)
-		snprintf(buf + n, len - n, "%s%.1f points of it the host's steal%s)",
-			 isnan(tasks) ? " (" : " ", st, why);
+	if (!isnan(tasks))
+		part(buf, len, &n, &parts, "other processes %.1f%%%s%s", tasks,
+		     tasks >= 1 && top ? ": " : "", tasks >= 1 && top ? top : "");
+	/* one that started and ended in the window is not among them */
+	if (forks >= 1)
+		part(buf, len, &n, &parts, "%.0f process%s started in the window", forks,
+		     forks >= 2 ? "es" : "");
+	if (st >= 0.05)
+		part(buf, len, &n, &parts, "%.1f points of it the host's steal%s", st, why);
+	if (parts && n + 1 < len)
+		snprintf(buf + n, len - n, ")");
 	return true;
 }
 

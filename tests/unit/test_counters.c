@@ -201,7 +201,7 @@ static void test_parse_softirqs_names_cpus_by_header_with_gaps(void **state)
 	collect_counters_free(c);
 }
 
-static void test_parse_stat_ctxt_and_intr(void **state)
+static void test_parse_stat_ctxt_intr_and_forks(void **state)
 {
 	static const char stat[] = "cpu  1 2 3 4\ncpu0 1 2 3 4\n"
 				   "intr 123456 0 9 0 7\nctxt 987654\n"
@@ -211,9 +211,10 @@ static void test_parse_stat_ctxt_and_intr(void **state)
 
 	(void)state;
 	assert_int_equal(collect_parse_stat(stat, strlen(stat), c, &err), 0);
-	assert_int_equal(collect_counters_count(c), 2);
+	assert_int_equal(collect_counters_count(c), 3);
 	assert_int_equal(value_of(c, "stat.intr"), 123456);
 	assert_int_equal(value_of(c, "stat.ctxt"), 987654);
+	assert_int_equal(value_of(c, "stat.processes"), 4321);
 	collect_counters_clear(c);
 	assert_int_equal(collect_parse_stat("ctxt x\n", 7, c, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "line 1"));
@@ -827,7 +828,7 @@ int main(void)
 		cmocka_unit_test(test_parse_softirqs_two_cpus),
 		cmocka_unit_test(test_parse_softirqs_four_cpus),
 		cmocka_unit_test(test_parse_softirqs_names_cpus_by_header_with_gaps),
-		cmocka_unit_test(test_parse_stat_ctxt_and_intr),
+		cmocka_unit_test(test_parse_stat_ctxt_intr_and_forks),
 		cmocka_unit_test(test_parse_snmp_rejects_malformed_pairs),
 		cmocka_unit_test(test_parse_snmp_accepts_missing_final_newline_and_blanks),
 		cmocka_unit_test(test_parse_rejects_over_long_line),

@@ -1502,6 +1502,16 @@ static void test_disturbed_text_names_other_processes(void **state)
 	assert_int_equal(base_sample_set(&s, "cpu.foreign_tasks_pct", "%", 0.4), 0);
 	report_disturbed_text(&s, why, sizeof(why));
 	assert_string_equal(why, "foreign CPU 2.0% of the machine (other processes 0.4%)");
+	/* processes that started in the window (some may have ended in it) */
+	assert_int_equal(base_sample_set(&s, "stat.processes", "count", 1), 0);
+	report_disturbed_text(&s, why, sizeof(why));
+	assert_string_equal(why, "foreign CPU 2.0% of the machine (other processes 0.4%; 1 process started in the window)");
+	assert_int_equal(base_sample_set(&s, "stat.processes", "count", 12), 0);
+	assert_int_equal(base_sample_set(&s, "cpu.foreign_steal_pct", "%", 1.5), 0);
+	report_disturbed_text(&s, why, sizeof(why));
+	assert_string_equal(why, "foreign CPU 2.0% of the machine (other processes 0.4%; 12 processes started in the window; "
+				 "1.5 points of it the host's steal: the vCPUs waited while the host ran something else)");
+	assert_int_equal(base_sample_set(&s, "cpu.foreign_steal_pct", "%", 0), 0);
 	/* the server's processes on its own machine */
 	assert_int_equal(base_sample_set(&s, "cpu.server.foreign_busy_pct", "%", 1.0), 0);
 	assert_int_equal(base_sample_set(&s, "cpu.server.foreign_tasks_pct", "%", 12), 0);
