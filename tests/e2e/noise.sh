@@ -115,7 +115,9 @@ check "busy loops on the test's CPUs flag the run disturbed, by both measures" \
 	jtrue "$TMP/busy.json" 'v("window.disturbed") == 1 and v("cpu.foreign_busy_pct") > 10 and v("cpu.foreign_tasks_pct") > 10'
 # The loops' own run time over the whole run holds what the sample counted
 # of them in its window (1 s of about 1.6 s), and that is at least half of
-# their share of the run: exact accounting, not the ticks'.
+# their share of the run: exact accounting, not the ticks'. (Slack 50 ms:
+# a running thread's schedstat lags by up to a tick at each read, two
+# reads of two loops.)
 check "the loops are named among the other processes, with no more time than they ran and at least half their share of the window" python3 -c '
 import json, re, sys
 d = json.load(open(sys.argv[1]))
@@ -126,7 +128,7 @@ ran = (int(sys.argv[3]) - int(sys.argv[2])) / 1e9
 span = int(sys.argv[4]) / 1e9
 win = d["metrics"]["window.client_s"]["value"]
 print("# named: %s; loops ran %.3f s in %.3f s, %.3f s of them named in a %.3f s window" % (top, ran, span, got, win))
-sys.exit(0 if got > 0 and got <= ran + 0.01 and got >= 0.5 * ran * win / span else 1)' \
+sys.exit(0 if got > 0 and got <= ran + 0.05 and got >= 0.5 * ran * win / span else 1)' \
 	"$TMP/busy.json" "$run0" "$run1" "$((t1 - t0))" "${HOGS[@]}"
 check "of the foreign CPU, the host's steal part is at most the foreign share and the steal, both runs" python3 -c '
 import json, sys
