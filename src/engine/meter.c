@@ -421,14 +421,14 @@ static void note_missing(struct proto_end_report *r, const char *key,
 
 /*
  * Other tasks' exact CPU over the window: tasks.others_s (user threads of
- * other processes; this one and the peer's left out), the number of such
+ * other processes; this one and col.own_pids left out), the number of such
  * processes that ran, tasks.kthreads_s and tasks.ksoftirqd_s (the kernel's
  * own threads), and a note naming the busiest processes.
  */
 static void report_others(const struct engine_meter *m, struct proto_end_report *r)
 {
 	struct collect_others_sum sum;
-	pid_t exclude[3] = { getpid(), m->col.peer_pids[0], m->col.peer_pids[1] };
+	pid_t exclude[3] = { getpid(), m->col.own_pids[0], m->col.own_pids[1] };
 	char top[PROTO_STR_MAX];
 	size_t off = 0;
 
@@ -438,7 +438,7 @@ static void report_others(const struct engine_meter *m, struct proto_end_report 
 		note_missing(r, "tasks", m->others_note, "not read at both marks");
 		return;
 	}
-	collect_others_delta(m->others[0], m->others[1], exclude, 1 + m->col.npeer, &sum);
+	collect_others_delta(m->others[0], m->others[1], exclude, 1 + m->col.nown, &sum);
 	json_object_set_new(r->metrics, "tasks.others_s", json_real((double)sum.others_ns / NS_PER_S));
 	json_object_set_new(r->metrics, "tasks.others_procs", json_real(sum.nprocs));
 	json_object_set_new(r->metrics, "tasks.kthreads_s", json_real((double)sum.kthreads_ns / NS_PER_S));

@@ -32,10 +32,11 @@ struct engine_collect {
 	size_t xcpu_npairs;
 	bool xcpu_asked; /* asked for, even when there was no pair to probe */
 	/* every other task's exact CPU (others.h), this process left out and
-	 * the peer's npeer processes too (a server on this machine, in view) */
+	 * nown more of the test's own: a server's session and listener on the
+	 * client's machine, in view; a session's listener on the server's */
 	bool others;
-	pid_t peer_pids[2];
-	size_t npeer;
+	pid_t own_pids[2];
+	size_t nown;
 };
 
 /* Control-thread only; never touched by workers. */

@@ -192,6 +192,9 @@ static int accept_collect(struct session *s, const json_t *m,
 	if (json_object_get(c, "tasks") &&
 	    (ret = proto_get_bool(c, "tasks", &s->col.others, err)))
 		return ret;
+	/* the listening server that forked this session is the test's too */
+	s->col.own_pids[0] = getppid();
+	s->col.nown = 1;
 	return 0;
 }
 

@@ -130,11 +130,17 @@ up() {
 	[ -n "$C" ] && [ -n "$S" ]
 }
 
-# ns_server NS [CGROUP]: netregress serve on 198.18.0.2 inside NS (and in
+# ns_server NS [CGROUP] [BOOT_ID_FILE]: netregress serve on 198.18.0.2 inside NS (and in
 # CGROUP); sets SRV_PID, SRV_PORT
 ns_server() {
 	local pf="$TMP/port.$RANDOM" cg=${2:-}
-	if [ -n "$cg" ]; then
+	if [ -n "${3:-}" ]; then
+		# a boot_id of its own, bound over in a mount namespace of its own
+		ip netns exec "$1" unshare -m --propagation private sh -c \
+			'mount --bind "$1" /proc/sys/kernel/random/boot_id && shift && exec "$@"' sh "$3" \
+			"$NR" serve --bind 198.18.0.2 --port 0 --ready-fd 3 -q \
+			3>"$pf" 2>>"$TMP/server.log" &
+	elif [ -n "$cg" ]; then
 		sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
 			ip netns exec "$1" "$NR" serve --bind 198.18.0.2 --port 0 --ready-fd 3 -q \
 			3>"$pf" 2>>"$TMP/server.log" &
@@ -485,6 +491,17 @@ check "unthrottled tcp_stream in the namespaces" measured "$TMP/q0.json"
 # listener) out by pid: it stays below the server's own CPU.
 check "ends in two namespaces of one machine: one foreign figure each way, below the server's own CPU" \
 	jtrue "$TMP/q0.json" 'd["env"]["client"]["boot_id"] == d["env"]["server"]["boot_id"] != "" and "cpu.server.foreign_s" not in d["metrics"] and "cpu.server.foreign_tasks_s" not in d["metrics"] and v("cpu.foreign_s") < v("cpu.server.cpu_s") and v("cpu.foreign_tasks_s") < v("cpu.server.cpu_s") and v("window.disturbed") == (1 if max(v("cpu.foreign_busy_pct"), v("cpu.foreign_tasks_pct")) > 10 else 0)'
+# A server that says it runs in another boot (its boot_id bound over) is
+# another machine to the client: the client asks it to count its own
+# machine's other processes, and it leaves out itself and its listener,
+# but not the client, which is one of them there.
+echo "01234567-89ab-cdef-0123-456789abcdef" >"$TMP/boot_id"
+ns_server "$S" "" "$TMP/boot_id" && measure "$C" "$TMP/far.json" tcp_stream -l 1s --warmup 500ms
+far_listener=$SRV_PID
+stop_server
+check "a server in another boot counts its machine's other processes: the client among them, not itself nor its listener" \
+	jtrue "$TMP/far.json" 'd["env"]["server"]["boot_id"] == "01234567-89ab-cdef-0123-456789abcdef" and v("server.tasks.others_s") >= 0 and v("cpu.server.foreign_tasks_pct") >= 0 and "[%s]" % d["env"]["client"]["pid"] in d["env"]["server"]["collect.tasks.top"] and "[%s]" % d["env"]["server"]["pid"] not in d["env"]["server"]["collect.tasks.top"] and "['"$far_listener"']" not in d["env"]["server"]["collect.tasks.top"] and d["env"]["server"]["listener_pid"] == "'"$far_listener"'"' ||
+	diag "$TMP/far.json" "tasks|boot_id|pid"
 # the quota caps every run; a server the machine starves below 20% is
 # measured again, up to three runs
 over=0
