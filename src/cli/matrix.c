@@ -14,6 +14,7 @@
 #include "base/time.h"
 #include "cli/cli.h"
 #include "cli/load.h"
+#include "cli/settle.h"
 #include "cli/testbed.h"
 #include "collect/env.h"
 #include "engine/result.h"
@@ -59,7 +60,11 @@ static const char matrix_help[] =
 	"      --where NAME=VALUE run only the configurations whose key has\n"
 	"                         NAME=VALUE (repeatable, as in compare: values of\n"
 	"                         one NAME are alternatives, every NAME must hold),\n"
-	"                         and compare only those at the end\n";
+	"                         and compare only those at the end\n"
+	"      --settle TIME      before measuring a disturbed step again, wait\n"
+	"                         until the machine is quiet (its CPUs busy under\n"
+	"                         3% over a second), for up to TIME (default 30s;\n"
+	"                         0: at once)\n";
 
 struct cell_state {
 	/* the headlines compare will use, in run order, with their windows:
@@ -103,6 +108,9 @@ struct matrix {
 	unsigned not_steady, mixed; /* samples whose window trended, or left a level and came back */
 	unsigned moved; /* samples in whose window the host moved the test's CPUs */
 	bool retrying;
+	/* --settle: the bound of each wait for a quiet machine before a
+	 * disturbed step runs again, and the waits' sum */
+	int64_t settle_ns, settled_ns;
 	const char *stop_why; /* what stopped it: the store, a sysctl */
 	/* --where: its terms as given (they go to the compares too), as one
 	 * line, and the job's cells before them */
@@ -266,6 +274,22 @@ static void progress(struct matrix *m, size_t unit,
 /* One repetition of one unit: its label's sysctls, measure, store, report
  * progress. A failed measurement is counted and the matrix goes on; a
  * failed store or sysctl stops it (-EIO). */
+/* Wait for a quiet machine (cli_settle) and say how it went. */
+static void settle(struct matrix *m)
+{
+	struct cli_quiet q;
+	int64_t waited;
+	char what[400];
+	bool quiet = cli_settle(m->settle_ns, &waited, &q);
+
+	m->settled_ns += waited;
+	cli_quiet_text(&q, what, sizeof(what));
+	if (m->tty)
+		fputc('\n', stderr);
+	fprintf(stderr, "  %s after %.1f s: %s\n", quiet ? "quiet" : "not quiet", (double)waited / NS_PER_S,
+		what);
+}
+
 static int run_step(struct matrix *m, size_t unit)
 {
 	size_t ci = unit % m->ncells, li = unit / m->ncells;
@@ -324,15 +348,18 @@ static int run_step(struct matrix *m, size_t unit)
 		/* a disturbed sample stays stored (compare leaves it out) and
 		 * its step runs once more */
 		if (d && d->value != 0 && !m->retrying) {
-			char why[512], line[600];
+			char why[512], line[640];
 
 			report_disturbed_text(&s, why, sizeof(why));
-			snprintf(line, sizeof(line), "disturbed by %s: running it again", why);
+			snprintf(line, sizeof(line), "disturbed by %s: running it again%s", why,
+				 m->settle_ns ? " once the machine is quiet" : "");
 			progress(m, unit, &s, line);
 			m->total++;
 			m->disturbed++;
 			engine_run_release(&run);
 			base_sample_release(&s);
+			if (m->settle_ns)
+				settle(m);
 			m->retrying = true;
 			ret = run_step(m, unit);
 			m->retrying = false;
@@ -746,7 +773,7 @@ static void free_labels(struct matrix *m)
 }
 
 enum { OPT_DB = 256, OPT_LABEL, OPT_RESUME, OPT_DRY, OPT_SEED, OPT_BASE,
-       OPT_UNTIL, OPT_MAXREPS, OPT_PAIRED, OPT_WHERE };
+       OPT_UNTIL, OPT_MAXREPS, OPT_PAIRED, OPT_WHERE, OPT_SETTLE };
 
 int cmd_matrix(int argc, char **argv)
 {
@@ -761,10 +788,11 @@ int cmd_matrix(int argc, char **argv)
 		{ "max-reps", required_argument, NULL, OPT_MAXREPS },
 		{ "paired", no_argument, NULL, OPT_PAIRED },
 		{ "where", required_argument, NULL, OPT_WHERE },
+		{ "settle", required_argument, NULL, OPT_SETTLE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct matrix m = { 0 };
+	struct matrix m = { .settle_ns = 30 * NS_PER_S };
 	struct cli_where where = { 0 };
 	struct base_cpulist allowed;
 	struct base_err err = { "" };
@@ -832,6 +860,12 @@ int cmd_matrix(int argc, char **argv)
 			if ((code = cli_where_add(&where, optarg)))
 				goto out;
 			m.where_args[m.nwhere++] = optarg;
+			break;
+		case OPT_SETTLE:
+			if (!cli_duration("--settle", optarg, &m.settle_ns)) {
+				code = EXIT_USAGE;
+				goto out;
+			}
 			break;
 		case 'h':
 			fputs(matrix_help, stdout);
@@ -993,8 +1027,11 @@ int cmd_matrix(int argc, char **argv)
 		goto out;
 	}
 	if (m.disturbed)
-		fprintf(stderr, "%u samples were disturbed by foreign CPU load and measured again\n",
-			m.disturbed);
+		fprintf(stderr, "%u samples were disturbed by foreign CPU load and measured again%s",
+			m.disturbed, m.settle_ns ? "" : "\n");
+	if (m.disturbed && m.settle_ns)
+		fprintf(stderr, ", after %.1f s of waiting in all for a quiet machine\n",
+			(double)m.settled_ns / NS_PER_S);
 	if (m.not_steady || m.mixed)
 		fprintf(stderr, "of the samples kept, %u trended within their window (not steady) and %u "
 			"left a level and came back (mixed): compare and report note them per label\n",

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Waiting for a quiet machine before a disturbed step is measured again. */
+#include "cli/settle.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/time.h"
+#include "cli/cli.h"
+#include "collect/cpu.h"
+#include "collect/others.h"
+
+/* Sleep ns in steps of 100 ms; false when interrupted. */
+static bool nap(int64_t ns)
+{
+	while (ns > 0 && !cli_interrupted) {
+		int64_t step = ns < 100 * NS_PER_MS ? ns : 100 * NS_PER_MS;
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)step };
+
+		nanosleep(&ts, NULL);
+		ns -= step;
+	}
+	return !cli_interrupted;
+}
+
+/* One probe of CLI_SETTLE_PROBE_NS into *q; false when /proc cannot be read. */
+static bool probe(struct collect_cpustat *st[2], struct collect_others *o[2],
+		  struct cli_quiet *q)
+{
+	struct collect_others_sum sum;
+	struct collect_cpu_pct p;
+	pid_t self = getpid();
+	int ncpu = 0;
+
+	if (collect_cpustat_read(st[0], NULL) || collect_others_snap(o[0], "/proc", NULL) ||
+	    !nap(CLI_SETTLE_PROBE_NS) ||
+	    collect_others_snap(o[1], "/proc", NULL) || collect_cpustat_read(st[1], NULL) ||
+	    collect_cpu_pct(st[0], st[1], NULL, &p))
+		return false;
+	for (int i = 0; i < st[1]->ncpu; i++)
+		ncpu += st[1]->present[i];
+	collect_others_delta(o[0], o[1], &self, 1, &sum);
+	q->busy_pct = p.busy;
+	q->steal_pct = p.steal;
+	q->others_pct = ncpu ? 100.0 * (double)sum.others_ns /
+				       ((double)ncpu * (double)(st[1]->t_ns - st[0]->t_ns)) :
+			       NAN;
+	q->top[0] = '\0';
+	for (size_t i = 0, off = 0; i < sum.ntop && off < sizeof(q->top); i++) {
+		int n = snprintf(q->top + off, sizeof(q->top) - off, "%s%s[%d]", i ? ", " : "",
+				 sum.top[i].comm, (int)sum.top[i].pid);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	return true;
+}
+
+bool cli_settle(int64_t max_ns, int64_t *waited_ns, struct cli_quiet *q)
+{
+	struct collect_cpustat *st[2] = { collect_cpustat_new(), collect_cpustat_new() };
+	struct collect_others *o[2] = { collect_others_new(), collect_others_new() };
+	int64_t t0 = base_now_ns();
+	bool quiet = false;
+
+	memset(q, 0, sizeof(*q));
+	q->busy_pct = NAN;
+	if (st[0] && st[1] && o[0] && o[1]) {
+		do {
+			if (!probe(st, o, q))
+				break;
+			quiet = q->busy_pct < CLI_QUIET_PCT;
+		} while (!quiet && base_now_ns() - t0 < max_ns);
+	}
+	*waited_ns = base_now_ns() - t0;
+	collect_cpustat_free(st[0]);
+	collect_cpustat_free(st[1]);
+	collect_others_free(o[0]);
+	collect_others_free(o[1]);
+	return quiet;
+}
+
+void cli_quiet_text(const struct cli_quiet *q, char *buf, size_t len)
+{
+	int n;
+
+	if (isnan(q->busy_pct)) {
+		snprintf(buf, len, "the machine's CPU time could not be read");
+		return;
+	}
+	n = snprintf(buf, len, "busy %.1f%% of the machine (the host's steal %.1f%%", q->busy_pct,
+		     q->steal_pct);
+	if (n > 0 && (size_t)n < len && !isnan(q->others_pct))
+		n += snprintf(buf + n, len - (size_t)n, ", other processes %.1f%%%s%s", q->others_pct,
+			      q->others_pct >= 1 && q->top[0] ? ": " : "",
+			      q->others_pct >= 1 && q->top[0] ? q->top : "");
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ")");
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Waiting for a quiet machine before a disturbed step is measured again. */
+#ifndef NR_CLI_SETTLE_H
+#define NR_CLI_SETTLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/time.h"
+
+/* One probe: a second of the machine with none of the test's traffic. */
+#define CLI_SETTLE_PROBE_NS (1000 * NS_PER_MS)
+/* Quiet: the machine's CPUs busy (the host's steal included) under this
+ * share of their time over a probe; the disturbed flag is at 10%, and an
+ * idle 2-vCPU guest here read 0.3-1.5% */
+#define CLI_QUIET_PCT 3.0
+
+/* What one probe saw, % of all the machine's CPU time. */
+struct cli_quiet {
+	double busy_pct;   /* not idle (collect_cpu_pct's busy): NaN when unread */
+	double steal_pct;  /* of it, the host's steal */
+	double others_pct; /* other processes' exact CPU (this one left out) */
+	char top[256];     /* the busiest of them, "bash[4242], cc1[300]" */
+};
+
+/*
+ * Probe the machine a second at a time until it is quiet (CLI_QUIET_PCT),
+ * or max_ns has passed (the probe under way then finishes; one probe at
+ * least), or cli_interrupted.
+ * *waited_ns: the time it took; *q: the last probe. Returns whether the
+ * last probe was quiet. Sleeps; not for a measured window.
+ */
+bool cli_settle(int64_t max_ns, int64_t *waited_ns, struct cli_quiet *q);
+
+/* "busy 45.2% of the machine (the host's steal 1.0%, other processes
+ * 44.0%: bash[4242], ...)" into buf. */
+void cli_quiet_text(const struct cli_quiet *q, char *buf, size_t len);
+
+#endif
