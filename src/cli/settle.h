@@ -13,7 +13,7 @@
 #define CLI_SETTLE_PROBE_NS (1000 * NS_PER_MS)
 /* Quiet: the machine's CPUs busy (the host's steal included) under this
  * share of their time over a probe; the disturbed flag is at 10%, and an
- * idle 2-vCPU guest here read 0.3-1.5% */
+ * idle 2-vCPU guest here read 0.5-1.1% */
 #define CLI_QUIET_PCT 3.0
 
 /* What one probe saw, % of all the machine's CPU time. */
