@@ -1670,6 +1670,34 @@ static void table_of(const double *ga, const double *gb, size_t n, const bool *a
 	free(pb);
 }
 
+/* Two labels of n samples from speed_samples (headlines g), their
+ * pointer arrays, and the default options. */
+struct two_labels {
+	struct base_sample *a, *b;
+	const struct base_sample *pa[8], *pb[8];
+	size_t n;
+	struct stats_table_opts o;
+};
+
+static void two_labels_init(struct two_labels *l, size_t n, const double *g)
+{
+	assert_true(n <= 8);
+	l->n = n;
+	l->a = speed_samples(n, g, NULL);
+	l->b = speed_samples(n, g, NULL);
+	for (size_t i = 0; i < n; i++) {
+		l->pa[i] = &l->a[i];
+		l->pb[i] = &l->b[i];
+	}
+	stats_table_opts_init(&l->o);
+}
+
+static void two_labels_release(struct two_labels *l)
+{
+	free_samples(l->a, l->n);
+	free_samples(l->b, l->n);
+}
+
 /*
  * Samples that straddle a change of a metric's definition (some with the
  * metric the new one came with, some without) get a note naming it, with
@@ -1679,18 +1707,15 @@ static void table_of(const double *ga, const double *gb, size_t n, const bool *a
 static void test_redefined_metrics_noted_where_samples_straddle(void **state)
 {
 	static const double g[4] = { 10, 10.1, 9.9, 10 };
-	struct base_sample *a = speed_samples(4, g, NULL), *b = speed_samples(4, g, NULL);
-	const struct base_sample *pa[4], *pb[4];
-	struct stats_table_opts o;
+	struct two_labels l;
+	struct base_sample *a, *b;
 	struct stats_table t;
 
 	(void)state;
-	stats_table_opts_init(&o);
-	for (size_t i = 0; i < 4; i++) {
-		pa[i] = &a[i];
-		pb[i] = &b[i];
-	}
-	assert_int_equal(stats_table_build(pa, 4, pb, 4, &o, &t), 0);
+	two_labels_init(&l, 4, g);
+	a = l.a;
+	b = l.b;
+	assert_int_equal(stats_table_build(l.pa, 4, l.pb, 4, &l.o, &t), 0);
 	assert_int_equal(t.notes.nredef, 0);
 	stats_table_release(&t);
 	/* B measured the new way, one of its samples disturbed */
@@ -1700,7 +1725,7 @@ static void test_redefined_metrics_noted_where_samples_straddle(void **state)
 	}
 	assert_int_equal(base_sample_set(&b[3], "window.disturbed", "", 1), 0);
 	assert_int_equal(base_sample_set(&a[2], "cpu.foreign_tasks_pct", "%", 0.1), 0);
-	assert_int_equal(stats_table_build(pa, 4, pb, 4, &o, &t), 0);
+	assert_int_equal(stats_table_build(l.pa, 4, l.pb, 4, &l.o, &t), 0);
 	assert_int_equal(t.notes.nredef, 2);
 	assert_string_equal(t.notes.redef[0].marker, "cpu.client.busy_ticks_pct");
 	assert_non_null(strstr(t.notes.redef[0].what, "busy_pct"));
@@ -1718,11 +1743,10 @@ static void test_redefined_metrics_noted_where_samples_straddle(void **state)
 		assert_int_equal(base_sample_set(&a[i], "cpu.client.busy_ticks_pct", "%", 30), 0);
 		assert_int_equal(base_sample_set(&a[i], "cpu.foreign_tasks_pct", "%", 0.1), 0);
 	}
-	assert_int_equal(stats_table_build(pa, 4, pb, 4, &o, &t), 0);
+	assert_int_equal(stats_table_build(l.pa, 4, l.pb, 4, &l.o, &t), 0);
 	assert_int_equal(t.notes.nredef, 0);
 	stats_table_release(&t);
-	free_samples(a, 4);
-	free_samples(b, 4);
+	two_labels_release(&l);
 }
 
 /*
@@ -1733,17 +1757,14 @@ static void test_redefined_metrics_noted_where_samples_straddle(void **state)
 static void test_disturbed_samples_counted_with_other_processes(void **state)
 {
 	static const double g[6] = { 10, 10.1, 9.9, 10, 10.2, 9.8 };
-	struct base_sample *a = speed_samples(6, g, NULL), *b = speed_samples(6, g, NULL);
-	const struct base_sample *pa[6], *pb[6];
-	struct stats_table_opts o;
+	struct two_labels l;
+	struct base_sample *a, *b;
 	struct stats_table t;
 
 	(void)state;
-	stats_table_opts_init(&o);
-	for (size_t i = 0; i < 6; i++) {
-		pa[i] = &a[i];
-		pb[i] = &b[i];
-	}
+	two_labels_init(&l, 6, g);
+	a = l.a;
+	b = l.b;
 	/* a: one by a compiler (the ticks saw less of it), one by the host */
 	assert_int_equal(base_sample_set(&a[1], "window.disturbed", "", 1), 0);
 	assert_int_equal(base_sample_set(&a[1], "cpu.foreign_busy_pct", "%", 11), 0);
@@ -1759,7 +1780,7 @@ static void test_disturbed_samples_counted_with_other_processes(void **state)
 	assert_int_equal(base_sample_set(&b[2], "cpu.foreign_busy_pct", "%", 4), 0);
 	assert_int_equal(base_sample_set(&b[2], "cpu.foreign_tasks_pct", "%", 30), 0);
 	assert_int_equal(base_sample_env(&b[2], "client.collect.tasks.top", "%s", "stress ng<x>[77] 3.000 s"), 0);
-	assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, &t), 0);
+	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
 	assert_int_equal(t.notes.disturbed_a, 2);
 	assert_int_equal(t.notes.disturbed_b, 1);
 	assert_int_equal(t.notes.disturbed_steal_a, 1);
@@ -1769,17 +1790,16 @@ static void test_disturbed_samples_counted_with_other_processes(void **state)
 	stats_table_release(&t);
 	/* without b's, a's compiler is the busiest */
 	assert_int_equal(base_sample_set(&b[2], "window.disturbed", "", 0), 0);
-	assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, &t), 0);
+	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
 	assert_int_equal(t.notes.disturbed_procs_b, 0);
 	assert_string_equal(t.notes.disturbed_busiest, "cc1[300]");
 	stats_table_release(&t);
-	o.keep_disturbed = true;
-	assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, &t), 0);
+	l.o.keep_disturbed = true;
+	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
 	assert_int_equal(t.notes.disturbed_procs_a, 0);
 	assert_string_equal(t.notes.disturbed_busiest, "");
 	stats_table_release(&t);
-	free_samples(a, 6);
-	free_samples(b, 6);
+	two_labels_release(&l);
 }
 
 /*
