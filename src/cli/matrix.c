@@ -63,8 +63,9 @@ static const char matrix_help[] =
 	"                         and compare only those at the end\n"
 	"      --settle TIME      before measuring a disturbed step again, wait\n"
 	"                         until the machine is quiet (its CPUs busy under\n"
-	"                         3% over a second), for up to TIME (default 30s;\n"
-	"                         0: at once)\n";
+	"                         3% over a second), for up to TIME (default 0:\n"
+	"                         at once; a machine kept busy by a process that\n"
+	"                         does not end costs TIME a disturbed step)\n";
 
 struct cell_state {
 	/* the headlines compare will use, in run order, with their windows:
@@ -792,7 +793,7 @@ int cmd_matrix(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct matrix m = { .settle_ns = 30 * NS_PER_S };
+	struct matrix m = { 0 };
 	struct cli_where where = { 0 };
 	struct base_cpulist allowed;
 	struct base_err err = { "" };

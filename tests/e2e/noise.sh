@@ -175,7 +175,7 @@ for try in 1 2 3; do
 	hog
 	( sleep 3; unhog ) &
 	sp=$!
-	timeout 120 "$NR" matrix --label settled --db "$TMP/settle.db" "$TMP/one.yaml" >/dev/null 2>"$TMP/settle.log"
+	timeout 120 "$NR" matrix --settle 30s --label settled --db "$TMP/settle.db" "$TMP/one.yaml" >/dev/null 2>"$TMP/settle.log"
 	rc=$?
 	wait $sp
 	unhog
