@@ -21,7 +21,8 @@
 # the peer (A B A B ... across repetitions).  The table (stdout) gives for
 # every row and tool the median and the coefficient of variation (sample
 # standard deviation / mean) over all runs; for ours also over the runs not
-# flagged window.disturbed (foreign CPU load over 10% of the machine), with
+# flagged window.disturbed (foreign CPU load over 10% of the machine, or a
+# worker kept from its CPU over 5% of its time: window.starved), with
 # the count kept.  Then ours' CoV / the best peer's CoV and the target:
 # ours' CoV at most half the peer's.  Ours' CoV there is the one over the
 # runs kept when at most one run was left out, else the one over all runs.
@@ -152,6 +153,9 @@ run_ours() {
 		                   | round / 10 | tostring) + "%" else "n/a" end)),
 		    ("procs=" + (if $m["cpu.foreign_tasks_pct"] then ($m["cpu.foreign_tasks_pct"].value * 10
 		                 | round / 10 | tostring) + "%" else "n/a" end)),
+		    ("wait=" + ([$m["cpu.client.runq_wait_others_pct"].value, $m["cpu.server.runq_wait_others_pct"].value]
+		                | map(select(. != null)) | if length > 0 then (max * 10 | round / 10 | tostring) + "%"
+		                  else "-" end)),
 		    ("cpus=" + (.config.params.cpus // "?") + "/" + (.config.params.remote_cpus // "?")),
 		    ("speed=" + (($m["host.speed"].value // null) | if . then (. * 10 | round / 10 | tostring) else "-" end)),
 		    ("core=" + (($m["host.speed.core"].value // null) | if . then (. * 10 | round / 10 | tostring) else "-" end)),

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +227,86 @@ static double machine_share(double s, const json_t *env, int64_t window_ns)
 }
 
 /*
+ * Whether every worker of the test had a CPU to itself: each end's workers
+ * pinned (worker i on the i % n-th CPU of its end's list), and no CPU
+ * taken twice, counting both ends when they share the machine. Only then
+ * is a worker's wait in the run queue another task's doing.
+ */
+static bool workers_alone(const struct job_config *c, const struct engine_run *r,
+			  bool same_host)
+{
+	const struct base_cpulist *list[2] = { &c->cpus, &c->remote_cpus };
+	const uint32_t n[2] = { r->local.nworkers, r->remote.nworkers };
+	cpu_set_t used;
+
+	for (int end = 0; end < 2; end++) {
+		if (!list[end]->n || n[end] > list[end]->n)
+			return false;
+		if (end == 0 || !same_host)
+			CPU_ZERO(&used);
+		for (uint32_t i = 0; i < n[end]; i++) {
+			int cpu = list[end]->cpu[i];
+
+			if (cpu < 0 || cpu >= CPU_SETSIZE || CPU_ISSET(cpu, &used))
+				return false;
+			CPU_SET(cpu, &used);
+		}
+	}
+	return true;
+}
+
+/*
+ * Of an end's workers' time over the window, the share they spent waiting
+ * in the run queue beyond what the test's other threads and the kernel's
+ * threads ran on that machine (explained_s, taken whole wherever it ran):
+ * what only other processes, or the host, can have taken. -1 when unknown.
+ */
+static double wait_others_pct(const struct proto_end_report *e, double explained_s)
+{
+	double left;
+
+	if (e->runq_wait_ns < 0 || !e->nworkers || e->window_ns <= 0)
+		return -1;
+	left = (double)e->runq_wait_ns / NS_PER_S - explained_s;
+	return 100.0 * fmax(0, left) / ((double)e->window_ns / NS_PER_S * e->nworkers);
+}
+
+/* An end's CPU over its window that was not its workers': its control
+ * thread, collectors and probes. */
+static double nonworker_s(const struct proto_end_report *e)
+{
+	return e->workers_ns >= 0 ? fmax(0, (double)(own_ns(e) - e->workers_ns) / NS_PER_S) : 0;
+}
+
+/*
+ * A worker kept from its CPU (window.starved): with every worker on a CPU
+ * of its own, more than ENGINE_STARVED_PCT of either end's workers' time
+ * spent runnable but waiting, beyond what the test's and the kernel's own
+ * threads explain (cpu.<end>.runq_wait_others_pct). A load on one CPU of
+ * several is a small share of the machine: a loop busy 20% of the time on
+ * the server's CPU was 10% of a 2-CPU machine, and held the server's
+ * workers in the run queue 16-20% of the window.
+ */
+static bool starved(struct base_sample *s, const struct job_config *c,
+		    const struct engine_run *r, bool same_host)
+{
+	double kt = fmax(0, end_metric(&r->local, "tasks.kthreads_s"));
+	double own = nonworker_s(&r->local) + (same_host ? nonworker_s(&r->remote) : 0);
+	double w[2], rkt;
+
+	if (!workers_alone(c, r, same_host))
+		return false;
+	w[0] = wait_others_pct(&r->local, kt + own);
+	if (w[0] >= 0)
+		base_sample_set(s, "cpu.client.runq_wait_others_pct", "%", w[0]);
+	rkt = same_host ? kt : fmax(0, end_metric(&r->remote, "tasks.kthreads_s"));
+	w[1] = wait_others_pct(&r->remote, rkt + (same_host ? own : nonworker_s(&r->remote)));
+	if (w[1] >= 0)
+		base_sample_set(s, "cpu.server.runq_wait_others_pct", "%", w[1]);
+	return fmax(w[0], w[1]) > ENGINE_STARVED_PCT;
+}
+
+/*
  * Interference, two ways on each machine over the window: its busy CPU
  * minus the test's own processes (cpu.foreign_s and its share of all
  * CPUs; of that share, the host's steal apart), and the other processes'
@@ -237,10 +318,11 @@ static double machine_share(double s, const json_t *env, int64_t window_ns)
  * Ends in two namespaces of one machine (the veth topology) count as one
  * machine: each end's CPU is the test's own on the other end's CPUs too.
  */
-static void add_foreign(struct base_sample *s, const struct engine_run *r,
-			bool same_host)
+static void add_foreign(struct base_sample *s, const struct job_config *c,
+			const struct engine_run *r, bool same_host)
 {
 	double f, share = 0, fs, t, tp;
+	bool st;
 
 	same_host = same_host || engine_env_same_boot(r->env_local, r->env_remote);
 	f = foreign_s(&r->local, r->env_local, &r->remote, same_host);
@@ -275,7 +357,9 @@ static void add_foreign(struct base_sample *s, const struct engine_run *r,
 			share = fmax(share, tp);
 		}
 	}
-	base_sample_set(s, "window.disturbed", "", share > ENGINE_DISTURBED_PCT ? 1 : 0);
+	st = starved(s, c, r, same_host);
+	base_sample_set(s, "window.starved", "", st);
+	base_sample_set(s, "window.disturbed", "", share > ENGINE_DISTURBED_PCT || st);
 }
 
 /* "1:97%,0:3%": the CPUs that ran the network softirqs (NET_RX and
@@ -800,7 +884,7 @@ common:
 	add_per_unit(c, r, s);
 	add_cpu(s, "client", &r->local);
 	add_cpu(s, "server", &r->remote);
-	add_foreign(s, r, same_host);
+	add_foreign(s, c, r, same_host);
 	add_placement(s, c, r, same_host);
 	add_speed(s, c, same_host);
 	base_sample_set(s, "window.client_s", "s", (double)r->local.window_ns / NS_PER_S);

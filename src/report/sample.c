@@ -173,10 +173,29 @@ static bool foreign_text(const struct base_sample *s, const char *why, char *buf
 	return true;
 }
 
+/* "; the server's workers waited for their CPU 18.6% of their time beyond
+ * the test's and the kernel's own threads" appended to buf, for the end
+ * whose workers waited more, from at least min_pct. */
+static void starved_text(const struct base_sample *s, double min_pct, char *buf, size_t len)
+{
+	double c = mval(s, "cpu.client.runq_wait_others_pct");
+	double v = mval(s, "cpu.server.runq_wait_others_pct");
+	bool server = !isnan(v) && (isnan(c) || v > c);
+	double w = server ? v : c;
+	size_t n = strlen(buf);
+
+	if (!(w >= min_pct) || n >= len)
+		return;
+	snprintf(buf + n, len - n, "%sthe %s's workers waited for their CPU %.1f%% of their time beyond the test's and the kernel's own threads",
+		 n ? "; " : "", server ? "server" : "client", w);
+}
+
 void report_disturbed_text(const struct base_sample *s, char *buf, size_t len)
 {
 	if (!foreign_text(s, ": the vCPUs waited while the host ran something else", buf, len))
 		snprintf(buf, len, "foreign CPU unknown");
+	if (mval(s, "window.starved") == 1)
+		starved_text(s, 0, buf, len);
 }
 
 /*
@@ -217,7 +236,11 @@ static void print_window(FILE *out, const struct base_sample *s)
 	if (mval(s, "window.disturbed") == 0) {
 		char f[512];
 
-		if (foreign_text(s, "", f, sizeof(f)))
+		f[0] = '\0';
+		foreign_text(s, "", f, sizeof(f));
+		/* a wait under the flag's share is said from a point on */
+		starved_text(s, 1, f, sizeof(f));
+		if (f[0])
 			fprintf(out, "; %s", f);
 	}
 	fputc('\n', out);

@@ -342,6 +342,8 @@ static const struct {
 	  "cpu.client.busy_pct and cpu.server.busy_pct, their user, sys, irq and softirq split and the host service demand come from the time the CPUs were not idle in samples that have cpu.client.busy_ticks_pct, and from the ticks alone in those without (up to a third lower for request/response on a tickless kernel)" },
 	{ "cpu.foreign_tasks_pct",
 	  "window.disturbed is also raised by other processes' exact CPU in samples that have cpu.foreign_tasks_pct, and by the ticks' busy time alone in those without (a load the ticks missed left those unflagged)" },
+	{ "window.starved",
+	  "window.disturbed is also raised by a worker kept from its CPU in samples that have window.starved (every worker on a CPU of its own, and one end's workers runnable but waiting over 5% of their time beyond the test's and the kernel's own threads), and not in those without (a load on one CPU of several, under 10% of the machine, left those unflagged)" },
 };
 
 static size_t count_with(const struct base_sample *const *s, size_t n, const char *name)

@@ -93,8 +93,10 @@ for _ in 1 2; do
 done
 # the flag follows the measurement (the machine may not be quiet: assert
 # the invariant, and the hog's effect against this run below)
-check "disturbed is flagged exactly when foreign CPU, by the ticks or by the other processes' own time, is over 10% of the machine" \
-	jtrue "$TMP/quiet.json" 'v("window.disturbed") == (1 if max(v("cpu.foreign_busy_pct"), v("cpu.foreign_tasks_pct")) > 10 else 0) and "cpu.foreign_s" in d["metrics"] and v("cpu.foreign_tasks_s") >= 0'
+check "disturbed is flagged exactly when foreign CPU, by the ticks or by the other processes' own time, is over 10% of the machine, or a worker was kept from its CPU" \
+	jtrue "$TMP/quiet.json" 'v("window.disturbed") == (1 if max(v("cpu.foreign_busy_pct"), v("cpu.foreign_tasks_pct")) > 10 or v("window.starved") == 1 else 0) and "cpu.foreign_s" in d["metrics"] and v("cpu.foreign_tasks_s") >= 0'
+check "starved is flagged exactly when either end's workers, each on a CPU of its own (the default split), waited over 5% of their time beyond the test's and the kernel's own threads" \
+	jtrue "$TMP/quiet.json" 'v("window.starved") == (1 if max(v("cpu.client.runq_wait_others_pct"), v("cpu.server.runq_wait_others_pct")) > 5 else 0) and 0 <= v("cpu.client.runq_wait_others_pct") <= v("cpu.client.runq_wait_pct")'
 
 # sched_run PID...: the threads' summed run time (schedstat), in ns
 sched_run() {
@@ -141,6 +143,40 @@ check "the busy loops show as foreign CPU beyond what the other run saw" python3
 import json, sys
 q, b = (json.load(open(f))["metrics"]["cpu.foreign_busy_pct"]["value"] for f in sys.argv[1:])
 sys.exit(0 if b > q + 20 else 1)' "$TMP/quiet.json" "$TMP/busy.json"
+
+# A partial load on one CPU: a loop busy 30% of every 10 ms on the CPU of
+# the server's worker is 15% of a 2-CPU machine, near the share's 10%,
+# but it keeps that worker waiting in the run queue about a quarter of
+# the time (a 20% loop: 18-20%). The loop writes its PID once it runs.
+srv_cpu=$(jpy "$TMP/quiet.json" 'd["env"]["placement"]["server.workers"].split(",")[0]')
+rm -f "$TMP/duty.pid"
+taskset -c "$srv_cpu" python3 -c '
+import os, sys, time
+open(sys.argv[1], "w").write("%d\n" % os.getpid())
+while True:
+    t = time.perf_counter()
+    while time.perf_counter() - t < 0.003:
+        pass
+    time.sleep(0.007)' "$TMP/duty.pid" &
+duty=$!
+PIDS+=("$duty")
+for _ in $(seq 100); do
+	[ -s "$TMP/duty.pid" ] && break
+	sleep 0.05
+done
+duty_pid=$(cat "$TMP/duty.pid" 2>/dev/null)
+PIDS+=(${duty_pid:+"$duty_pid"})
+timeout 60 "$NR" run tcp_stream -l 2s --warmup 300ms --json --no-store >"$TMP/duty.json"
+kill "$duty" ${duty_pid:+"$duty_pid"} 2>/dev/null
+wait "$duty" 2>/dev/null
+echo "# a 30% loop on cpu $srv_cpu: $(jpy "$TMP/duty.json" '" ".join("%s=%.2f" % (k, m[k]["value"]) for k in ("cpu.server.runq_wait_pct", "cpu.server.runq_wait_others_pct", "cpu.client.runq_wait_others_pct", "cpu.foreign_tasks_pct", "window.starved") if k in m)')"
+check "a loop on the server worker's CPU flags the run starved (and so disturbed): the server's workers waited over 5% of their time, and longer than the client's" \
+	jtrue "$TMP/duty.json" 'v("window.starved") == 1 and v("window.disturbed") == 1 and v("cpu.server.runq_wait_others_pct") > 5 and v("cpu.server.runq_wait_others_pct") > v("cpu.client.runq_wait_others_pct")'
+# both ends on one CPU wait for each other: that wait is the test's own,
+# and it is not judged
+timeout 60 "$NR" run tcp_stream --cpus 0 --remote-cpus 0 -l 1s --warmup 300ms --json --no-store >"$TMP/shared.json"
+check "with both ends' workers on one CPU the wait is not judged: no runq_wait_others_pct, not starved" \
+	jtrue "$TMP/shared.json" '"cpu.client.runq_wait_others_pct" not in m and "cpu.server.runq_wait_others_pct" not in m and v("window.starved") == 0 and v("cpu.client.runq_wait_pct") >= 0'
 
 # matrix runs a disturbed sample once more; disturbed on both tries, both
 # stay stored and neither counts in its summary (as compare leaves them out)

@@ -1523,6 +1523,49 @@ static void test_disturbed_text_names_other_processes(void **state)
 	base_sample_release(&s);
 }
 
+/* A worker kept from its CPU: the end whose workers waited more, said in
+ * the disturbed text when the wait flagged the sample, and in the window
+ * line from a point on when nothing was flagged. */
+static void test_disturbed_text_says_how_long_the_workers_waited(void **state)
+{
+	static const char *const cfg[] = { "test=tcp_stream" };
+	struct base_sample s;
+	char why[512];
+
+	(void)state;
+	make_sample(&s, "A", cfg, 1, "throughput.gbps", "Gbps", 21.5);
+	assert_int_equal(base_sample_set(&s, "cpu.foreign_busy_pct", "%", 9.6), 0);
+	assert_int_equal(base_sample_set(&s, "cpu.client.runq_wait_others_pct", "%", 0.2), 0);
+	assert_int_equal(base_sample_set(&s, "cpu.server.runq_wait_others_pct", "%", 18.62), 0);
+	/* not flagged by the wait: the wait is not what flagged it */
+	assert_int_equal(base_sample_set(&s, "window.starved", "", 0), 0);
+	report_disturbed_text(&s, why, sizeof(why));
+	assert_string_equal(why, "foreign CPU 9.6% of the machine");
+	assert_int_equal(base_sample_set(&s, "window.starved", "", 1), 0);
+	report_disturbed_text(&s, why, sizeof(why));
+	assert_string_equal(why, "foreign CPU 9.6% of the machine; the server's workers waited for their CPU "
+				 "18.6% of their time beyond the test's and the kernel's own threads");
+	/* the client's the longer wait; no foreign share known */
+	base_sample_release(&s);
+	make_sample(&s, "A", cfg, 1, "throughput.gbps", "Gbps", 21.5);
+	assert_int_equal(base_sample_set(&s, "cpu.client.runq_wait_others_pct", "%", 7.04), 0);
+	assert_int_equal(base_sample_set(&s, "window.starved", "", 1), 0);
+	report_disturbed_text(&s, why, sizeof(why));
+	assert_string_equal(why, "foreign CPU unknown; the client's workers waited for their CPU 7.0% of their "
+				 "time beyond the test's and the kernel's own threads");
+	/* not flagged: the window line says a wait of a point or more */
+	assert_int_equal(base_sample_set(&s, "window.starved", "", 0), 0);
+	assert_int_equal(base_sample_set(&s, "window.disturbed", "", 0), 0);
+	assert_int_equal(base_sample_set(&s, "window.intervals", "", 20), 0);
+	assert_int_equal(base_sample_set(&s, "cpu.client.runq_wait_others_pct", "%", 3.5), 0);
+	expect_sample_table_has(&s, "\nwindow: 20 intervals of 100 ms; steady; the client's workers waited for their "
+				"CPU 3.5% of their time beyond the test's and the kernel's own threads\n");
+	assert_int_equal(base_sample_set(&s, "cpu.foreign_busy_pct", "%", 4.0), 0);
+	assert_int_equal(base_sample_set(&s, "cpu.client.runq_wait_others_pct", "%", 0.9), 0);
+	expect_sample_table_has(&s, "\nwindow: 20 intervals of 100 ms; steady; foreign CPU 4.0% of the machine\n");
+	base_sample_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1558,6 +1601,7 @@ int main(void)
 		cmocka_unit_test(test_sample_table_lists_counts_not_levels),
 		cmocka_unit_test(test_sample_table_values_line_up_past_long_names),
 		cmocka_unit_test(test_disturbed_text_names_the_end_and_the_steal),
+		cmocka_unit_test(test_disturbed_text_says_how_long_the_workers_waited),
 		cmocka_unit_test(test_disturbed_text_names_other_processes),
 		cmocka_unit_test(test_sample_table_says_whether_the_window_can_be_trusted),
 		cmocka_unit_test(test_explain_lists_what_went_with_the_headline),

@@ -1722,11 +1722,14 @@ static void test_redefined_metrics_noted_where_samples_straddle(void **state)
 	for (size_t i = 0; i < 4; i++) {
 		assert_int_equal(base_sample_set(&b[i], "cpu.client.busy_ticks_pct", "%", 30), 0);
 		assert_int_equal(base_sample_set(&b[i], "cpu.foreign_tasks_pct", "%", i == 3 ? 40 : 0.2), 0);
+		assert_int_equal(base_sample_set(&b[i], "window.starved", "", 0), 0);
 	}
 	assert_int_equal(base_sample_set(&b[3], "window.disturbed", "", 1), 0);
 	assert_int_equal(base_sample_set(&a[2], "cpu.foreign_tasks_pct", "%", 0.1), 0);
+	assert_int_equal(base_sample_set(&a[1], "window.starved", "", 0), 0);
+	assert_int_equal(base_sample_set(&a[2], "window.starved", "", 0), 0);
 	assert_int_equal(stats_table_build(l.pa, 4, l.pb, 4, &l.o, &t), 0);
-	assert_int_equal(t.notes.nredef, 2);
+	assert_int_equal(t.notes.nredef, 3);
 	assert_string_equal(t.notes.redef[0].marker, "cpu.client.busy_ticks_pct");
 	assert_non_null(strstr(t.notes.redef[0].what, "busy_pct"));
 	assert_int_equal(t.notes.redef[0].a, 0);
@@ -1737,11 +1740,17 @@ static void test_redefined_metrics_noted_where_samples_straddle(void **state)
 	assert_non_null(strstr(t.notes.redef[1].what, "window.disturbed"));
 	assert_int_equal(t.notes.redef[1].a, 1);
 	assert_int_equal(t.notes.redef[1].b, 4);
+	/* a worker kept from its CPU flags a sample: a third definition */
+	assert_string_equal(t.notes.redef[2].marker, "window.starved");
+	assert_non_null(strstr(t.notes.redef[2].what, "window.disturbed is also raised by a worker kept from its CPU"));
+	assert_int_equal(t.notes.redef[2].a, 2);
+	assert_int_equal(t.notes.redef[2].b, 4);
 	stats_table_release(&t);
 	/* every sample the new way: nothing to say */
 	for (size_t i = 0; i < 4; i++) {
 		assert_int_equal(base_sample_set(&a[i], "cpu.client.busy_ticks_pct", "%", 30), 0);
 		assert_int_equal(base_sample_set(&a[i], "cpu.foreign_tasks_pct", "%", 0.1), 0);
+		assert_int_equal(base_sample_set(&a[i], "window.starved", "", 0), 0);
 	}
 	assert_int_equal(stats_table_build(l.pa, 4, l.pb, 4, &l.o, &t), 0);
 	assert_int_equal(t.notes.nredef, 0);
