@@ -318,9 +318,12 @@ bool engine_meter_xcpu_totals(const struct engine_meter *m, double *rounds,
 }
 
 /* The exact figures of the window: process CPU, workers' run and wait
- * time, and the CPU each worker last ran on ("0,1"). */
+ * time, the longest wait of one worker (tasks.worker_wait_max_s: a load
+ * on one worker's CPU of several), and the CPU each worker last ran on
+ * ("0,1"). */
 static void report_tasks(const struct engine_meter *m, struct proto_end_report *r)
 {
+	uint64_t max_wait = 0;
 	size_t off = 0;
 
 	r->cpu_ns = m->proc_ns[0] >= 0 && m->proc_ns[1] >= m->proc_ns[0] ?
@@ -337,6 +340,8 @@ static void report_tasks(const struct engine_meter *m, struct proto_end_report *
 		collect_task_delta(&m->task[0][i], &m->task[1][i], &d);
 		r->workers_ns += (int64_t)d.run_ns;
 		r->runq_wait_ns += (int64_t)d.wait_ns;
+		if (d.wait_ns > max_wait)
+			max_wait = d.wait_ns;
 		n = snprintf(r->worker_cpus + off, sizeof(r->worker_cpus) - off,
 			     "%s%d", i ? "," : "", d.cpu);
 		if (n < 0 || (size_t)n >= sizeof(r->worker_cpus) - off) {
@@ -346,6 +351,9 @@ static void report_tasks(const struct engine_meter *m, struct proto_end_report *
 		}
 		off += (size_t)n;
 	}
+	if (m->ntask)
+		json_object_set_new(r->metrics, "tasks.worker_wait_max_s",
+				    json_real((double)max_wait / NS_PER_S));
 }
 
 static void fill_cpu(const struct engine_meter *m, const bool *sel,
@@ -628,6 +636,10 @@ int engine_meter_report(const struct engine_meter *m, const struct engine *e,
 	r->sys_ns = d.sys_ns;
 	r->nvcsw = d.nvcsw;
 	r->nivcsw = d.nivcsw;
+	r->metrics = json_object();
+	r->notes = json_object();
+	if (!r->metrics || !r->notes)
+		return base_err_set(err, -ENOMEM, "out of memory");
 	report_tasks(m, r);
 	fill_cpu(m, NULL, &r->cpu_all);
 	if (m->have_sel)
@@ -639,10 +651,6 @@ int engine_meter_report(const struct engine_meter *m, const struct engine *e,
 		return base_err_set(err, -ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < r->nflows; i++)
 		engine_flow_result(e, i, &r->flows[i]);
-	r->metrics = json_object();
-	r->notes = json_object();
-	if (!r->metrics || !r->notes)
-		return base_err_set(err, -ENOMEM, "out of memory");
 	report_counters(m, r);
 	report_perf(m, r);
 	report_speed(m, r);

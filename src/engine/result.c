@@ -256,19 +256,21 @@ static bool workers_alone(const struct job_config *c, const struct engine_run *r
 }
 
 /*
- * Of an end's workers' time over the window, the share they spent waiting
- * in the run queue beyond what the test's other threads and the kernel's
+ * Of the window, the share an end's worker that waited longest spent in
+ * the run queue beyond what the test's other threads and the kernel's
  * threads ran on that machine (explained_s, taken whole wherever it ran):
- * what only other processes, or the host, can have taken. -1 when unknown.
+ * what only other processes can have taken. From a peer that does not
+ * report the longest wait, the workers' mean. -1 when unknown.
  */
 static double wait_others_pct(const struct proto_end_report *e, double explained_s)
 {
-	double left;
+	double wait_s = end_metric(e, "tasks.worker_wait_max_s");
 
 	if (e->runq_wait_ns < 0 || !e->nworkers || e->window_ns <= 0)
 		return -1;
-	left = (double)e->runq_wait_ns / NS_PER_S - explained_s;
-	return 100.0 * fmax(0, left) / ((double)e->window_ns / NS_PER_S * e->nworkers);
+	if (wait_s < 0)
+		wait_s = (double)e->runq_wait_ns / NS_PER_S / e->nworkers;
+	return 100.0 * fmax(0, wait_s - explained_s) / ((double)e->window_ns / NS_PER_S);
 }
 
 /* An end's CPU over its window that was not its workers': its control
@@ -280,12 +282,12 @@ static double nonworker_s(const struct proto_end_report *e)
 
 /*
  * A worker kept from its CPU (window.starved): with every worker on a CPU
- * of its own, more than ENGINE_STARVED_PCT of either end's workers' time
- * spent runnable but waiting, beyond what the test's and the kernel's own
- * threads explain (cpu.<end>.runq_wait_others_pct). A load on one CPU of
- * several is a small share of the machine: a loop busy 20% of the time on
- * the server's CPU was 10% of a 2-CPU machine, and held the server's
- * workers in the run queue 16-20% of the window.
+ * of its own, a worker of either end runnable but waiting more than
+ * ENGINE_STARVED_PCT of the window, beyond what the test's and the
+ * kernel's own threads explain (cpu.<end>.runq_wait_others_pct). A load
+ * on one CPU of several is a small share of the machine: a loop busy 20%
+ * of the time on the server's CPU was 10% of a 2-CPU machine, and held the
+ * server's worker in the run queue 16-20% of the window.
  */
 static bool starved(struct base_sample *s, const struct job_config *c,
 		    const struct engine_run *r, bool same_host)

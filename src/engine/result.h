@@ -10,9 +10,9 @@
 /* A sample is disturbed when foreign CPU (busy, not the test's) is over
  * this share of all CPUs of either machine during the window. */
 #define ENGINE_DISTURBED_PCT 10.0
-/* ... or when, every worker on a CPU of its own, either end's workers
- * waited in the run queue over this share of their time beyond what the
- * test's and the kernel's own threads explain (quiet runs here: 0-2%). */
+/* ... or when, every worker on a CPU of its own, a worker waited in the
+ * run queue over this share of the window beyond what the test's and the
+ * kernel's own threads explain (quiet runs here: 0-0.5%). */
 #define ENGINE_STARVED_PCT 5.0
 
 /*

@@ -173,9 +173,9 @@ static bool foreign_text(const struct base_sample *s, const char *why, char *buf
 	return true;
 }
 
-/* "; the server's workers waited for their CPU 18.6% of their time beyond
+/* "; a worker of the server waited for its CPU 18.6% of the window beyond
  * the test's and the kernel's own threads" appended to buf, for the end
- * whose workers waited more, from at least min_pct. */
+ * whose worker waited longer, from at least min_pct. */
 static void starved_text(const struct base_sample *s, double min_pct, char *buf, size_t len)
 {
 	double c = mval(s, "cpu.client.runq_wait_others_pct");
@@ -186,7 +186,7 @@ static void starved_text(const struct base_sample *s, double min_pct, char *buf,
 
 	if (!(w >= min_pct) || n >= len)
 		return;
-	snprintf(buf + n, len - n, "%sthe %s's workers waited for their CPU %.1f%% of their time beyond the test's and the kernel's own threads",
+	snprintf(buf + n, len - n, "%sa worker of the %s waited for its CPU %.1f%% of the window beyond the test's and the kernel's own threads",
 		 n ? "; " : "", server ? "server" : "client", w);
 }
 

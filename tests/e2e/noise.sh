@@ -95,7 +95,7 @@ done
 # the invariant, and the hog's effect against this run below)
 check "disturbed is flagged exactly when foreign CPU, by the ticks or by the other processes' own time, is over 10% of the machine, or a worker was kept from its CPU" \
 	jtrue "$TMP/quiet.json" 'v("window.disturbed") == (1 if max(v("cpu.foreign_busy_pct"), v("cpu.foreign_tasks_pct")) > 10 or v("window.starved") == 1 else 0) and "cpu.foreign_s" in d["metrics"] and v("cpu.foreign_tasks_s") >= 0'
-check "starved is flagged exactly when either end's workers, each on a CPU of its own (the default split), waited over 5% of their time beyond the test's and the kernel's own threads" \
+check "starved is flagged exactly when a worker of either end, each on a CPU of its own (the default split), waited over 5% of the window beyond the test's and the kernel's own threads" \
 	jtrue "$TMP/quiet.json" 'v("window.starved") == (1 if max(v("cpu.client.runq_wait_others_pct"), v("cpu.server.runq_wait_others_pct")) > 5 else 0) and 0 <= v("cpu.client.runq_wait_others_pct") <= v("cpu.client.runq_wait_pct")'
 
 # sched_run PID...: the threads' summed run time (schedstat), in ns
@@ -170,13 +170,16 @@ timeout 60 "$NR" run tcp_stream -l 2s --warmup 300ms --json --no-store >"$TMP/du
 kill "$duty" ${duty_pid:+"$duty_pid"} 2>/dev/null
 wait "$duty" 2>/dev/null
 echo "# a 30% loop on cpu $srv_cpu: $(jpy "$TMP/duty.json" '" ".join("%s=%.2f" % (k, m[k]["value"]) for k in ("cpu.server.runq_wait_pct", "cpu.server.runq_wait_others_pct", "cpu.client.runq_wait_others_pct", "cpu.foreign_tasks_pct", "window.starved") if k in m)')"
-check "a loop on the server worker's CPU flags the run starved (and so disturbed): the server's workers waited over 5% of their time, and longer than the client's" \
+check "a loop on the server worker's CPU flags the run starved (and so disturbed): the server's worker waited over 5% of the window, and longer than the client's" \
 	jtrue "$TMP/duty.json" 'v("window.starved") == 1 and v("window.disturbed") == 1 and v("cpu.server.runq_wait_others_pct") > 5 and v("cpu.server.runq_wait_others_pct") > v("cpu.client.runq_wait_others_pct")'
-# both ends on one CPU wait for each other: that wait is the test's own,
-# and it is not judged
-timeout 60 "$NR" run tcp_stream --cpus 0 --remote-cpus 0 -l 1s --warmup 300ms --json --no-store >"$TMP/shared.json"
-check "with both ends' workers on one CPU the wait is not judged: no runq_wait_others_pct, not starved" \
-	jtrue "$TMP/shared.json" '"cpu.client.runq_wait_others_pct" not in m and "cpu.server.runq_wait_others_pct" not in m and v("window.starved") == 0 and v("cpu.client.runq_wait_pct") >= 0'
+# both ends' two workers on one CPU wait for each other: that wait is the
+# test's own, and it is not judged
+timeout 60 "$NR" run tcp_stream -n 2 --threads 2 --cpus 0 --remote-cpus 0 -l 1s --warmup 300ms --json --no-store >"$TMP/shared.json"
+echo "# four workers on cpu 0: $(jpy "$TMP/shared.json" '" ".join("%s=%.3f" % (k, m[k]["value"]) for k in ("cpu.client.runq_wait_s", "tasks.worker_wait_max_s", "cpu.client.runq_wait_pct") if k in m)')"
+check "with the workers sharing a CPU the wait is not judged: no runq_wait_others_pct, not starved" \
+	jtrue "$TMP/shared.json" '"cpu.client.runq_wait_others_pct" not in m and "cpu.server.runq_wait_others_pct" not in m and v("window.starved") == 0'
+check "... and the client's longest-waiting worker waited at least the two's mean and at most their sum" \
+	jtrue "$TMP/shared.json" 'v("cpu.client.runq_wait_s") / 2 - 1e-6 <= v("tasks.worker_wait_max_s") <= v("cpu.client.runq_wait_s") + 1e-6 and v("cpu.client.runq_wait_s") > 0'
 
 # matrix runs a disturbed sample once more; disturbed on both tries, both
 # stay stored and neither counts in its summary (as compare leaves them out)

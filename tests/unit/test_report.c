@@ -1523,7 +1523,7 @@ static void test_disturbed_text_names_other_processes(void **state)
 	base_sample_release(&s);
 }
 
-/* A worker kept from its CPU: the end whose workers waited more, said in
+/* A worker kept from its CPU: the end whose worker waited longer, said in
  * the disturbed text when the wait flagged the sample, and in the window
  * line from a point on when nothing was flagged. */
 static void test_disturbed_text_says_how_long_the_workers_waited(void **state)
@@ -1543,23 +1543,23 @@ static void test_disturbed_text_says_how_long_the_workers_waited(void **state)
 	assert_string_equal(why, "foreign CPU 9.6% of the machine");
 	assert_int_equal(base_sample_set(&s, "window.starved", "", 1), 0);
 	report_disturbed_text(&s, why, sizeof(why));
-	assert_string_equal(why, "foreign CPU 9.6% of the machine; the server's workers waited for their CPU "
-				 "18.6% of their time beyond the test's and the kernel's own threads");
+	assert_string_equal(why, "foreign CPU 9.6% of the machine; a worker of the server waited for its CPU "
+				 "18.6% of the window beyond the test's and the kernel's own threads");
 	/* the client's the longer wait; no foreign share known */
 	base_sample_release(&s);
 	make_sample(&s, "A", cfg, 1, "throughput.gbps", "Gbps", 21.5);
 	assert_int_equal(base_sample_set(&s, "cpu.client.runq_wait_others_pct", "%", 7.04), 0);
 	assert_int_equal(base_sample_set(&s, "window.starved", "", 1), 0);
 	report_disturbed_text(&s, why, sizeof(why));
-	assert_string_equal(why, "foreign CPU unknown; the client's workers waited for their CPU 7.0% of their "
-				 "time beyond the test's and the kernel's own threads");
+	assert_string_equal(why, "foreign CPU unknown; a worker of the client waited for its CPU 7.0% of the "
+				 "window beyond the test's and the kernel's own threads");
 	/* not flagged: the window line says a wait of a point or more */
 	assert_int_equal(base_sample_set(&s, "window.starved", "", 0), 0);
 	assert_int_equal(base_sample_set(&s, "window.disturbed", "", 0), 0);
 	assert_int_equal(base_sample_set(&s, "window.intervals", "", 20), 0);
 	assert_int_equal(base_sample_set(&s, "cpu.client.runq_wait_others_pct", "%", 3.5), 0);
-	expect_sample_table_has(&s, "\nwindow: 20 intervals of 100 ms; steady; the client's workers waited for their "
-				"CPU 3.5% of their time beyond the test's and the kernel's own threads\n");
+	expect_sample_table_has(&s, "\nwindow: 20 intervals of 100 ms; steady; a worker of the client waited for its "
+				"CPU 3.5% of the window beyond the test's and the kernel's own threads\n");
 	assert_int_equal(base_sample_set(&s, "cpu.foreign_busy_pct", "%", 4.0), 0);
 	assert_int_equal(base_sample_set(&s, "cpu.client.runq_wait_others_pct", "%", 0.9), 0);
 	expect_sample_table_has(&s, "\nwindow: 20 intervals of 100 ms; steady; foreign CPU 4.0% of the machine\n");
