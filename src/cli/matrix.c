@@ -272,25 +272,17 @@ static void progress(struct matrix *m, size_t unit,
 	}
 }
 
+/* Wait for a quiet machine and say how it went, below the progress line. */
+static void settle(struct matrix *m)
+{
+	if (m->tty)
+		fputc('\n', stderr);
+	m->settled_ns += cli_settle_say(stderr, m->settle_ns);
+}
+
 /* One repetition of one unit: its label's sysctls, measure, store, report
  * progress. A failed measurement is counted and the matrix goes on; a
  * failed store or sysctl stops it (-EIO). */
-/* Wait for a quiet machine (cli_settle) and say how it went. */
-static void settle(struct matrix *m)
-{
-	struct cli_quiet q;
-	int64_t waited;
-	char what[400];
-	bool quiet = cli_settle(m->settle_ns, &waited, &q);
-
-	m->settled_ns += waited;
-	cli_quiet_text(&q, what, sizeof(what));
-	if (m->tty)
-		fputc('\n', stderr);
-	fprintf(stderr, "  %s after %.1f s: %s\n", quiet ? "quiet" : "not quiet", (double)waited / NS_PER_S,
-		what);
-}
-
 static int run_step(struct matrix *m, size_t unit)
 {
 	size_t ci = unit % m->ncells, li = unit / m->ncells;

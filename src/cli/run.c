@@ -14,6 +14,7 @@
 #include "base/time.h"
 #include "cli/cli.h"
 #include "cli/confopts.h"
+#include "cli/settle.h"
 #include "engine/result.h"
 #include "engine/session.h"
 #include "job/config.h"
@@ -88,6 +89,10 @@ static const char run_help[] =
 	"                          samples; those flagged disturbed do not count)\n"
 	"      --max-reps N        the cap for --until-ci (default 3 x --reps,\n"
 	"                          at least 9)\n"
+	"      --settle TIME       with several: after a repetition flagged\n"
+	"                          disturbed, wait until the machine is quiet (its\n"
+	"                          CPUs busy under 3% over a second) for up to TIME\n"
+	"                          before the next (default 0: at once)\n"
 	"      --db PATH           store samples here (default $NETREGRESS_DB or\n"
 	"                          ./netregress.db), each the moment it finishes\n"
 	"      --no-store          do not store\n"
@@ -115,7 +120,7 @@ enum {
 	OPT_LABEL, OPT_JSON, OPT_CTIMEOUT, OPT_CONTROL_TIMEOUT,
 	OPT_DB, OPT_NO_STORE, OPT_REPS, OPT_PROFILE,
 	OPT_NO_COLLECT, OPT_SPEED, OPT_NO_SPEED, OPT_XCPU, OPT_NO_XCPU, OPT_OVERHEAD,
-	OPT_UNTIL, OPT_MAXREPS,
+	OPT_UNTIL, OPT_MAXREPS, OPT_SETTLE,
 };
 
 static const struct option run_opts[] = {
@@ -134,6 +139,7 @@ static const struct option run_opts[] = {
 	{ "reps", required_argument, NULL, OPT_REPS },
 	{ "until-ci", required_argument, NULL, OPT_UNTIL },
 	{ "max-reps", required_argument, NULL, OPT_MAXREPS },
+	{ "settle", required_argument, NULL, OPT_SETTLE },
 	{ "profile", no_argument, NULL, OPT_PROFILE },
 	{ "no-collect", no_argument, NULL, OPT_NO_COLLECT },
 	{ "speed", no_argument, NULL, OPT_SPEED },
@@ -210,6 +216,7 @@ struct rep_plan {
 	uint64_t reps;     /* at least this many samples */
 	double until;      /* > 0: then until the mean is known within +-until % */
 	uint64_t max_reps; /* and at most this many (until > 0) */
+	int64_t settle_ns; /* after a disturbed one: wait this long at most for a quiet machine */
 };
 
 /* The headline of every repetition that counts: not flagged disturbed. */
@@ -225,13 +232,20 @@ static double tally_half_pct(const struct rep_tally *t)
 	return stats_settle_half_pct(t->k.v, t->k.n);
 }
 
+/* Whether a sample was flagged disturbed by foreign CPU load. */
+static bool disturbed(const struct base_sample *s)
+{
+	const struct sample_metric *d = base_sample_get(s, "window.disturbed");
+
+	return d && d->value != 0;
+}
+
 static int tally_add(struct rep_tally *t, const struct base_sample *s,
 		     const char *headline)
 {
 	const struct sample_metric *m = base_sample_get(s, headline);
-	const struct sample_metric *d = base_sample_get(s, "window.disturbed");
 
-	if (d && d->value != 0) {
+	if (disturbed(s)) {
 		t->disturbed++;
 		return 0;
 	}
@@ -385,9 +399,18 @@ static int run_reps(const struct engine_client_opts *o, const char *label,
 				fputs(", ", stdout);
 				print_overhead(&sample, true);
 			}
+			if (disturbed(&sample)) {
+				char why[512];
+
+				report_disturbed_text(&sample, why, sizeof(why));
+				printf("; DISTURBED: %s (not counted)", why);
+			}
 			putchar('\n');
 			fflush(stdout);
 		}
+		/* the next repetition, if any, once the machine is quiet */
+		if (plan->settle_ns && many && disturbed(&sample) && rep_more(plan, &tally, rep))
+			cli_settle_say(json ? stderr : stdout, plan->settle_ns);
 next:
 		engine_run_release(&run);
 		base_sample_release(&sample);
@@ -517,6 +540,10 @@ int cmd_run(int argc, char **argv)
 			if (!cli_u64("--max-reps", optarg, 1, RUN_MAX_REPS, &plan.max_reps))
 				return EXIT_USAGE;
 			break;
+		case OPT_SETTLE:
+			if (!cli_duration("--settle", optarg, &plan.settle_ns))
+				return EXIT_USAGE;
+			break;
 		case OPT_CTIMEOUT:
 			if (!cli_duration("--connect-timeout", optarg, &o.connect_timeout_ns))
 				return EXIT_USAGE;
@@ -577,6 +604,10 @@ int cmd_run(int argc, char **argv)
 	if (plan.max_reps && !(plan.until > 0)) {
 		cli_error("--max-reps %" PRIu64 " is the cap of --until-ci: expected --until-ci PCT with it",
 			  plan.max_reps);
+		return EXIT_USAGE;
+	}
+	if (plan.settle_ns && plan.reps < 2 && !(plan.until > 0)) {
+		cli_error("--settle waits between repetitions: expected --reps N (N >= 2) or --until-ci PCT with it");
 		return EXIT_USAGE;
 	}
 	if (plan.until > 0 && !plan.max_reps)

@@ -101,3 +101,16 @@ void cli_quiet_text(const struct cli_quiet *q, char *buf, size_t len)
 	if (n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, ")");
 }
+
+int64_t cli_settle_say(FILE *out, int64_t max_ns)
+{
+	struct cli_quiet q;
+	int64_t waited;
+	char what[400];
+	bool quiet = cli_settle(max_ns, &waited, &q);
+
+	cli_quiet_text(&q, what, sizeof(what));
+	fprintf(out, "  %s after %.1f s: %s\n", quiet ? "quiet" : "not quiet",
+		(double)waited / NS_PER_S, what);
+	return waited;
+}

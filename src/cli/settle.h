@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/time.h"
 
@@ -36,5 +37,9 @@ bool cli_settle(int64_t max_ns, int64_t *waited_ns, struct cli_quiet *q);
 /* "busy 45.2% of the machine (the host's steal 1.0%, other processes
  * 44.0%: bash[4242], ...)" into buf. */
 void cli_quiet_text(const struct cli_quiet *q, char *buf, size_t len);
+
+/* cli_settle, then "  quiet after 6.1 s: busy 0.6% of the machine (...)"
+ * (or "not quiet") to out. Returns the time it took. */
+int64_t cli_settle_say(FILE *out, int64_t max_ns);
 
 #endif

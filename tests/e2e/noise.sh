@@ -226,6 +226,33 @@ checkx "matrix waits for busy loops to end before measuring a disturbed step aga
 	'[ $rc -eq 0 ] && grep -qE "^step 1/1 .*: running it again once the machine is quiet$" "$TMP/settle.log" && grep -qE "^  quiet after [0-9.]+ s: busy [0-9.]+% of the machine" "$TMP/settle.log" && [ "$(flagged "$TMP/settle.db")" = 1 ] && [ "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"select count(*) from samples\").fetchone()[0])" "$TMP/settle.db")" = 2 ]' ||
 	diag "$TMP/settle.log"
 
+# run --reps says which repetitions were disturbed, and --settle waits for
+# loops that end before the next one (which the host may steal from: up to
+# three tries, as above)
+for try in 1 2 3; do
+	hog
+	( sleep 3; unhog ) &
+	sp=$!
+	timeout 120 "$NR" run tcp_stream -l 500ms --warmup 100ms --reps 2 --settle 30s --no-store >"$TMP/reps.out" 2>&1
+	rc=$?
+	wait $sp
+	unhog
+	grep -q "^repetition 2/2: .*DISTURBED" "$TMP/reps.out" || break
+	echo "# run --settle: the repetition after the wait was disturbed too (try $try of 3)"
+	wait_host
+done
+checkx "run --reps: a disturbed repetition's line says so and what disturbed it (the loops)" \
+	'[ $rc -eq 0 ] && grep -qE "^repetition 1/2: throughput.gbps [0-9.]+ Gbps; DISTURBED: foreign CPU [0-9.]+% of the machine \(other processes [0-9.]+%: bash\[[0-9]+\].*\(not counted\)$" "$TMP/reps.out"' ||
+	diag "$TMP/reps.out"
+checkx "... and --settle waits for the loops to end before the next, which is measured clean" \
+	'sed -n 2p "$TMP/reps.out" | grep -qE "^  quiet after [0-9.]+ s: busy [0-9.]+% of the machine" && grep -qE "^repetition 2/2: throughput.gbps [0-9.]+ Gbps$" "$TMP/reps.out" && grep -q "^throughput.gbps over 1 sample (1 more flagged disturbed by foreign CPU load" "$TMP/reps.out"' ||
+	diag "$TMP/reps.out"
+"$NR" run tcp_stream --settle 5s --no-store >"$TMP/settle1" 2>&1
+rc=$?
+checkx "run --settle without several repetitions is refused (exit 2), naming what it needs" \
+	'[ $rc -eq 2 ] && grep -q "^netregress: --settle waits between repetitions: expected --reps N (N >= 2) or --until-ci PCT with it$" "$TMP/settle1"' ||
+	diag "$TMP/settle1"
+
 # compare names what disturbed the samples it left out: the busy loops (bash)
 # were other processes. --resume, now without them, measures the repetition
 # once more (again while the host steals: at most three tries), and a quiet
