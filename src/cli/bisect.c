@@ -16,6 +16,7 @@
 #include "bisect/rule.h"
 #include "cli/cli.h"
 #include "cli/confopts.h"
+#include "cli/settle.h"
 #include "cli/testbed.h"
 #include "engine/result.h"
 #include "engine/session.h"
@@ -57,6 +58,10 @@ static const char bisect_help[] =
 	"      --max-reps N        override the bisect's cap for this step\n"
 	"  -H, --host HOST, -p, --port PORT   a remote server ('serve')\n"
 	"      --no-collect        no kernel or perf counters\n"
+	"      --settle TIME       after a run flagged disturbed, wait until the\n"
+	"                          machine is quiet (its CPUs busy under 3% over\n"
+	"                          a second) for up to TIME before the next\n"
+	"                          (default 0: at once)\n"
 	"log:\n"
 	"      --repo DIR          name parents, to confirm the first bad commit\n"
 	"      --json              one JSON document\n"
@@ -66,7 +71,7 @@ static const char bisect_help[] =
 
 enum {
 	OPT_GOOD = 256, OPT_BAD, OPT_JOB, OPT_DB, OPT_MINCH, OPT_MINREPS,
-	OPT_MAXREPS, OPT_COMMIT, OPT_REPO, OPT_ID, OPT_JSON, OPT_NO_COLLECT,
+	OPT_MAXREPS, OPT_COMMIT, OPT_REPO, OPT_ID, OPT_JSON, OPT_NO_COLLECT, OPT_SETTLE,
 	OPT_WARMUP,
 };
 
@@ -554,6 +559,7 @@ struct step_run {
 	const char *host;
 	uint16_t port;
 	bool collect;
+	int64_t settle_ns; /* after a disturbed run: wait this long at most for a quiet machine */
 	char unit[16];
 };
 
@@ -694,6 +700,8 @@ static int step_loop(struct step_run *sr, struct bisect_decision *d)
 			sr->n, sr->rule.max_reps, value, sr->unit,
 			dist ? " (flagged disturbed by foreign CPU load)" : "",
 			d->pos.pos, d->pos.lo, d->pos.hi, d->llr, bisect_verdict_name(d->verdict));
+		if (dist && sr->settle_ns && d->verdict == BISECT_UNDECIDED && sr->n < sr->rule.max_reps)
+			cli_settle_say(stderr, sr->settle_ns);
 	}
 	cli_testbed_release(&tb);
 	return code;
@@ -710,6 +718,7 @@ static int bisect_run(int argc, char **argv)
 		{ "host", required_argument, NULL, 'H' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "no-collect", no_argument, NULL, OPT_NO_COLLECT },
+		{ "settle", required_argument, NULL, OPT_SETTLE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -769,6 +778,10 @@ static int bisect_run(int argc, char **argv)
 			break;
 		case OPT_NO_COLLECT:
 			sr.collect = false;
+			break;
+		case OPT_SETTLE:
+			if (!cli_duration("--settle", optarg, &sr.settle_ns))
+				return BISECT_EXIT_ABORT;
 			break;
 		case 'h':
 			fputs(bisect_help, stdout);

@@ -155,6 +155,23 @@ rc=$?
 checkx "bisect run again for a decided commit prints the stored verdict and exits with it" \
 	'[ $rc -eq "$want" ] && grep -q "stored: decided before" "$TMP/again" && [ "$(nsamples "$DB")" -eq "$before" ]'
 
+# --settle: a run a busy loop disturbed is followed by a wait for a quiet
+# machine (the loop ends after 3 s); the step goes on and is decided (at
+# the good rate: good). The host may steal through the wait: then it
+# says "not quiet", which the check takes too.
+bash -c 'while :; do :; done' &
+loop=$!
+PIDS+=("$loop")
+( sleep 3; kill "$loop" ) &
+killer=$!
+shaped "$GOOD_RATE" "$NR" bisect run --commit settle-check --settle 30s --db "$DB" >"$TMP/settle" 2>&1
+rc=$?
+kill "$loop" 2>/dev/null
+wait "$killer" "$loop" 2>/dev/null
+checkx "bisect run --settle: after the run the loop disturbed, it waits for a quiet machine, then goes on to a verdict" \
+	'[ $rc -eq 0 ] && grep -A1 -E "^run 1/10: .*\(flagged disturbed by foreign CPU load\)" "$TMP/settle" | grep -qE "^  (not )?quiet after [0-9.]+ s: busy [0-9.]+% of the machine" && grep -qE "^run [3-9]/10: .*: good$" "$TMP/settle"' ||
+	diag "$TMP/settle"
+
 # ---- 2. the endpoints moved: every step far below both -> abort ----
 "$NR" bisect start --good "$GOOD" --bad "$BAD" "${RUN[@]}" --db "$DB" >/dev/null 2>&1
 git -C "$REPO" bisect start "$BAD" "$GOOD" >/dev/null
