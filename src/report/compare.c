@@ -175,6 +175,7 @@ void report_disturbed_parts(FILE *out, const struct stats_notes *nt)
 {
 	size_t n = nt->disturbed_steal_a + nt->disturbed_steal_b;
 	size_t p = nt->disturbed_procs_a + nt->disturbed_procs_b;
+	size_t w = nt->disturbed_starved_a + nt->disturbed_starved_b;
 
 	if (n)
 		fprintf(out, "; in %zu of them mostly the host's steal (cpu.foreign_steal_pct), which nothing in the guest can stop",
@@ -183,6 +184,9 @@ void report_disturbed_parts(FILE *out, const struct stats_notes *nt)
 		fprintf(out, "; in %zu%s mostly other processes (cpu.foreign_tasks_pct)%s%s", p,
 			n ? "" : " of them", nt->disturbed_busiest[0] ? ", the busiest " : "",
 			nt->disturbed_busiest);
+	if (w)
+		fprintf(out, "; in %zu%s a worker was kept from its CPU (window.starved)", w,
+			n || p ? "" : " of them");
 }
 
 void report_redef_text(FILE *out, const struct stats_notes *nt, size_t i,
@@ -651,6 +655,8 @@ json_t *report_compare_json(const struct stats_table *t)
 		json_object_set_new(nt, "disturbed_steal_b", json_integer((json_int_t)t->notes.disturbed_steal_b));
 		json_object_set_new(nt, "disturbed_procs_a", json_integer((json_int_t)t->notes.disturbed_procs_a));
 		json_object_set_new(nt, "disturbed_procs_b", json_integer((json_int_t)t->notes.disturbed_procs_b));
+		json_object_set_new(nt, "disturbed_starved_a", json_integer((json_int_t)t->notes.disturbed_starved_a));
+		json_object_set_new(nt, "disturbed_starved_b", json_integer((json_int_t)t->notes.disturbed_starved_b));
 		if (t->notes.disturbed_busiest[0])
 			json_object_set_new(nt, "disturbed_busiest", json_string(t->notes.disturbed_busiest));
 		for (size_t i = 0; i < t->notes.nredef; i++) {

@@ -235,7 +235,8 @@ static bool flagged(const struct base_sample *s, const char *name)
 
 /* What one side's samples said about their windows. */
 struct side_flags {
-	size_t dropped, dropped_steal, dropped_procs, not_steady, host_trend, mixed, xcpu_moved;
+	size_t dropped, dropped_steal, dropped_procs, dropped_starved, not_steady, host_trend, mixed,
+		xcpu_moved;
 	double mixed_gap;
 	/* among dropped_procs: the largest other processes' share, and the
 	 * busiest process of that sample */
@@ -318,6 +319,7 @@ static size_t undisturbed(const struct base_sample *const *s, size_t n,
 		if (!keep && flagged(s[i], "window.disturbed")) {
 			f->dropped_steal += mostly_steal(s[i]);
 			f->dropped_procs += mostly_procs(s[i], f);
+			f->dropped_starved += flagged(s[i], "window.starved");
 			continue;
 		}
 		kept[k++] = s[i];
@@ -325,7 +327,7 @@ static size_t undisturbed(const struct base_sample *const *s, size_t n,
 	if (!k) { /* all disturbed: compare them anyway, the note says so */
 		for (size_t i = 0; i < n; i++)
 			kept[i] = s[i];
-		f->dropped_steal = f->dropped_procs = 0;
+		f->dropped_steal = f->dropped_procs = f->dropped_starved = 0;
 		f->busiest[0] = '\0';
 		return n;
 	}
@@ -404,6 +406,8 @@ int stats_table_build(const struct base_sample *const *a_all, size_t na_all,
 	out->notes.disturbed_steal_b = fb.dropped_steal;
 	out->notes.disturbed_procs_a = fa.dropped_procs;
 	out->notes.disturbed_procs_b = fb.dropped_procs;
+	out->notes.disturbed_starved_a = fa.dropped_starved;
+	out->notes.disturbed_starved_b = fb.dropped_starved;
 	snprintf(out->notes.disturbed_busiest, sizeof(out->notes.disturbed_busiest), "%s",
 		 fb.procs_max > fa.procs_max ? fb.busiest : fa.busiest);
 	out->notes.not_steady_a = fa.not_steady;

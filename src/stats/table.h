@@ -58,6 +58,9 @@ struct stats_notes {
 	 * digits and ._:/@+-[] only; "" when none) */
 	size_t disturbed_procs_a, disturbed_procs_b;
 	char disturbed_busiest[48];
+	/* and those in which a worker was kept from its CPU (window.starved),
+	 * whatever the share of the machine */
+	size_t disturbed_starved_a, disturbed_starved_b;
 	size_t not_steady_a, not_steady_b; /* samples whose window trended */
 	size_t host_trend_a, host_trend_b; /* of those, with the host's speed trending the same way */
 	/* samples whose window left a level and came back (window.mixed),

@@ -1314,6 +1314,18 @@ static void test_disturbed_note_counts_the_hosts_steal(void **state)
 	buf = capture_compare_table(&t, NULL);
 	assert_non_null(strstr(buf, "3 in B; in 1 of them mostly other processes (cpu.foreign_tasks_pct), the busiest stress-ng[4242] (--keep"));
 	free(buf);
+	/* a worker kept from its CPU, counted whatever the share */
+	t.notes.disturbed_starved_b = 2;
+	buf = capture_compare_table(&t, NULL);
+	assert_non_null(strstr(buf, "3 in B; in 1 of them mostly other processes (cpu.foreign_tasks_pct), the busiest stress-ng[4242]; "
+				    "in 2 a worker was kept from its CPU (window.starved) (--keep"));
+	free(buf);
+	t.notes.disturbed_procs_b = 0;
+	buf = capture_compare_table(&t, NULL);
+	assert_non_null(strstr(buf, "3 in B; in 2 of them a worker was kept from its CPU (window.starved) (--keep"));
+	free(buf);
+	t.notes.disturbed_starved_b = 0;
+	t.notes.disturbed_procs_b = 1;
 	/* and a definition the samples straddle */
 	t.notes.nredef = 1;
 	t.notes.redef[0].what = "window.disturbed is also raised by other processes";

@@ -1789,12 +1789,18 @@ static void test_disturbed_samples_counted_with_other_processes(void **state)
 	assert_int_equal(base_sample_set(&b[2], "cpu.foreign_busy_pct", "%", 4), 0);
 	assert_int_equal(base_sample_set(&b[2], "cpu.foreign_tasks_pct", "%", 30), 0);
 	assert_int_equal(base_sample_env(&b[2], "client.collect.tasks.top", "%s", "stress ng<x>[77] 3.000 s"), 0);
+	/* a's compiler also kept a worker from its CPU; b[3] starved, not disturbed: kept */
+	assert_int_equal(base_sample_set(&a[1], "window.starved", "", 1), 0);
+	assert_int_equal(base_sample_set(&a[4], "window.starved", "", 0), 0);
+	assert_int_equal(base_sample_set(&b[3], "window.starved", "", 1), 0);
 	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
 	assert_int_equal(t.notes.disturbed_a, 2);
 	assert_int_equal(t.notes.disturbed_b, 1);
 	assert_int_equal(t.notes.disturbed_steal_a, 1);
 	assert_int_equal(t.notes.disturbed_procs_a, 1);
 	assert_int_equal(t.notes.disturbed_procs_b, 1);
+	assert_int_equal(t.notes.disturbed_starved_a, 1);
+	assert_int_equal(t.notes.disturbed_starved_b, 0);
 	assert_string_equal(t.notes.disturbed_busiest, "stress?ng?x?[77]");
 	stats_table_release(&t);
 	/* without b's, a's compiler is the busiest */
@@ -1806,6 +1812,7 @@ static void test_disturbed_samples_counted_with_other_processes(void **state)
 	l.o.keep_disturbed = true;
 	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
 	assert_int_equal(t.notes.disturbed_procs_a, 0);
+	assert_int_equal(t.notes.disturbed_starved_a, 0);
 	assert_string_equal(t.notes.disturbed_busiest, "");
 	stats_table_release(&t);
 	two_labels_release(&l);
