@@ -190,11 +190,20 @@ void report_disturbed_parts(FILE *out, const struct stats_notes *nt)
 }
 
 void report_redef_text(FILE *out, const struct stats_notes *nt, size_t i,
-		       const char *a, const char *b)
+		       const char *a, const char *b, void (*put)(FILE *, const char *))
 {
-	fprintf(out, "%s (the new way: %zu of %zu samples of %s, %zu of %zu of %s)",
-		nt->redef[i].what, nt->redef[i].a, nt->redef[i].na, a ? a : "the first",
-		nt->redef[i].b, nt->redef[i].nb, b ? b : "the second");
+	fprintf(out, "%s (the new way: %zu of %zu samples of ", nt->redef[i].what,
+		nt->redef[i].a, nt->redef[i].na);
+	put(out, a);
+	fprintf(out, ", %zu of %zu of ", nt->redef[i].b, nt->redef[i].nb);
+	put(out, b);
+	fputc(')', out);
+}
+
+/* A label as it is, for the text table. */
+static void put_plain(FILE *out, const char *s)
+{
+	fputs(s, out);
 }
 
 bool report_fdr_row_due(const struct stats_row *r)
@@ -385,7 +394,7 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 	}
 	for (size_t i = 0; i < nt->nredef; i++) {
 		fputs("note: measured by netregress builds that define a metric differently: ", out);
-		report_redef_text(out, nt, i, label_a, label_b);
+		report_redef_text(out, nt, i, label_a, label_b, put_plain);
 		fputc('\n', out);
 	}
 	if (nt->xcpu_moved_a || nt->xcpu_moved_b)

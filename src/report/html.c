@@ -874,7 +874,8 @@ static void html_pair(FILE *out, const struct report_doc *d,
 		}
 		for (size_t k = 0; k < nt->nredef; k++) {
 			fputs(" measured by netregress builds that define a metric differently: ", out);
-			report_redef_text(out, nt, k, NULL, NULL);
+			report_redef_text(out, nt, k, d->labels[cmp->a].name,
+					  d->labels[cmp->b].name, esc);
 			fputc('.', out);
 		}
 		if (nt->xcpu_moved_a || nt->xcpu_moved_b)

@@ -154,11 +154,10 @@ void report_fdr_note(FILE *out, const struct stats_notes *nt);
 void report_disturbed_parts(FILE *out, const struct stats_notes *nt);
 /* Definition change i of nt (stats_notes.redef): what changed and how many
  * samples of each label were measured the new way, "... (the new way: 3 of
- * 8 samples of A, 8 of 8 of B)", labels named by the caller's a and b
- * (NULL: "the first", "the second"); no end; nothing to escape but the
- * labels. */
+ * 8 samples of A, 8 of 8 of B)", the labels a and b written by put (which
+ * escapes them for the format); no end; nothing else to escape. */
 void report_redef_text(FILE *out, const struct stats_notes *nt, size_t i,
-		       const char *a, const char *b);
+		       const char *a, const char *b, void (*put)(FILE *, const char *));
 bool report_fdr_row_due(const struct stats_row *r);
 void report_fdr_row_note(FILE *out, const struct stats_row *r);
 /* The same as a string for a format to escape (free() it; NULL: out of

@@ -333,7 +333,7 @@ static void md_notes(FILE *out, const struct report_doc *d,
 		fputs("- ", out);
 		md_code(out, desc);
 		fputs(": measured by netregress builds that define a metric differently: ", out);
-		report_redef_text(out, nt, i, NULL, NULL);
+		report_redef_text(out, nt, i, a, b, report_md_escape);
 		fputc('\n', out);
 	}
 	if (nt->xcpu_moved_a || nt->xcpu_moved_b) {
