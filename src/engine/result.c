@@ -255,7 +255,7 @@ static bool workers_alone(const struct job_config *c, const struct engine_run *r
 		for (uint32_t i = 0; i < n[end]; i++) {
 			int cpu = list[end]->cpu[i];
 
-			if (cpu < 0 || cpu >= CPU_SETSIZE || CPU_ISSET(cpu, &used))
+			if (cpu >= CPU_SETSIZE || CPU_ISSET(cpu, &used))
 				return false;
 			CPU_SET(cpu, &used);
 		}
