@@ -62,10 +62,12 @@ static const char matrix_help[] =
 	"                         one NAME are alternatives, every NAME must hold),\n"
 	"                         and compare only those at the end\n"
 	"      --settle TIME      before measuring a disturbed step again, wait\n"
-	"                         until the machine is quiet (its CPUs busy under\n"
-	"                         3% over a second), for up to TIME (default 0:\n"
-	"                         at once; a machine kept busy by a process that\n"
-	"                         does not end costs TIME a disturbed step)\n";
+	"                         until the machine is quiet (left alone, its CPUs\n"
+	"                         busy under 3%; kept busy, the host stealing\n"
+	"                         under 2% of them: a half second each), for up\n"
+	"                         to TIME (default 0: at once; a machine kept\n"
+	"                         busy by a process that does not end costs TIME\n"
+	"                         a disturbed step)\n";
 
 struct cell_state {
 	/* the headlines compare will use, in run order, with their windows:

@@ -3,11 +3,15 @@
 #include "cli/settle.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/time.h"
 #include "cli/cli.h"
 #include "collect/cpu.h"
@@ -26,6 +30,63 @@ static bool nap(int64_t ns)
 	return !cli_interrupted;
 }
 
+static void *spin(void *arg)
+{
+	int64_t until = *(const int64_t *)arg;
+
+	while (base_now_ns() < until)
+		;
+	return NULL;
+}
+
+/*
+ * Keep every CPU this process may use busy for ns, one thread pinned to
+ * each, and return the host's steal over that time as a share of theirs
+ * (NaN when no thread could start or /proc/stat could not be read).
+ */
+static double loaded_steal(struct collect_cpustat *st[2], int64_t ns)
+{
+	struct base_cpulist cpus;
+	pthread_t *th;
+	bool *sel;
+	int64_t until;
+	size_t n = 0;
+	struct collect_cpu_pct p;
+	double pct = NAN;
+
+	if (base_cpus_allowed(&cpus) || !cpus.n)
+		return NAN;
+	th = calloc(cpus.n, sizeof(*th));
+	sel = calloc(COLLECT_CPU_MAX, sizeof(*sel));
+	if (!th || !sel || collect_cpustat_read(st[0], NULL))
+		goto out;
+	until = base_now_ns() + ns;
+	for (uint16_t i = 0; i < cpus.n; i++) {
+		pthread_attr_t attr;
+		cpu_set_t set;
+
+		if (cpus.cpu[i] >= COLLECT_CPU_MAX)
+			continue;
+		CPU_ZERO(&set);
+		CPU_SET(cpus.cpu[i], &set);
+		pthread_attr_init(&attr);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		if (!pthread_create(&th[n], &attr, spin, &until)) {
+			n++;
+			sel[cpus.cpu[i]] = true;
+		}
+		pthread_attr_destroy(&attr);
+	}
+	for (size_t i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	if (n && !collect_cpustat_read(st[1], NULL) && !collect_cpu_pct(st[0], st[1], sel, &p))
+		pct = p.steal;
+out:
+	free(th);
+	free(sel);
+	return pct;
+}
+
 /* One probe of CLI_SETTLE_PROBE_NS into *q; false when /proc cannot be read. */
 static bool probe(struct collect_cpustat *st[2], struct collect_others *o[2],
 		  struct cli_quiet *q)
@@ -36,7 +97,7 @@ static bool probe(struct collect_cpustat *st[2], struct collect_others *o[2],
 	int ncpu = 0;
 
 	if (collect_cpustat_read(st[0], NULL) || collect_others_snap(o[0], "/proc", NULL) ||
-	    !nap(CLI_SETTLE_PROBE_NS) ||
+	    !nap(CLI_SETTLE_IDLE_NS) ||
 	    collect_others_snap(o[1], "/proc", NULL) || collect_cpustat_read(st[1], NULL) ||
 	    collect_cpu_pct(st[0], st[1], NULL, &p))
 		return false;
@@ -57,6 +118,7 @@ static bool probe(struct collect_cpustat *st[2], struct collect_others *o[2],
 			break;
 		off += (size_t)n;
 	}
+	q->loaded_steal_pct = loaded_steal(st, CLI_SETTLE_PROBE_NS - CLI_SETTLE_IDLE_NS);
 	return true;
 }
 
@@ -68,12 +130,13 @@ bool cli_settle(int64_t max_ns, int64_t *waited_ns, struct cli_quiet *q)
 	bool quiet = false;
 
 	memset(q, 0, sizeof(*q));
-	q->busy_pct = NAN;
+	q->busy_pct = q->loaded_steal_pct = NAN;
 	if (st[0] && st[1] && o[0] && o[1]) {
 		do {
 			if (!probe(st, o, q))
 				break;
-			quiet = q->busy_pct < CLI_QUIET_PCT;
+			quiet = q->busy_pct < CLI_QUIET_PCT &&
+				!(q->loaded_steal_pct >= CLI_QUIET_STEAL_PCT);
 		} while (!quiet && base_now_ns() - t0 < max_ns);
 	}
 	*waited_ns = base_now_ns() - t0;
@@ -99,7 +162,10 @@ void cli_quiet_text(const struct cli_quiet *q, char *buf, size_t len)
 			      q->others_pct >= 1 && q->top[0] ? ": " : "",
 			      q->others_pct >= 1 && q->top[0] ? q->top : "");
 	if (n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, ")");
+		n += snprintf(buf + n, len - (size_t)n, ")");
+	if (n > 0 && (size_t)n < len && !isnan(q->loaded_steal_pct))
+		snprintf(buf + n, len - (size_t)n, "; kept busy, its CPUs lost %.1f%% of their time to the host",
+			 q->loaded_steal_pct);
 }
 
 int64_t cli_settle_say(FILE *out, int64_t max_ns)

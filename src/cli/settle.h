@@ -10,24 +10,39 @@
 
 #include "base/time.h"
 
-/* One probe: a second of the machine with none of the test's traffic. */
+/*
+ * One probe: a second with none of the test's traffic, in two halves. In
+ * the first the machine is left alone and its busy time read; in the
+ * second a thread on every CPU this process may use spins, and the host's
+ * steal over it is read. Steal is time a vCPU wanted to run while the
+ * host ran something else: an idle guest wants nothing and shows none,
+ * whatever the host does (idle reads under 2% came between tcp_rr runs
+ * that lost 6-36% of the machine to it).
+ */
 #define CLI_SETTLE_PROBE_NS (1000 * NS_PER_MS)
+#define CLI_SETTLE_IDLE_NS (CLI_SETTLE_PROBE_NS / 2)
 /* Quiet: the machine's CPUs busy (the host's steal included) under this
- * share of their time over a probe; the disturbed flag is at 10%, and an
- * idle 2-vCPU guest here read 0.5-1.1% */
+ * share of their time over the idle half; the disturbed flag is at 10%,
+ * and an idle 2-vCPU guest here read 0.5-1.1% */
 #define CLI_QUIET_PCT 3.0
+/* ... and the host's steal of the spinning CPUs' time under this share
+ * (steal counted in USER_HZ ticks: 1% of two CPUs over the half second) */
+#define CLI_QUIET_STEAL_PCT 2.0
 
 /* What one probe saw, % of all the machine's CPU time. */
 struct cli_quiet {
 	double busy_pct;   /* not idle (collect_cpu_pct's busy): NaN when unread */
 	double steal_pct;  /* of it, the host's steal */
 	double others_pct; /* other processes' exact CPU (this one left out) */
+	/* the host's steal of the CPUs' time while they spun: NaN when the
+	 * spinners could not start */
+	double loaded_steal_pct;
 	char top[256];     /* the busiest of them, "bash[4242], cc1[300]" */
 };
 
 /*
- * Probe the machine a second at a time until it is quiet (CLI_QUIET_PCT),
- * or max_ns has passed (the probe under way then finishes; one probe at
+ * Probe the machine a second at a time until it is quiet (CLI_QUIET_PCT,
+ * and CLI_QUIET_STEAL_PCT when spinning), or max_ns has passed (the probe under way then finishes; one probe at
  * least), or cli_interrupted.
  * *waited_ns: the time it took; *q: the last probe. Returns whether the
  * last probe was quiet. Sleeps; not for a measured window.
@@ -35,7 +50,8 @@ struct cli_quiet {
 bool cli_settle(int64_t max_ns, int64_t *waited_ns, struct cli_quiet *q);
 
 /* "busy 45.2% of the machine (the host's steal 1.0%, other processes
- * 44.0%: bash[4242], ...)" into buf. */
+ * 44.0%: bash[4242], ...); kept busy, its CPUs lost 0.5% of their time
+ * to the host" into buf. */
 void cli_quiet_text(const struct cli_quiet *q, char *buf, size_t len);
 
 /* cli_settle, then "  quiet after 6.1 s: busy 0.6% of the machine (...)"

@@ -35,14 +35,23 @@ wait_window() {
 	return 1
 }
 # wait_host: until the host steals under 2% of the machine's CPUs over a
-# second (/proc/stat's steal against all its time), at most 40 s. A try the
-# host stole from is measured again only once its spell is over: a spell of
-# 16-18% lasted through three tries a few seconds apart.
+# second in which a loop keeps each of them busy (/proc/stat's steal
+# against all its time; an idle vCPU wants nothing and the host steals
+# nothing from it, and idle seconds under 2% came between runs that lost
+# 6-36%), at most 40 s. A try the host stole from is measured again only
+# once its spell is over: a spell of 16-18% lasted through three tries a
+# few seconds apart.
 wait_host() {
-	local i
+	local i c sp
 	for i in $(seq 40); do
 		awk '/^cpu / { s = $9; t = 0; for (f = 2; f <= 9; f++) t += $f; print s, t }' /proc/stat >"$TMP/stat0"
-		sleep 1
+		sp=()
+		for c in $(seq 0 $(($(nproc) - 1))); do
+			taskset -c "$c" timeout 1 bash -c 'while :; do :; done' &
+			sp+=($!)
+			PIDS+=($!)
+		done
+		wait "${sp[@]}"
 		awk -v f="$TMP/stat0" 'BEGIN { getline l < f; split(l, a, " ") }
 			/^cpu / { s = $9; t = 0; for (k = 2; k <= 9; k++) t += $k
 				exit !(t > a[2] && 100 * (s - a[1]) / (t - a[2]) < 2) }' /proc/stat && return 0
@@ -250,7 +259,7 @@ checkx "run --reps: a disturbed repetition's line says so and what disturbed it 
 	'[ $rc -eq 0 ] && grep -qE "^repetition 1/2: throughput.gbps [0-9.]+ Gbps; DISTURBED: foreign CPU [0-9.]+% of the machine \(other processes [0-9.]+%: bash\[[0-9]+\].*\(not counted\)$" "$TMP/reps.out"' ||
 	diag "$TMP/reps.out"
 checkx "... and --settle waits for the loops to end before the next, which is measured clean" \
-	'sed -n 2p "$TMP/reps.out" | grep -qE "^  quiet after [0-9.]+ s: busy [0-9.]+% of the machine" && grep -qE "^repetition 2/2: throughput.gbps [0-9.]+ Gbps$" "$TMP/reps.out" && grep -q "^throughput.gbps over 1 sample (1 more flagged disturbed by foreign CPU load" "$TMP/reps.out"' ||
+	'sed -n 2p "$TMP/reps.out" | grep -qE "^  quiet after [0-9.]+ s: busy [0-9.]+% of the machine .*; kept busy, its CPUs lost [0-9.]+% of their time to the host$" && grep -qE "^repetition 2/2: throughput.gbps [0-9.]+ Gbps$" "$TMP/reps.out" && grep -q "^throughput.gbps over 1 sample (1 more flagged disturbed by foreign CPU load" "$TMP/reps.out"' ||
 	diag "$TMP/reps.out"
 "$NR" run tcp_stream --settle 5s --no-store >"$TMP/settle1" 2>&1
 rc=$?
@@ -372,7 +381,14 @@ check "... and every test cpu's core pace between interruptions, each end's and 
 timeout 60 "$NR" run tcp_stream -l 1s --warmup 300ms --no-speed --json --no-store >"$TMP/nospeed.json"
 check "--no-speed: no host.speed metrics, the other collectors still run" \
 	jtrue "$TMP/nospeed.json" 'not any(k.startswith("host.speed") for k in d["metrics"]) and "snmp.Tcp.OutSegs" in d["metrics"]'
-timeout 60 "$NR" run tcp_rr -l 1s --warmup 300ms --json --no-store >"$TMP/rr.json"
+# once more when the host stole 2% of the cpus or more: the probe's rounds
+# are checked below (an ASan build in a 13-20% spell missed them)
+for _ in 1 2 3; do
+	timeout 60 "$NR" run tcp_rr -l 1s --warmup 300ms --json --no-store >"$TMP/rr.json"
+	jtrue "$TMP/rr.json" 'm.get("cpu.foreign_steal_pct", {}).get("value", 0) < 2' && break
+	echo "# rr: the host stole 2% of the cpus or more: once more"
+	wait_host
+done
 timeout 60 "$NR" run tcp_rr -l 1s --warmup 300ms --speed --json --no-store >"$TMP/rrspeed.json"
 check "request/response: the window's rates in transactions/s, their mean within 10% of transactions.per_s" \
 	jtrue "$TMP/rr.json" 'd["window_series"]["unit"] == "trans/s" and len(d["window_series"]["values"]) == v("window.intervals") >= 5 and abs(sum(d["window_series"]["values"]) / len(d["window_series"]["values"]) / v("transactions.per_s") - 1) < 0.1'
@@ -416,10 +432,14 @@ ok = (pairs and all(a in cpus(p["cpus"]) and b in cpus(p["remote_cpus"]) and a !
 sys.exit(0 if ok else 1)
 PY
 }
+# what a failed probe check saw
+xcpu_diag() {
+	echo "# $1: $(jpy "$1" '" ".join("%s=%s" % (k, m[k]["value"]) for k in sorted(m) if k.startswith(("host.xcpu", "window.xcpu")) or k in ("window.intervals", "cpu.foreign_steal_pct"))')"
+}
 check "the cross-CPU probe: a round trip between the client's and the server's cpu, and its levels in the window" \
-	xcpu_ok "$TMP/quiet.json"
+	xcpu_ok "$TMP/quiet.json" || xcpu_diag "$TMP/quiet.json"
 check "request/response: the cross-CPU probe runs by default (the speed probe does not)" \
-	xcpu_ok "$TMP/rr.json"
+	xcpu_ok "$TMP/rr.json" || xcpu_diag "$TMP/rr.json"
 check "--no-speed leaves the cross-CPU probe on" \
 	jtrue "$TMP/nospeed.json" 'v("host.xcpu_ns") > 0'
 check "--no-collect: no cross-CPU probe either" \
