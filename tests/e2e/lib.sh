@@ -61,16 +61,23 @@ PY
 # jtrue FILE EXPR: succeeds when the expression holds
 jtrue() { [ "$(jpy "$1" "$2" 2>&1)" = true ]; }
 
+# wait_file FILE: until FILE is not empty (what a starting process writes
+# once it is ready: a port, a PID), at most 5 s
+wait_file() {
+	for _ in $(seq 100); do
+		[ -s "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # start_server [serve options...]: sets SRV_PID and SRV_PORT
 start_server() {
 	local pf="$TMP/port.$RANDOM"
 	"$NR" serve --port 0 --bind 127.0.0.1 --ready-fd 3 "$@" 3>"$pf" 2>>"$TMP/server.log" &
 	SRV_PID=$!
 	PIDS+=("$SRV_PID")
-	for _ in $(seq 100); do
-		[ -s "$pf" ] && break
-		sleep 0.05
-	done
+	wait_file "$pf"
 	SRV_PORT=$(head -n1 "$pf")
 	[ -n "$SRV_PORT" ]
 }

@@ -174,10 +174,7 @@ while True:
     time.sleep(0.007)' "$TMP/duty.pid" &
 duty=$!
 PIDS+=("$duty")
-for _ in $(seq 100); do
-	[ -s "$TMP/duty.pid" ] && break
-	sleep 0.05
-done
+wait_file "$TMP/duty.pid"
 duty_pid=$(cat "$TMP/duty.pid" 2>/dev/null)
 PIDS+=(${duty_pid:+"$duty_pid"})
 timeout 60 "$NR" run tcp_stream -l 2s --warmup 300ms --json --no-store >"$TMP/duty.json"

@@ -130,7 +130,7 @@ checkx "udp_rr request over the datagram limit" '[ $rc -eq 2 ] && grep -q "expec
 pf="$TMP/port6"
 "$NR" serve --port 0 --ready-fd 3 3>"$pf" 2>>"$TMP/server.log" &
 PIDS+=($!)
-for _ in $(seq 100); do [ -s "$pf" ] && break; sleep 0.05; done
+wait_file "$pf"
 timeout 60 "$NR" run udp_rr -H 127.0.0.1 -p "$(head -n1 "$pf")" -l 2s --warmup 200ms --no-store --json >"$TMP/map.json" &
 r=$!
 sleep 1.3

@@ -150,10 +150,7 @@ ns_server() {
 	fi
 	SRV_PID=$!
 	PIDS+=("$SRV_PID")
-	for _ in $(seq 100); do
-		[ -s "$pf" ] && break
-		sleep 0.05
-	done
+	wait_file "$pf"
 	SRV_PORT=$(head -n1 "$pf")
 	[ -n "$SRV_PORT" ]
 }
