@@ -89,6 +89,7 @@ run_at() {
 		jtrue "$TMP/$1.json" 'm.get("window.xcpu_moved", {}).get("value") != 1 and m.get("cpu.foreign_steal_pct", {}).get("value", 0) < 2' && return 0
 		echo "# $1: the host moved the test's cpus within the window, or stole 2% of them or more (try $try of 3): $(jpy "$TMP/$1.json" '" ".join("%s=%s" % (k, m[k]["value"]) for k in ("window.xcpu_moved", "host.xcpu_ns", "cpu.foreign_steal_pct") if k in m)')"
 	done
+	return 1
 }
 
 # the run left alone: once more when the host stole 2% of the cpus or
@@ -291,13 +292,23 @@ check "not steady is flagged exactly when the trend is significant and strong" \
 # tcp_stream also switches by itself between two rates 2x apart, and a
 # switch next to the dip blurs the levels the check is about.
 run_at dip tcp_rr 6 2 2.2
+dip_host=$?
 # what a failed window check saw: the flags, the levels and the foreign CPU
 window_diag() {
 	echo "# $1: $(jpy "$2" '" ".join("%s=%s" % (k[k.rfind(".") + 1:], m[k]["value"]) for k in ("window.mixed", "window.levels", "window.level_lo_pct", "window.level_hi_pct", "window.rate_cov_pct", "window.not_steady", "window.disturbed", "cpu.foreign_busy_pct", "cpu.foreign_steal_pct") if k in m)')"
 }
-check "a rate that fell part-way and came back: window.mixed, three or more levels, the low one well under the mean" \
-	jtrue "$TMP/dip.json" 'v("window.mixed") == 1 and v("window.levels") >= 3 and v("window.level_lo_pct") < 90 < 100 < v("window.level_hi_pct")' ||
-	window_diag dip "$TMP/dip.json"
+# The host in every try (a fresh clone's make test met 14-24% steal in
+# all three, and a steal spell makes levels of its own): the dip is still
+# there, its coming back not judged.
+if [ $dip_host -eq 0 ]; then
+	check "a rate that fell part-way and came back: window.mixed, three or more levels, the low one well under the mean" \
+		jtrue "$TMP/dip.json" 'v("window.mixed") == 1 and v("window.levels") >= 3 and v("window.level_lo_pct") < 90 < 100 < v("window.level_hi_pct")' ||
+		window_diag dip "$TMP/dip.json"
+else
+	check "a rate that fell part-way, the host in every try: at least two levels, the low one well under the mean (whether it came back is not judged)" \
+		jtrue "$TMP/dip.json" 'v("window.levels") >= 2 and v("window.level_lo_pct") < 90 < 100 < v("window.level_hi_pct")' ||
+		window_diag dip "$TMP/dip.json"
+fi
 check "a rate throttled half-way to the end: at least two levels" \
 	jtrue "$TMP/trend.json" 'v("window.levels") >= 2 and v("window.level_lo_pct") < 90'
 check "levels on a run left alone: lowest <= mean <= highest, mixed only with three or more, one level exactly when lo = hi = 100%" \
@@ -380,9 +391,10 @@ check "--no-speed: no host.speed metrics, the other collectors still run" \
 	jtrue "$TMP/nospeed.json" 'not any(k.startswith("host.speed") for k in d["metrics"]) and "snmp.Tcp.OutSegs" in d["metrics"]'
 # once more when the host stole 2% of the cpus or more: the probe's rounds
 # are checked below (an ASan build in a 13-20% spell missed them)
+rr_host=1
 for _ in 1 2 3; do
 	timeout 60 "$NR" run tcp_rr -l 1s --warmup 300ms --json --no-store >"$TMP/rr.json"
-	jtrue "$TMP/rr.json" 'm.get("cpu.foreign_steal_pct", {}).get("value", 0) < 2' && break
+	jtrue "$TMP/rr.json" 'm.get("cpu.foreign_steal_pct", {}).get("value", 0) < 2' && { rr_host=0; break; }
 	echo "# rr: the host stole 2% of the cpus or more: once more"
 	wait_host
 done
@@ -435,8 +447,16 @@ xcpu_diag() {
 }
 check "the cross-CPU probe: a round trip between the client's and the server's cpu, and its levels in the window" \
 	xcpu_ok "$TMP/quiet.json" || xcpu_diag "$TMP/quiet.json"
-check "request/response: the cross-CPU probe runs by default (the speed probe does not)" \
-	xcpu_ok "$TMP/rr.json" || xcpu_diag "$TMP/rr.json"
+# the host stealing in every try (22% in a fresh clone's make test), the
+# probe misses rounds: that it ran is checked, not how well
+if [ $rr_host -eq 0 ]; then
+	check "request/response: the cross-CPU probe runs by default (the speed probe does not)" \
+		xcpu_ok "$TMP/rr.json" || xcpu_diag "$TMP/rr.json"
+else
+	check "request/response: the cross-CPU probe runs by default (the host stole from every try: that it ran, not its rounds)" \
+		jtrue "$TMP/rr.json" 'v("host.xcpu_ns") > 0 and v("host.xcpu.rounds") > 0 and any(k.startswith("host.xcpu.cpu") for k in m)' ||
+		xcpu_diag "$TMP/rr.json"
+fi
 check "--no-speed leaves the cross-CPU probe on" \
 	jtrue "$TMP/nospeed.json" 'v("host.xcpu_ns") > 0'
 check "--no-collect: no cross-CPU probe either" \
