@@ -17,6 +17,17 @@
 #include "collect/cpu.h"
 #include "collect/others.h"
 
+/* What one probe saw, % of all the machine's CPU time. */
+struct cli_quiet {
+	double busy_pct;   /* not idle (collect_cpu_pct's busy): NaN when unread */
+	double steal_pct;  /* of it, the host's steal */
+	double others_pct; /* other processes' exact CPU (this one left out) */
+	/* the host's steal of the CPUs' time while they spun: NaN when the
+	 * spinners could not start */
+	double loaded_steal_pct;
+	char top[256];     /* the busiest of them, "bash[4242], cc1[300]" */
+};
+
 /* Sleep ns in steps of 100 ms; false when interrupted. */
 static bool nap(int64_t ns)
 {
@@ -122,7 +133,9 @@ static bool probe(struct collect_cpustat *st[2], struct collect_others *o[2],
 	return true;
 }
 
-bool cli_settle(int64_t max_ns, int64_t *waited_ns, struct cli_quiet *q)
+/* The probes until quiet or max_ns (cli_settle_say): *waited_ns the time
+ * it took, *q the last probe; whether that was quiet. */
+static bool settle(int64_t max_ns, int64_t *waited_ns, struct cli_quiet *q)
 {
 	struct collect_cpustat *st[2] = { collect_cpustat_new(), collect_cpustat_new() };
 	struct collect_others *o[2] = { collect_others_new(), collect_others_new() };
@@ -147,7 +160,10 @@ bool cli_settle(int64_t max_ns, int64_t *waited_ns, struct cli_quiet *q)
 	return quiet;
 }
 
-void cli_quiet_text(const struct cli_quiet *q, char *buf, size_t len)
+/* "busy 45.2% of the machine (the host's steal 1.0%, other processes
+ * 44.0%: bash[4242], ...); kept busy, its CPUs lost 0.5% of their time
+ * to the host" into buf. */
+static void quiet_text(const struct cli_quiet *q, char *buf, size_t len)
 {
 	int n;
 
@@ -173,9 +189,9 @@ int64_t cli_settle_say(FILE *out, int64_t max_ns)
 	struct cli_quiet q;
 	int64_t waited;
 	char what[400];
-	bool quiet = cli_settle(max_ns, &waited, &q);
+	bool quiet = settle(max_ns, &waited, &q);
 
-	cli_quiet_text(&q, what, sizeof(what));
+	quiet_text(&q, what, sizeof(what));
 	fprintf(out, "  %s after %.1f s: %s\n", quiet ? "quiet" : "not quiet",
 		(double)waited / NS_PER_S, what);
 	return waited;

@@ -29,33 +29,13 @@
  * (steal counted in USER_HZ ticks: 1% of two CPUs over the half second) */
 #define CLI_QUIET_STEAL_PCT 2.0
 
-/* What one probe saw, % of all the machine's CPU time. */
-struct cli_quiet {
-	double busy_pct;   /* not idle (collect_cpu_pct's busy): NaN when unread */
-	double steal_pct;  /* of it, the host's steal */
-	double others_pct; /* other processes' exact CPU (this one left out) */
-	/* the host's steal of the CPUs' time while they spun: NaN when the
-	 * spinners could not start */
-	double loaded_steal_pct;
-	char top[256];     /* the busiest of them, "bash[4242], cc1[300]" */
-};
-
 /*
  * Probe the machine a second at a time until it is quiet (CLI_QUIET_PCT,
- * and CLI_QUIET_STEAL_PCT when spinning), or max_ns has passed (the probe under way then finishes; one probe at
- * least), or cli_interrupted.
- * *waited_ns: the time it took; *q: the last probe. Returns whether the
- * last probe was quiet. Sleeps; not for a measured window.
+ * and CLI_QUIET_STEAL_PCT when spinning), or max_ns has passed (the probe
+ * under way then finishes; one probe at least), or cli_interrupted; then
+ * "  quiet after 6.1 s: busy 0.6% of the machine (...)" (or "not quiet")
+ * to out. Returns the time it took. Sleeps; not for a measured window.
  */
-bool cli_settle(int64_t max_ns, int64_t *waited_ns, struct cli_quiet *q);
-
-/* "busy 45.2% of the machine (the host's steal 1.0%, other processes
- * 44.0%: bash[4242], ...); kept busy, its CPUs lost 0.5% of their time
- * to the host" into buf. */
-void cli_quiet_text(const struct cli_quiet *q, char *buf, size_t len);
-
-/* cli_settle, then "  quiet after 6.1 s: busy 0.6% of the machine (...)"
- * (or "not quiet") to out. Returns the time it took. */
 int64_t cli_settle_say(FILE *out, int64_t max_ns);
 
 #endif
