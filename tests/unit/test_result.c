@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A sample's interference figures from two reports built by hand: the
+ * foreign CPU (the host's steal counted whole), the other processes' exact
+ * CPU, and a worker kept from its CPU (window.starved), on one machine and
+ * on two, from a peer that reports the longest wait and one that does not.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/err.h"
+#include "base/sample.h"
+#include "base/time.h"
+#include "engine/result.h"
+#include "job/config.h"
+
+#define MS (NS_PER_MS)
+
+struct fixture {
+	struct job_config c;
+	struct engine_run r;
+	struct proto_flow_report flow[2];
+	struct base_sample s;
+	bool same_host;
+};
+
+static json_t *env_of(const char *boot, const char *pidns, int pid)
+{
+	return json_pack("{s:i, s:s, s:s, s:i}", "online_cpus", 2, "boot_id", boot,
+			 "pidns", pidns, "pid", pid);
+}
+
+/* A quiet 1 s tcp_stream on a 2-CPU machine, the client's worker on CPU 0
+ * and the server's on CPU 1: the client ran 0.9 s (0.85 s its worker),
+ * the server 0.6 s (0.58 s); the ticks saw 80% of the machine busy. */
+static int setup(void **state)
+{
+	struct fixture *f = test_calloc(1, sizeof(*f));
+	struct proto_end_report *e[2];
+
+	assert_non_null(f);
+	job_config_init(&f->c);
+	f->c.cpus.n = 1;
+	f->c.cpus.cpu[0] = 0;
+	f->c.remote_cpus.n = 1;
+	f->c.remote_cpus.cpu[0] = 1;
+	f->same_host = true;
+	f->r.env_local = env_of("b00t", "pidns:[4026531836]", 100);
+	f->r.env_remote = env_of("b00t", "pidns:[4026531836]", 200);
+	e[0] = &f->r.local;
+	e[1] = &f->r.remote;
+	for (int i = 0; i < 2; i++) {
+		e[i]->window_ns = NS_PER_S;
+		e[i]->nworkers = 1;
+		e[i]->cpu_all.valid = true;
+		e[i]->cpu_all.busy = e[i]->cpu_all.busy_ticks = 80;
+		e[i]->metrics = json_object();
+		e[i]->notes = json_object();
+		f->flow[i].id = 0;
+		f->flow[i].tx = i == 0;
+		f->flow[i].win_bytes = 2500000000ULL;
+		e[i]->flows = &f->flow[i];
+		e[i]->nflows = 1;
+	}
+	f->r.local.cpu_ns = 900 * MS;
+	f->r.local.workers_ns = 850 * MS;
+	f->r.local.runq_wait_ns = 10 * MS;
+	f->r.remote.cpu_ns = 600 * MS;
+	f->r.remote.workers_ns = 580 * MS;
+	f->r.remote.runq_wait_ns = 8 * MS;
+	json_object_set_new(f->r.local.metrics, "tasks.kthreads_s", json_real(0.02));
+	json_object_set_new(f->r.local.metrics, "tasks.others_s", json_real(0.004));
+	json_object_set_new(f->r.local.metrics, "tasks.worker_wait_max_s", json_real(0.01));
+	json_object_set_new(f->r.remote.metrics, "tasks.worker_wait_max_s", json_real(0.008));
+	base_sample_init(&f->s);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	base_sample_release(&f->s);
+	json_decref(f->r.env_local);
+	json_decref(f->r.env_remote);
+	for (int i = 0; i < 2; i++) {
+		struct proto_end_report *e = i ? &f->r.remote : &f->r.local;
+
+		json_decref(e->metrics);
+		json_decref(e->notes);
+	}
+	test_free(f);
+	return 0;
+}
+
+static void build(struct fixture *f)
+{
+	struct base_err err = { 0 };
+
+	base_sample_release(&f->s);
+	base_sample_init(&f->s);
+	assert_int_equal(engine_run_sample(&f->c, &f->r, "A", f->same_host, &f->s, &err), 0);
+}
+
+/* The metric's value; fails the test when the sample lacks it. */
+static double metric(const struct fixture *f, const char *name)
+{
+	const struct sample_metric *m = base_sample_get(&f->s, name);
+
+	if (!m)
+		fail_msg("the sample has no %s", name);
+	return m->value;
+}
+
+static bool has(const struct fixture *f, const char *name)
+{
+	return base_sample_get(&f->s, name) != NULL;
+}
+
+static void set_metric(struct proto_end_report *e, const char *name, double v)
+{
+	json_object_set_new(e->metrics, name, json_real(v));
+}
+
+static void test_result_quiet_run_is_not_disturbed(void **state)
+{
+	struct fixture *f = *state;
+
+	build(f);
+	/* 1.6 s busy of 2 CPU-s, 1.5 s of it the two ends' own */
+	assert_float_equal(metric(f, "cpu.foreign_s"), 0.1, 1e-9);
+	assert_float_equal(metric(f, "cpu.foreign_busy_pct"), 5.0, 1e-9);
+	assert_float_equal(metric(f, "cpu.foreign_steal_pct"), 0.0, 0);
+	assert_float_equal(metric(f, "cpu.foreign_tasks_pct"), 0.2, 1e-9);
+	/* 10 ms of wait, less 20 ms of kernel threads and the ends' 70 ms of
+	 * control and probes: nothing left for other processes */
+	assert_float_equal(metric(f, "cpu.client.runq_wait_others_pct"), 0.0, 0);
+	assert_float_equal(metric(f, "cpu.server.runq_wait_others_pct"), 0.0, 0);
+	assert_float_equal(metric(f, "cpu.client.runq_wait_pct"), 1.0, 1e-9);
+	assert_float_equal(metric(f, "window.starved"), 0, 0);
+	assert_float_equal(metric(f, "window.disturbed"), 0, 0);
+	/* one machine: the server's own figures are not counted again */
+	assert_false(has(f, "cpu.server.foreign_s"));
+	assert_float_equal(metric(f, "throughput.gbps"), 20.0, 1e-9);
+}
+
+static void test_result_steal_counts_whole(void **state)
+{
+	struct fixture *f = *state;
+
+	/* the ticks fall 0.1 s short of the ends' own CPU, which once hid a
+	 * steal of up to that much: 12% of the machine stolen is 0.24 s */
+	f->r.local.cpu_all.busy_ticks = 75;
+	f->r.local.cpu_all.steal = 12;
+	build(f);
+	assert_float_equal(metric(f, "cpu.foreign_s"), 0.24, 1e-9);
+	assert_float_equal(metric(f, "cpu.foreign_busy_pct"), 12.0, 1e-9);
+	assert_float_equal(metric(f, "cpu.foreign_steal_pct"), 12.0, 1e-9);
+	assert_float_equal(metric(f, "window.disturbed"), 1, 0);
+	assert_float_equal(metric(f, "window.starved"), 0, 0);
+
+	/* with the busy time over the ends' own, the rest adds to the steal */
+	f->r.local.cpu_all.busy_ticks = 84;
+	f->r.local.cpu_all.steal = 4;
+	build(f);
+	assert_float_equal(metric(f, "cpu.foreign_s"), 0.08 + 0.10, 1e-9);
+	assert_float_equal(metric(f, "cpu.foreign_steal_pct"), 4.0, 1e-9);
+	assert_float_equal(metric(f, "window.disturbed"), 0, 0);
+}
+
+static void test_result_other_processes_exact(void **state)
+{
+	struct fixture *f = *state;
+
+	/* the ticks saw nothing foreign, the exact count 0.24 s: disturbed */
+	set_metric(&f->r.local, "tasks.others_s", 0.24);
+	build(f);
+	assert_float_equal(metric(f, "cpu.foreign_busy_pct"), 5.0, 1e-9);
+	assert_float_equal(metric(f, "cpu.foreign_tasks_pct"), 12.0, 1e-9);
+	assert_float_equal(metric(f, "window.disturbed"), 1, 0);
+
+	/* a server in another PID namespace: the client counted it among the
+	 * other processes, so its 0.6 s comes off */
+	set_metric(&f->r.local, "tasks.others_s", 0.7);
+	json_object_set_new(f->r.env_remote, "pidns", json_string("pidns:[4026532000]"));
+	build(f);
+	assert_float_equal(metric(f, "cpu.foreign_tasks_s"), 0.1, 1e-9);
+	assert_float_equal(metric(f, "window.disturbed"), 0, 0);
+}
+
+static void test_result_starved_worker(void **state)
+{
+	struct fixture *f = *state;
+
+	/* a load on the server's CPU: its worker waited 0.3 s, 0.21 s beyond
+	 * the kernel threads (0.02 s) and the ends' non-worker CPU (0.07 s);
+	 * the machine-wide shares stay quiet */
+	set_metric(&f->r.remote, "tasks.worker_wait_max_s", 0.3);
+	f->r.remote.runq_wait_ns = 300 * MS;
+	build(f);
+	assert_float_equal(metric(f, "cpu.server.runq_wait_others_pct"), 21.0, 1e-9);
+	assert_float_equal(metric(f, "cpu.client.runq_wait_others_pct"), 0.0, 0);
+	assert_true(metric(f, "cpu.foreign_busy_pct") < ENGINE_DISTURBED_PCT);
+	assert_float_equal(metric(f, "window.starved"), 1, 0);
+	assert_float_equal(metric(f, "window.disturbed"), 1, 0);
+
+	/* just over the line, and just under it */
+	set_metric(&f->r.remote, "tasks.worker_wait_max_s", 0.09 + 0.0501);
+	build(f);
+	assert_float_equal(metric(f, "window.starved"), 1, 0);
+	set_metric(&f->r.remote, "tasks.worker_wait_max_s", 0.09 + 0.0499);
+	build(f);
+	assert_float_equal(metric(f, "window.starved"), 0, 0);
+	assert_float_equal(metric(f, "window.disturbed"), 0, 0);
+}
+
+static void test_result_longest_wait_or_the_mean(void **state)
+{
+	struct fixture *f = *state;
+
+	/* two server workers on CPUs 1 and 2, 0.4 s of wait between them,
+	 * 0.35 s of it one worker's */
+	f->c.remote_cpus.n = 2;
+	f->c.remote_cpus.cpu[1] = 2;
+	f->r.remote.nworkers = 2;
+	f->r.remote.runq_wait_ns = 400 * MS;
+	set_metric(&f->r.remote, "tasks.worker_wait_max_s", 0.35);
+	build(f);
+	assert_float_equal(metric(f, "cpu.server.runq_wait_others_pct"), 26.0, 1e-9);
+	assert_float_equal(metric(f, "cpu.server.runq_wait_pct"), 20.0, 1e-9);
+
+	/* a peer older than the longest wait: the workers' mean, 0.2 s */
+	json_object_del(f->r.remote.metrics, "tasks.worker_wait_max_s");
+	build(f);
+	assert_float_equal(metric(f, "cpu.server.runq_wait_others_pct"), 11.0, 1e-9);
+	assert_float_equal(metric(f, "window.starved"), 1, 0);
+
+	/* without schedstat's figures, nothing to judge */
+	f->r.remote.runq_wait_ns = -1;
+	f->r.remote.workers_ns = -1;
+	build(f);
+	assert_false(has(f, "cpu.server.runq_wait_others_pct"));
+	assert_float_equal(metric(f, "window.starved"), 0, 0);
+}
+
+static void test_result_shared_cpus_not_judged(void **state)
+{
+	struct fixture *f = *state;
+
+	set_metric(&f->r.remote, "tasks.worker_wait_max_s", 0.5);
+	f->r.remote.runq_wait_ns = 500 * MS;
+
+	/* both ends on CPU 0: they wait for each other */
+	f->c.remote_cpus.cpu[0] = 0;
+	build(f);
+	assert_false(has(f, "cpu.server.runq_wait_others_pct"));
+	assert_false(has(f, "cpu.client.runq_wait_others_pct"));
+	assert_float_equal(metric(f, "window.starved"), 0, 0);
+
+	/* more workers than CPUs on an end */
+	f->c.remote_cpus.cpu[0] = 1;
+	f->r.remote.nworkers = 2;
+	build(f);
+	assert_float_equal(metric(f, "window.starved"), 0, 0);
+
+	/* not pinned */
+	f->r.remote.nworkers = 1;
+	f->c.remote_cpus.n = 0;
+	build(f);
+	assert_float_equal(metric(f, "window.starved"), 0, 0);
+
+	/* on two machines, CPU 0 on each is two CPUs */
+	f->c.remote_cpus.n = 1;
+	f->c.remote_cpus.cpu[0] = 0;
+	f->same_host = false;
+	json_object_set_new(f->r.env_remote, "boot_id", json_string("other"));
+	build(f);
+	assert_true(has(f, "cpu.server.runq_wait_others_pct"));
+	assert_float_equal(metric(f, "window.starved"), 1, 0);
+}
+
+static void test_result_two_machines(void **state)
+{
+	struct fixture *f = *state;
+
+	/* each machine sets only its own end's CPU against its busy time */
+	f->same_host = false;
+	json_object_set_new(f->r.env_remote, "boot_id", json_string("other"));
+	f->r.local.cpu_all.busy_ticks = 47.5;       /* 0.95 s: 0.05 s foreign */
+	f->r.remote.cpu_all.busy_ticks = 50;        /* 1.0 s: 0.4 s foreign */
+	set_metric(&f->r.remote, "tasks.others_s", 0.03);
+	set_metric(&f->r.remote, "tasks.kthreads_s", 0.01);
+	set_metric(&f->r.remote, "tasks.worker_wait_max_s", 0.1);
+	build(f);
+	assert_float_equal(metric(f, "cpu.foreign_s"), 0.05, 1e-9);
+	assert_float_equal(metric(f, "cpu.server.foreign_s"), 0.4, 1e-9);
+	assert_float_equal(metric(f, "cpu.server.foreign_busy_pct"), 20.0, 1e-9);
+	assert_float_equal(metric(f, "cpu.server.foreign_tasks_pct"), 1.5, 1e-9);
+	assert_float_equal(metric(f, "window.disturbed"), 1, 0);
+	/* the server's wait less its own kernel threads and non-worker CPU
+	 * only: 0.1 - 0.01 - 0.02 */
+	assert_float_equal(metric(f, "cpu.server.runq_wait_others_pct"), 7.0, 1e-9);
+	assert_float_equal(metric(f, "window.starved"), 1, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_result_quiet_run_is_not_disturbed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_steal_counts_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_other_processes_exact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_starved_worker, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_longest_wait_or_the_mean, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_shared_cpus_not_judged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_two_machines, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
