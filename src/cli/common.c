@@ -130,12 +130,14 @@ int cli_usage_hint(const char *cmd)
 	return EXIT_USAGE;
 }
 
+/* The warm-up's check: the plain Mann-Kendall test of the last rates,
+ * which persistence makes quicker to see a trend than stats_steady's, so
+ * a warm-up errs on the long side (up to its bound). */
 bool cli_steady(const double *rates, size_t n)
 {
 	struct stats_trend tr;
-	bool trending;
 
-	if (stats_steady(rates, n, &tr, &trending) || !tr.tested)
+	if (n < 8 || stats_mann_kendall(rates, n, &tr) || !tr.tested)
 		return false;
 	return !(tr.p < CLI_WARMUP_TREND_P);
 }
@@ -236,6 +238,8 @@ static void add_levels(const struct engine_run *run, struct base_sample *s)
 	base_sample_set(s, "window.levels", "", (double)lv.count);
 	base_sample_set(s, "window.level_lo_pct", "%", lv.lo_pct);
 	base_sample_set(s, "window.level_hi_pct", "%", lv.hi_pct);
+	base_sample_set(s, "window.level_first_pct", "%", lv.first_pct);
+	base_sample_set(s, "window.level_last_pct", "%", lv.last_pct);
 	base_sample_set(s, "window.mixed", "", lv.mixed ? 1 : 0);
 }
 
@@ -254,6 +258,7 @@ int cli_sample(const struct job_config *cfg, const struct engine_run *run,
 	if (!stats_steady(run->rates, run->nrates, &tr, &not_steady) && tr.tested) {
 		base_sample_set(s, "window.trend_tau", "", tr.tau);
 		base_sample_set(s, "window.trend_p", "", tr.p);
+		base_sample_set(s, "window.trend_rho", "", tr.rho);
 	}
 	base_sample_set(s, "window.not_steady", "", not_steady ? 1 : 0);
 	if (run->rates) {

@@ -11,6 +11,8 @@
 #include "base/time.h"
 #include "collect/counters.h"
 #include "report/report.h"
+#include "stats/guard.h"
+#include "stats/levels.h"
 
 static void fmt_buf(uint64_t v, char *buf, size_t len)
 {
@@ -198,6 +200,31 @@ void report_disturbed_text(const struct base_sample *s, char *buf, size_t len)
 		starved_text(s, 0, buf, len);
 }
 
+/* Why a window is not steady: its trend, a level it moved to and kept,
+ * or both (stats_steady). */
+static void print_not_steady(FILE *out, const struct base_sample *s)
+{
+	double first = mval(s, "window.level_first_pct"), last = mval(s, "window.level_last_pct");
+	double rho = mval(s, "window.trend_rho");
+	bool trend = mval(s, "window.trend_p") < STATS_STEADY_P &&
+		     fabs(mval(s, "window.trend_tau")) > STATS_STEADY_TAU;
+	bool moved = fabs(last - first) >= STATS_LEVEL_PCT;
+
+	fputs("; NOT STEADY: the rate", out);
+	if (trend || !moved) {
+		fprintf(out, " trended (Mann-Kendall tau %+.2f, p %.2g", mval(s, "window.trend_tau"),
+			mval(s, "window.trend_p"));
+		if (!isnan(rho) && rho > 0)
+			fprintf(out, " with the rates' persistence %.2f allowed for", rho);
+		fputc(')', out);
+	}
+	if (moved)
+		fprintf(out, "%s moved from a level at %.0f%% of the mean to one at %.0f%% and stayed",
+			trend ? " and" : "", first, last);
+	if (mval(s, "window.host_trend") == 1)
+		fputs(", and the host's speed with it", out);
+}
+
 /*
  * One line on whether the window can be trusted as it is: foreign load,
  * a trend, levels the rate left and came back to. Nothing for a sample
@@ -219,9 +246,7 @@ static void print_window(FILE *out, const struct base_sample *s)
 		fprintf(out, "; DISTURBED: %s", why);
 	}
 	if (mval(s, "window.not_steady") == 1)
-		fprintf(out, "; NOT STEADY: the rate trended (Mann-Kendall tau %+.2f, p %.2g)%s",
-			mval(s, "window.trend_tau"), mval(s, "window.trend_p"),
-			mval(s, "window.host_trend") == 1 ? ", and the host's speed with it" : "");
+		print_not_steady(out, s);
 	if (mval(s, "window.mixed") == 1)
 		fprintf(out, "; MIXED: the rate left a level and came back (%.0f levels, %.0f%% to %.0f%% of the mean)",
 			levels, mval(s, "window.level_lo_pct"), mval(s, "window.level_hi_pct"));

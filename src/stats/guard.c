@@ -81,6 +81,7 @@ int stats_mann_kendall(const double *x, size_t n, struct stats_trend *out)
 		for (j = i + 1; j < n; j++)
 			sum += sgn(x[j] - x[i]);
 	res.tested = true;
+	res.var_factor = 1;
 	res.s = (double)sum;
 	res.var_s = (dn * (dn - 1) * (2 * dn + 5) - ties) / 18;
 	res.tau = res.s / (dn * (dn - 1) / 2);
@@ -134,20 +135,46 @@ out:
 	return ret;
 }
 
+/* The factor that widens var(S) for a persistence rho (stats_steady). */
+static double var_factor(size_t n, double rho)
+{
+	double dn = (double)n, f = 0, rk = 1;
+
+	rho = fmin(fmax(rho, 0), STATS_STEADY_RHO_MAX);
+	for (size_t k = 1; k + 2 < n; k++) {
+		double dk = (double)k;
+
+		rk *= rho;
+		if (rk < 1e-12)
+			break;
+		f += (dn - dk) * (dn - dk - 1) * (dn - dk - 2) * (6 / M_PI) * asin(rk / 2);
+	}
+	return 1 + 2 * f / (dn * (dn - 1) * (dn - 2));
+}
+
 int stats_steady(const double *rates, size_t n, struct stats_trend *tr,
 		 bool *not_steady)
 {
+	struct stats_levels lv;
+	double rho;
 	int ret;
 
 	*not_steady = false;
 	memset(tr, 0, sizeof(*tr));
 	if (n < 8)
 		return 0;
-	ret = stats_mann_kendall(rates, n, tr);
-	if (ret)
+	if ((ret = stats_mann_kendall(rates, n, tr)) ||
+	    (ret = stats_levels_rho(rates, n, &rho)) ||
+	    (ret = stats_levels(rates, n, &lv)))
 		return ret;
-	*not_steady = tr->tested && tr->p < STATS_STEADY_P &&
-		      fabs(tr->tau) > STATS_STEADY_TAU;
+	tr->rho = fmin(fmax(rho, 0), STATS_STEADY_RHO_MAX);
+	tr->var_factor = var_factor(n, rho);
+	if (tr->var_s > 0 && tr->s != 0) {
+		tr->z = (tr->s - sgn(tr->s)) / sqrt(tr->var_s * tr->var_factor);
+		tr->p = fmin(1, 2 * gsl_cdf_ugaussian_Q(fabs(tr->z)));
+	}
+	*not_steady = (tr->p < STATS_STEADY_P && fabs(tr->tau) > STATS_STEADY_TAU) ||
+		      (lv.tested && fabs(lv.last_pct - lv.first_pct) >= STATS_LEVEL_PCT);
 	return 0;
 }
 

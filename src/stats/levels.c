@@ -114,15 +114,88 @@ static void describe(const struct sums *s, const struct seg *segs, size_t nseg,
 	out->count = nseg;
 	out->lo_pct = 100 * (mean + lo) / mean;
 	out->hi_pct = 100 * (mean + hi) / mean;
+	out->first_pct = 100 * (mean + seg_mean(s, segs[0].lo, segs[0].hi)) / mean;
+	out->last_pct = 100 * (mean + seg_mean(s, segs[nseg - 1].lo, segs[nseg - 1].hi)) / mean;
+}
+
+/* The levels of rates[0..n) (n >= 2 * STATS_LEVEL_MIN_N, mean > 0),
+ * each a stretch of the rates, in time order. */
+struct fit {
+	double *p, *q;
+	struct seg *segs;
+	size_t nseg;
+	struct sums s;
+};
+
+static void fit_free(struct fit *f)
+{
+	free(f->p);
+	free(f->q);
+	free(f->segs);
+}
+
+static int fit_levels(const double *rates, size_t n, double mean, struct fit *f)
+{
+	struct seg *stack;
+	size_t top = 0, cap;
+	double ss = 0, sp;
+
+	memset(f, 0, sizeof(*f));
+	/* every stretch, pending or final, holds at least STATS_LEVEL_MIN_N
+	 * rates and they never overlap: cap bounds both arrays */
+	cap = n / STATS_LEVEL_MIN_N + 1;
+	f->p = malloc((n + 1) * sizeof(*f->p));
+	f->q = malloc((n + 1) * sizeof(*f->q));
+	f->segs = malloc(cap * sizeof(*f->segs));
+	stack = malloc(cap * sizeof(*stack));
+	if (!f->p || !f->q || !f->segs || !stack) {
+		free(stack);
+		fit_free(f);
+		return -ENOMEM;
+	}
+	f->p[0] = f->q[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		double y = rates[i] - mean;
+
+		f->p[i + 1] = f->p[i] + y;
+		f->q[i + 1] = f->q[i] + y * y;
+	}
+	f->s = (struct sums){ f->p, f->q };
+	/* depth first, left before right: final stretches come in time order */
+	stack[top++] = (struct seg){ 0, n };
+	while (top) {
+		struct seg g = stack[--top];
+		size_t k = split(&f->s, g.lo, g.hi, STATS_LEVEL_PCT / 100 * mean);
+
+		if (!k) {
+			f->segs[f->nseg++] = g;
+			continue;
+		}
+		stack[top++] = (struct seg){ k, g.hi };
+		stack[top++] = (struct seg){ g.lo, k };
+	}
+	free(stack);
+	for (size_t i = 0; i < f->nseg; i++)
+		ss += seg_ss(&f->s, f->segs[i].lo, f->segs[i].hi);
+	sp = n > f->nseg ? sqrt(ss / (double)(n - f->nseg)) : 0;
+	f->nseg = merge(&f->s, f->segs, f->nseg,
+			fmax(STATS_LEVEL_PCT / 100 * mean, STATS_LEVEL_SD * sp));
+	return 0;
+}
+
+static double mean_of(const double *x, size_t n)
+{
+	double m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		m += x[i];
+	return n ? m / (double)n : 0;
 }
 
 int stats_levels(const double *rates, size_t n, struct stats_levels *out)
 {
-	double *p = NULL, *q = NULL, mean = 0, ss = 0, sp;
-	struct seg *segs = NULL, *stack = NULL;
-	size_t nseg = 0, top = 0, cap;
-	struct sums s;
-	int ret = 0;
+	struct fit f;
+	double mean;
 
 	if (!rates || !out)
 		return -EINVAL;
@@ -131,53 +204,70 @@ int stats_levels(const double *rates, size_t n, struct stats_levels *out)
 		return -EINVAL;
 	if (n < 2 * STATS_LEVEL_MIN_N)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		mean += rates[i];
-	mean /= (double)n;
+	mean = mean_of(rates, n);
 	if (!(mean > 0))
 		return 0;
-	/* every stretch, pending or final, holds at least STATS_LEVEL_MIN_N
-	 * rates and they never overlap: cap bounds both arrays */
-	cap = n / STATS_LEVEL_MIN_N + 1;
-	p = malloc((n + 1) * sizeof(*p));
-	q = malloc((n + 1) * sizeof(*q));
-	segs = malloc(cap * sizeof(*segs));
-	stack = malloc(cap * sizeof(*stack));
-	if (!p || !q || !segs || !stack) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	p[0] = q[0] = 0;
+	if (fit_levels(rates, n, mean, &f))
+		return -ENOMEM;
+	describe(&f.s, f.segs, f.nseg, mean, out);
+	fit_free(&f);
+	return 0;
+}
+
+/* Residuals of x[0..n) about their least-squares line, added into the
+ * lag-1 sums: sxy over successive residuals, sxx over all. */
+static void line_resid(const double *x, size_t n, double *sxy, double *sxx)
+{
+	double tm = ((double)n - 1) / 2, ym = mean_of(x, n), stt = 0, sty = 0, b, prev = 0;
+
 	for (size_t i = 0; i < n; i++) {
-		double y = rates[i] - mean;
-
-		p[i + 1] = p[i] + y;
-		q[i + 1] = q[i] + y * y;
+		stt += ((double)i - tm) * ((double)i - tm);
+		sty += ((double)i - tm) * (x[i] - ym);
 	}
-	s = (struct sums){ p, q };
-	/* depth first, left before right: final stretches come in time order */
-	stack[top++] = (struct seg){ 0, n };
-	while (top) {
-		struct seg g = stack[--top];
-		size_t k = split(&s, g.lo, g.hi, STATS_LEVEL_PCT / 100 * mean);
+	b = stt > 0 ? sty / stt : 0;
+	for (size_t i = 0; i < n; i++) {
+		double r = x[i] - ym - b * ((double)i - tm);
 
-		if (!k) {
-			segs[nseg++] = g;
-			continue;
-		}
-		stack[top++] = (struct seg){ k, g.hi };
-		stack[top++] = (struct seg){ g.lo, k };
+		if (i)
+			*sxy += r * prev;
+		*sxx += r * r;
+		prev = r;
 	}
-	for (size_t i = 0; i < nseg; i++)
-		ss += seg_ss(&s, segs[i].lo, segs[i].hi);
-	sp = n > nseg ? sqrt(ss / (double)(n - nseg)) : 0;
-	nseg = merge(&s, segs, nseg,
-		     fmax(STATS_LEVEL_PCT / 100 * mean, STATS_LEVEL_SD * sp));
-	describe(&s, segs, nseg, mean, out);
-out:
-	free(p);
-	free(q);
-	free(segs);
-	free(stack);
-	return ret;
+}
+
+int stats_levels_rho(const double *rates, size_t n, double *rho)
+{
+	double sxy = 0, sxx = 0, tot = 0, mean, len;
+	struct fit f = { 0 };
+
+	if (!rates || !rho)
+		return -EINVAL;
+	*rho = 0;
+	if (stats_check_finite(rates, n))
+		return -EINVAL;
+	if (n < 3)
+		return 0;
+	mean = mean_of(rates, n);
+	for (size_t i = 0; i < n; i++)
+		tot += (rates[i] - mean) * (rates[i] - mean);
+	if (n >= 2 * STATS_LEVEL_MIN_N && mean > 0) {
+		if (fit_levels(rates, n, mean, &f))
+			return -ENOMEM;
+		for (size_t i = 0; i < f.nseg; i++)
+			line_resid(rates + f.segs[i].lo, f.segs[i].hi - f.segs[i].lo, &sxy, &sxx);
+		len = (double)n / (double)f.nseg;
+		fit_free(&f);
+	} else {
+		line_resid(rates, n, &sxy, &sxx);
+		len = (double)n;
+	}
+	/* rates on exact lines leave only rounding: nothing carries over */
+	if (!(sxx > 1e-12 * tot))
+		return 0;
+	*rho = sxy / sxx;
+	/* a short stretch's autocorrelation about its own line reads low:
+	 * (1 + 3 rho) / len about a mean (Kendall 1954), about a line
+	 * (2 + 4 rho) / len on AR(1) series of 20-100 rates here */
+	*rho = fmin(1, *rho + (2 + 4 * *rho) / len);
+	return 0;
 }

@@ -20,6 +20,7 @@ struct stats_levels {
 	bool tested;  /* n >= 2 * STATS_LEVEL_MIN_N and a positive mean */
 	size_t count; /* levels found: 1 when the rate held one level */
 	double lo_pct, hi_pct; /* lowest and highest level, % of the mean rate */
+	double first_pct, last_pct; /* the window's first and last level, ditto */
 	/* the levels went up and then down, or down and then up: the window
 	 * left an operating point and came back, so its mean is a mixture
 	 * that depends on how long it stayed at each */
@@ -41,5 +42,16 @@ struct stats_levels {
  * Only reads rates. Any thread.
  */
 int stats_levels(const double *rates, size_t n, struct stats_levels *out);
+
+/*
+ * How much of one interval's deviation carries into the next: the lag-1
+ * autocorrelation of rates[0..n) about a least-squares line fitted within
+ * each of their levels (as stats_levels finds them; one stretch when it
+ * does not test), so that a step or a slope of the window does not count
+ * as persistence. *rho in [-1, 1]; 0 with fewer than 3 rates or when the
+ * rates lie on their lines. Returns 0, -EINVAL (NULL, non-finite values)
+ * or -ENOMEM. O(n x levels). Only reads rates. Any thread.
+ */
+int stats_levels_rho(const double *rates, size_t n, double *rho);
 
 #endif

@@ -346,6 +346,8 @@ static const struct {
 	  "window.disturbed is also raised by other processes' exact CPU in samples that have cpu.foreign_tasks_pct, and by the ticks' busy time alone in those without (a load the ticks missed left those unflagged)" },
 	{ "window.starved",
 	  "window.disturbed is also raised by a worker kept from its CPU, and cpu.foreign_busy_pct holds the host's steal whole, in samples that have window.starved (every worker on a CPU of its own, and a worker runnable but waiting over 5% of the window beyond the test's and the kernel's own threads), and not in those without (a load on one CPU of several, under 10% of the machine, left those unflagged, and the ticks' shortfall on the test's own CPU could hide up to 8 points of steal)" },
+	{ "window.trend_rho",
+	  "window.not_steady comes from a trend test widened for the 100 ms rates' own persistence (window.trend_rho), or from a shift to another level that lasted, in samples that have window.trend_rho, and from the plain trend test in those without (which called trends in about one quiet window in six)" },
 };
 
 static size_t count_with(const struct base_sample *const *s, size_t n, const char *name)

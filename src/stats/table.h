@@ -92,7 +92,7 @@ struct stats_notes {
 	struct {
 		const char *what, *marker;
 		size_t a, na, b, nb;
-	} redef[4];
+	} redef[8];
 	/* samples in which the host moved the test's CPUs within the window
 	 * (window.xcpu_moved) */
 	size_t xcpu_moved_a, xcpu_moved_b;

@@ -75,7 +75,7 @@ run_at() {
 		[ "$try" -eq 1 ] || wait_host
 		rm -f "$TMP/$1.db"
 		timeout 60 "$NR" run "$2" -l "$3s" --warmup 300ms -i 500ms \
-			--db "$TMP/$1.db" >/dev/null 2>"$TMP/$1.err" &
+			--db "$TMP/$1.db" >"$TMP/$1.out" 2>"$TMP/$1.err" &
 		r=$!
 		wait_window "$TMP/$1.err" "$4"
 		hog 2
@@ -284,8 +284,15 @@ check "compare counts the samples left out that other processes disturbed, and n
 run_at trend tcp_stream 4 2
 check "a rate throttled half-way through the window is flagged not steady" \
 	jtrue "$TMP/trend.json" 'v("window.not_steady") == 1 and v("window.intervals") >= 30'
-check "not steady is flagged exactly when the trend is significant and strong" \
-	jtrue "$TMP/quiet.json" 'v("window.not_steady") == (1 if v("window.trend_p") < 0.01 and abs(v("window.trend_tau")) > 0.25 else 0)'
+check "... and run's window line says how: a trend, or a level it moved to and kept" \
+	grep -qE "NOT STEADY: the rate (trended \(Mann-Kendall tau [-+]|moved from a level at [0-9]+% of the mean to one at [0-9]+%)" "$TMP/trend.out"
+# not steady: the trend test widened for the rates' persistence, or the
+# levels (from 20 rates on) ended away from where they began
+steady_rule='(1 if (v("window.trend_p") < 0.01 and abs(v("window.trend_tau")) > 0.25) or abs(m.get("window.level_last_pct", {"value": 100})["value"] - m.get("window.level_first_pct", {"value": 100})["value"]) >= 5 else 0)'
+for f in quiet trend; do
+	check "not steady is flagged exactly when the trend is significant and strong or the level moved and stayed ($f)" \
+		jtrue "$TMP/$f.json" "v(\"window.not_steady\") == $steady_rule and 0 <= v(\"window.trend_rho\") <= 0.95"
+done
 
 # The hogs run only through the middle of the window: the rate falls and
 # comes back, a window that mixed levels. tcp_rr: on some hosts loopback

@@ -639,7 +639,7 @@ check "show: the label's line first, then each configuration" \
 check "show: an unrelated metric is not listed" sh -c '! grep -A9 "^what went with" "$1" | grep -q "cpu.foreign_busy_pct"' _ "$TMP/spread.txt"
 # samples from before a metric's definition changed: three copies of a
 # stored one without the metrics the new definitions came with, against
-# three with them; compare names both changes and counts each side
+# three with them; compare names each change and counts each side
 python3 - "$TMP/all.jsonl" "$TMP/redef.jsonl" <<'PY'
 import json, sys, uuid
 base = json.loads(open(sys.argv[1]).readline())
@@ -651,22 +651,25 @@ with open(sys.argv[2], "w") as out:
             d["sample_id"] = uuid.uuid4().hex
             d["label"] = label
             if label == "before":
-                for k in ("cpu.client.busy_ticks_pct", "cpu.server.busy_ticks_pct", "cpu.foreign_tasks_pct", "cpu.foreign_tasks_s", "window.starved"):
+                for k in ("cpu.client.busy_ticks_pct", "cpu.server.busy_ticks_pct", "cpu.foreign_tasks_pct", "cpu.foreign_tasks_s", "window.starved", "window.trend_rho"):
                     d["metrics"].pop(k, None)
+            else:
+                # a 300 ms window has no trend test: as a longer one's
+                d["metrics"]["window.trend_rho"] = {"value": 0.5, "unit": ""}
             out.write(json.dumps(d) + "\n")
 PY
 "$NR" import --db "$TMP/redef.db" "$TMP/redef.jsonl" >/dev/null
 "$NR" compare --db "$TMP/redef.db" before after >"$TMP/redef.txt" 2>&1
 "$NR" compare --db "$TMP/redef.db" --json before after >"$TMP/redef.json" 2>/dev/null
 checkx "compare: samples that straddle changed definitions get a note for each, with the counts a side" \
-	'[ "$(grep -c "^note: measured by netregress builds that define a metric differently: .*(the new way: 0 of 3 samples of before, 3 of 3 of after)$" "$TMP/redef.txt")" -eq 3 ] && grep -q "define a metric differently: cpu.client.busy_pct and cpu.server.busy_pct" "$TMP/redef.txt" && grep -q "define a metric differently: window.disturbed is also raised by other" "$TMP/redef.txt" && grep -q "define a metric differently: window.disturbed is also raised by a worker kept from its CPU" "$TMP/redef.txt"' ||
+	'[ "$(grep -c "^note: measured by netregress builds that define a metric differently: .*(the new way: 0 of 3 samples of before, 3 of 3 of after)$" "$TMP/redef.txt")" -eq 4 ] && grep -q "define a metric differently: cpu.client.busy_pct and cpu.server.busy_pct" "$TMP/redef.txt" && grep -q "define a metric differently: window.disturbed is also raised by other" "$TMP/redef.txt" && grep -q "define a metric differently: window.disturbed is also raised by a worker kept from its CPU" "$TMP/redef.txt" && grep -q "define a metric differently: window.not_steady comes from a trend test widened" "$TMP/redef.txt"' ||
 	diag "$TMP/redef.txt" "note"
 check "compare --json: the same as 'redefined', marker and counts" \
-	jtrue "$TMP/redef.json" 'sorted((r["marker"], r["a"], r["b"]) for c in d["configs"] for r in c["notes"].get("redefined", [])) == [("cpu.client.busy_ticks_pct", 0, 3), ("cpu.foreign_tasks_pct", 0, 3), ("window.starved", 0, 3)]'
+	jtrue "$TMP/redef.json" 'sorted((r["marker"], r["a"], r["b"]) for c in d["configs"] for r in c["notes"].get("redefined", [])) == [("cpu.client.busy_ticks_pct", 0, 3), ("cpu.foreign_tasks_pct", 0, 3), ("window.starved", 0, 3), ("window.trend_rho", 0, 3)]'
 "$NR" report --db "$TMP/redef.db" --format md before after >"$TMP/redef.md" 2>/dev/null
 "$NR" report --db "$TMP/redef.db" -o "$TMP/redef.html" before after 2>/dev/null
 checkx "report: the Markdown and HTML notes name the labels, as compare does" \
-	'[ "$(grep -c "(the new way: 0 of 3 samples of before, 3 of 3 of after)" "$TMP/redef.md")" -eq 3 ] && [ "$(grep -o "(the new way: 0 of 3 samples of before, 3 of 3 of after)" "$TMP/redef.html" | wc -l)" -eq 3 ]' ||
+	'[ "$(grep -c "(the new way: 0 of 3 samples of before, 3 of 3 of after)" "$TMP/redef.md")" -eq 4 ] && [ "$(grep -o "(the new way: 0 of 3 samples of before, 3 of 3 of after)" "$TMP/redef.html" | wc -l)" -eq 4 ]' ||
 	diag "$TMP/redef.md" "new way"
 "$NR" show --db "$DB" base >"$TMP/show3"
 check "show: three samples are too few to say what went with the headline" sh -c '! grep -q "went with" "$1"' _ "$TMP/show3"

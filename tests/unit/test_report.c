@@ -1439,6 +1439,20 @@ static void test_sample_table_says_whether_the_window_can_be_trusted(void **stat
 	expect_sample_table_has(&s, "\nwindow: 99 intervals of 100 ms; DISTURBED: foreign CPU 23.4% of the machine; "
 				"NOT STEADY: the rate trended (Mann-Kendall tau -0.42, p 1e-05); "
 				"MIXED: the rate left a level and came back (3 levels, 85% to 108% of the mean)\n");
+	/* the trend, with the persistence it allowed for, and a level the
+	 * rate moved to and kept; then the move alone */
+	assert_int_equal(base_sample_set(&s, "window.disturbed", "", 0), 0);
+	assert_int_equal(base_sample_set(&s, "window.mixed", "", 0), 0);
+	assert_int_equal(base_sample_set(&s, "window.levels", "", 2), 0);
+	assert_int_equal(base_sample_set(&s, "window.trend_rho", "", 0.61), 0);
+	assert_int_equal(base_sample_set(&s, "window.level_first_pct", "%", 108.2), 0);
+	assert_int_equal(base_sample_set(&s, "window.level_last_pct", "%", 84.6), 0);
+	expect_sample_table_has(&s, "; NOT STEADY: the rate trended (Mann-Kendall tau -0.42, p 1e-05 with the rates' "
+				"persistence 0.61 allowed for) and moved from a level at 108% of the mean to one at 85% "
+				"and stayed; 2 levels, 85% to 108% of the mean;");
+	assert_int_equal(base_sample_set(&s, "window.trend_p", "", 0.2), 0);
+	expect_sample_table_has(&s, "; NOT STEADY: the rate moved from a level at 108% of the mean to one at 85% and stayed; 2 levels");
+	assert_int_equal(base_sample_set(&s, "window.disturbed", "", 1), 0);
 	/* two levels without coming back: said, not shouted */
 	assert_int_equal(base_sample_set(&s, "window.disturbed", "", 0), 0);
 	assert_int_equal(base_sample_set(&s, "window.not_steady", "", 0), 0);

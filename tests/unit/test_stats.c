@@ -1594,6 +1594,119 @@ static void test_levels_hold_one_level_on_noise_small_shifts_and_blips(void **st
 	gsl_rng_free(rng);
 }
 
+static void test_levels_rho_is_persistence_beside_steps_and_slopes(void **state)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	double x[400], rho, mean_rho = 0;
+
+	(void)state;
+	gsl_rng_set(rng, 23);
+	/* AR(1) noise: its own coefficient, within sampling error */
+	for (int r = 0; r < 20; r++) {
+		ar1(rng, x, 400, 30, 0.7, 4);
+		assert_int_equal(stats_levels_rho(x, 400, &rho), 0);
+		mean_rho += rho / 20;
+	}
+	assert_true(fabs(mean_rho - 0.7) < 0.05);
+	/* a 30 % step on white noise: the levels take it out (about the
+	 * window's mean the lag-1 autocorrelation would be near 0.9) */
+	ar1(rng, x, 100, 30, 0, 2.5);
+	for (size_t i = 50; i < 100; i++)
+		x[i] += 9;
+	assert_int_equal(stats_levels_rho(x, 100, &rho), 0);
+	assert_true(fabs(rho) < 0.3);
+	/* a slope on white noise, in a window too short for levels: the line
+	 * takes it out */
+	ar1(rng, x, 15, 30, 0, 2.5);
+	for (size_t i = 0; i < 15; i++)
+		x[i] += (double)i;
+	assert_int_equal(stats_levels_rho(x, 15, &rho), 0);
+	assert_true(fabs(rho) < 0.5);
+	/* an exact line, however the levels cut it, or a flat window:
+	 * nothing carries over */
+	for (size_t i = 0; i < 40; i++)
+		x[i] = 100 + 0.5 * (double)i;
+	assert_int_equal(stats_levels_rho(x, 40, &rho), 0);
+	assert_float_equal(rho, 0, 0);
+	for (size_t i = 0; i < 40; i++)
+		x[i] = 100;
+	assert_int_equal(stats_levels_rho(x, 40, &rho), 0);
+	assert_float_equal(rho, 0, 0);
+	assert_int_equal(stats_levels_rho(x, 2, &rho), 0);
+	assert_float_equal(rho, 0, 0);
+	x[3] = NAN;
+	assert_int_equal(stats_levels_rho(x, 40, &rho), -EINVAL);
+	assert_int_equal(stats_levels_rho(NULL, 40, &rho), -EINVAL);
+	assert_int_equal(stats_levels_rho(x, 40, NULL), -EINVAL);
+	gsl_rng_free(rng);
+}
+
+/*
+ * Not steady on windows of 50 rates (5 s): on persistent noise alone, under
+ * half as often as the plain test called trends (which was in one window
+ * in seven or more); a throttle to half the rate always, a step of 20 % or
+ * a slope of 30 % over the window nearly always.
+ */
+static void test_steady_widens_for_persistence_and_keeps_throttles(void **state)
+{
+	static const double phis[] = { 0.5, 0.7 };
+	static const struct {
+		double step, slope;
+		int at_least;
+	} moves[] = { { 0.5, 0, 100 }, { 0.2, 0, 85 }, { 0, 0.3, 85 } };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct stats_trend tr, plain;
+	int flagged, naive, reps = 400;
+	bool ns;
+	double x[50];
+
+	(void)state;
+	gsl_rng_set(rng, 31);
+	for (size_t a = 0; a < N(phis); a++) {
+		flagged = naive = 0;
+		for (int r = 0; r < reps; r++) {
+			ar1(rng, x, 50, 30, phis[a], 5);
+			assert_int_equal(stats_steady(x, 50, &tr, &ns), 0);
+			assert_int_equal(stats_mann_kendall(x, 50, &plain), 0);
+			assert_true(tr.var_factor >= 1 && tr.rho >= 0 && tr.rho <= STATS_STEADY_RHO_MAX);
+			assert_float_equal(tr.s, plain.s, 0);
+			assert_true(tr.p >= plain.p);
+			flagged += ns;
+			naive += plain.p < STATS_STEADY_P && fabs(plain.tau) > STATS_STEADY_TAU;
+		}
+		print_message("AR(1) %.1f, 50 rates: not steady in %d of %d, the plain test %d\n",
+			      phis[a], flagged, reps, naive);
+		assert_true(naive >= reps / 7);
+		assert_true(flagged <= reps / 10 && 5 * flagged <= 2 * naive);
+	}
+	/* on noise of persistence 0.7 */
+	for (size_t m = 0; m < N(moves); m++) {
+		flagged = 0;
+		for (int r = 0; r < 100; r++) {
+			ar1(rng, x, 50, 30, 0.7, 5);
+			for (size_t i = 0; i < 50; i++)
+				x[i] *= (i >= 25 ? 1 - moves[m].step : 1) -
+					moves[m].slope * (double)i / 50;
+			assert_int_equal(stats_steady(x, 50, &tr, &ns), 0);
+			flagged += ns;
+		}
+		print_message("a step of %.0f %%, a slope of %.0f %%: not steady in %d of 100\n",
+			      100 * moves[m].step, 100 * moves[m].slope, flagged);
+		assert_true(flagged >= moves[m].at_least);
+	}
+	/* white noise: no widening to speak of */
+	ar1(rng, x, 50, 30, 0, 5);
+	assert_int_equal(stats_steady(x, 50, &tr, &ns), 0);
+	assert_true(tr.var_factor < 1.5);
+	/* a plain test reports no widening; too few rates, not tested */
+	assert_int_equal(stats_mann_kendall(x, 50, &plain), 0);
+	assert_float_equal(plain.var_factor, 1, 0);
+	assert_float_equal(plain.rho, 0, 0);
+	assert_int_equal(stats_steady(x, 7, &tr, &ns), 0);
+	assert_false(tr.tested || ns);
+	gsl_rng_free(rng);
+}
+
 /* n samples of one tcp_stream configuration: throughput gbps[i], and the
  * probe's host.speed speed[i] (none when speed is NULL) */
 static struct base_sample *speed_samples(size_t n, const double *gbps,
@@ -1723,13 +1836,14 @@ static void test_redefined_metrics_noted_where_samples_straddle(void **state)
 		assert_int_equal(base_sample_set(&b[i], "cpu.client.busy_ticks_pct", "%", 30), 0);
 		assert_int_equal(base_sample_set(&b[i], "cpu.foreign_tasks_pct", "%", i == 3 ? 40 : 0.2), 0);
 		assert_int_equal(base_sample_set(&b[i], "window.starved", "", 0), 0);
+		assert_int_equal(base_sample_set(&b[i], "window.trend_rho", "", 0.4), 0);
 	}
 	assert_int_equal(base_sample_set(&b[3], "window.disturbed", "", 1), 0);
 	assert_int_equal(base_sample_set(&a[2], "cpu.foreign_tasks_pct", "%", 0.1), 0);
 	assert_int_equal(base_sample_set(&a[1], "window.starved", "", 0), 0);
 	assert_int_equal(base_sample_set(&a[2], "window.starved", "", 0), 0);
 	assert_int_equal(stats_table_build(l.pa, 4, l.pb, 4, &l.o, &t), 0);
-	assert_int_equal(t.notes.nredef, 3);
+	assert_int_equal(t.notes.nredef, 4);
 	assert_string_equal(t.notes.redef[0].marker, "cpu.client.busy_ticks_pct");
 	assert_non_null(strstr(t.notes.redef[0].what, "busy_pct"));
 	assert_int_equal(t.notes.redef[0].a, 0);
@@ -1745,12 +1859,18 @@ static void test_redefined_metrics_noted_where_samples_straddle(void **state)
 	assert_non_null(strstr(t.notes.redef[2].what, "window.disturbed is also raised by a worker kept from its CPU"));
 	assert_int_equal(t.notes.redef[2].a, 2);
 	assert_int_equal(t.notes.redef[2].b, 4);
+	/* the trend test widened for persistence: a fourth */
+	assert_string_equal(t.notes.redef[3].marker, "window.trend_rho");
+	assert_non_null(strstr(t.notes.redef[3].what, "window.not_steady"));
+	assert_int_equal(t.notes.redef[3].a, 0);
+	assert_int_equal(t.notes.redef[3].b, 4);
 	stats_table_release(&t);
 	/* every sample the new way: nothing to say */
 	for (size_t i = 0; i < 4; i++) {
 		assert_int_equal(base_sample_set(&a[i], "cpu.client.busy_ticks_pct", "%", 30), 0);
 		assert_int_equal(base_sample_set(&a[i], "cpu.foreign_tasks_pct", "%", 0.1), 0);
 		assert_int_equal(base_sample_set(&a[i], "window.starved", "", 0), 0);
+		assert_int_equal(base_sample_set(&a[i], "window.trend_rho", "", 0.6), 0);
 	}
 	assert_int_equal(stats_table_build(l.pa, 4, l.pb, 4, &l.o, &t), 0);
 	assert_int_equal(t.notes.nredef, 0);
@@ -3178,6 +3298,8 @@ int main(void)
 		cmocka_unit_test(test_covary_ranks_what_went_with_y_and_adjusts_for_many),
 		cmocka_unit_test(test_table_counts_mixed_windows_and_their_widest_gap),
 		cmocka_unit_test(test_levels_hold_one_level_on_noise_small_shifts_and_blips),
+		cmocka_unit_test(test_levels_rho_is_persistence_beside_steps_and_slopes),
+		cmocka_unit_test(test_steady_widens_for_persistence_and_keeps_throttles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
