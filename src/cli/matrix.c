@@ -1028,7 +1028,7 @@ int cmd_matrix(int argc, char **argv)
 		fprintf(stderr, ", after %.1f s of waiting in all for a quiet machine\n",
 			(double)m.settled_ns / NS_PER_S);
 	if (m.not_steady || m.mixed)
-		fprintf(stderr, "of the samples kept, %u trended within their window (not steady) and %u "
+		fprintf(stderr, "of the samples kept, %u trended or moved to another level within their window (not steady) and %u "
 			"left a level and came back (mixed): compare and report note them per label\n",
 			m.not_steady, m.mixed);
 	if (m.moved)

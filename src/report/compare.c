@@ -376,7 +376,7 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 		fputs(" (--keep-disturbed pools them)\n", out);
 	}
 	if (nt->not_steady_a || nt->not_steady_b)
-		fprintf(out, "note: samples whose rate trended within the window (not steady): %zu in %s, %zu in %s\n",
+		fprintf(out, "note: samples whose rate trended or moved to another level within the window (not steady): %zu in %s, %zu in %s\n",
 			nt->not_steady_a, label_a, nt->not_steady_b, label_b);
 	if (nt->host_trend_a || nt->host_trend_b)
 		fprintf(out, "note: of those, the host's CPU speed (speed probe) trended the same way within the window: %zu in %s, %zu in %s\n",

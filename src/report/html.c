@@ -858,7 +858,7 @@ static void html_pair(FILE *out, const struct report_doc *d,
 			fputs(" (--keep-disturbed pools them).", out);
 		}
 		if (nt->not_steady_a || nt->not_steady_b)
-			fprintf(out, " samples whose rate trended within the window (not steady): %zu and %zu.",
+			fprintf(out, " samples whose rate trended or moved to another level within the window (not steady): %zu and %zu.",
 				nt->not_steady_a, nt->not_steady_b);
 		if (nt->host_trend_a || nt->host_trend_b)
 			fprintf(out, " of those, with the host's CPU speed trending the same way: %zu and %zu.",

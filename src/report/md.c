@@ -294,7 +294,7 @@ static void md_notes(FILE *out, const struct report_doc *d,
 	if (nt->not_steady_a || nt->not_steady_b) {
 		fputs("- ", out);
 		md_code(out, desc);
-		fprintf(out, ": samples whose rate trended within the window (not steady): %zu in ",
+		fprintf(out, ": samples whose rate trended or moved to another level within the window (not steady): %zu in ",
 			nt->not_steady_a);
 		report_md_escape(out, a);
 		fprintf(out, ", %zu in ", nt->not_steady_b);

@@ -265,7 +265,7 @@ steps = re.findall(r"^step \d+/\d+ .*$", log, re.M)
 # the samples kept, whichever they are)
 ok = len(rows) >= 4 and all("window.intervals" in m and m["window.intervals"]["value"] >= 20 for m in keep)
 ok &= sum("(not steady)" in l for l in steps) == ns and sum("(mixed levels)" in l for l in steps) == mx
-m = re.search(r"of the samples kept, (\d+) trended within their window \(not steady\) and (\d+) left a level", log)
+m = re.search(r"of the samples kept, (\d+) trended or moved to another level within their window \(not steady\) and (\d+) left a level", log)
 ok &= (m is not None and (int(m.group(1)), int(m.group(2))) == (ns, mx)) if ns or mx else m is None
 if not ok:
     print("# kept %d, not steady %d, mixed %d; steps saying so %d, %d; closing %s" % (
