@@ -69,9 +69,8 @@ int stats_kendall(const double *x, const double *y, size_t n,
  * series of 50 rates at 0.5 and 0.7 (this test: 3% and 7%, while it
  * flags a 20% step or a 30% slope in every one). So the variance of S is
  * widened for the rates' own persistence rho (stats_levels_rho), as Hamed
- * and Rao (1998) do, with
- * the ranks' autocorrelation at lag k taken from a first-order
- * autoregression: (6 / pi) asin(rho^k / 2), so
+ * and Rao (1998) do, with the ranks' autocorrelation at lag k taken from
+ * a first-order autoregression, (6 / pi) asin(rho^k / 2):
  *   var_factor = 1 + 2 / (n (n-1) (n-2)) sum over k = 1 .. n-3 of
  *                (n-k) (n-k-1) (n-k-2) (6 / pi) asin(rho^k / 2).
  * Persistence estimated about the levels' lines leaves a window's own

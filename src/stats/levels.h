@@ -48,8 +48,10 @@ int stats_levels(const double *rates, size_t n, struct stats_levels *out);
  * autocorrelation of rates[0..n) about a least-squares line fitted within
  * each of their levels (as stats_levels finds them; one stretch when it
  * does not test), so that a step or a slope of the window does not count
- * as persistence. *rho in [-1, 1]; 0 with fewer than 3 rates or when the
- * rates lie on their lines. Returns 0, -EINVAL (NULL, non-finite values)
+ * as persistence, and raised by (2 + 4 rho) / (rates per level), which a
+ * short stretch's autocorrelation about its own line reads low by (AR(1)
+ * series of 20-100 rates). *rho at most 1; 0 with fewer than 3 rates or
+ * when the rates lie on their lines. Returns 0, -EINVAL (NULL, non-finite values)
  * or -ENOMEM. O(n x levels). Only reads rates. Any thread.
  */
 int stats_levels_rho(const double *rates, size_t n, double *rho);
