@@ -48,18 +48,19 @@ UDB=$TMP/until.db
 count() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples where label=?", (sys.argv[2],)).fetchone()[0])' "$UDB" "$1"; }
 # A repetition flagged disturbed does not count toward the interval. When
 # the host's steal spells leave fewer than 3 that count in all 12 (CI saw
-# 6 of 8 disturbed under ASan), the rule was never exercised: that run is
-# kept under its label and the test runs once more under another.
-ulabel=until
-timeout 180 "$NR" run udp_rr -l 300ms --warmup 0 --until-ci 100 --max-reps 12 --label $ulabel --db "$UDB" >"$TMP/until" 2>&1
-rc=$?
-if grep -qE '^--until-ci 100%: not reached: [0-2] samples count, an interval needs 3$' "$TMP/until"; then
-	echo "# --until-ci 100: too many repetitions were disturbed for an interval; once more:"
-	diag "$TMP/until" '^transactions.per_s over|^--until-ci'
-	ulabel=until2
+# 6 of 8 disturbed under ASan; a fresh clone's make test, 12 of 12 twice
+# in a row at 38-45% steal), the rule was never exercised: that run is
+# kept under its label and the test runs again under another, once the
+# host's spell is over, up to three times in all.
+for try in 1 2 3; do
+	ulabel=until$try
+	[ "$try" -eq 1 ] || wait_host
 	timeout 180 "$NR" run udp_rr -l 300ms --warmup 0 --until-ci 100 --max-reps 12 --label $ulabel --db "$UDB" >"$TMP/until" 2>&1
 	rc=$?
-fi
+	grep -qE '^--until-ci 100%: not reached: [0-2] samples count, an interval needs 3$' "$TMP/until" || break
+	echo "# --until-ci 100: too many repetitions were disturbed for an interval (try $try of 3)"
+	diag "$TMP/until" '^transactions.per_s over|^--until-ci'
+done
 check "run --until-ci 100 exits 0" [ $rc -eq 0 ] || diag "$TMP/until"
 n=$(sed -n 's/^--until-ci 100%: reached after \([0-9]*\) samples (+-[0-9.]*%)$/\1/p' "$TMP/until")
 checkx "--until-ci 100 is reached, after 3 to 12 samples" '[ -n "$n" ] && [ "$n" -ge 3 ] && [ "$n" -le 12 ]' ||
