@@ -10,14 +10,13 @@ passed=0
 failed=0
 failures=()
 evidence=() # the failed lines again, for whoever sees only the tail
+reruns=()   # e2e suites run again after failing under the host's steal
 jobs=$(nproc 2>/dev/null || echo 2)
 
-# Run one TAP producer; count its results, keep its output for failures.
-tap() {
-	local name=$1; shift
-	local out rc
-	out=$("$@" 2>&1)
-	rc=$?
+# Count one TAP producer's results (its output in $2, its exit status in
+# $3); keep its output for failures.
+count() {
+	local name=$1 out=$2 rc=$3
 	local ok bad
 	ok=$(grep -cE '^ok ' <<<"$out")
 	bad=$(grep -cE '^not ok ' <<<"$out")
@@ -43,6 +42,67 @@ tap() {
 	printf '%-44s %3d passed, %d failed\n' "$name" "$ok" "$bad"
 }
 
+# Run one TAP producer and count it.
+tap() {
+	local name=$1; shift
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	count "$name" "$out" "$rc"
+}
+
+# The host's steal and all CPU time so far (/proc/stat, in ticks), and the
+# steal's share of the time since such a mark, in percent.
+steal_mark() { awk '/^cpu / { t = 0; for (f = 2; f <= 9; f++) t += $f; print $9, t }' /proc/stat; }
+steal_since() {
+	awk -v m="$1" 'BEGIN { split(m, a, " ") }
+		/^cpu / { t = 0; for (f = 2; f <= 9; f++) t += $f
+			printf "%.1f\n", (t > a[2] ? 100 * ($9 - a[1]) / (t - a[2]) : 0) }' /proc/stat
+}
+
+# Until the host steals under 2% of a second in which a loop keeps every
+# CPU busy (an idle vCPU wants nothing, so the host steals nothing from
+# it), at most 120 s. Only this script's own loops, ended by PID.
+wait_quiet() {
+	local i c m pids
+	for i in $(seq 120); do
+		m=$(steal_mark)
+		pids=()
+		for c in $(seq 0 $((jobs - 1))); do
+			taskset -c "$c" timeout 1 bash -c 'while :; do :; done' &
+			pids+=($!)
+		done
+		wait "${pids[@]}"
+		awk -v s="$(steal_since "$m")" 'BEGIN { exit !(s < 2) }' && return 0
+	done
+	echo "  (the host stole 2% or more for 120 s)"
+}
+
+# An end-to-end suite: its checks measure real traffic and assume the
+# host leaves the machine alone. When one fails while the host stole 3% or
+# more of the machine over the suite (a quiet host: under 1%; a fresh
+# clone met spells of 20-45% that lasted minutes), the failed checks are
+# shown, not counted, and the suite runs once more once the host is quiet;
+# that run is counted. A check that fails on a quiet host fails again.
+e2e() {
+	local name=$1; shift
+	local out rc m st
+	m=$(steal_mark)
+	out=$("$@" 2>&1)
+	rc=$?
+	st=$(steal_since "$m")
+	if { grep -qE '^not ok ' <<<"$out" || [ "$rc" -ne 0 ]; } &&
+	   awk -v s="$st" 'BEGIN { exit !(s >= 3) }'; then
+		echo "$name: failed while the host stole $st% of the machine; once more when it is quiet:"
+		grep -E '^not ok ' <<<"$out" | sed "s|^|  [$name, first run] |"
+		wait_quiet
+		out=$("$@" 2>&1)
+		rc=$?
+		reruns+=("$name ($st% stolen)")
+	fi
+	count "$name" "$out" "$rc"
+}
+
 suite() {
 	local tree=$1; shift
 	echo "== build ($tree) =="
@@ -66,7 +126,7 @@ suite() {
 	done
 	for t in tests/e2e/*.sh; do
 		[ -f "$t" ] && [ "$(basename "$t")" != lib.sh ] || continue
-		tap "$tree: e2e/$(basename "$t" .sh)" timeout 600 bash "$t"
+		e2e "$tree: e2e/$(basename "$t" .sh)" timeout 600 bash "$t"
 	done
 }
 
@@ -76,6 +136,9 @@ ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 	suite build/san SAN=1
 
+if [ ${#reruns[@]} -gt 0 ]; then
+	echo "run again after failing while the host stole from the machine: ${reruns[*]}"
+fi
 if [ ${#failures[@]} -gt 0 ]; then
 	printf '%s\n' "${evidence[@]}"
 	echo "failed: ${failures[*]}"
