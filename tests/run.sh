@@ -51,32 +51,7 @@ tap() {
 	count "$name" "$out" "$rc"
 }
 
-# The host's steal and all CPU time so far (/proc/stat, in ticks), and the
-# steal's share of the time since such a mark, in percent.
-steal_mark() { awk '/^cpu / { t = 0; for (f = 2; f <= 9; f++) t += $f; print $9, t }' /proc/stat; }
-steal_since() {
-	awk -v m="$1" 'BEGIN { split(m, a, " ") }
-		/^cpu / { t = 0; for (f = 2; f <= 9; f++) t += $f
-			printf "%.1f\n", (t > a[2] ? 100 * ($9 - a[1]) / (t - a[2]) : 0) }' /proc/stat
-}
-
-# Until the host steals under 2% of a second in which a loop keeps every
-# CPU busy (an idle vCPU wants nothing, so the host steals nothing from
-# it), at most 120 s. Only this script's own loops, ended by PID.
-wait_quiet() {
-	local i c m pids
-	for i in $(seq 120); do
-		m=$(steal_mark)
-		pids=()
-		for c in $(seq 0 $((jobs - 1))); do
-			taskset -c "$c" timeout 1 bash -c 'while :; do :; done' &
-			pids+=($!)
-		done
-		wait "${pids[@]}"
-		awk -v s="$(steal_since "$m")" 'BEGIN { exit !(s < 2) }' && return 0
-	done
-	echo "  (the host stole 2% or more for 120 s)"
-}
+. tests/host.sh
 
 # An end-to-end suite: its checks measure real traffic and assume the
 # host leaves the machine alone. When one fails while the host stole 3% or
@@ -95,7 +70,7 @@ e2e() {
 	   awk -v s="$st" 'BEGIN { exit !(s >= 3) }'; then
 		echo "$name: failed while the host stole $st% of the machine; once more when it is quiet:"
 		grep -E '^not ok ' <<<"$out" | sed "s|^|  [$name, first run] |"
-		wait_quiet
+		host_quiet 120 || echo "  (the host stole 2% or more for 120 s)"
 		out=$("$@" 2>&1)
 		rc=$?
 		reruns+=("$name ($st% stolen)")

@@ -61,29 +61,13 @@ PY
 # jtrue FILE EXPR: succeeds when the expression holds
 jtrue() { [ "$(jpy "$1" "$2" 2>&1)" = true ]; }
 
-# wait_host: until the host steals under 2% of the machine's CPUs over a
-# second in which a loop keeps each of them busy (/proc/stat's steal
-# against all its time; an idle vCPU wants nothing and the host steals
-# nothing from it, and idle seconds under 2% came between runs that lost
-# 6-36%), at most 40 s. A try the host stole from is measured again only
-# once its spell is over: a spell of 16-18% lasted through three tries a
-# few seconds apart.
+# wait_host: until the host steals under 2% of the busy CPUs (host.sh),
+# at most 40 s. A try the host stole from is measured again only once its
+# spell is over: a spell of 16-18% lasted through three tries a few
+# seconds apart.
+. "$(dirname "${BASH_SOURCE[0]}")/../host.sh"
 wait_host() {
-	local i c sp
-	for i in $(seq 40); do
-		awk '/^cpu / { s = $9; t = 0; for (f = 2; f <= 9; f++) t += $f; print s, t }' /proc/stat >"$TMP/stat0"
-		sp=()
-		for c in $(seq 0 $(($(nproc) - 1))); do
-			taskset -c "$c" timeout 1 bash -c 'while :; do :; done' &
-			sp+=($!)
-			PIDS+=($!)
-		done
-		wait "${sp[@]}"
-		awk -v f="$TMP/stat0" 'BEGIN { getline l < f; split(l, a, " ") }
-			/^cpu / { s = $9; t = 0; for (k = 2; k <= 9; k++) t += $k
-				exit !(t > a[2] && 100 * (s - a[1]) / (t - a[2]) < 2) }' /proc/stat && return 0
-	done
-	echo "# the host stole 2% of the cpus or more for 40 s"
+	host_quiet 40 || echo "# the host stole 2% of the cpus or more for 40 s"
 }
 
 # wait_file FILE: until FILE is not empty (what a starting process writes
