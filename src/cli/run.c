@@ -283,6 +283,10 @@ static void print_tally(const struct rep_tally *t, const struct rep_plan *p,
 		       t->disturbed);
 	if (!t->k.n) {
 		puts(": none to summarize");
+		/* every repetition disturbed: --until-ci still says so */
+		if (p->until > 0)
+			printf("--until-ci %.3g%%: not reached: 0 samples count, an interval needs %d\n",
+			       p->until, STATS_SETTLE_MIN_N);
 		return;
 	}
 	stats_median(t->k.v, t->k.n, &med);
