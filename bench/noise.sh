@@ -21,9 +21,10 @@
 # the peer (A B A B ... across repetitions).  The table (stdout) gives for
 # every row and tool the median and the coefficient of variation (sample
 # standard deviation / mean) over all runs; for ours also over the runs not
-# flagged window.disturbed (foreign CPU load over 10% of the machine, or a
-# worker kept from its CPU over 5% of its time: window.starved), with
-# the count kept.  Then ours' CoV / the best peer's CoV and the target:
+# flagged window.disturbed (foreign CPU load over 10% of the machine, a
+# worker kept from its CPU over 5% of its time: window.starved, or the
+# host's steal on the test's CPUs over 2% of the window: window.stolen),
+# with the count kept.  Then ours' CoV / the best peer's CoV and the target:
 # ours' CoV at most half the peer's.  Ours' CoV there is the one over the
 # runs kept when at most one run was left out, else the one over all runs.
 # Progress and per-run figures go to stderr.
@@ -153,6 +154,8 @@ run_ours() {
 		                   | round / 10 | tostring) + "%" else "n/a" end)),
 		    ("procs=" + (if $m["cpu.foreign_tasks_pct"] then ($m["cpu.foreign_tasks_pct"].value * 10
 		                 | round / 10 | tostring) + "%" else "n/a" end)),
+		    ("stolen=" + (if $m["cpu.stolen_pct"] then ($m["cpu.stolen_pct"].value * 10
+		                  | round / 10 | tostring) + "%" else "n/a" end)),
 		    ("wait=" + ([$m["cpu.client.runq_wait_others_pct"].value, $m["cpu.server.runq_wait_others_pct"].value]
 		                | map(select(. != null)) | if length > 0 then (max * 10 | round / 10 | tostring) + "%"
 		                  else "-" end)),
@@ -559,8 +562,9 @@ echo "Gbps is the receiver side: ours throughput.gbps; iperf3 end.sum_received.b
 echo "(-J; for UDP without it, end.sum.bits_per_second x (1 - lost_percent/100)).  trans/s:"
 echo "ours transactions.per_s; sockperf ping-pong ReceivedMessages / RunTime of its"
 echo "[Valid Duration] line.  ours kept: the runs not flagged window.disturbed (foreign CPU"
-echo "load over 10% of the machine during the window, or a worker kept from its CPU over 5%"
-echo "of it: window.starved), kept/successful; runs o/p: successful"
+echo "load over 10% of the machine during the window, a worker kept from its CPU over 5%"
+echo "of it: window.starved, or the host's steal on the test's CPUs, both ends' added, over"
+echo "2% of it: window.stolen), kept/successful; runs o/p: successful"
 echo "runs of ours / of the peer (out of REPS=$REPS).  cov o/p: ours' cov / the peer's, ours'"
 echo "over the runs kept when at most one run was left out as disturbed (kept), else over"
 echo "all runs (all).  target: met when that cov is at most half the peer's.  machine floor:"

@@ -12,11 +12,12 @@ steal_since() {
 			printf "%.1f\n", (t > a[2] ? 100 * ($9 - a[1]) / (t - a[2]) : 0) }' /proc/stat
 }
 
-# host_quiet MAX_S: until the host steals under 2% of a second in which a
-# loop keeps every CPU busy, at most MAX_S seconds; 1 when it never did.
-# Busy, because an idle vCPU wants nothing and the host steals nothing
-# from it: idle seconds under 2% came between runs that lost 6-36%. The
-# loops end by themselves (timeout 1) and are waited for by PID.
+# host_quiet MAX_S: until the host steals under 1% of a second in which a
+# loop keeps every CPU busy (a sample's window.stolen is at 1% of each of
+# two CPUs), at most MAX_S seconds; 1 when it never did. Busy, because an
+# idle vCPU wants nothing and the host steals nothing from it: idle
+# seconds under 2% came between runs that lost 6-36%. The loops end by
+# themselves (timeout 1) and are waited for by PID.
 host_quiet() {
 	local i c m pids
 	for i in $(seq "$1"); do
@@ -27,7 +28,7 @@ host_quiet() {
 			pids+=($!)
 		done
 		wait "${pids[@]}"
-		awk -v s="$(steal_since "$m")" 'BEGIN { exit !(s < 2) }' && return 0
+		awk -v s="$(steal_since "$m")" 'BEGIN { exit !(s < 1) }' && return 0
 	done
 	return 1
 }

@@ -54,9 +54,10 @@ tap() {
 . tests/host.sh
 
 # An end-to-end suite: its checks measure real traffic and assume the
-# host leaves the machine alone. When one fails while the host stole 3% or
-# more of the machine over the suite (a quiet host: under 1%; a fresh
-# clone met spells of 20-45% that lasted minutes), the failed checks are
+# host leaves the machine alone. When one fails while the host stole 1% or
+# more of the machine over the suite (a quiet host: under 0.5%; a sample
+# is flagged from 2% of its window on its two CPUs; a fresh clone met
+# spells of 20-45% that lasted minutes), the failed checks are
 # shown, not counted, and the suite runs once more once the host is quiet;
 # that run is counted. A check that fails on a quiet host fails again.
 e2e() {
@@ -67,10 +68,10 @@ e2e() {
 	rc=$?
 	st=$(steal_since "$m")
 	if { grep -qE '^not ok ' <<<"$out" || [ "$rc" -ne 0 ]; } &&
-	   awk -v s="$st" 'BEGIN { exit !(s >= 3) }'; then
+	   awk -v s="$st" 'BEGIN { exit !(s >= 1) }'; then
 		echo "$name: failed while the host stole $st% of the machine; once more when it is quiet:"
 		grep -E '^not ok ' <<<"$out" | sed "s|^|  [$name, first run] |"
-		host_quiet 120 || echo "  (the host stole 2% or more for 120 s)"
+		host_quiet 120 || echo "  (the host stole 1% or more for 120 s)"
 		out=$("$@" 2>&1)
 		rc=$?
 		reruns+=("$name ($st% stolen)")

@@ -316,6 +316,51 @@ static bool starved(struct base_sample *s, const struct job_config *c,
 	return fmax(w[0], w[1]) > ENGINE_STARVED_PCT;
 }
 
+/* An end's host steal where its workers ran, in % of those CPUs' time
+ * over its window: its pinned CPUs', else the machine's; -1 unknown. */
+static double end_steal(const struct proto_end_report *e)
+{
+	if (e->cpu_test.valid)
+		return e->cpu_test.steal;
+	return e->cpu_all.valid ? e->cpu_all.steal : -1;
+}
+
+/* Whether the two ends' workers ran on different CPUs: on two machines,
+ * or both pinned with no CPU in common. */
+static bool ends_apart(const struct job_config *c, bool same_host)
+{
+	if (!same_host)
+		return true;
+	if (!c->cpus.n || !c->remote_cpus.n)
+		return false;
+	for (size_t i = 0; i < c->cpus.n; i++)
+		for (size_t j = 0; j < c->remote_cpus.n; j++)
+			if (c->cpus.cpu[i] == c->remote_cpus.cpu[j])
+				return false;
+	return true;
+}
+
+/*
+ * The host's steal on the test's CPUs (cpu.stolen_pct), over
+ * ENGINE_STOLEN_PCT of the window flagging window.stolen. A transaction
+ * waits on each end in turn, and each end's steal adds to its time; a
+ * stream's ends run at once, and the slower sets the pace: the two ends'
+ * steal added is the most it can have taken, and what it takes from
+ * request/response. When the ends share CPUs, it is the larger.
+ */
+static bool stolen(struct base_sample *s, const struct job_config *c,
+		   const struct engine_run *r, bool same_host)
+{
+	double a = end_steal(&r->local), b = end_steal(&r->remote), v;
+
+	if (a < 0 && b < 0)
+		return false;
+	v = ends_apart(c, same_host) ? fmax(a, 0) + fmax(b, 0) : fmax(a, b);
+	base_sample_set(s, "cpu.stolen_pct", "%", v);
+	base_sample_set(s, "window.stolen", "", v > ENGINE_STOLEN_PCT);
+	return v > ENGINE_STOLEN_PCT;
+}
+
 /*
  * Interference, two ways on each machine over the window: its busy CPU
  * minus the test's own processes (cpu.foreign_s and its share of all
@@ -323,8 +368,10 @@ static bool starved(struct base_sample *s, const struct job_config *c,
  * own exact CPU (cpu.foreign_tasks_s, its share). The first holds the
  * host's steal and tasks too short to be seen at both marks, and misses
  * load the ticks did not see; the second is exact for what it sees. A
- * sample where either share is over ENGINE_DISTURBED_PCT on either end is
- * flagged disturbed: stored and shown, left out of compare by default.
+ * sample where either share is over ENGINE_DISTURBED_PCT on either end, a
+ * worker was kept from its CPU (window.starved) or the host stole from the
+ * test's CPUs (window.stolen) is flagged disturbed: stored and shown, left
+ * out of compare by default.
  * Ends in two namespaces of one machine (the veth topology) count as one
  * machine: each end's CPU is the test's own on the other end's CPUs too.
  */
@@ -332,7 +379,7 @@ static void add_foreign(struct base_sample *s, const struct job_config *c,
 			const struct engine_run *r, bool same_host)
 {
 	double f, share = 0, fs, t, tp;
-	bool st;
+	bool st, sl;
 
 	same_host = same_host || engine_env_same_boot(r->env_local, r->env_remote);
 	f = foreign_s(&r->local, r->env_local, &r->remote, same_host);
@@ -369,7 +416,8 @@ static void add_foreign(struct base_sample *s, const struct job_config *c,
 	}
 	st = starved(s, c, r, same_host);
 	base_sample_set(s, "window.starved", "", st);
-	base_sample_set(s, "window.disturbed", "", share > ENGINE_DISTURBED_PCT || st);
+	sl = stolen(s, c, r, same_host);
+	base_sample_set(s, "window.disturbed", "", share > ENGINE_DISTURBED_PCT || st || sl);
 }
 
 /* "1:97%,0:3%": the CPUs that ran the network softirqs (NET_RX and

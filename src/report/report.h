@@ -15,7 +15,8 @@
 void report_sample_table(FILE *out, const struct base_sample *s);
 /* What flagged a sample disturbed, for a line: the foreign CPU of the end
  * with more of it, and how much of that was the host's steal; when a
- * worker was kept from its CPU (window.starved), how long it waited. */
+ * worker was kept from its CPU (window.starved), how long it waited; when
+ * the host stole from the test's CPUs (window.stolen), how much. */
 void report_disturbed_text(const struct base_sample *s, char *buf, size_t len);
 
 /* The compare table of one configuration: shown rows, then the notes.

@@ -192,12 +192,27 @@ static void starved_text(const struct base_sample *s, double min_pct, char *buf,
 		 n ? "; " : "", server ? "server" : "client", w);
 }
 
+/* "; the host stole 3.4% of the window from the test's CPUs" appended
+ * to buf, from at least min_pct (cpu.stolen_pct). */
+static void stolen_text(const struct base_sample *s, double min_pct, char *buf, size_t len)
+{
+	double v = mval(s, "cpu.stolen_pct");
+	size_t n = strlen(buf);
+
+	if (!(v >= min_pct) || n >= len)
+		return;
+	snprintf(buf + n, len - n, "%sthe host stole %.1f%% of the window from the test's CPUs (a contended host: its rates read low)",
+		 n ? "; " : "", v);
+}
+
 void report_disturbed_text(const struct base_sample *s, char *buf, size_t len)
 {
 	if (!foreign_text(s, ": the vCPUs waited while the host ran something else", buf, len))
 		snprintf(buf, len, "foreign CPU unknown");
 	if (mval(s, "window.starved") == 1)
 		starved_text(s, 0, buf, len);
+	if (mval(s, "window.stolen") == 1)
+		stolen_text(s, 0, buf, len);
 }
 
 /* Why a window is not steady: its trend, a level it moved to and kept,
@@ -265,6 +280,7 @@ static void print_window(FILE *out, const struct base_sample *s)
 		foreign_text(s, "", f, sizeof(f));
 		/* a wait under the flag's share is said from a point on */
 		starved_text(s, 1, f, sizeof(f));
+		stolen_text(s, 0.5, f, sizeof(f));
 		if (f[0])
 			fprintf(out, "; %s", f);
 	}

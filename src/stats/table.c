@@ -252,11 +252,13 @@ static double metric_or(const struct base_sample *s, const char *name, double df
 }
 
 /* Whether a sample's foreign CPU was mostly the host's steal, on the end
- * that had more foreign CPU. */
+ * that had more foreign CPU, or its steal on the test's CPUs flagged it. */
 static bool mostly_steal(const struct base_sample *s)
 {
 	double f, st;
 
+	if (flagged(s, "window.stolen"))
+		return true;
 	base_sample_foreign(s, &f, &st);
 	return f > 0 && st >= f / 2;
 }
@@ -346,6 +348,8 @@ static const struct {
 	  "window.disturbed is also raised by other processes' exact CPU in samples that have cpu.foreign_tasks_pct, and by the ticks' busy time alone in those without (a load the ticks missed left those unflagged)" },
 	{ "window.starved",
 	  "window.disturbed is also raised by a worker kept from its CPU, and cpu.foreign_busy_pct holds the host's steal whole, in samples that have window.starved (every worker on a CPU of its own, and a worker runnable but waiting over 5% of the window beyond the test's and the kernel's own threads), and not in those without (a load on one CPU of several, under 10% of the machine, left those unflagged, and the ticks' shortfall on the test's own CPU could hide up to 8 points of steal)" },
+	{ "cpu.stolen_pct",
+	  "window.disturbed is also raised by the host's steal on the test's CPUs over 2% of the window (window.stolen, the two ends' added) in samples that have cpu.stolen_pct, and not in those without (a steal under 10% of the machine left those unflagged, though a host that steals is contended: runs with over 2% read 20-25% low here)" },
 	{ "window.trend_rho",
 	  "window.not_steady comes from a trend test widened for the 100 ms rates' own persistence (window.trend_rho), or from a shift to another level that lasted, in samples that have window.trend_rho, and from the plain trend test in those without (which called trends in about one quiet window in six)" },
 };

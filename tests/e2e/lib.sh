@@ -61,13 +61,13 @@ PY
 # jtrue FILE EXPR: succeeds when the expression holds
 jtrue() { [ "$(jpy "$1" "$2" 2>&1)" = true ]; }
 
-# wait_host: until the host steals under 2% of the busy CPUs (host.sh),
+# wait_host: until the host steals under 1% of the busy CPUs (host.sh),
 # at most 40 s. A try the host stole from is measured again only once its
 # spell is over: a spell of 16-18% lasted through three tries a few
 # seconds apart.
 . "$(dirname "${BASH_SOURCE[0]}")/../host.sh"
 wait_host() {
-	host_quiet 40 || echo "# the host stole 2% of the cpus or more for 40 s"
+	host_quiet 40 || echo "# the host stole 1% of the cpus or more for 40 s"
 }
 
 # wait_file FILE: until FILE is not empty (what a starting process writes

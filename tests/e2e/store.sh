@@ -16,8 +16,9 @@ check "three samples stored under the label" \
 # disturbed, and then the summary counts 2 and says why)
 n3=$(sed -nE 's/^throughput.gbps over ([0-9]+) samples?( \(([0-9]+) more flagged disturbed by foreign CPU load: stored, left out here as compare leaves them out\))?:.*/\1 \3/p' "$TMP/out")
 read -r kept dist <<<"$n3"
+# (the interval needs 3 that count: with 2, the median, mean and cov)
 checkx "--reps 3 ends with the headline's median, cov and the 95% interval of its mean (${kept:-?} counted, ${dist:-0} disturbed)" \
-	'[ "$((${kept:-0} + ${dist:-0}))" -eq 3 ] && { [ "${kept:-0}" -lt 2 ] || grep -qE "^throughput.gbps over $kept samples.*: median [0-9.e+]+ Gbps, mean [0-9.e+]+, cov [0-9.]+%, 95% interval of the mean \+-[0-9.]+%$" "$TMP/out"; }' ||
+	'[ "$((${kept:-0} + ${dist:-0}))" -eq 3 ] && { [ "${kept:-0}" -lt 2 ] || grep -qE "^throughput.gbps over $kept samples.*: median [0-9.e+]+ Gbps, mean [0-9.e+]+, cov [0-9.]+%$([ "$kept" -ge 3 ] && echo ", 95% interval of the mean \+-[0-9.]+%")$" "$TMP/out"; }' ||
 	diag "$TMP/out" "over|repetition"
 checkx "... and the samples a side compare needs at that cov" \
 	'[ "${kept:-0}" -lt 2 ] || grep -qE "^at this cov, compare needs [0-9]+ samples a side to call a 5% change, [0-9]+ a 10% change \(alpha 0.05, power 0.8\)$" "$TMP/out"'
@@ -33,7 +34,7 @@ check "... and no line on the windows with fewer than 4 samples" \
 # when 4 or more did.
 timeout 90 "$NR" run tcp_rr -l 1s --warmup 0 --reps 5 --no-store >"$TMP/win4" 2>&1
 check "run --reps 5 exits 0" [ $? -eq 0 ] || diag "$TMP/win4"
-wn=$(sed -n 's/^transactions.per_s over \([0-9]*\) samples.*/\1/p' "$TMP/win4")
+wn=$(sed -n 's/^transactions.per_s over \([0-9]*\) samples\{0,1\}[ :].*/\1/p' "$TMP/win4")
 checkx "--reps 5: with 4 or more samples counted, how the rate went with the cpus' distance within the windows, right after the summary" \
 	'if [ "${wn:-0}" -ge 4 ]; then grep -A1 "^transactions.per_s over $wn samples" "$TMP/win4" | sed -n 2p | grep -qE "^the CPUs. distance within the windows: ln\(rate\) = [-+][0-9.]+ \[[-+][0-9.]+, [-+][0-9.]+\] x ln\(round trip\) \(p = [0-9.]+, [0-9]+ windows in which it varied, [0-9]+% of the variance within them\); (with it taken out \(every sample at [0-9]+ ns\): cov [0-9.]+%, as compare.s .xcpu_adj row sees it|not significant: nothing taken out)$|^the CPUs. distance within the windows: not fitted: (it varied within [012] of the $wn windows, a fit needs 3|a sample without its rate, or a window with fewer than 5 intervals that have a rate and a round trip)$"; else [ -n "$wn" ] && ! grep -q "^the CPUs. distance within the windows" "$TMP/win4"; fi' ||
 	diag "$TMP/win4" '^transactions.per_s over|^the CPUs'
@@ -644,7 +645,7 @@ check "show: an unrelated metric is not listed" sh -c '! grep -A9 "^what went wi
 python3 - "$TMP/all.jsonl" "$TMP/redef.jsonl" <<'PY'
 import json, sys, uuid
 base = json.loads(open(sys.argv[1]).readline())
-assert all(k in base["metrics"] for k in ("cpu.client.busy_ticks_pct", "cpu.foreign_tasks_pct", "window.starved"))
+assert all(k in base["metrics"] for k in ("cpu.client.busy_ticks_pct", "cpu.foreign_tasks_pct", "window.starved", "cpu.stolen_pct"))
 with open(sys.argv[2], "w") as out:
     for label in ("before", "after"):
         for i in range(3):
@@ -652,7 +653,7 @@ with open(sys.argv[2], "w") as out:
             d["sample_id"] = uuid.uuid4().hex
             d["label"] = label
             if label == "before":
-                for k in ("cpu.client.busy_ticks_pct", "cpu.server.busy_ticks_pct", "cpu.foreign_tasks_pct", "cpu.foreign_tasks_s", "window.starved", "window.trend_rho"):
+                for k in ("cpu.client.busy_ticks_pct", "cpu.server.busy_ticks_pct", "cpu.foreign_tasks_pct", "cpu.foreign_tasks_s", "window.starved", "window.trend_rho", "cpu.stolen_pct", "window.stolen"):
                     d["metrics"].pop(k, None)
             else:
                 # a 300 ms window has no trend test: as a longer one's
@@ -663,14 +664,14 @@ PY
 "$NR" compare --db "$TMP/redef.db" before after >"$TMP/redef.txt" 2>&1
 "$NR" compare --db "$TMP/redef.db" --json before after >"$TMP/redef.json" 2>/dev/null
 checkx "compare: samples that straddle changed definitions get a note for each, with the counts a side" \
-	'[ "$(grep -c "^note: measured by netregress builds that define a metric differently: .*(the new way: 0 of 3 samples of before, 3 of 3 of after)$" "$TMP/redef.txt")" -eq 4 ] && grep -q "define a metric differently: cpu.client.busy_pct and cpu.server.busy_pct" "$TMP/redef.txt" && grep -q "define a metric differently: window.disturbed is also raised by other" "$TMP/redef.txt" && grep -q "define a metric differently: window.disturbed is also raised by a worker kept from its CPU" "$TMP/redef.txt" && grep -q "define a metric differently: window.not_steady comes from a trend test widened" "$TMP/redef.txt"' ||
+	'[ "$(grep -c "^note: measured by netregress builds that define a metric differently: .*(the new way: 0 of 3 samples of before, 3 of 3 of after)$" "$TMP/redef.txt")" -eq 5 ] && grep -q "define a metric differently: cpu.client.busy_pct and cpu.server.busy_pct" "$TMP/redef.txt" && grep -q "define a metric differently: window.disturbed is also raised by other" "$TMP/redef.txt" && grep -q "define a metric differently: window.disturbed is also raised by a worker kept from its CPU" "$TMP/redef.txt" && grep -q "define a metric differently: window.not_steady comes from a trend test widened" "$TMP/redef.txt" && grep -q "define a metric differently: window.disturbed is also raised by the host.s steal on the test.s CPUs" "$TMP/redef.txt"' ||
 	diag "$TMP/redef.txt" "note"
 check "compare --json: the same as 'redefined', marker and counts" \
-	jtrue "$TMP/redef.json" 'sorted((r["marker"], r["a"], r["b"]) for c in d["configs"] for r in c["notes"].get("redefined", [])) == [("cpu.client.busy_ticks_pct", 0, 3), ("cpu.foreign_tasks_pct", 0, 3), ("window.starved", 0, 3), ("window.trend_rho", 0, 3)]'
+	jtrue "$TMP/redef.json" 'sorted((r["marker"], r["a"], r["b"]) for c in d["configs"] for r in c["notes"].get("redefined", [])) == [("cpu.client.busy_ticks_pct", 0, 3), ("cpu.foreign_tasks_pct", 0, 3), ("cpu.stolen_pct", 0, 3), ("window.starved", 0, 3), ("window.trend_rho", 0, 3)]'
 "$NR" report --db "$TMP/redef.db" --format md before after >"$TMP/redef.md" 2>/dev/null
 "$NR" report --db "$TMP/redef.db" -o "$TMP/redef.html" before after 2>/dev/null
 checkx "report: the Markdown and HTML notes name the labels, as compare does" \
-	'[ "$(grep -c "(the new way: 0 of 3 samples of before, 3 of 3 of after)" "$TMP/redef.md")" -eq 4 ] && [ "$(grep -o "(the new way: 0 of 3 samples of before, 3 of 3 of after)" "$TMP/redef.html" | wc -l)" -eq 4 ]' ||
+	'[ "$(grep -c "(the new way: 0 of 3 samples of before, 3 of 3 of after)" "$TMP/redef.md")" -eq 5 ] && [ "$(grep -o "(the new way: 0 of 3 samples of before, 3 of 3 of after)" "$TMP/redef.html" | wc -l)" -eq 5 ]' ||
 	diag "$TMP/redef.md" "new way"
 "$NR" show --db "$DB" base >"$TMP/show3"
 check "show: three samples are too few to say what went with the headline" sh -c '! grep -q "went with" "$1"' _ "$TMP/show3"

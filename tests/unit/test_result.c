@@ -2,8 +2,9 @@
 /*
  * A sample's interference figures from two reports built by hand: the
  * foreign CPU (the host's steal counted whole), the other processes' exact
- * CPU, and a worker kept from its CPU (window.starved), on one machine and
- * on two, from a peer that reports the longest wait and one that does not.
+ * CPU, a worker kept from its CPU (window.starved) and the host's steal on
+ * the test's CPUs (window.stolen), on one machine and on two, from a peer
+ * that reports the longest wait and one that does not.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -144,6 +145,8 @@ static void test_result_quiet_run_is_not_disturbed(void **state)
 	assert_float_equal(metric(f, "cpu.server.runq_wait_others_pct"), 0.0, 0);
 	assert_float_equal(metric(f, "cpu.client.runq_wait_pct"), 1.0, 1e-9);
 	assert_float_equal(metric(f, "window.starved"), 0, 0);
+	assert_float_equal(metric(f, "cpu.stolen_pct"), 0.0, 0);
+	assert_float_equal(metric(f, "window.stolen"), 0, 0);
 	assert_float_equal(metric(f, "window.disturbed"), 0, 0);
 	/* one machine: the server's own figures are not counted again */
 	assert_false(has(f, "cpu.server.foreign_s"));
@@ -168,10 +171,77 @@ static void test_result_steal_counts_whole(void **state)
 	/* with the busy time over the ends' own, the rest adds to the steal */
 	f->r.local.cpu_all.busy_ticks = 84;
 	f->r.local.cpu_all.steal = 4;
+	f->r.remote.cpu_all.steal = 4;
 	build(f);
 	assert_float_equal(metric(f, "cpu.foreign_s"), 0.08 + 0.10, 1e-9);
+	assert_float_equal(metric(f, "cpu.foreign_busy_pct"), 9.0, 1e-9);
 	assert_float_equal(metric(f, "cpu.foreign_steal_pct"), 4.0, 1e-9);
+	/* under the machine's 10%, but 4% stolen from each end's CPU (no
+	 * test CPUs' figures: the machine's) is 8% of the window */
+	assert_float_equal(metric(f, "cpu.stolen_pct"), 8.0, 1e-9);
+	assert_float_equal(metric(f, "window.stolen"), 1, 0);
+	assert_float_equal(metric(f, "window.disturbed"), 1, 0);
+}
+
+/*
+ * The host's steal on the test's CPUs: each end's pinned CPUs' share,
+ * the two added when the ends are apart, the larger when they share a
+ * CPU or one is not pinned; over 2% of the window flags window.stolen.
+ */
+static void test_result_stolen_from_test_cpus(void **state)
+{
+	struct fixture *f = *state;
+
+	f->r.local.cpu_all.steal = f->r.remote.cpu_all.steal = 0.9;
+	f->r.local.cpu_test.valid = f->r.remote.cpu_test.valid = true;
+	f->r.local.cpu_test.steal = 1.2;
+	f->r.remote.cpu_test.steal = 0.9;
+	build(f);
+	assert_float_equal(metric(f, "cpu.stolen_pct"), 2.1, 1e-9);
+	assert_float_equal(metric(f, "window.stolen"), 1, 0);
+	assert_float_equal(metric(f, "window.disturbed"), 1, 0);
+	/* nothing else flagged it */
+	assert_true(metric(f, "cpu.foreign_busy_pct") < ENGINE_DISTURBED_PCT);
+	assert_float_equal(metric(f, "window.starved"), 0, 0);
+
+	f->r.remote.cpu_test.steal = 0.7;
+	build(f);
+	assert_float_equal(metric(f, "cpu.stolen_pct"), 1.9, 1e-9);
+	assert_float_equal(metric(f, "window.stolen"), 0, 0);
 	assert_float_equal(metric(f, "window.disturbed"), 0, 0);
+
+	/* both ends on CPU 0: the steal is counted once, the larger end's */
+	f->r.remote.cpu_test.steal = 2.5;
+	f->c.remote_cpus.cpu[0] = 0;
+	build(f);
+	assert_float_equal(metric(f, "cpu.stolen_pct"), 2.5, 1e-9);
+	assert_float_equal(metric(f, "window.stolen"), 1, 0);
+
+	/* the server not pinned: its share is the machine's, and it may
+	 * have run on the client's CPU */
+	f->c.remote_cpus.n = 0;
+	f->r.remote.cpu_test.valid = false;
+	build(f);
+	assert_float_equal(metric(f, "cpu.stolen_pct"), 1.2, 1e-9);
+	assert_float_equal(metric(f, "window.stolen"), 0, 0);
+
+	/* two machines: each end's own steal, added */
+	f->c.remote_cpus.n = 1;
+	f->c.remote_cpus.cpu[0] = 0;
+	f->r.remote.cpu_test.valid = true;
+	f->r.remote.cpu_test.steal = 1.0;
+	f->same_host = false;
+	json_object_set_new(f->r.env_remote, "boot_id", json_string("other"));
+	build(f);
+	assert_float_equal(metric(f, "cpu.stolen_pct"), 2.2, 1e-9);
+	assert_float_equal(metric(f, "window.stolen"), 1, 0);
+
+	/* neither end's steal known: not judged */
+	f->r.local.cpu_test.valid = f->r.remote.cpu_test.valid = false;
+	f->r.local.cpu_all.valid = f->r.remote.cpu_all.valid = false;
+	build(f);
+	assert_false(has(f, "cpu.stolen_pct"));
+	assert_false(has(f, "window.stolen"));
 }
 
 static void test_result_other_processes_exact(void **state)
@@ -314,6 +384,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_result_quiet_run_is_not_disturbed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_steal_counts_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_stolen_from_test_cpus, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_other_processes_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_starved_worker, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_longest_wait_or_the_mean, setup, teardown),

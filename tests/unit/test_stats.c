@@ -1941,7 +1941,8 @@ static void test_disturbed_samples_counted_with_other_processes(void **state)
 /*
  * Samples flagged disturbed are left out and counted, and so are those of
  * them whose foreign CPU was mostly the host's steal, on whichever end had
- * more of it; --keep-disturbed pools them and counts none.
+ * more of it, or that the host's steal on the test's CPUs flagged
+ * (window.stolen); --keep-disturbed pools them and counts none.
  */
 static void test_disturbed_samples_counted_with_the_hosts_steal(void **state)
 {
@@ -1969,11 +1970,17 @@ static void test_disturbed_samples_counted_with_the_hosts_steal(void **state)
 			assert_int_equal(base_sample_set(&b[i], "cpu.server.foreign_steal_pct", "%", fb[i][3]), 0);
 		}
 	}
+	/* a stream's 3.5% foreign, 0.5 of it steal, but 2.4% of the
+	 * window stolen from its two CPUs */
+	assert_int_equal(base_sample_set(&b[5], "cpu.foreign_busy_pct", "%", 3.5), 0);
+	assert_int_equal(base_sample_set(&b[5], "cpu.foreign_steal_pct", "%", 0.5), 0);
+	assert_int_equal(base_sample_set(&b[5], "window.stolen", "", 1), 0);
+	assert_int_equal(base_sample_set(&b[5], "window.disturbed", "", 1), 0);
 	assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, &t), 0);
 	assert_int_equal(t.notes.disturbed_a, 0);
-	assert_int_equal(t.notes.disturbed_b, 3);
-	/* 25 of 30 on the client; 30 of the server's 40 */
-	assert_int_equal(t.notes.disturbed_steal_b, 2);
+	assert_int_equal(t.notes.disturbed_b, 4);
+	/* 25 of 30 on the client; 30 of the server's 40; the stolen one */
+	assert_int_equal(t.notes.disturbed_steal_b, 3);
 	assert_int_equal(t.notes.disturbed_steal_a, 0);
 	stats_table_release(&t);
 	o.keep_disturbed = true;
