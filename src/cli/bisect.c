@@ -61,7 +61,7 @@ static const char bisect_help[] =
 	"      --settle TIME       after a run flagged disturbed, wait until the\n"
 	"                          machine is quiet (left alone, its CPUs busy\n"
 	"                          under 3%; kept busy, the host stealing under\n"
-	"                          2% of them: a half second each) for up to TIME\n"
+	"                          1% of them: a half second each) for up to TIME\n"
 	"                          before the next (default 0: at once)\n"
 	"log:\n"
 	"      --repo DIR          name parents, to confirm the first bad commit\n"

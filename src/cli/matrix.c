@@ -64,7 +64,7 @@ static const char matrix_help[] =
 	"      --settle TIME      before measuring a disturbed step again, wait\n"
 	"                         until the machine is quiet (left alone, its CPUs\n"
 	"                         busy under 3%; kept busy, the host stealing\n"
-	"                         under 2% of them: a half second each), for up\n"
+	"                         under 1% of them: a half second each), for up\n"
 	"                         to TIME (default 0: at once; a machine kept\n"
 	"                         busy by a process that does not end costs TIME\n"
 	"                         a disturbed step)\n";

@@ -92,7 +92,7 @@ static const char run_help[] =
 	"      --settle TIME       with several: after a repetition flagged\n"
 	"                          disturbed, wait until the machine is quiet (left\n"
 	"                          alone, its CPUs busy under 3%; kept busy, the\n"
-	"                          host stealing under 2% of them: a half second\n"
+	"                          host stealing under 1% of them: a half second\n"
 	"                          each) for up to TIME before the next (default 0)\n"
 	"      --db PATH           store samples here (default $NETREGRESS_DB or\n"
 	"                          ./netregress.db), each the moment it finishes\n"

@@ -25,9 +25,11 @@
  * share of their time over the idle half; the disturbed flag is at 10%,
  * and an idle 2-vCPU guest here read 0.5-1.1% */
 #define CLI_QUIET_PCT 3.0
-/* ... and the host's steal of the spinning CPUs' time under this share
- * (steal counted in USER_HZ ticks: 1% of two CPUs over the half second) */
-#define CLI_QUIET_STEAL_PCT 2.0
+/* ... and the host's steal of the spinning CPUs' time under this share:
+ * a sample's window.stolen is at 2% of its window over two CPUs, 1% of
+ * each (steal counted in USER_HZ ticks: 1% of two CPUs over the half
+ * second, so no tick of it) */
+#define CLI_QUIET_STEAL_PCT 1.0
 
 /*
  * Probe the machine a second at a time until it is quiet (CLI_QUIET_PCT,
