@@ -87,6 +87,10 @@ static const char run_help[] =
 	"      --until-ci PCT      repeat until the 95% interval of the headline's\n"
 	"                          mean is within +-PCT% (at least 3 and --reps\n"
 	"                          samples; those flagged disturbed do not count)\n"
+	"      --keep-disturbed    count the repetitions flagged disturbed in the\n"
+	"                          summary and --until-ci, as compare\n"
+	"                          --keep-disturbed pools them (a host that always\n"
+	"                          steals: every sample disturbed)\n"
 	"      --max-reps N        the cap for --until-ci (default 3 x --reps,\n"
 	"                          at least 9)\n"
 	"      --settle TIME       with several: after a repetition flagged\n"
@@ -121,7 +125,7 @@ enum {
 	OPT_LABEL, OPT_JSON, OPT_CTIMEOUT, OPT_CONTROL_TIMEOUT,
 	OPT_DB, OPT_NO_STORE, OPT_REPS, OPT_PROFILE,
 	OPT_NO_COLLECT, OPT_SPEED, OPT_NO_SPEED, OPT_XCPU, OPT_NO_XCPU, OPT_OVERHEAD,
-	OPT_UNTIL, OPT_MAXREPS, OPT_SETTLE,
+	OPT_UNTIL, OPT_MAXREPS, OPT_SETTLE, OPT_KEEP,
 };
 
 static const struct option run_opts[] = {
@@ -139,6 +143,7 @@ static const struct option run_opts[] = {
 	{ "no-store", no_argument, NULL, OPT_NO_STORE },
 	{ "reps", required_argument, NULL, OPT_REPS },
 	{ "until-ci", required_argument, NULL, OPT_UNTIL },
+	{ "keep-disturbed", no_argument, NULL, OPT_KEEP },
 	{ "max-reps", required_argument, NULL, OPT_MAXREPS },
 	{ "settle", required_argument, NULL, OPT_SETTLE },
 	{ "profile", no_argument, NULL, OPT_PROFILE },
@@ -218,12 +223,15 @@ struct rep_plan {
 	double until;      /* > 0: then until the mean is known within +-until % */
 	uint64_t max_reps; /* and at most this many (until > 0) */
 	int64_t settle_ns; /* after a disturbed one: wait this long at most for a quiet machine */
+	bool keep_disturbed; /* those flagged disturbed count too */
 };
 
-/* The headline of every repetition that counts: not flagged disturbed. */
+/* The headline of every repetition that counts: not flagged disturbed,
+ * unless the plan keeps those. */
 struct rep_tally {
 	struct cli_tally k;
-	size_t disturbed;
+	size_t disturbed; /* flagged: left out, or counted when kept */
+	bool keep;
 	char unit[32];
 };
 
@@ -248,7 +256,8 @@ static int tally_add(struct rep_tally *t, const struct base_sample *s,
 
 	if (disturbed(s)) {
 		t->disturbed++;
-		return 0;
+		if (!t->keep)
+			return 0;
 	}
 	if (!m || !isfinite(m->value))
 		return 0;
@@ -278,7 +287,10 @@ static void print_tally(const struct rep_tally *t, const struct rep_plan *p,
 	size_t n5, n10;
 
 	printf("\n%s over %zu sample%s", headline, t->k.n, t->k.n == 1 ? "" : "s");
-	if (t->disturbed)
+	if (t->disturbed && t->keep)
+		printf(" (%zu of them flagged disturbed by foreign CPU load: counted, as --keep-disturbed asks)",
+		       t->disturbed);
+	else if (t->disturbed)
 		printf(" (%zu more flagged disturbed by foreign CPU load: stored, left out here as compare leaves them out)",
 		       t->disturbed);
 	if (!t->k.n) {
@@ -331,7 +343,7 @@ static int run_reps(const struct engine_client_opts *o, const char *label,
 	bool many = plan->reps > 1 || plan->until > 0;
 	json_t *docs = json && many ? json_array() : NULL;
 	const char *headline = stats_headline_metric(job_test_name(o->cfg.test));
-	struct rep_tally tally = { 0 };
+	struct rep_tally tally = { .keep = plan->keep_disturbed };
 	int code = EXIT_OK;
 	uint64_t rep = 0;
 
@@ -408,7 +420,8 @@ static int run_reps(const struct engine_client_opts *o, const char *label,
 				char why[512];
 
 				report_disturbed_text(&sample, why, sizeof(why));
-				printf("; DISTURBED: %s (not counted)", why);
+				printf("; DISTURBED: %s (%s)", why,
+				       plan->keep_disturbed ? "counted: --keep-disturbed" : "not counted");
 			}
 			putchar('\n');
 			fflush(stdout);
@@ -549,6 +562,9 @@ int cmd_run(int argc, char **argv)
 			if (!cli_duration("--settle", optarg, &plan.settle_ns))
 				return EXIT_USAGE;
 			break;
+		case OPT_KEEP:
+			plan.keep_disturbed = true;
+			break;
 		case OPT_CTIMEOUT:
 			if (!cli_duration("--connect-timeout", optarg, &o.connect_timeout_ns))
 				return EXIT_USAGE;
@@ -613,6 +629,10 @@ int cmd_run(int argc, char **argv)
 	}
 	if (plan.settle_ns && plan.reps < 2 && !(plan.until > 0)) {
 		cli_error("--settle waits between repetitions: expected --reps N (N >= 2) or --until-ci PCT with it");
+		return EXIT_USAGE;
+	}
+	if (plan.keep_disturbed && plan.reps < 2 && !(plan.until > 0)) {
+		cli_error("--keep-disturbed counts repetitions in the summary: expected --reps N (N >= 2) or --until-ci PCT with it");
 		return EXIT_USAGE;
 	}
 	if (plan.until > 0 && !plan.max_reps)

@@ -27,8 +27,9 @@
 #define CLI_QUIET_PCT 3.0
 /* ... and the host's steal of the spinning CPUs' time under this share:
  * a sample's window.stolen is at 2% of its window over two CPUs, 1% of
- * each (steal counted in USER_HZ ticks: 1% of two CPUs over the half
- * second, so no tick of it) */
+ * each (steal counted in USER_HZ ticks: one is 1% of two CPUs over the
+ * half second, and a little under it once the probe's time is over 100
+ * ticks, so a tick at most) */
 #define CLI_QUIET_STEAL_PCT 1.0
 
 /*

@@ -248,6 +248,19 @@ unhog
 checkx "run --until-ci, every repetition disturbed: none to summarize, and the interval not reached with 0 samples counting" \
 	'[ $rc -eq 0 ] && grep -q "^transactions.per_s over 0 samples (3 more flagged disturbed by foreign CPU load.*: none to summarize$" "$TMP/untilhog" && grep -qx -- "--until-ci 100%: not reached: 0 samples count, an interval needs 3" "$TMP/untilhog"' ||
 	diag "$TMP/untilhog"
+# ... and with --keep-disturbed the same three count, each line saying so
+hog 2
+timeout 120 "$NR" run udp_rr -l 300ms --warmup 0 --until-ci 100 --max-reps 3 --keep-disturbed --no-store >"$TMP/untilkeep" 2>&1
+rc=$?
+unhog
+checkx "run --until-ci --keep-disturbed, every repetition disturbed: all three counted in the summary and the interval" \
+	'[ $rc -eq 0 ] && [ "$(grep -c "^repetition [123] (at most 3): .*; DISTURBED: .* (counted: --keep-disturbed)$" "$TMP/untilkeep")" -eq 3 ] && grep -qE "^transactions.per_s over 3 samples \(3 of them flagged disturbed by foreign CPU load: counted, as --keep-disturbed asks\): median [0-9.e+]+ trans/s, mean [0-9.e+]+, cov [0-9.]+%, 95% interval of the mean \+-[0-9.]+%$" "$TMP/untilkeep" && grep -qE -- "^--until-ci 100%: (reached after 3 samples \(\+-[0-9.]+%\)|not reached: \+-[0-9.]+% after 3 samples \(--max-reps\))$" "$TMP/untilkeep"' ||
+	diag "$TMP/untilkeep"
+"$NR" run tcp_stream --keep-disturbed --no-store >"$TMP/keep1" 2>&1
+rc=$?
+checkx "run --keep-disturbed without several repetitions is refused (exit 2), naming what it needs" \
+	'[ $rc -eq 2 ] && grep -q "^netregress: --keep-disturbed counts repetitions in the summary: expected --reps N (N >= 2) or --until-ci PCT with it$" "$TMP/keep1"' ||
+	diag "$TMP/keep1"
 "$NR" run tcp_stream --settle 5s --no-store >"$TMP/settle1" 2>&1
 rc=$?
 checkx "run --settle without several repetitions is refused (exit 2), naming what it needs" \
