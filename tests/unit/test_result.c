@@ -177,7 +177,8 @@ static void test_result_steal_counts_whole(void **state)
 	assert_float_equal(metric(f, "cpu.foreign_busy_pct"), 9.0, 1e-9);
 	assert_float_equal(metric(f, "cpu.foreign_steal_pct"), 4.0, 1e-9);
 	/* under the machine's 10%, but 4% stolen from each end's CPU (no
-	 * test CPUs' figures: the machine's) is 8% of the window */
+	 * test CPUs' figures: the machine's) is 8% of the window, 6% with a
+	 * tick of the 1 s off each */
 	assert_float_equal(metric(f, "cpu.stolen_pct"), 8.0, 1e-9);
 	assert_float_equal(metric(f, "window.stolen"), 1, 0);
 	assert_float_equal(metric(f, "window.disturbed"), 1, 0);
@@ -186,7 +187,8 @@ static void test_result_steal_counts_whole(void **state)
 /*
  * The host's steal on the test's CPUs: each end's pinned CPUs' share,
  * the two added when the ends are apart, the larger when they share a
- * CPU or one is not pinned; over 2% of the window flags window.stolen.
+ * CPU or one is not pinned; window.stolen when that is over 2% of the
+ * window with a tick (1% of the fixture's 1 s) taken off each end's.
  */
 static void test_result_stolen_from_test_cpus(void **state)
 {
@@ -194,27 +196,39 @@ static void test_result_stolen_from_test_cpus(void **state)
 
 	f->r.local.cpu_all.steal = f->r.remote.cpu_all.steal = 0.9;
 	f->r.local.cpu_test.valid = f->r.remote.cpu_test.valid = true;
-	f->r.local.cpu_test.steal = 1.2;
-	f->r.remote.cpu_test.steal = 0.9;
+	f->r.local.cpu_test.steal = 2.2;
+	f->r.remote.cpu_test.steal = 1.9;
 	build(f);
-	assert_float_equal(metric(f, "cpu.stolen_pct"), 2.1, 1e-9);
+	assert_float_equal(metric(f, "cpu.stolen_pct"), 4.1, 1e-9);
+	/* 1.2 + 0.9 with the ticks off */
 	assert_float_equal(metric(f, "window.stolen"), 1, 0);
 	assert_float_equal(metric(f, "window.disturbed"), 1, 0);
 	/* nothing else flagged it */
 	assert_true(metric(f, "cpu.foreign_busy_pct") < ENGINE_DISTURBED_PCT);
 	assert_float_equal(metric(f, "window.starved"), 0, 0);
 
-	f->r.remote.cpu_test.steal = 0.7;
+	/* 3.9 read, but 1.9 with the ticks off */
+	f->r.remote.cpu_test.steal = 1.7;
 	build(f);
-	assert_float_equal(metric(f, "cpu.stolen_pct"), 1.9, 1e-9);
+	assert_float_equal(metric(f, "cpu.stolen_pct"), 3.9, 1e-9);
 	assert_float_equal(metric(f, "window.stolen"), 0, 0);
 	assert_float_equal(metric(f, "window.disturbed"), 0, 0);
 
+	/* one tick of a 300 ms window is 3.3% of it: not a contended host */
+	f->r.local.window_ns = f->r.remote.window_ns = 300 * MS;
+	f->r.local.cpu_test.steal = 100.0 / 30;
+	f->r.remote.cpu_test.steal = 0;
+	build(f);
+	assert_float_equal(metric(f, "cpu.stolen_pct"), 100.0 / 30, 1e-9);
+	assert_float_equal(metric(f, "window.stolen"), 0, 0);
+	f->r.local.window_ns = f->r.remote.window_ns = NS_PER_S;
+
 	/* both ends on CPU 0: the steal is counted once, the larger end's */
-	f->r.remote.cpu_test.steal = 2.5;
+	f->r.local.cpu_test.steal = 2.2;
+	f->r.remote.cpu_test.steal = 3.5;
 	f->c.remote_cpus.cpu[0] = 0;
 	build(f);
-	assert_float_equal(metric(f, "cpu.stolen_pct"), 2.5, 1e-9);
+	assert_float_equal(metric(f, "cpu.stolen_pct"), 3.5, 1e-9);
 	assert_float_equal(metric(f, "window.stolen"), 1, 0);
 
 	/* the server not pinned: its share is the machine's, and it may
@@ -222,18 +236,18 @@ static void test_result_stolen_from_test_cpus(void **state)
 	f->c.remote_cpus.n = 0;
 	f->r.remote.cpu_test.valid = false;
 	build(f);
-	assert_float_equal(metric(f, "cpu.stolen_pct"), 1.2, 1e-9);
+	assert_float_equal(metric(f, "cpu.stolen_pct"), 2.2, 1e-9);
 	assert_float_equal(metric(f, "window.stolen"), 0, 0);
 
 	/* two machines: each end's own steal, added */
 	f->c.remote_cpus.n = 1;
 	f->c.remote_cpus.cpu[0] = 0;
 	f->r.remote.cpu_test.valid = true;
-	f->r.remote.cpu_test.steal = 1.0;
+	f->r.remote.cpu_test.steal = 2.0;
 	f->same_host = false;
 	json_object_set_new(f->r.env_remote, "boot_id", json_string("other"));
 	build(f);
-	assert_float_equal(metric(f, "cpu.stolen_pct"), 2.2, 1e-9);
+	assert_float_equal(metric(f, "cpu.stolen_pct"), 4.2, 1e-9);
 	assert_float_equal(metric(f, "window.stolen"), 1, 0);
 
 	/* neither end's steal known: not judged */
