@@ -16,11 +16,12 @@
 #define ENGINE_STARVED_PCT 5.0
 /* ... or when the host's steal on the CPUs the test's workers ran on,
  * the client's and the server's added, each less a tick, is over this
- * share of the window (window.stolen). Steal marks a contended host beyond the time it takes:
- * of 40 tcp_rr and 40 tcp_stream runs of 3 s on a 2-vCPU guest, those
- * over 2% (7 and 3) read 20% and 25% under those with none, those with
- * 0.5-2% 12-27% under; 55 of the 80 had under 0.5%. The flag takes the
- * large part; a smaller steal is still said with the sample. */
+ * share of the window (window.stolen). Steal marks a contended host
+ * beyond the time it takes: of 40 tcp_rr and 40 tcp_stream runs of 3 s
+ * on a 2-vCPU guest, those over 2% (7 and 3) read 20% and 25% under
+ * those with none, those with 0.5-2% 12-27% under; 55 of the 80 had
+ * under 0.5%. The flag takes the large part; a smaller steal is still
+ * said with the sample. */
 #define ENGINE_STOLEN_PCT 2.0
 
 /*

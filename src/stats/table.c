@@ -252,13 +252,11 @@ static double metric_or(const struct base_sample *s, const char *name, double df
 }
 
 /* Whether a sample's foreign CPU was mostly the host's steal, on the end
- * that had more foreign CPU, or its steal on the test's CPUs flagged it. */
+ * that had more foreign CPU. */
 static bool mostly_steal(const struct base_sample *s)
 {
 	double f, st;
 
-	if (flagged(s, "window.stolen"))
-		return true;
 	base_sample_foreign(s, &f, &st);
 	return f > 0 && st >= f / 2;
 }
@@ -319,8 +317,13 @@ static size_t undisturbed(const struct base_sample *const *s, size_t n,
 				f->mixed_gap = gap;
 		}
 		if (!keep && flagged(s[i], "window.disturbed")) {
-			f->dropped_steal += mostly_steal(s[i]);
-			f->dropped_procs += mostly_procs(s[i], f);
+			bool procs = mostly_procs(s[i], f);
+
+			/* the host's steal on the test's CPUs flagged it, and
+			 * other processes were not most of its foreign CPU */
+			f->dropped_steal += mostly_steal(s[i]) ||
+					    (flagged(s[i], "window.stolen") && !procs);
+			f->dropped_procs += procs;
 			f->dropped_starved += flagged(s[i], "window.starved");
 			continue;
 		}

@@ -51,7 +51,8 @@ struct stats_notes {
 	size_t disturbed_a, disturbed_b; /* samples left out as disturbed */
 	/* of those, the ones whose foreign CPU was mostly the host's steal
 	 * (cpu.foreign_steal_pct at least half of it, on the end with more)
-	 * or that its steal on the test's CPUs flagged (window.stolen) */
+	 * or that its steal on the test's CPUs flagged (window.stolen) when
+	 * other processes were not most of it */
 	size_t disturbed_steal_a, disturbed_steal_b;
 	/* and those whose foreign CPU was mostly other processes
 	 * (cpu.foreign_tasks_pct at least half of it), with the busiest

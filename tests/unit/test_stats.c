@@ -1976,11 +1976,19 @@ static void test_disturbed_samples_counted_with_the_hosts_steal(void **state)
 	assert_int_equal(base_sample_set(&b[5], "cpu.foreign_steal_pct", "%", 0.5), 0);
 	assert_int_equal(base_sample_set(&b[5], "window.stolen", "", 1), 0);
 	assert_int_equal(base_sample_set(&b[5], "window.disturbed", "", 1), 0);
+	/* stolen too, but 6 of its 8 points were other processes */
+	assert_int_equal(base_sample_set(&b[1], "cpu.foreign_busy_pct", "%", 8), 0);
+	assert_int_equal(base_sample_set(&b[1], "cpu.foreign_steal_pct", "%", 1), 0);
+	assert_int_equal(base_sample_set(&b[1], "cpu.foreign_tasks_pct", "%", 6), 0);
+	assert_int_equal(base_sample_set(&b[1], "window.stolen", "", 1), 0);
+	assert_int_equal(base_sample_set(&b[1], "window.disturbed", "", 1), 0);
 	assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, &t), 0);
 	assert_int_equal(t.notes.disturbed_a, 0);
-	assert_int_equal(t.notes.disturbed_b, 4);
-	/* 25 of 30 on the client; 30 of the server's 40; the stolen one */
+	assert_int_equal(t.notes.disturbed_b, 5);
+	/* 25 of 30 on the client; 30 of the server's 40; the stolen one
+	 * that other processes did not mostly take */
 	assert_int_equal(t.notes.disturbed_steal_b, 3);
+	assert_int_equal(t.notes.disturbed_procs_b, 1);
 	assert_int_equal(t.notes.disturbed_steal_a, 0);
 	stats_table_release(&t);
 	o.keep_disturbed = true;
