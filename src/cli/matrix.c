@@ -36,7 +36,8 @@ static const char matrix_help[] =
 	"sample stored the moment it finishes. Ctrl-C stops cleanly; --resume\n"
 	"finishes an interrupted matrix without repeating what is stored. The\n"
 	"summary (and --until-ci) counts the label's samples of each\n"
-	"configuration that compare will use, those stored before this run too.\n"
+	"configuration that compare will use, those stored before this run too\n"
+	"(with --keep-disturbed, those compare --keep-disturbed pools).\n"
 	"A job with `labels` runs every configuration under each label,\n"
 	"interleaved, setting the label's sysctls before its runs (in a veth\n"
 	"topology's namespaces too) and putting them back at the end, then\n"
@@ -46,7 +47,8 @@ static const char matrix_help[] =
 	"      --label LABEL      overrides the job's label (default: kernel release;\n"
 	"                         not with the job's labels)\n"
 	"      --resume           skip the repetitions already stored under the label\n"
-	"                         (those compare will use: not a disturbed sample)\n"
+	"                         (those compare will use: not a disturbed sample,\n"
+	"                         unless --keep-disturbed)\n"
 	"      --dry-run          print the plan and its expected duration, run nothing\n"
 	"      --seed N           overrides the job's seed\n"
 	"      --baseline LABEL   at the end, compare against this label (each of\n"
@@ -67,14 +69,21 @@ static const char matrix_help[] =
 	"                         under 1% of them: a half second each), for up\n"
 	"                         to TIME (default 0: at once; a machine kept\n"
 	"                         busy by a process that does not end costs TIME\n"
-	"                         a disturbed step)\n";
+	"                         a disturbed step)\n"
+	"      --keep-disturbed   do not measure a disturbed step again: count its\n"
+	"                         sample in the summary and --until-ci, as compare\n"
+	"                         --keep-disturbed pools them, and pool them in the\n"
+	"                         compares at the end (a host that always steals:\n"
+	"                         every sample disturbed); not with --settle\n";
 
 struct cell_state {
 	/* the headlines compare will use, in run order, with their windows:
 	 * those stored under the label before this run, then those measured now */
 	struct cli_tally k;
 	unsigned stored; /* samples stored under the label before this run */
-	unsigned earlier; /* of those, the ones in k (not disturbed, a headline) */
+	unsigned earlier; /* of those, the ones in k (a headline, not disturbed
+			   * unless --keep-disturbed) */
+	unsigned earlier_disturbed; /* of those in k, the ones flagged disturbed */
 };
 
 /* A label the matrix stores under, and the sysctls it sets. */
@@ -108,6 +117,10 @@ struct matrix {
 	size_t done, total;
 	unsigned failures, disturbed;
 	unsigned kept_out; /* disturbed on the second try too: stored, not counted */
+	/* --keep-disturbed: a disturbed sample counts as compare
+	 * --keep-disturbed pools it, and its step is not run again */
+	bool keep_disturbed;
+	unsigned counted_disturbed; /* with it, this run's disturbed samples in the summary */
 	unsigned not_steady, mixed; /* samples whose window trended, or left a level and came back */
 	unsigned moved; /* samples in whose window the host moved the test's CPUs */
 	bool retrying;
@@ -159,22 +172,26 @@ static int count_stored(struct matrix *m, struct base_err *err)
 struct earlier_ctx {
 	struct cell_state *cs;
 	const char *headline;
+	bool keep; /* --keep-disturbed */
 };
 
 /* A sample stored before this run: into its cell's tally as compare will
- * take it, so not when disturbed. */
+ * take it, so not when disturbed (as compare --keep-disturbed, with
+ * --keep-disturbed). */
 static int load_earlier(void *ctx, const struct base_sample *s, int64_t run_order)
 {
 	struct earlier_ctx *e = ctx;
 	const struct sample_metric *h = base_sample_get(s, e->headline);
 	const struct sample_metric *d = base_sample_get(s, "window.disturbed");
+	bool disturbed = d && d->value != 0;
 
 	(void)run_order;
-	if (!h || !isfinite(h->value) || (d && d->value != 0))
+	if (!h || !isfinite(h->value) || (disturbed && !e->keep))
 		return 0;
 	if (cli_tally_add(&e->cs->k, s, h->value))
 		return -ENOMEM;
 	e->cs->earlier++;
+	e->cs->earlier_disturbed += disturbed;
 	return 0;
 }
 
@@ -185,7 +202,8 @@ static int load_stored(struct matrix *m, struct base_err *err)
 		const struct job_cell *c = &m->cells[u % m->ncells];
 		const char *label = m->labels[u / m->ncells].name;
 		struct earlier_ctx e = {
-			&m->st[u], stats_headline_metric(job_test_name(c->cfg.test))
+			&m->st[u], stats_headline_metric(job_test_name(c->cfg.test)),
+			m->keep_disturbed
 		};
 		char key[1024];
 		int ret;
@@ -227,7 +245,6 @@ static void fmt_dur(int64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%" PRId64 "m%02" PRId64 "s", s / 60, s % 60);
 }
 
-/* A progress bar on a terminal, a log line otherwise. */
 /* a window flag of a sample (NULL: none) */
 static bool flag(const struct base_sample *s, const char *name)
 {
@@ -236,8 +253,11 @@ static bool flag(const struct base_sample *s, const char *name)
 	return f && f->value != 0;
 }
 
-static void progress(struct matrix *m, size_t unit,
-		     const struct base_sample *s, const char *failed)
+/* A progress bar on a terminal, a log line otherwise: the sample's
+ * headline and window flags, then note (NULL: none), or instead what
+ * failed. */
+static void progress(struct matrix *m, size_t unit, const struct base_sample *s,
+		     const char *failed, const char *note)
 {
 	const struct job_cell *c = &m->cells[unit % m->ncells];
 	char desc[1024];
@@ -245,7 +265,7 @@ static void progress(struct matrix *m, size_t unit,
 		s ? base_sample_get(s, stats_headline_metric(job_test_name(c->cfg.test))) : NULL;
 	int64_t el = base_now_ns() - m->t0;
 	int64_t eta = m->done ? el / (int64_t)m->done * (int64_t)(m->total - m->done) : 0;
-	char e1[32], e2[32], val[256] = "";
+	char e1[32], e2[32], val[1024] = "";
 	int width = 30, fill = m->total ? (int)(width * m->done / m->total) : 0;
 
 	fmt_dur(el, e1, sizeof(e1));
@@ -260,6 +280,9 @@ static void progress(struct matrix *m, size_t unit,
 			 flag(s, "window.not_steady") ? " (not steady)" : "",
 			 flag(s, "window.mixed") ? " (mixed levels)" : "",
 			 flag(s, "window.xcpu_moved") ? " (host moved cpus)" : "");
+	if (note)
+		snprintf(val + strlen(val), sizeof(val) - strlen(val), "%s%s",
+			 val[0] ? ", " : "", note);
 	if (m->tty) {
 		fprintf(stderr, "\r[%.*s%.*s] %zu/%zu  elapsed %s  eta %s  %-40.40s\033[K",
 			fill, "##############################", width - fill,
@@ -338,17 +361,16 @@ static int run_step(struct matrix *m, size_t unit)
 		const struct sample_metric *h =
 			base_sample_get(&s, stats_headline_metric(job_test_name(c->cfg.test)));
 		const struct sample_metric *d = base_sample_get(&s, "window.disturbed");
-		bool again;
+		bool disturbed = d && d->value != 0, left_out;
+		char why[512], note[640];
 
 		/* a disturbed sample stays stored (compare leaves it out) and
-		 * its step runs once more */
-		if (d && d->value != 0 && !m->retrying) {
-			char why[512], line[640];
-
+		 * its step runs once more, unless --keep-disturbed counts it */
+		if (disturbed && !m->retrying && !m->keep_disturbed) {
 			report_disturbed_text(&s, why, sizeof(why));
-			snprintf(line, sizeof(line), "disturbed by %s: running it again%s", why,
+			snprintf(note, sizeof(note), "disturbed by %s: running it again%s", why,
 				 m->settle_ns ? " once the machine is quiet" : "");
-			progress(m, unit, &s, line);
+			progress(m, unit, &s, note, NULL);
 			m->total++;
 			m->disturbed++;
 			engine_run_release(&run);
@@ -362,32 +384,43 @@ static int run_step(struct matrix *m, size_t unit)
 		}
 		/* what --until-ci, the summary and the closing counts take:
 		 * the samples compare uses, so not one disturbed again on its
-		 * second try */
-		again = d && d->value != 0;
-		if (h && !again) {
+		 * second try; with --keep-disturbed, those compare
+		 * --keep-disturbed pools: every one */
+		left_out = disturbed && !m->keep_disturbed;
+		if (disturbed && m->keep_disturbed)
+			m->disturbed++;
+		if (h && !left_out) {
 			if (cli_tally_add(&m->st[unit].k, &s, h->value))
 				cli_error("out of memory: a sample of %s is stored but not in the summary",
 					  c->desc[0] ? c->desc : job_test_name(c->cfg.test));
-		} else if (h)
+			else
+				m->counted_disturbed += disturbed;
+		} else if (h) {
 			m->kept_out++;
-		if (!again) {
+		}
+		if (!left_out) {
 			m->not_steady += flag(&s, "window.not_steady");
 			m->mixed += flag(&s, "window.mixed");
 			m->moved += flag(&s, "window.xcpu_moved");
 		}
-		if (h && again) {
-			char why[512], line[800];
-
+		if (disturbed)
 			report_disturbed_text(&s, why, sizeof(why));
+		if (h && left_out) {
+			char line[800];
+
 			snprintf(line, sizeof(line), "%s %.4g %s, disturbed again by %s: stored, left out",
 				 h->name, h->value, h->unit, why);
-			progress(m, unit, &s, line);
+			progress(m, unit, &s, line, NULL);
+		} else if (disturbed && m->keep_disturbed) {
+			snprintf(note, sizeof(note), "disturbed by %s: %s", why,
+				 h ? "counted, as --keep-disturbed asks" : "stored");
+			progress(m, unit, &s, NULL, note);
 		} else {
-			progress(m, unit, &s, NULL);
+			progress(m, unit, &s, NULL, NULL);
 		}
 	} else if (ret != -EINTR) {
 		m->failures++;
-		progress(m, unit, NULL, err.msg);
+		progress(m, unit, NULL, err.msg, NULL);
 	}
 	engine_run_release(&run);
 	base_sample_release(&s);
@@ -595,11 +628,11 @@ static void summary_rows(const struct matrix *m, size_t l)
 }
 
 /* compare a and the labels others[0..n) into the summary (with --paired,
- * and the matrix's --where); its exit code. */
+ * --keep-disturbed and the matrix's --where); its exit code. */
 static int compare_labels(const struct matrix *m, const char *db, const char *a,
 			  const char *const *others, size_t n, bool paired)
 {
-	char **argv = calloc(6 + 2 * m->nwhere + n, sizeof(*argv));
+	char **argv = calloc(7 + 2 * m->nwhere + n, sizeof(*argv));
 	int argc = 0, ret;
 
 	if (!argv) {
@@ -611,6 +644,9 @@ static int compare_labels(const struct matrix *m, const char *db, const char *a,
 	argv[argc++] = (char *)cli_db_path(db);
 	if (paired)
 		argv[argc++] = "--paired";
+	/* the samples the summary counted */
+	if (m->keep_disturbed)
+		argv[argc++] = "--keep-disturbed";
 	for (size_t i = 0; i < m->nwhere; i++) {
 		argv[argc++] = "--where";
 		argv[argc++] = (char *)m->where_args[i];
@@ -636,13 +672,16 @@ static int summary(struct matrix *m, const char *db, const char *baseline, bool 
 {
 	const char *a = baseline ? baseline : m->labels[0].name;
 	const char **others;
-	unsigned earlier = 0;
+	unsigned earlier = 0, earlier_disturbed = 0;
+	const char *as = m->keep_disturbed ? "compare --keep-disturbed" : "compare";
 	int code = EXIT_OK;
 	size_t n = 0;
 	char set[1024];
 
-	for (size_t u = 0; u < m->nlabels * m->ncells; u++)
+	for (size_t u = 0; u < m->nlabels * m->ncells; u++) {
 		earlier += m->st[u].earlier;
+		earlier_disturbed += m->st[u].earlier_disturbed;
+	}
 	for (size_t l = 0; l < m->nlabels; l++) {
 		if (m->nlabels > 1) {
 			label_settings(m, l, set, sizeof(set));
@@ -657,11 +696,20 @@ static int summary(struct matrix *m, const char *db, const char *baseline, bool 
 	printf("adj ±%%sd: the spread with the CPUs' distance within the windows taken out, as compare's .xcpu_adj row takes it out; '-' where its slope did not pass its test, or with fewer than %d samples or one without its window ('netregress show %s' prints the fit)\n",
 	       STATS_ADJUST_MIN_N, m->nlabels == 1 ? m->labels[0].name : "LABEL");
 	if (earlier && m->nlabels == 1)
-		printf("n counts %u sample%s stored under %s before this run, as compare will\n",
-		       earlier, earlier == 1 ? "" : "s", m->labels[0].name);
+		printf("n counts %u sample%s stored under %s before this run, as %s will\n",
+		       earlier, earlier == 1 ? "" : "s", m->labels[0].name, as);
 	else if (earlier)
-		printf("n counts %u sample%s stored under their labels before this run, as compare will\n",
-		       earlier, earlier == 1 ? "" : "s");
+		printf("n counts %u sample%s stored under their labels before this run, as %s will\n",
+		       earlier, earlier == 1 ? "" : "s", as);
+	if (m->counted_disturbed + earlier_disturbed) {
+		unsigned k = m->counted_disturbed + earlier_disturbed;
+
+		printf("n counts %u sample%s flagged disturbed by foreign CPU load, as --keep-disturbed asks (compare --keep-disturbed pools them too)",
+		       k, k == 1 ? "" : "s");
+		if (earlier_disturbed)
+			printf(", %u of them stored before this run", earlier_disturbed);
+		putchar('\n');
+	}
 	if (m->kept_out)
 		printf("n leaves out %u sample%s disturbed by foreign CPU load on both tries (stored; compare leaves them out too)\n",
 		       m->kept_out, m->kept_out == 1 ? "" : "s");
@@ -768,7 +816,7 @@ static void free_labels(struct matrix *m)
 }
 
 enum { OPT_DB = 256, OPT_LABEL, OPT_RESUME, OPT_DRY, OPT_SEED, OPT_BASE,
-       OPT_UNTIL, OPT_MAXREPS, OPT_PAIRED, OPT_WHERE, OPT_SETTLE };
+       OPT_UNTIL, OPT_MAXREPS, OPT_PAIRED, OPT_WHERE, OPT_SETTLE, OPT_KEEP };
 
 int cmd_matrix(int argc, char **argv)
 {
@@ -784,6 +832,7 @@ int cmd_matrix(int argc, char **argv)
 		{ "paired", no_argument, NULL, OPT_PAIRED },
 		{ "where", required_argument, NULL, OPT_WHERE },
 		{ "settle", required_argument, NULL, OPT_SETTLE },
+		{ "keep-disturbed", no_argument, NULL, OPT_KEEP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -862,6 +911,9 @@ int cmd_matrix(int argc, char **argv)
 				goto out;
 			}
 			break;
+		case OPT_KEEP:
+			m.keep_disturbed = true;
+			break;
 		case 'h':
 			fputs(matrix_help, stdout);
 			code = EXIT_OK;
@@ -879,6 +931,11 @@ int cmd_matrix(int argc, char **argv)
 	if (argc - optind != 1) {
 		cli_error("matrix needs one job file");
 		code = cli_usage_hint("matrix");
+		goto out;
+	}
+	if (m.keep_disturbed && m.settle_ns) {
+		cli_error("--settle waits before a disturbed step is measured again, and --keep-disturbed measures none again: expected one of them");
+		code = EXIT_USAGE;
 		goto out;
 	}
 	if (job_file_load(argv[optind], &m.jf, &err)) {
@@ -941,7 +998,7 @@ int cmd_matrix(int argc, char **argv)
 	}
 	/* the summary, --until-ci and --resume count what compare will
 	 * use: the label's samples of each configuration that were not
-	 * disturbed, earlier ones too */
+	 * disturbed (all, with --keep-disturbed), earlier ones too */
 	if ((!dry || resume) && load_stored(&m, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
@@ -1021,7 +1078,10 @@ int cmd_matrix(int argc, char **argv)
 		cli_error("stopped: %s", m.stop_why ? m.stop_why : "a sysctl could not be put back");
 		goto out;
 	}
-	if (m.disturbed)
+	if (m.disturbed && m.keep_disturbed)
+		fprintf(stderr, "%u samples were disturbed by foreign CPU load: counted, as --keep-disturbed asks, not measured again\n",
+			m.disturbed);
+	else if (m.disturbed)
 		fprintf(stderr, "%u samples were disturbed by foreign CPU load and measured again%s",
 			m.disturbed, m.settle_ns ? "" : "\n");
 	if (m.disturbed && m.settle_ns)

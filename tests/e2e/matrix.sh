@@ -247,6 +247,95 @@ checkx "--where a value no configuration of the job has: exit 2, naming the valu
 	'[ $rc -eq 2 ] && grep -q "^netregress: --where msg=64: no configuration of .*job.yaml. has msg=64; msg is 1472, 131072 there$" "$TMP/where.err"' ||
 	diag "$TMP/where.err" .
 
+# --keep-disturbed, for a host that always steals or is always loaded: a
+# disturbed step is not measured again, and its sample counts in the
+# summary (and the compares at the end) as compare --keep-disturbed pools
+# it. One busy loop pinned to each CPU, started here and ended by PID,
+# disturbs every step; the same job without the flag measures each
+# disturbed step once more and counts it not (unchanged).
+hog() {
+	HOGS=()
+	for c in $(seq 0 $(($(nproc) - 1))); do
+		taskset -c "$c" bash -c 'while :; do :; done' &
+		HOGS+=($!)
+		PIDS+=($!)
+	done
+}
+unhog() {
+	kill "${HOGS[@]}" 2>/dev/null
+	wait "${HOGS[@]}" 2>/dev/null
+}
+# sql QUERY: one value from the suite's store, by the sqlite3 shell
+sql() { sqlite3 "$NETREGRESS_DB" "$1"; }
+# stored LABEL [DISTURBED]: its samples (those with window.disturbed = DISTURBED)
+stored() {
+	sql "select count(*) from samples s join metrics m on m.sample_id = s.id and m.name = 'window.disturbed' where s.label = '$1'${2:+ and m.value = $2}"
+}
+# summary_n FILE: the n of the summary's one row
+summary_n() { awk '$1 == "tcp_stream" && $NF == "throughput.gbps" { print $2 }' "$1"; }
+printf 'repetitions: 2\nduration: 300ms\nwarmup: 100ms\nparams:\n  test: tcp_stream\n' >"$TMP/kd.yaml"
+sed 's/^repetitions: 2/repetitions: 4/' "$TMP/kd.yaml" >"$TMP/kd4.yaml"
+
+hog
+timeout 120 "$NR" matrix --seed 5 --label kdoff "$TMP/kd.yaml" >"$TMP/kdoff.out" 2>"$TMP/kdoff.log"
+rc=$?
+unhog
+D=$(reruns "$TMP/kdoff.log"); D=${D:-0}
+K=$(sed -n 's/^n leaves out \([0-9]*\) sample.*/\1/p' "$TMP/kdoff.out"); K=${K:-0}
+checkx "without --keep-disturbed, under busy loops: each disturbed step measured again ($D of 2), $((2 + D)) samples stored, the summary's n the $(stored kdoff 0) clean ones, $K left out" \
+	'[ $rc -eq 0 ] && [ "$D" -ge 1 ] && [ "$(stored kdoff)" -eq $((2 + D)) ] &&
+	 [ "$(grep -c ": running it again$" "$TMP/kdoff.log")" -eq "$D" ] &&
+	 grep -q "^step $((2 + D))/$((2 + D)) " "$TMP/kdoff.log" &&
+	 [ "$(summary_n "$TMP/kdoff.out")" = "$(stored kdoff 0)" ] && [ $(($(summary_n "$TMP/kdoff.out") + K)) -eq 2 ] &&
+	 ! grep -q "keep-disturbed" "$TMP/kdoff.log" "$TMP/kdoff.out"' ||
+	{ diag "$TMP/kdoff.log"; diag "$TMP/kdoff.out" "^tcp_stream|^n "; }
+
+hog
+timeout 120 "$NR" matrix --seed 5 --label kdk --keep-disturbed "$TMP/kd.yaml" >"$TMP/kdk.out" 2>"$TMP/kdk.log"
+rc=$?
+unhog
+F=$(stored kdk 1)
+checkx "--keep-disturbed under busy loops: no step measured again, 2 samples stored for 2 steps ($F flagged disturbed)" \
+	'[ $rc -eq 0 ] && [ "$(stored kdk)" -eq 2 ] && [ "$F" -ge 1 ] &&
+	 [ "$(grep -c "^step " "$TMP/kdk.log")" -eq 2 ] && grep -q "^step 2/2 " "$TMP/kdk.log" &&
+	 ! grep -qE "running it again|and measured again|quiet after" "$TMP/kdk.log"' ||
+	diag "$TMP/kdk.log"
+checkx "... each disturbed step's line gives its rate, what disturbed it, and that it is counted ($F)" \
+	'[ "$(grep -cE "^step [12]/2 \(.*\): tcp_stream -: throughput\.gbps [0-9.e+]+ Gbps.*, disturbed by foreign CPU [0-9.]+% of the machine .*: counted, as --keep-disturbed asks$" "$TMP/kdk.log")" -eq "$F" ]' ||
+	diag "$TMP/kdk.log" "^step"
+checkx "... the summary counts both samples, and says $F of them were disturbed" \
+	'[ "$(summary_n "$TMP/kdk.out")" = 2 ] && ! grep -q "^n leaves out" "$TMP/kdk.out" &&
+	 grep -qx "n counts $F samples\{0,1\} flagged disturbed by foreign CPU load, as --keep-disturbed asks (compare --keep-disturbed pools them too)" "$TMP/kdk.out" &&
+	 grep -qx "$F samples were disturbed by foreign CPU load: counted, as --keep-disturbed asks, not measured again" "$TMP/kdk.log"' ||
+	{ diag "$TMP/kdk.out" "^tcp_stream|^n "; diag "$TMP/kdk.log" "disturbed"; }
+
+# --resume takes the disturbed samples stored as done with the flag (as
+# compare --keep-disturbed will use them), not without it
+"$NR" matrix --seed 5 --label kdk --resume --dry-run --keep-disturbed "$TMP/kd4.yaml" >"$TMP/kdk.plan" 2>&1
+"$NR" matrix --seed 5 --label kdk --resume --dry-run "$TMP/kd4.yaml" >"$TMP/kdk.plan0" 2>&1
+checkx "--resume --keep-disturbed: 2 of 4 repetitions left; without it $((4 - $(stored kdk 0))) (the $F disturbed do not count)" \
+	'grep -q " 2 steps to run" "$TMP/kdk.plan" && grep -q " $((4 - $(stored kdk 0))) steps to run" "$TMP/kdk.plan0"' ||
+	{ diag "$TMP/kdk.plan" "steps"; diag "$TMP/kdk.plan0" "steps"; }
+# ... and the summary and the compare at the end pool them with the new
+# ones, the earlier disturbed ones too
+timeout 120 "$NR" matrix --seed 5 --label kdk --resume --keep-disturbed --baseline kdoff "$TMP/kd4.yaml" >"$TMP/kdr.out" 2>"$TMP/kdr.log"
+rc=$?
+F4=$(stored kdk 1)
+checkx "--resume --keep-disturbed --baseline: 2 steps, the summary counts all 4 samples (2 earlier, $F4 disturbed), and so does the compare" \
+	'[ $rc -le 1 ] && grep -q "(2 steps)" "$TMP/kdr.log" && [ "$(stored kdk)" -eq 4 ] && [ "$(summary_n "$TMP/kdr.out")" = 4 ] &&
+	 grep -qx "n counts 2 samples stored under kdk before this run, as compare --keep-disturbed will" "$TMP/kdr.out" &&
+	 grep -qx "n counts $F4 samples\{0,1\} flagged disturbed by foreign CPU load, as --keep-disturbed asks (compare --keep-disturbed pools them too), $F of them stored before this run" "$TMP/kdr.out" &&
+	 [ "$(awk -F"|" "/^throughput\.gbps \(higher\) / { n = split(\$3, b, \" \"); print b[n] }" "$TMP/kdr.out")" = 4 ] &&
+	 ! grep -q "^note: left out as disturbed" "$TMP/kdr.out"' ||
+	{ diag "$TMP/kdr.log"; diag "$TMP/kdr.out" "^tcp_stream|^n |^throughput|^note"; }
+
+"$NR" matrix --keep-disturbed --settle 2s "$TMP/kd.yaml" >"$TMP/kds" 2>&1
+rc=$?
+checkx "--keep-disturbed with --settle is refused (exit 2): no disturbed step is measured again to wait for" \
+	'[ $rc -eq 2 ] && grep -qx "netregress: --settle waits before a disturbed step is measured again, and --keep-disturbed measures none again: expected one of them" "$TMP/kds"' ||
+	diag "$TMP/kds"
+check "matrix --help lists --keep-disturbed" bash -c "'$NR' matrix --help | grep -q '^      --keep-disturbed '"
+
 # Window flags: each step's line says (not steady) / (mixed levels), and the
 # closing count matches the stored samples' flags (invariants: whether this
 # machine's windows trend is not up to the test).
