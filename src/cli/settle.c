@@ -114,7 +114,7 @@ static bool probe(struct collect_cpustat *st[2], struct collect_others *o[2],
 		return false;
 	for (int i = 0; i < st[1]->ncpu; i++)
 		ncpu += st[1]->present[i];
-	collect_others_delta(o[0], o[1], &self, 1, &sum);
+	collect_others_delta(o[0], o[1], NULL, 0, &self, 1, &sum);
 	q->busy_pct = p.busy;
 	q->steal_pct = p.steal;
 	q->others_pct = ncpu ? 100.0 * (double)sum.others_ns /

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,9 @@ struct collect_others {
 	struct task_rec *t;
 	size_t n, cap;
 	uint64_t boot_ticks; /* CLOCK_BOOTTIME at the start of the scan, in ticks */
+	uint64_t hz;         /* ticks a second */
+	uint64_t real_s;     /* CLOCK_REALTIME then, whole seconds */
+	double boot_real_s;  /* CLOCK_REALTIME less CLOCK_BOOTTIME then */
 };
 
 struct collect_others *collect_others_new(void)
@@ -148,7 +152,7 @@ static int by_ids(const void *x, const void *y)
 int collect_others_snap(struct collect_others *o, const char *proc_root,
 			struct base_err *err)
 {
-	struct timespec ts;
+	struct timespec ts, rt;
 	struct dirent *de;
 	pid_t tgid;
 	long hz = sysconf(_SC_CLK_TCK);
@@ -159,9 +163,13 @@ int collect_others_snap(struct collect_others *o, const char *proc_root,
 	o->n = 0;
 	if (hz <= 0)
 		hz = 100;
+	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_BOOTTIME, &ts);
+	o->hz = (uint64_t)hz;
 	o->boot_ticks = ((uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec) /
-			(NS_PER_S / (uint64_t)hz);
+			(NS_PER_S / o->hz);
+	o->real_s = (uint64_t)rt.tv_sec;
+	o->boot_real_s = (double)(rt.tv_sec - ts.tv_sec) + (double)(rt.tv_nsec - ts.tv_nsec) / NS_PER_S;
 	dirfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
 		return base_err_set(err, -errno, "%s: %s", proc_root, strerror(errno));
@@ -209,9 +217,11 @@ static uint64_t ran(const struct collect_others *a, const struct task_rec *b)
 	return b->start_ticks >= a->boot_ticks ? b->run_ns : 0;
 }
 
-/* Keep the process among the busiest COLLECT_OTHERS_TOP. */
+/* Keep the process among the busiest COLLECT_OTHERS_TOP; ended: the
+ * processes that ended in the window it stands for (0 or 1: pid is one;
+ * more: pid 0, as many of that name). */
 static void rank(struct collect_others_sum *out, pid_t pid, const char *comm,
-		 uint64_t ns)
+		 uint64_t ns, uint32_t ended)
 {
 	size_t i = out->ntop;
 
@@ -224,22 +234,92 @@ static void rank(struct collect_others_sum *out, pid_t pid, const char *comm,
 	}
 	for (; i > 0 && out->top[i - 1].run_ns < ns; i--)
 		out->top[i] = out->top[i - 1];
-	out->top[i].pid = pid;
+	out->top[i].pid = ended > 1 ? 0 : pid;
 	out->top[i].run_ns = ns;
+	out->top[i].ended = ended;
 	snprintf(out->top[i].comm, sizeof(out->top[i].comm), "%s", comm);
 }
 
-void collect_others_delta(const struct collect_others *a,
-			  const struct collect_others *b, const pid_t *exclude,
+/* Whether snapshot o's thread t and exit record e are one task: the
+ * record's start is whole seconds of the epoch, t's boot-time ticks. */
+static bool same_task(const struct collect_others *o, const struct task_rec *t,
+		      const struct collect_exit *e)
+{
+	double start_s = o->boot_real_s + (double)t->start_ticks / (double)o->hz;
+
+	return fabs(start_s - (double)e->start_s) < 2.0;
+}
+
+/*
+ * An ended thread's run time in the window: since a when a held it; all
+ * of it when it started after a (by the second: the record's start is
+ * whole seconds); none when b still holds it (it ended after b: b's
+ * delta counts it) or it started before a and a missed it (it ended
+ * before a read it).
+ */
+static uint64_t exit_ran(const struct collect_others *a, const struct collect_others *b,
+			 const struct collect_exit *e)
+{
+	struct task_rec key = { .tgid = e->tgid, .tid = e->tid };
+	const struct task_rec *t = bsearch(&key, b->t, b->n, sizeof(*b->t), by_ids);
+
+	if (t && same_task(b, t, e))
+		return 0;
+	t = bsearch(&key, a->t, a->n, sizeof(*a->t), by_ids);
+	if (t && same_task(a, t, e))
+		return e->run_ns > t->run_ns ? e->run_ns - t->run_ns : 0;
+	return e->start_s >= a->real_s ? e->run_ns : 0;
+}
+
+/* The processes that ended in the window, by name. */
+struct ended_name {
+	char comm[16];
+	pid_t pid;
+	uint64_t ns;
+	uint32_t n;
+};
+
+#define ENDED_NAMES 64
+
+/* Fold one ended process into names[] by its name; a name past the
+ * table's end is ranked alone. */
+static void add_ended(struct ended_name *names, size_t *nnames, pid_t tgid,
+		      const char *comm, uint64_t ns, struct collect_others_sum *out)
+{
+	size_t k;
+
+	for (k = 0; k < *nnames && strcmp(names[k].comm, comm); k++)
+		;
+	if (k == ENDED_NAMES) {
+		rank(out, tgid, comm, ns, 1);
+		return;
+	}
+	if (k == *nnames) {
+		snprintf(names[k].comm, sizeof(names[k].comm), "%s", comm);
+		names[k].pid = tgid;
+		names[k].ns = 0;
+		names[k].n = 0;
+		(*nnames)++;
+	}
+	names[k].ns += ns;
+	names[k].n++;
+}
+
+void collect_others_delta(const struct collect_others *a, const struct collect_others *b,
+			  const struct collect_exit *ex, size_t nex, const pid_t *exclude,
 			  size_t n, struct collect_others_sum *out)
 {
+	struct ended_name names[ENDED_NAMES];
+	size_t nnames = 0, i = 0, j = 0;
+
 	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < b->n;) {
-		const struct task_rec *lead = &b->t[i];
-		const char *comm = lead->comm;
-		pid_t tgid = lead->tgid;
+	/* b's processes and the ended threads' groups, by thread group id */
+	while (i < b->n || j < nex) {
+		bool lives = i < b->n && (j == nex || b->t[i].tgid <= ex[j].tgid);
+		pid_t tgid = lives ? b->t[i].tgid : ex[j].tgid;
+		const char *comm = lives ? b->t[i].comm : ex[j].comm;
 		bool skip = excluded(tgid, exclude, n);
-		uint64_t sum = 0;
+		uint64_t sum = 0, ended = 0;
 
 		for (; i < b->n && b->t[i].tgid == tgid; i++) {
 			const struct task_rec *t = &b->t[i];
@@ -255,10 +335,30 @@ void collect_others_delta(const struct collect_others *a,
 				sum += ns;
 			}
 		}
+		for (; j < nex && ex[j].tgid == tgid; j++) {
+			const struct collect_exit *e = &ex[j];
+			uint64_t ns = exit_ran(a, b, e);
+
+			if (!lives && e->tid == tgid)
+				comm = e->comm;
+			if (e->kthread) {
+				out->kthreads_ns += ns;
+			} else if (!skip && ns) {
+				ended += ns;
+				out->nexited++;
+			}
+		}
+		out->exited_ns += ended;
+		sum += ended;
 		if (!sum)
 			continue;
 		out->others_ns += sum;
 		out->nprocs++;
-		rank(out, tgid, comm, sum);
+		if (lives)
+			rank(out, tgid, comm, sum, 0);
+		else
+			add_ended(names, &nnames, tgid, comm, sum, out);
 	}
+	for (size_t k = 0; k < nnames; k++)
+		rank(out, names[k].pid, names[k].comm, names[k].ns, names[k].n);
 }

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "base/err.h"
+#include "collect/exits.h"
 #include "collect/task.h"
 
 /* Threads one snapshot holds at most; a machine with more is an error. */
@@ -41,12 +42,15 @@ struct collect_others_sum {
 	uint64_t others_ns;    /* user threads of processes not excluded */
 	uint64_t kthreads_ns;  /* kernel threads (the kernel's own work) */
 	uint64_t ksoftirqd_ns; /* of those, ksoftirqd/N: softirqs deferred */
+	uint64_t exited_ns;    /* of others_ns, the threads that ended */
+	uint32_t nexited;      /* those threads */
 	uint32_t nprocs;       /* processes counted in others_ns that ran */
 	struct {
-		pid_t pid;
+		pid_t pid;       /* 0 for several ended processes of one name */
 		char comm[16];
 		uint64_t run_ns;
-	} top[COLLECT_OTHERS_TOP]; /* the busiest of them */
+		uint32_t ended;  /* processes that ended in the window it holds */
+	} top[COLLECT_OTHERS_TOP]; /* the busiest of them (the ended by name) */
 	size_t ntop;
 };
 
@@ -54,12 +58,16 @@ struct collect_others_sum {
  * Each thread's run time from a to b. A thread b holds that a did not (or
  * holds with another start time: its id was reused) started in between
  * when its start time is not before a's, and all its run time counts;
- * otherwise it is left out. A thread that ended in between is lost, with
- * its time since a. Threads of the processes in exclude (thread group ids,
- * n of them: the test's own) count nowhere. Pure.
+ * otherwise it is left out. A thread that ended in between counts through
+ * its exit record in ex (nex of them, sorted by collect_exits_sort: read
+ * after b, those before a forgotten): its run time since a, or all of it
+ * when it started after a. Without records (ex NULL) such a thread is
+ * lost. The ended processes are ranked by name. Threads of the processes
+ * in exclude (thread group ids, n of them: the test's own) count nowhere.
+ * Pure.
  */
-void collect_others_delta(const struct collect_others *a,
-			 const struct collect_others *b, const pid_t *exclude,
-			 size_t n, struct collect_others_sum *out);
+void collect_others_delta(const struct collect_others *a, const struct collect_others *b,
+			  const struct collect_exit *ex, size_t nex, const pid_t *exclude,
+			  size_t n, struct collect_others_sum *out);
 
 #endif

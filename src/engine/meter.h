@@ -69,6 +69,10 @@ struct engine_meter {
 	struct collect_others *others[2];
 	bool others_ok[2];
 	char others_note[200];
+	/* the tasks that end between them (NULL: not counted, exits_note
+	 * says why) */
+	struct collect_exits *exits;
+	char exits_note[200];
 };
 
 /* cpus: where the workers are pinned (for the test CPUs' split); col: what

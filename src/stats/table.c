@@ -353,6 +353,8 @@ static const struct {
 	  "window.disturbed is also raised by a worker kept from its CPU, and cpu.foreign_busy_pct holds the host's steal whole, in samples that have window.starved (every worker on a CPU of its own, and a worker runnable but waiting over 5% of the window beyond the test's and the kernel's own threads), and not in those without (a load on one CPU of several, under 10% of the machine, left those unflagged, and the ticks' shortfall on the test's own CPU could hide up to 8 points of steal)" },
 	{ "cpu.stolen_pct",
 	  "window.disturbed is also raised by the host's steal on the test's CPUs over 2% of the window (window.stolen, the two ends' added) in samples that have cpu.stolen_pct, and not in those without (a steal under 10% of the machine left those unflagged, though a host that steals is contended: runs with over 2% read 20-25% low here)" },
+	{ "tasks.exited",
+	  "tasks.others_s and cpu.foreign_tasks_pct (other processes' exact CPU) take in the threads that ended within the window, from the kernel's exit records, in samples that have tasks.exited, and leave them out in those without (a shell loop of short-lived processes held 8% of the machine there where the ticks saw 46% foreign)" },
 	{ "window.trend_rho",
 	  "window.not_steady comes from a trend test widened for the 100 ms rates' own persistence (window.trend_rho), or from a shift to another level that lasted, in samples that have window.trend_rho, and from the plain trend test in those without (which called trends in about one quiet window in six)" },
 };

@@ -649,7 +649,7 @@ check "show: an unrelated metric is not listed" sh -c '! grep -A9 "^what went wi
 python3 - "$TMP/all.jsonl" "$TMP/redef.jsonl" <<'PY'
 import json, sys, uuid
 base = json.loads(open(sys.argv[1]).readline())
-assert all(k in base["metrics"] for k in ("cpu.client.busy_ticks_pct", "cpu.foreign_tasks_pct", "window.starved", "cpu.stolen_pct"))
+assert all(k in base["metrics"] for k in ("cpu.client.busy_ticks_pct", "cpu.foreign_tasks_pct", "window.starved", "cpu.stolen_pct", "tasks.exited"))
 with open(sys.argv[2], "w") as out:
     for label in ("before", "after"):
         for i in range(3):
@@ -657,7 +657,7 @@ with open(sys.argv[2], "w") as out:
             d["sample_id"] = uuid.uuid4().hex
             d["label"] = label
             if label == "before":
-                for k in ("cpu.client.busy_ticks_pct", "cpu.server.busy_ticks_pct", "cpu.foreign_tasks_pct", "cpu.foreign_tasks_s", "window.starved", "window.trend_rho", "cpu.stolen_pct", "window.stolen"):
+                for k in ("cpu.client.busy_ticks_pct", "cpu.server.busy_ticks_pct", "cpu.foreign_tasks_pct", "cpu.foreign_tasks_s", "window.starved", "window.trend_rho", "cpu.stolen_pct", "window.stolen", "tasks.exited", "tasks.exited_s"):
                     d["metrics"].pop(k, None)
             else:
                 # a 300 ms window has no trend test: as a longer one's
@@ -668,14 +668,14 @@ PY
 "$NR" compare --db "$TMP/redef.db" before after >"$TMP/redef.txt" 2>&1
 "$NR" compare --db "$TMP/redef.db" --json before after >"$TMP/redef.json" 2>/dev/null
 checkx "compare: samples that straddle changed definitions get a note for each, with the counts a side" \
-	'[ "$(grep -c "^note: measured by netregress builds that define a metric differently: .*(the new way: 0 of 3 samples of before, 3 of 3 of after)$" "$TMP/redef.txt")" -eq 5 ] && grep -q "define a metric differently: cpu.client.busy_pct and cpu.server.busy_pct" "$TMP/redef.txt" && grep -q "define a metric differently: window.disturbed is also raised by other" "$TMP/redef.txt" && grep -q "define a metric differently: window.disturbed is also raised by a worker kept from its CPU" "$TMP/redef.txt" && grep -q "define a metric differently: window.not_steady comes from a trend test widened" "$TMP/redef.txt" && grep -q "define a metric differently: window.disturbed is also raised by the host.s steal on the test.s CPUs" "$TMP/redef.txt"' ||
+	'[ "$(grep -c "^note: measured by netregress builds that define a metric differently: .*(the new way: 0 of 3 samples of before, 3 of 3 of after)$" "$TMP/redef.txt")" -eq 6 ] && grep -q "define a metric differently: tasks.others_s and cpu.foreign_tasks_pct" "$TMP/redef.txt" && grep -q "define a metric differently: cpu.client.busy_pct and cpu.server.busy_pct" "$TMP/redef.txt" && grep -q "define a metric differently: window.disturbed is also raised by other" "$TMP/redef.txt" && grep -q "define a metric differently: window.disturbed is also raised by a worker kept from its CPU" "$TMP/redef.txt" && grep -q "define a metric differently: window.not_steady comes from a trend test widened" "$TMP/redef.txt" && grep -q "define a metric differently: window.disturbed is also raised by the host.s steal on the test.s CPUs" "$TMP/redef.txt"' ||
 	diag "$TMP/redef.txt" "note"
 check "compare --json: the same as 'redefined', marker and counts" \
-	jtrue "$TMP/redef.json" 'sorted((r["marker"], r["a"], r["b"]) for c in d["configs"] for r in c["notes"].get("redefined", [])) == [("cpu.client.busy_ticks_pct", 0, 3), ("cpu.foreign_tasks_pct", 0, 3), ("cpu.stolen_pct", 0, 3), ("window.starved", 0, 3), ("window.trend_rho", 0, 3)]'
+	jtrue "$TMP/redef.json" 'sorted((r["marker"], r["a"], r["b"]) for c in d["configs"] for r in c["notes"].get("redefined", [])) == [("cpu.client.busy_ticks_pct", 0, 3), ("cpu.foreign_tasks_pct", 0, 3), ("cpu.stolen_pct", 0, 3), ("tasks.exited", 0, 3), ("window.starved", 0, 3), ("window.trend_rho", 0, 3)]'
 "$NR" report --db "$TMP/redef.db" --format md before after >"$TMP/redef.md" 2>/dev/null
 "$NR" report --db "$TMP/redef.db" -o "$TMP/redef.html" before after 2>/dev/null
 checkx "report: the Markdown and HTML notes name the labels, as compare does" \
-	'[ "$(grep -c "(the new way: 0 of 3 samples of before, 3 of 3 of after)" "$TMP/redef.md")" -eq 5 ] && [ "$(grep -o "(the new way: 0 of 3 samples of before, 3 of 3 of after)" "$TMP/redef.html" | wc -l)" -eq 5 ]' ||
+	'[ "$(grep -c "(the new way: 0 of 3 samples of before, 3 of 3 of after)" "$TMP/redef.md")" -eq 6 ] && [ "$(grep -o "(the new way: 0 of 3 samples of before, 3 of 3 of after)" "$TMP/redef.html" | wc -l)" -eq 6 ]' ||
 	diag "$TMP/redef.md" "new way"
 "$NR" show --db "$DB" base >"$TMP/show3"
 check "show: three samples are too few to say what went with the headline" sh -c '! grep -q "went with" "$1"' _ "$TMP/show3"

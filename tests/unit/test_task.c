@@ -232,7 +232,7 @@ static void test_others_between_two_snapshots(void **state)
 	fclose(f);
 	assert_int_equal(collect_others_snap(b, root, &err), 0);
 
-	collect_others_delta(a, b, own, 1, &sum);
+	collect_others_delta(a, b, NULL, 0, own, 1, &sum);
 	/* hog 500 + 250 + 100 (its new thread), cc1 300, reused 200 (not
 	 * 200 - 4000), ninth 250; missed, sleeper and netregress nothing */
 	assert_int_equal(sum.others_ns, 1600 * MS);
@@ -248,7 +248,7 @@ static void test_others_between_two_snapshots(void **state)
 	assert_int_equal(sum.top[2].run_ns, 250 * MS);
 
 	/* nothing excluded: the test's own process is another's */
-	collect_others_delta(a, b, NULL, 0, &sum);
+	collect_others_delta(a, b, NULL, 0, NULL, 0, &sum);
 	assert_int_equal(sum.others_ns, 3600 * MS);
 	assert_int_equal(sum.top[0].pid, 200);
 
@@ -261,6 +261,102 @@ static void test_others_between_two_snapshots(void **state)
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(collect_others_snap(b, root, &err), -ENOENT);
 	assert_non_null(strstr(err.msg, root));
+	collect_others_free(a);
+	collect_others_free(b);
+}
+
+/* An exit record, sorted into ex[] by the caller. */
+static struct collect_exit ended(int tgid, int tid, const char *comm, uint64_t start_s,
+				 uint64_t run_ns)
+{
+	struct collect_exit e = { .tgid = tgid, .tid = tid, .start_s = start_s,
+				  .run_ns = run_ns };
+
+	snprintf(e.comm, sizeof(e.comm), "%s", comm);
+	e.kthread = !strncmp(comm, "kworker", 7);
+	return e;
+}
+
+/* The threads that ended between the snapshots count through their exit
+ * records: since the first snapshot when it held them, whole when they
+ * started after it, not at all when the second holds
+ * them or they started before the first and it missed them; the ended
+ * processes are ranked by name. */
+static void test_others_count_the_threads_that_ended(void **state)
+{
+	char root[] = "/tmp/nr-ended-XXXXXX", cmd[600];
+	struct collect_others *a = collect_others_new(), *b = collect_others_new();
+	struct collect_others_sum sum;
+	struct base_err err = { "" };
+	struct timespec rt, bt;
+	uint64_t boot_s, later;
+	pid_t own[] = { 200 };
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_BOOTTIME, &bt);
+	boot_s = (uint64_t)(rt.tv_sec - bt.tv_sec); /* a start of 5 ticks */
+	later = (uint64_t)rt.tv_sec + 1000;
+	assert_non_null(mkdtemp(root));
+	fake_thread(root, 2, 2, "kthreadd", KTHREAD, 0, 1000);
+	fake_thread(root, 100, 100, "hog", 0, 5, 1000 * MS);
+	fake_thread(root, 100, 103, "hog job", 0, 5, 100 * MS);
+	fake_thread(root, 200, 200, "netregress", 0, 5, 1000 * MS);
+	fake_thread(root, 200, 201, "nr-xcpu", 0, 5, 1 * MS);
+	fake_thread(root, 700, 700, "sleeper", 0, 5, 50 * MS);
+	assert_int_equal(collect_others_snap(a, root, &err), 0);
+	fake_thread(root, 100, 100, "hog", 0, 5, 1500 * MS);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/100/task/103 %s/200/task/201 %s/700", root,
+		 root, root);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(collect_others_snap(b, root, &err), 0);
+
+	const struct collect_exit ex[] = {
+		/* b holds it: it ended after b, whose delta counted it */
+		ended(100, 100, "hog", boot_s, 1600 * MS),
+		/* a held it: 160 - 100 */
+		ended(100, 103, "hog job", boot_s, 160 * MS),
+		/* the test's own */
+		ended(200, 201, "nr-xcpu", boot_s, 9 * MS),
+		/* started and ended: whole */
+		ended(600, 600, "sh", later, 40 * MS),
+		ended(610, 610, "true", later, 5 * MS),
+		ended(611, 611, "true", later, 5 * MS),
+		/* a held it: 80 - 50, its process ended with it */
+		ended(700, 700, "sleeper", boot_s, 80 * MS),
+		/* started before a, which missed it */
+		ended(800, 800, "early", 0, 900 * MS),
+		ended(900, 900, "kworker/0:2", later, 2 * MS),
+	};
+
+	collect_others_delta(a, b, ex, sizeof(ex) / sizeof(ex[0]), own, 1, &sum);
+	/* hog 500 + 60, sh 40, true 10, sleeper 30 */
+	assert_int_equal(sum.others_ns, 640 * MS);
+	assert_int_equal(sum.exited_ns, 140 * MS);
+	assert_int_equal(sum.nexited, 5);
+	assert_int_equal(sum.nprocs, 5);
+	assert_int_equal(sum.kthreads_ns, 2 * MS);
+	assert_int_equal(sum.ntop, 3);
+	assert_int_equal(sum.top[0].pid, 100);
+	assert_int_equal(sum.top[0].run_ns, 560 * MS);
+	assert_int_equal(sum.top[0].ended, 0);
+	assert_string_equal(sum.top[1].comm, "sh");
+	assert_int_equal(sum.top[1].pid, 600);
+	assert_int_equal(sum.top[1].ended, 1);
+	assert_string_equal(sum.top[2].comm, "sleeper");
+	assert_int_equal(sum.top[2].run_ns, 30 * MS);
+
+	/* the two of one name are one entry once they rank */
+	collect_others_delta(a, b, ex + 4, 2, own, 1, &sum);
+	assert_int_equal(sum.others_ns, 510 * MS);
+	assert_int_equal(sum.top[1].pid, 0);
+	assert_int_equal(sum.top[1].ended, 2);
+	assert_string_equal(sum.top[1].comm, "true");
+	assert_int_equal(sum.top[1].run_ns, 10 * MS);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
 	collect_others_free(a);
 	collect_others_free(b);
 }
@@ -288,7 +384,7 @@ static void test_others_sees_a_real_child(void **state)
 	assert_int_equal(collect_others_snap(b, "/proc", &err), 0);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	collect_others_delta(a, b, &own, 1, &sum);
+	collect_others_delta(a, b, NULL, 0, &own, 1, &sum);
 	assert_true(sum.nprocs >= 1);
 	for (size_t i = 0; i < sum.ntop; i++) {
 		assert_int_not_equal(sum.top[i].pid, own);
@@ -315,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_delta_clamps_and_keeps_last_cpu),
 		cmocka_unit_test(test_exact_accounting_agrees_with_rusage),
 		cmocka_unit_test(test_others_between_two_snapshots),
+		cmocka_unit_test(test_others_count_the_threads_that_ended),
 		cmocka_unit_test(test_others_sees_a_real_child),
 	};
 
