@@ -251,24 +251,31 @@ static bool same_task(const struct collect_others *o, const struct task_rec *t,
 }
 
 /*
- * An ended thread's run time in the window: since a when a held it; all
- * of it when it started after a (by the second: the record's start is
- * whole seconds); none when b still holds it (it ended after b: b's
- * delta counts it) or it started before a and a missed it (it ended
- * before a read it).
+ * Whether an ended thread ended in the window, and its run time in it
+ * (*ns, 0 for many a short life: see collect_exit.run_ns): since a when
+ * a held it; all of it when it started after a (by the second: the
+ * record's start is whole seconds). Not when b still holds it (it ended
+ * after b: b's delta counts it) or it started before a and a missed it
+ * (it ended before a read it).
  */
-static uint64_t exit_ran(const struct collect_others *a, const struct collect_others *b,
-			 const struct collect_exit *e)
+static bool exit_ran(const struct collect_others *a, const struct collect_others *b,
+		     const struct collect_exit *e, uint64_t *ns)
 {
 	struct task_rec key = { .tgid = e->tgid, .tid = e->tid };
 	const struct task_rec *t = bsearch(&key, b->t, b->n, sizeof(*b->t), by_ids);
 
+	*ns = 0;
 	if (t && same_task(b, t, e))
-		return 0;
+		return false;
 	t = bsearch(&key, a->t, a->n, sizeof(*a->t), by_ids);
-	if (t && same_task(a, t, e))
-		return e->run_ns > t->run_ns ? e->run_ns - t->run_ns : 0;
-	return e->start_s >= a->real_s ? e->run_ns : 0;
+	if (t && same_task(a, t, e)) {
+		*ns = e->run_ns > t->run_ns ? e->run_ns - t->run_ns : 0;
+		return true;
+	}
+	if (e->start_s < a->real_s)
+		return false;
+	*ns = e->run_ns;
+	return true;
 }
 
 /* The processes that ended in the window, by name. */
@@ -320,6 +327,7 @@ void collect_others_delta(const struct collect_others *a, const struct collect_o
 		const char *comm = lives ? b->t[i].comm : ex[j].comm;
 		bool skip = excluded(tgid, exclude, n);
 		uint64_t sum = 0, ended = 0;
+		uint32_t nended = 0;
 
 		for (; i < b->n && b->t[i].tgid == tgid; i++) {
 			const struct task_rec *t = &b->t[i];
@@ -337,20 +345,25 @@ void collect_others_delta(const struct collect_others *a, const struct collect_o
 		}
 		for (; j < nex && ex[j].tgid == tgid; j++) {
 			const struct collect_exit *e = &ex[j];
-			uint64_t ns = exit_ran(a, b, e);
+			uint64_t ns;
 
+			if (!exit_ran(a, b, e, &ns))
+				continue;
 			if (!lives && e->tid == tgid)
 				comm = e->comm;
 			if (e->kthread) {
 				out->kthreads_ns += ns;
-			} else if (!skip && ns) {
+			} else if (!skip) {
 				ended += ns;
-				out->nexited++;
+				nended++;
 			}
 		}
 		out->exited_ns += ended;
+		out->nexited += nended;
 		sum += ended;
-		if (!sum)
+		/* a process that ended in the window ran, if too briefly for
+		 * its figure */
+		if (!sum && (lives || !nended))
 			continue;
 		out->others_ns += sum;
 		out->nprocs++;

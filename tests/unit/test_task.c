@@ -278,8 +278,8 @@ static struct collect_exit ended(int tgid, int tid, const char *comm, uint64_t s
 }
 
 /* The threads that ended between the snapshots count through their exit
- * records: since the first snapshot when it held them, whole when they
- * started after it, not at all when the second holds
+ * records (one too brief for its figure too): since the first snapshot
+ * when it held them, whole when they started after it, not at all when the second holds
  * them or they started before the first and it missed them; the ended
  * processes are ranked by name. */
 static void test_others_count_the_threads_that_ended(void **state)
@@ -324,6 +324,8 @@ static void test_others_count_the_threads_that_ended(void **state)
 		ended(600, 600, "sh", later, 40 * MS),
 		ended(610, 610, "true", later, 5 * MS),
 		ended(611, 611, "true", later, 5 * MS),
+		/* too brief for its figure (no tick fell on it): it ran */
+		ended(612, 612, "true", later, 0),
 		/* a held it: 80 - 50, its process ended with it */
 		ended(700, 700, "sleeper", boot_s, 80 * MS),
 		/* started before a, which missed it */
@@ -335,8 +337,8 @@ static void test_others_count_the_threads_that_ended(void **state)
 	/* hog 500 + 60, sh 40, true 10, sleeper 30 */
 	assert_int_equal(sum.others_ns, 640 * MS);
 	assert_int_equal(sum.exited_ns, 140 * MS);
-	assert_int_equal(sum.nexited, 5);
-	assert_int_equal(sum.nprocs, 5);
+	assert_int_equal(sum.nexited, 6);
+	assert_int_equal(sum.nprocs, 6);
 	assert_int_equal(sum.kthreads_ns, 2 * MS);
 	assert_int_equal(sum.ntop, 3);
 	assert_int_equal(sum.top[0].pid, 100);
@@ -348,11 +350,12 @@ static void test_others_count_the_threads_that_ended(void **state)
 	assert_string_equal(sum.top[2].comm, "sleeper");
 	assert_int_equal(sum.top[2].run_ns, 30 * MS);
 
-	/* the two of one name are one entry once they rank */
-	collect_others_delta(a, b, ex + 4, 2, own, 1, &sum);
+	/* the three of one name are one entry once they rank */
+	collect_others_delta(a, b, ex + 4, 3, own, 1, &sum);
 	assert_int_equal(sum.others_ns, 510 * MS);
+	assert_int_equal(sum.nexited, 3);
 	assert_int_equal(sum.top[1].pid, 0);
-	assert_int_equal(sum.top[1].ended, 2);
+	assert_int_equal(sum.top[1].ended, 3);
 	assert_string_equal(sum.top[1].comm, "true");
 	assert_int_equal(sum.top[1].run_ns, 10 * MS);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
