@@ -261,18 +261,29 @@ static bool mostly_steal(const struct base_sample *s)
 	return f > 0 && st >= f / 2;
 }
 
+/* The length of the first entry's name in a collect.tasks.top, up to its
+ * time: "cc1[300]", "sh[4968, ended]", "true (3683 ended)"; 0 when none. */
+static size_t top_name_len(const char *top)
+{
+	for (const char *p = top; *p; p++)
+		if ((p[0] == ']' || p[0] == ')') && p[1] == ' ' && isdigit((unsigned char)p[2]))
+			return (size_t)(p + 1 - top);
+	return 0;
+}
+
 /*
  * Whether a sample's foreign CPU was mostly other processes (their exact
  * share at least half of it, on the end with more); if so and their share
  * is the largest seen in f, the busiest of them, the first of the end's
- * env collect.tasks.top ("stress-ng[4242] 1.180 s, ..."), goes to
- * f->busiest with what a report could misread made '?'.
+ * env collect.tasks.top ("stress-ng[4242] 1.180 s, ...", "true (3683
+ * ended) 2.307 s, ..."), goes to f->busiest with what a report could
+ * misread made '?'.
  */
 static bool mostly_procs(const struct base_sample *s, struct side_flags *f)
 {
 	double share, st, tasks;
 	bool server = base_sample_foreign(s, &share, &st);
-	const char *top, *end;
+	const char *top;
 	size_t n;
 
 	tasks = metric_or(s, server ? "cpu.server.foreign_tasks_pct" : "cpu.foreign_tasks_pct", 0);
@@ -280,12 +291,12 @@ static bool mostly_procs(const struct base_sample *s, struct side_flags *f)
 		return false;
 	top = base_sample_env_get(s, server ? "server.collect.tasks.top" :
 					      "client.collect.tasks.top", NULL);
-	if (top && tasks > f->procs_max && (end = strstr(top, "] "))) {
-		n = (size_t)(end + 1 - top);
+	if (top && tasks > f->procs_max && (n = top_name_len(top))) {
 		if (n >= sizeof(f->busiest))
 			n = sizeof(f->busiest) - 1;
 		for (size_t i = 0; i < n; i++)
-			f->busiest[i] = isalnum((unsigned char)top[i]) || strchr("._:/@+-[]", top[i]) ?
+			f->busiest[i] = isalnum((unsigned char)top[i]) ||
+						(top[i] && strchr("._:/@+-[](), ", top[i])) ?
 						top[i] : '?';
 		f->busiest[n] = '\0';
 		f->procs_max = tasks;

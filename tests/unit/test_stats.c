@@ -1881,7 +1881,8 @@ static void test_redefined_metrics_noted_where_samples_straddle(void **state)
 /*
  * Of the samples left out as disturbed, those whose foreign CPU was mostly
  * other processes are counted, and the busiest process of the one they
- * held most is kept, with what a report could misread made '?'.
+ * held most is kept (the ended ones by name), with what a report could
+ * misread made '?'.
  */
 static void test_disturbed_samples_counted_with_other_processes(void **state)
 {
@@ -1921,13 +1922,28 @@ static void test_disturbed_samples_counted_with_other_processes(void **state)
 	assert_int_equal(t.notes.disturbed_procs_b, 1);
 	assert_int_equal(t.notes.disturbed_starved_a, 1);
 	assert_int_equal(t.notes.disturbed_starved_b, 0);
-	assert_string_equal(t.notes.disturbed_busiest, "stress?ng?x?[77]");
+	assert_string_equal(t.notes.disturbed_busiest, "stress ng?x?[77]");
 	stats_table_release(&t);
 	/* without b's, a's compiler is the busiest */
 	assert_int_equal(base_sample_set(&b[2], "window.disturbed", "", 0), 0);
 	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
 	assert_int_equal(t.notes.disturbed_procs_b, 0);
 	assert_string_equal(t.notes.disturbed_busiest, "cc1[300]");
+	stats_table_release(&t);
+	/* the processes that ended in the window, by name, or one alone */
+	assert_int_equal(base_sample_set(&a[2], "window.disturbed", "", 1), 0);
+	assert_int_equal(base_sample_set(&a[2], "cpu.foreign_busy_pct", "%", 40), 0);
+	assert_int_equal(base_sample_set(&a[2], "cpu.foreign_tasks_pct", "%", 39), 0);
+	assert_int_equal(base_sample_env(&a[2], "client.collect.tasks.top", "%s", "true (3683 ended) 2.307 s, bash[16893] 0.472 s"), 0);
+	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+	assert_string_equal(t.notes.disturbed_busiest, "true (3683 ended)");
+	stats_table_release(&t);
+	assert_int_equal(base_sample_set(&a[3], "window.disturbed", "", 1), 0);
+	assert_int_equal(base_sample_set(&a[3], "cpu.foreign_busy_pct", "%", 50), 0);
+	assert_int_equal(base_sample_set(&a[3], "cpu.foreign_tasks_pct", "%", 49), 0);
+	assert_int_equal(base_sample_env(&a[3], "client.collect.tasks.top", "%s", "sh[4968, ended] 0.490 s"), 0);
+	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+	assert_string_equal(t.notes.disturbed_busiest, "sh[4968, ended]");
 	stats_table_release(&t);
 	l.o.keep_disturbed = true;
 	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
