@@ -3,6 +3,7 @@
 #include "collect/exits.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/taskstats.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/file.h"
@@ -147,6 +149,42 @@ static int answer(struct collect_exits *x, uint32_t seq, uint16_t *family)
 	}
 }
 
+/*
+ * Whether the records reach this listener, and name tasks as this
+ * process sees them: the kernel sends them to the listener's port in the
+ * first network namespace, with the ids of the first PID namespace, so
+ * from another one registering succeeds and nothing (or no id of ours)
+ * comes. A child that ends at once must be seen: its record is queued
+ * before its parent learns of the exit. 0, -EXDEV when it was not, or a
+ * negative errno from fork() or the socket.
+ */
+static int see_a_child_end(struct collect_exits *x)
+{
+	struct pollfd pfd = { .fd = x->fd, .events = POLLIN };
+	size_t from = x->n;
+	pid_t child = fork();
+
+	if (child < 0)
+		return -errno;
+	if (!child)
+		_exit(0);
+	/* a SIGCHLD handler of the caller's may reap it first: ECHILD */
+	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+		;
+	for (int tries = 0; tries < 3; tries++) {
+		struct base_err err;
+		int ret = collect_exits_drain(x, &err);
+
+		if (ret)
+			return ret;
+		for (size_t i = from; i < x->n; i++)
+			if (x->r[i].tid == child)
+				return 0;
+		poll(&pfd, 1, 50);
+	}
+	return -EXDEV;
+}
+
 int collect_exits_listen(struct collect_exits *x, struct base_err *err)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
@@ -194,6 +232,13 @@ int collect_exits_listen(struct collect_exits *x, struct base_err *err)
 	if (ret) {
 		ret = base_err_set(err, ret, "taskstats: registering for the exits on cpus %s: %s",
 				   x->mask, strerror(-ret));
+		goto fail;
+	}
+	ret = see_a_child_end(x);
+	if (ret) {
+		ret = base_err_set(err, ret, "taskstats: %s",
+				   ret == -EXDEV ? "no exit record reaches this listener (the kernel sends them to the first network and PID namespace only)" :
+				   strerror(-ret));
 		goto fail;
 	}
 	return 0;

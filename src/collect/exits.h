@@ -60,10 +60,12 @@ struct collect_exits *collect_exits_new(void);
 void collect_exits_free(struct collect_exits *x);
 
 /*
- * Register for the exits on every possible CPU. Returns 0, or a negative
- * errno with err: -EPERM without CAP_NET_ADMIN, -ENOENT when the kernel
- * has no taskstats, -EPROTO for a kernel whose records lack the thread
- * group id (taskstats version 12, Linux 5.19).
+ * Register for the exits on every possible CPU, and check that a child
+ * of this process that ends at once is seen (it forks one: call it
+ * outside the window). Returns 0, or a negative errno with err: -EPERM
+ * without CAP_NET_ADMIN, -ENOENT when the kernel has no taskstats,
+ * -EXDEV in a network or PID namespace other than the first (the kernel
+ * sends no record there, or ids that are not this process's).
  */
 int collect_exits_listen(struct collect_exits *x, struct base_err *err);
 

@@ -260,6 +260,8 @@ static void test_exits_count_a_real_child(void **state)
 		skip();
 	}
 	assert_int_equal(ret, 0);
+	/* the child listen saw end, as the meter forgets it at its mark */
+	collect_exits_clear(x);
 	assert_int_equal(collect_others_snap(a, "/proc", &err), 0);
 	child = fork();
 	assert_true(child >= 0);
@@ -272,9 +274,8 @@ static void test_exits_count_a_real_child(void **state)
 	assert_int_equal(collect_exits_drain(x, &err), 0);
 	collect_exits_sort(x);
 	r = collect_exits_records(x, &n);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		found |= r[i].tid == child && r[i].tgid == child;
-	}
 	assert_true(found);
 	collect_others_delta(a, b, r, n, &own, 1, &sum);
 	used_ns = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
