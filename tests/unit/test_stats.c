@@ -1930,21 +1930,27 @@ static void test_disturbed_samples_counted_with_other_processes(void **state)
 	assert_int_equal(t.notes.disturbed_procs_b, 0);
 	assert_string_equal(t.notes.disturbed_busiest, "cc1[300]");
 	stats_table_release(&t);
-	/* the processes that ended in the window, by name, or one alone */
-	assert_int_equal(base_sample_set(&a[2], "window.disturbed", "", 1), 0);
-	assert_int_equal(base_sample_set(&a[2], "cpu.foreign_busy_pct", "%", 40), 0);
-	assert_int_equal(base_sample_set(&a[2], "cpu.foreign_tasks_pct", "%", 39), 0);
-	assert_int_equal(base_sample_env(&a[2], "client.collect.tasks.top", "%s", "true (3683 ended) 2.307 s, bash[16893] 0.472 s"), 0);
-	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
-	assert_string_equal(t.notes.disturbed_busiest, "true (3683 ended)");
-	stats_table_release(&t);
-	assert_int_equal(base_sample_set(&a[3], "window.disturbed", "", 1), 0);
-	assert_int_equal(base_sample_set(&a[3], "cpu.foreign_busy_pct", "%", 50), 0);
-	assert_int_equal(base_sample_set(&a[3], "cpu.foreign_tasks_pct", "%", 49), 0);
-	assert_int_equal(base_sample_env(&a[3], "client.collect.tasks.top", "%s", "sh[4968, ended] 0.490 s"), 0);
-	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
-	assert_string_equal(t.notes.disturbed_busiest, "sh[4968, ended]");
-	stats_table_release(&t);
+	/* the processes that ended in the window, by name, or one alone,
+	 * each in a sample they held more than the last */
+	static const struct {
+		size_t i;
+		double pct;
+		const char *top, *busiest;
+	} ended[] = {
+		{ 2, 39, "true (3683 ended) 2.307 s, bash[16893] 0.472 s", "true (3683 ended)" },
+		{ 3, 49, "sh[4968, ended] 0.490 s", "sh[4968, ended]" },
+	};
+	for (size_t k = 0; k < sizeof(ended) / sizeof(ended[0]); k++) {
+		struct base_sample *e = &a[ended[k].i];
+
+		assert_int_equal(base_sample_set(e, "window.disturbed", "", 1), 0);
+		assert_int_equal(base_sample_set(e, "cpu.foreign_busy_pct", "%", ended[k].pct + 1), 0);
+		assert_int_equal(base_sample_set(e, "cpu.foreign_tasks_pct", "%", ended[k].pct), 0);
+		assert_int_equal(base_sample_env(e, "client.collect.tasks.top", "%s", ended[k].top), 0);
+		assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+		assert_string_equal(t.notes.disturbed_busiest, ended[k].busiest);
+		stats_table_release(&t);
+	}
 	l.o.keep_disturbed = true;
 	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
 	assert_int_equal(t.notes.disturbed_procs_a, 0);
