@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/testbed.h"
+#include "collect/exits.h"
 #include "topo/topo.h"
 
 void cli_testbed_veth_down(struct cli_testbed *tb)
@@ -73,15 +74,26 @@ int cli_testbed_veth(struct cli_testbed *tb, const struct job_config *cfg,
 int cli_testbed_veth_run(struct cli_testbed *tb, const struct engine_client_opts *o,
 			 struct engine_run *run, struct base_err *err)
 {
+	struct engine_client_opts lo = *o;
+	struct collect_exits *exits = collect_exits_new();
 	int saved = -1, ret;
 
 	memset(run, 0, sizeof(*run));
-	if (!tb->topo)
-		return base_err_set(err, -EINVAL, "no topology is up");
+	if (!tb->topo) {
+		ret = base_err_set(err, -EINVAL, "no topology is up");
+		goto out;
+	}
+	/* the kernel sends exit records to the first network namespace
+	 * only: the listener opens here, before the client's (without it
+	 * the meter's own says why it has none) */
+	if (exits && !collect_exits_listen(exits, NULL))
+		lo.exits = exits;
 	if ((ret = topo_enter(tb->topo, TOPO_CLIENT, &saved, err)))
-		return ret;
-	ret = engine_client_run(o, run, err);
+		goto out;
+	ret = engine_client_run(&lo, run, err);
 	topo_leave(saved);
+out:
+	collect_exits_free(exits);
 	return ret;
 }
 

@@ -566,6 +566,7 @@ static void local_collect(const struct engine_client_opts *o,
 
 	memset(col, 0, sizeof(*col));
 	col->others = true;
+	col->exits = o->exits;
 	col->nown = engine_env_peer_pids(run->env_local, run->env_remote, col->own_pids);
 	col->counters = o->counters;
 	col->perf = o->perf;

@@ -99,6 +99,15 @@ static void open_xcpu(struct engine_meter *m)
 		snprintf(m->xcpu_note, sizeof(m->xcpu_note), "%s", err.msg);
 }
 
+/* No more exit records: the listener freed unless it was lent. */
+static void drop_exits(struct engine_meter *m)
+{
+	if (!m->exits_lent)
+		collect_exits_free(m->exits);
+	m->exits = NULL;
+	m->exits_lent = false;
+}
+
 /* The taskstats listener for the tasks that end in the window, from
  * now on: records before the window's opening mark are forgotten there. */
 static void open_exits(struct engine_meter *m)
@@ -107,6 +116,11 @@ static void open_exits(struct engine_meter *m)
 
 	if (!m->col.others)
 		return;
+	if (m->col.exits) {
+		m->exits = m->col.exits;
+		m->exits_lent = true;
+		return;
+	}
 	m->exits = collect_exits_new();
 	if (!m->exits)
 		snprintf(m->exits_note, sizeof(m->exits_note), "out of memory");
@@ -166,8 +180,7 @@ void engine_meter_release(struct engine_meter *m)
 	collect_others_free(m->others[0]);
 	collect_others_free(m->others[1]);
 	m->others[0] = m->others[1] = NULL;
-	collect_exits_free(m->exits);
-	m->exits = NULL;
+	drop_exits(m);
 	free(m->task[0]);
 	free(m->task[1]);
 	m->task[0] = m->task[1] = NULL;
@@ -232,8 +245,7 @@ static int drain_exits(struct engine_meter *m)
 
 	if (ret) {
 		snprintf(m->exits_note, sizeof(m->exits_note), "%s", err.msg);
-		collect_exits_free(m->exits);
-		m->exits = NULL;
+		drop_exits(m);
 	}
 	return ret;
 }
@@ -477,7 +489,7 @@ static void note_missing(struct proto_end_report *r, const char *key,
  * tasks.exited_s and tasks.exited (of those, the threads that ended, and
  * their time), tasks.kthreads_s and tasks.ksoftirqd_s (the kernel's own
  * threads), and a note naming the busiest processes: "python3[1614]
- * 0.785 s", "sh[4968, ended] 0.490 s", "true (3007 ended) 0.812 s".
+ * 0.785 s", "sh[4968, ended] 0.490 s", "true (3683 ended) 2.307 s".
  */
 static void report_others(const struct engine_meter *m, struct proto_end_report *r)
 {

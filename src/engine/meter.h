@@ -37,6 +37,9 @@ struct engine_collect {
 	bool others;
 	pid_t own_pids[2];
 	size_t nown;
+	/* the tasks that end in the window: a listener lent by the caller
+	 * (engine_client_opts.exits, not freed), or NULL: opened here */
+	struct collect_exits *exits;
 };
 
 /* Control-thread only; never touched by workers. */
@@ -70,8 +73,9 @@ struct engine_meter {
 	bool others_ok[2];
 	char others_note[200];
 	/* the tasks that end between them (NULL: not counted, exits_note
-	 * says why) */
+	 * says why); lent: col.exits, the caller's to free */
 	struct collect_exits *exits;
+	bool exits_lent;
 	char exits_note[200];
 };
 

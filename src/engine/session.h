@@ -14,6 +14,8 @@
 #include "engine/sock.h"
 #include "proto/msg.h"
 
+struct collect_exits;
+
 /* The server reports its counters this often during a test. */
 #define ENGINE_TICK_NS (100 * 1000 * 1000LL)
 /* --overhead: ticks per phase of the collectors on or off (200 ms). */
@@ -61,6 +63,11 @@ struct engine_client_opts {
 	/* --warmup auto: whether n successive 100 ms rates no longer trend
 	 * (the caller's statistics; required when cfg.warmup_auto) */
 	bool (*steady)(const double *rates, size_t n);
+	/* an exit listener (collect/exits.h) the caller opened where the
+	 * kernel sends the records, the first network namespace, before
+	 * entering the test's: lent for the run, not freed. NULL: the meter
+	 * opens its own, which in another namespace gets none */
+	struct collect_exits *exits;
 };
 
 /* Everything one run measured, both ends. */

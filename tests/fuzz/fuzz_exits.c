@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t kept, again, n;
 	/* netlink headers are read in place: the datagram aligned, as
 	 * recv() gives it */
-	uint64_t *buf = malloc(size / 8 + 1 > 0 ? (size / 8 + 1) * 8 : 8);
+	uint64_t *buf = malloc((size / 8 + 1) * 8);
 
 	FUZZ_CHECK(x && buf);
 	memcpy(buf, data, size);
