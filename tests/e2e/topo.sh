@@ -471,9 +471,10 @@ check "after the ramp runs nothing is left" clean
 # over a 2 s window was measured at 24.6-25.4%: at most one period's quota
 # more can fall in the window (+1.25 points), and a receiver that wants
 # more than its quota uses nearly all of it: band [20, 27]. Throughput
-# fell to 0.34-0.63 of the unthrottled run; asserted: below 0.8, when the
-# baseline server used over 35% (else the quota does not bind on this
-# machine: skipped). A udp_stream receiver (18-29% unthrottled here: on
+# fell to 0.34-0.63 of the unthrottled run; asserted: by at least half the
+# share of the server's CPU the quota took (0.81 of a run whose server
+# used 38% passes: the quota took a third), when the baseline server used
+# over 35% (else the quota does not bind on this machine: skipped). A udp_stream receiver (18-29% unthrottled here: on
 # veth the receive softirq runs on the sender's CPU) stays under the cap.
 hold_up "$TMP/q" --cpu-quota 25
 checkx "cpu quota topology up with its cgroup" '[ -n "$CG" ] && [ -d "$CG" ]'
@@ -527,11 +528,14 @@ checkx "the cgroup throttled the server" '[ "${throttled:-0}" -gt 0 ]'
 check "25% quota caps a udp_stream receiver at 27%" \
 	jtrue "$TMP/qu.json" 'v("cpu.server.process_pct") <= 27 and v("throughput.gbps") > 0'
 if jtrue "$TMP/q0.json" 'v("cpu.server.process_pct") > 35'; then
-	check "25% quota: tcp throughput below 0.8 of the unthrottled run" \
+	check "25% quota: tcp throughput falls by at least half the share of the server's CPU the quota took" \
 		python3 -c "import json, sys
-a = json.load(open('$TMP/q0.json'))['metrics']['throughput.gbps']['value']
+m0 = json.load(open('$TMP/q0.json'))['metrics']
+a = m0['throughput.gbps']['value']
 b = json.load(open('$TMP/q25.json'))['metrics']['throughput.gbps']['value']
-sys.exit(0 if b < 0.8 * a else 1)"
+cut = 1 - 25 / m0['cpu.server.process_pct']['value']
+print('# tcp %.2f of the unthrottled run; the quota took %.0f%% of the server CPU' % (b / a, 100 * cut))
+sys.exit(0 if b < (1 - cut / 2) * a else 1)"
 elif [ -s "$TMP/q0.json" ]; then
 	ok "# SKIP unthrottled server used only $p0% of a CPU: a 25% quota does not bind here"
 else
