@@ -24,8 +24,9 @@
 #define COLLECT_EXITS_TICK_NS 10000000ULL
 /* Records one listener keeps at most; more are counted as lost. */
 #define COLLECT_EXITS_MAX 262144
-/* The listener's socket buffer: a record costs about 1.5 KiB of it, so
- * some 10000 exits between two drains. */
+/* The listener's socket buffer: a record is a 596-byte datagram here,
+ * and the kernel charges a datagram more than its bytes; some thousands
+ * of exits between two drains. */
 #define COLLECT_EXITS_RCVBUF (16 << 20)
 
 /* One thread that ended. */
