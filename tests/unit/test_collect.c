@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "burn.h"
+
 #include "base/err.h"
 #include "collect/cpu.h"
 #include "collect/env.h"
@@ -127,21 +129,6 @@ static void assert_pct(const struct collect_cpu_pct *p, double user,
 	assert_near(p->iowait, iowait);
 	assert_near(p->steal, steal);
 	assert_near(p->busy, busy);
-}
-
-static void burn_cpu_ms(long ms)
-{
-	struct timespec t0, t;
-	volatile uint64_t x = 1;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-	do {
-		for (int i = 0; i < 100000; i++)
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000L +
-			 (t.tv_nsec - t0.tv_nsec) / 1000000L <
-		 ms);
 }
 
 static void test_parse_two_cpu_fixture(void **state)
@@ -513,7 +500,7 @@ static void test_read_real_proc_stat_has_online_cpus(void **state)
 	assert_true(a->ctxt > 0);
 	assert_true(a->intr > 0);
 
-	burn_cpu_ms(60);
+	test_burn_cpu_ms(60);
 	if (collect_cpustat_read(b, &err) != 0)
 		fail_msg("%s", err.msg);
 	assert_true(b->t_ns > a->t_ns);
@@ -753,7 +740,7 @@ static void test_rusage_delta_monotonic_after_burning_cpu(void **state)
 
 	(void)state;
 	assert_int_equal(collect_rusage_read(&a), 0);
-	burn_cpu_ms(30);
+	test_burn_cpu_ms(30);
 	assert_int_equal(collect_rusage_read(&b), 0);
 	collect_rusage_delta(&a, &b, &d);
 	assert_true(d.t_ns > 0);

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "burn.h"
+
 #include "base/err.h"
 #include "base/time.h"
 #include "collect/exits.h"
@@ -218,19 +220,6 @@ static void test_exits_sort_by_ids(void **state)
 	collect_exits_free(x);
 }
 
-static void burn_ms(unsigned ms)
-{
-	struct timespec t0, t;
-	volatile uint64_t spin = 0;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	do {
-		for (int i = 0; i < 100000; i++)
-			spin += (uint64_t)i;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-}
-
 /*
  * On this machine (root): a child that starts after the first snapshot,
  * burns 300 ms of CPU and ends before the second is in neither; its exit
@@ -266,7 +255,7 @@ static void test_exits_count_a_real_child(void **state)
 	child = fork();
 	assert_true(child >= 0);
 	if (!child) {
-		burn_ms(300);
+		test_burn_cpu_ms(300);
 		_exit(0);
 	}
 	assert_int_equal(wait4(child, NULL, 0, &ru), child);

@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "burn.h"
+
 #include "base/err.h"
 #include "base/parse.h"
 #include "base/time.h"
@@ -756,33 +758,10 @@ static void test_derive_by_hand(void **state)
 
 /* ---- the real kernel ---- */
 
-static volatile uint64_t sink;
-
-static int64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
-
-/* Burn ms of this thread's CPU time, however long it takes on a busy
- * machine. */
-static void burn_cpu_ms(int ms)
-{
-	int64_t end = thread_cpu_ns() + ms * NS_PER_MS;
-	uint64_t x = 1;
-
-	while (thread_cpu_ns() < end)
-		for (int i = 0; i < 10000; i++)
-			x = x * 6364136223846793005ull + 1442695040888963407ull;
-	sink = x;
-}
-
 static void *burn_thread(void *arg)
 {
 	(void)arg;
-	burn_cpu_ms(40);
+	test_burn_cpu_ms(40);
 	for (int i = 0; i < 5; i++)
 		usleep(1000); /* voluntary context switches */
 	return NULL;
@@ -861,7 +840,7 @@ static void test_real_cpus_count_every_task(void **state)
 	if (ret)
 		fail_msg("open: %s", err.msg);
 	assert_int_equal(collect_perf_start(p), 0);
-	burn_cpu_ms(20);
+	test_burn_cpu_ms(20);
 	usleep(5000);
 	assert_int_equal(collect_perf_stop(p), 0);
 	assert_int_equal(collect_perf_result(p, &r), 0);
