@@ -22,7 +22,7 @@
 /* A scheduler tick at the slowest HZ (100): the most sum_exec_runtime
  * can lag. */
 #define COLLECT_EXITS_TICK_NS 10000000ULL
-/* Records one listener keeps at most; more are counted as lost. */
+/* Records one listener keeps at most; past them collect_exits_lost says so. */
 #define COLLECT_EXITS_MAX 262144
 /* The listener's socket buffer: a record is a 596-byte datagram here,
  * and the kernel charges a datagram more than its bytes; some thousands
