@@ -120,6 +120,19 @@ int cli_config_opt(int opt, const char *arg, struct job_config *c)
 			return -1;
 		c->buf_offset = (int32_t)v;
 		return 1;
+	case CLI_OPT_CPU_LATENCY:
+		if (!strcmp(arg, "none")) {
+			c->hold_cpu_latency = false;
+			return 1;
+		}
+		if (base_parse_u64(arg, 0, JOB_MAX_CPU_LATENCY_US, &v, NULL)) {
+			cli_error("invalid --cpu-latency '%s': expected microseconds from 0 to %d, or none",
+				  arg, JOB_MAX_CPU_LATENCY_US);
+			return -1;
+		}
+		c->hold_cpu_latency = true;
+		c->cpu_latency_us = (uint32_t)v;
+		return 1;
 	case CLI_OPT_CPUS:
 		return cli_cpulist("--cpus", arg, &c->cpus) ? 1 : -1;
 	case CLI_OPT_RCPUS:

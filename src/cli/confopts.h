@@ -14,6 +14,7 @@ enum {
 	CLI_OPT_BATCH, CLI_OPT_CPUS, CLI_OPT_RCPUS, CLI_OPT_BURST,
 	CLI_OPT_RATE, CLI_OPT_RR_TIMEOUT, CLI_OPT_PLACEMENT, CLI_OPT_UDP_GSO,
 	CLI_OPT_UDP_GRO, CLI_OPT_SENDFILE_FROM, CLI_OPT_BUF_OFFSET,
+	CLI_OPT_CPU_LATENCY,
 };
 
 /* Their short letters, for getopt_long's optstring. */
@@ -37,6 +38,7 @@ enum {
 	{ "udp-gro", no_argument, NULL, CLI_OPT_UDP_GRO },                    \
 	{ "sendfile-from", required_argument, NULL, CLI_OPT_SENDFILE_FROM },  \
 	{ "buf-offset", required_argument, NULL, CLI_OPT_BUF_OFFSET },        \
+	{ "cpu-latency", required_argument, NULL, CLI_OPT_CPU_LATENCY },      \
 	{ "cpus", required_argument, NULL, CLI_OPT_CPUS },                    \
 	{ "remote-cpus", required_argument, NULL, CLI_OPT_RCPUS },            \
 	{ "placement", required_argument, NULL, CLI_OPT_PLACEMENT },          \

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <linux/ethtool.h>
 #include <linux/if_link.h>
@@ -1018,6 +1019,35 @@ static int add_vulns(struct collect_sysenv *env, const char *sys, char *buf,
 	return ret;
 }
 
+/*
+ * cpuidle.latency_req_us: the CPU latency QoS request in force (reading
+ * /dev/cpu_dma_latency gives the lowest of every holder's, as a binary
+ * int32), "none" when nobody holds one (the kernel's default, 2000 s).
+ * A tuned profile, a cyclictest or netregress --cpu-latency holding it
+ * keeps idle CPUs out of their deeper states. Left out without root.
+ */
+static int add_cpu_latency(struct collect_sysenv *env, struct base_err *err)
+{
+	char v[16];
+	int32_t req;
+	ssize_t n;
+	int fd;
+
+	fd = open("/dev/cpu_dma_latency", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return is_refusal(-errno) ? 0 : sys_err(err, -errno,
+							 "cannot open /dev/cpu_dma_latency");
+	n = read(fd, &req, sizeof(req));
+	close(fd);
+	if (n != (ssize_t)sizeof(req) || req < 0)
+		return 0;
+	if (req >= 2000000000)
+		snprintf(v, sizeof(v), "none");
+	else
+		snprintf(v, sizeof(v), "%" PRId32, req);
+	return collect_sysenv_add(env, "cpuidle.latency_req_us", v, strlen(v), err);
+}
+
 int collect_sysenv_add_cpu(struct collect_sysenv *env, const char *sys,
 			   struct base_err *err)
 {
@@ -1088,6 +1118,8 @@ int collect_sysenv_read(struct collect_sysenv *env, const char *const *ifnames,
 	if (ret)
 		goto out;
 	ret = collect_sysenv_add_cpu(env, "/sys", err);
+	if (!ret)
+		ret = add_cpu_latency(env, err);
 	if (ret)
 		goto out;
 	ret = collect_sysenv_add_sysctls(env, "/proc/sys", err);

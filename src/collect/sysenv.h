@@ -21,6 +21,9 @@
  *                                    .../smt/active
  *   numa.possible, numa.online       /sys/devices/system/node/{possible,online}
  *   cpufreq.governor                 cpu0's scaling_governor
+ *   cpuidle.latency_req_us           the CPU latency QoS request in force
+ *                                    (/dev/cpu_dma_latency, root only):
+ *                                    microseconds, or "none"
  *   sysctl.net.<path with dots>      every readable file under /proc/sys/net/
  *                                    core, ipv4 and ipv6, except the
  *                                    per-interface subtrees {ipv4,ipv6}/{conf,

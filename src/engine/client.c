@@ -624,6 +624,8 @@ static int run_test(struct client *c, struct engine_run *out,
 		.threads = cfg->threads,
 		.cpus = cfg->cpus,
 		.drain_ns = 5 * NS_PER_S,
+		.hold_cpu_latency = cfg->hold_cpu_latency,
+		.cpu_latency_us = cfg->cpu_latency_us,
 	};
 	json_t *m = NULL, *ports = json_array(), *res = NULL;
 	struct engine_collect col;

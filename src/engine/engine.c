@@ -2,6 +2,7 @@
 /* Worker threads and their epoll loops; workloads plug in through flow_ops. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
@@ -457,6 +458,7 @@ struct engine *engine_new(const struct engine_opts *o, struct base_err *err)
 		return NULL;
 	}
 	e->o = *o;
+	e->qos_fd = -1;
 	e->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (e->evfd < 0) {
 		base_err_set(err, -errno, "eventfd: %s", strerror(errno));
@@ -837,6 +839,46 @@ static void tx_budget(const struct engine *e, struct worker *w)
 		w->tx_batch = (uint32_t)fit;
 }
 
+/*
+ * The kernel's CPU latency QoS request: while the file is open, no CPU of
+ * the machine enters an idle state whose exit latency exceeds the value
+ * written. The kernel drops the request when the file closes, however the
+ * process ends, so nothing is left to undo. Reading the file gives the
+ * request in force, the lowest of all holders'.
+ */
+#define CPU_LATENCY_DEV "/dev/cpu_dma_latency"
+
+static int hold_cpu_latency(struct engine *e, struct base_err *err)
+{
+	int32_t want = (int32_t)e->o.cpu_latency_us, now;
+	ssize_t n;
+
+	e->qos_fd = open(CPU_LATENCY_DEV, O_RDWR | O_CLOEXEC);
+	if (e->qos_fd < 0)
+		return base_err_set(err, -errno,
+				    "cannot hold the CPU latency request at %" PRId32
+				    " us: " CPU_LATENCY_DEV ": %s%s",
+				    want, strerror(errno),
+				    errno == EACCES ? " (it needs root)" : "");
+	n = write(e->qos_fd, &want, sizeof(want));
+	if (n != (ssize_t)sizeof(want))
+		return base_err_set(err, n < 0 ? -errno : -EIO,
+				    "cannot hold the CPU latency request at %" PRId32
+				    " us: writing " CPU_LATENCY_DEV ": %s",
+				    want, n < 0 ? strerror(errno) : "short write");
+	n = pread(e->qos_fd, &now, sizeof(now), 0);
+	if (n != (ssize_t)sizeof(now))
+		return base_err_set(err, n < 0 ? -errno : -EIO,
+				    "cannot read back the CPU latency request: %s",
+				    n < 0 ? strerror(errno) : "short read");
+	if (now > want)
+		return base_err_set(err, -EIO,
+				    "the CPU latency request in force is %" PRId32
+				    " us after asking for %" PRId32 " us",
+				    now, want);
+	return 0;
+}
+
 int engine_launch(struct engine *e, struct base_err *err)
 {
 	const struct base_cpulist *cpus = &e->o.cpus;
@@ -844,6 +886,8 @@ int engine_launch(struct engine *e, struct base_err *err)
 
 	if (e->launched || !e->nflows)
 		return base_err_set(err, -EINVAL, "engine has no flows to run");
+	if (e->o.hold_cpu_latency && (ret = hold_cpu_latency(e, err)))
+		return ret;
 	e->launched = true;
 	e->nworkers = e->o.threads < e->nflows ? e->o.threads : e->nflows;
 	e->workers = aligned_alloc(CACHELINE, e->nworkers * sizeof(*e->workers));
@@ -1173,6 +1217,8 @@ void engine_free(struct engine *e)
 		free(f);
 	}
 	free(e->flows);
+	if (e->qos_fd >= 0)
+		close(e->qos_fd);
 	close(e->evfd);
 	pthread_cond_destroy(&e->cond);
 	pthread_mutex_destroy(&e->lock);

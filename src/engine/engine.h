@@ -55,6 +55,10 @@ struct engine_opts {
 	uint32_t threads;    /* workers; flows go round-robin */
 	struct base_cpulist cpus; /* worker i on cpus[i % n]; n 0 = unpinned */
 	int64_t drain_ns;    /* how long receivers may drain after stop */
+	/* hold the CPU latency QoS request at cpu_latency_us from launch to
+	 * free (job_config's hold_cpu_latency) */
+	bool hold_cpu_latency;
+	uint32_t cpu_latency_us;
 };
 
 struct job_config;
@@ -71,7 +75,8 @@ int engine_add_flow(struct engine *e, uint32_t id, int fd, bool tx,
 int engine_add_connector(struct engine *e, uint32_t id,
 			 const struct engine_addr *to,
 			 const struct engine_sockopts *so, struct base_err *err);
-/* Start the workers; they wait for engine_go(). Returns 0 or -errno. */
+/* Start the workers; they wait for engine_go(). Returns 0 or -errno; with
+ * hold_cpu_latency, also when the request cannot be held (not root). */
 int engine_launch(struct engine *e, struct base_err *err);
 /* An eventfd that becomes readable when a worker fails or finishes. */
 int engine_event_fd(const struct engine *e);

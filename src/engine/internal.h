@@ -157,6 +157,7 @@ struct engine {
 	pthread_t watchdog;
 	bool has_watchdog;
 	int evfd;
+	int qos_fd; /* /dev/cpu_dma_latency while the request is held, or -1 */
 };
 
 static inline void ctr_add(_Atomic uint64_t *c, uint64_t n)

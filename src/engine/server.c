@@ -567,6 +567,8 @@ static int session_run(struct session *s, struct base_err *err)
 	eo.threads = s->cfg.threads;
 	eo.cpus = s->cfg.remote_cpus;
 	eo.drain_ns = 5 * NS_PER_S;
+	eo.hold_cpu_latency = s->cfg.hold_cpu_latency;
+	eo.cpu_latency_us = s->cfg.cpu_latency_us;
 	s->eng = engine_new(&eo, err);
 	if (!s->eng) {
 		ret = -ENOMEM;

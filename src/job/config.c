@@ -445,6 +445,11 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 				    "invalid buf_offset %" PRId32
 				    ": expected 0 to %d bytes past a page boundary",
 				    c->buf_offset, JOB_MAX_BUF_OFFSET);
+	if (c->hold_cpu_latency && c->cpu_latency_us > JOB_MAX_CPU_LATENCY_US)
+		return base_err_set(err, -EINVAL,
+				    "invalid cpu_latency %" PRIu32
+				    ": expected 0 to %d microseconds",
+				    c->cpu_latency_us, JOB_MAX_CPU_LATENCY_US);
 	if ((unsigned)c->sendfile_from >= JOB_SENDFILE_COUNT)
 		return base_err_set(err, -EINVAL,
 				    "invalid sendfile_from %d: expected tmp or memfd",
@@ -617,6 +622,11 @@ void job_config_each_param(const struct job_config *c,
 		fn(ctx, "burst", v);
 	}
 	fn(ctx, "cc", c->cc[0] ? c->cc : "default");
+	/* only when held: every sample before and without it keeps its key */
+	if (c->hold_cpu_latency) {
+		snprintf(v, sizeof(v), "%" PRIu32, c->cpu_latency_us);
+		fn(ctx, "cpu_latency", v);
+	}
 	if (veth) {
 		snprintf(v, sizeof(v), "%" PRIu32, c->cpu_quota_pct);
 		fn(ctx, "cpu_quota", v);
@@ -953,6 +963,9 @@ json_t *job_config_to_json(const struct job_config *c)
 	/* likewise: a peer that predates it would use a malloc'd buffer */
 	if (j && c->buf_offset >= 0)
 		json_object_set_new(j, "buf_offset", json_integer(c->buf_offset));
+	/* likewise: a peer that predates it would not hold the request */
+	if (j && c->hold_cpu_latency)
+		json_object_set_new(j, "cpu_latency", json_integer(c->cpu_latency_us));
 	return j;
 }
 
@@ -1000,6 +1013,7 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		"rr_timeout_ns", "rmsg", "topology", "mtu", "gro", "gso", "tso",
 		"tbf_rate", "cpu_quota", "placement", "warmup_auto",
 		"udp_gso", "udp_gro", "sendfile_from", "buf_offset", "profile",
+		"cpu_latency",
 	};
 	const char *key, *s = NULL;
 	char q[BASE_QUOTE_LEN];
@@ -1066,6 +1080,11 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 	c->buf_offset = JOB_BUF_OFFSET_HEAP;
 	if (json_object_get(obj, "buf_offset"))
 		INT_FIELD("buf_offset", buf_offset, 0, JOB_MAX_BUF_OFFSET);
+	/* absent: not held */
+	if (json_object_get(obj, "cpu_latency")) {
+		INT_FIELD("cpu_latency", cpu_latency_us, 0, JOB_MAX_CPU_LATENCY_US);
+		c->hold_cpu_latency = true;
+	}
 	if ((ret = get_str(obj, "topology", &s, err)))
 		return ret;
 	if (strlen(s) >= sizeof(c->topology))

@@ -45,6 +45,7 @@ enum job_dir {
 #define JOB_MAX_MSG (64ULL << 20)
 #define JOB_MAX_BUF_OFFSET 4095
 #define JOB_BUF_OFFSET_HEAP (-1)
+#define JOB_MAX_CPU_LATENCY_US 1000000
 #define JOB_UDP_HDR_BYTES 8 /* the sequence number every datagram carries */
 #define JOB_MAX_BATCH 64
 /* datagrams one UDP_SEGMENT send may become (the kernel's limit until 6.9) */
@@ -122,6 +123,14 @@ struct job_config {
 	 * kernel's data than at others: a 128K malloc'd buffer, 16 bytes past
 	 * a page, halved loopback tcp_stream against a page-aligned one. */
 	int32_t buf_offset;
+	/* hold_cpu_latency: both ends hold the kernel's CPU latency QoS
+	 * request (/dev/cpu_dma_latency) at cpu_latency_us through the test,
+	 * so the idle governor picks no state slower to leave than that; 0
+	 * keeps idle CPUs polling. On a 2-vCPU guest whose idle CPUs halt,
+	 * waking one is the hypervisor's: 64 B tcp_rr across the vCPUs read
+	 * 14k transactions/s halting and 70k polling */
+	bool hold_cpu_latency;
+	uint32_t cpu_latency_us;
 	uint64_t req_bytes, resp_bytes; /* request/response sizes; 0 = 1 */
 	uint32_t burst;      /* transactions in flight per flow; 0 = 1 */
 	double rate;         /* open loop: transactions/s per flow; 0 = closed */

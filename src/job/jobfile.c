@@ -86,6 +86,7 @@ enum pid {
 	P_UDP_GRO,
 	P_SENDFILE_FROM,
 	P_BUF_OFFSET,
+	P_CPU_LATENCY,
 	P_COUNT,
 };
 
@@ -140,6 +141,8 @@ static const struct pdef pdefs[P_COUNT] = {
 	[P_SENDFILE_FROM] = { "sendfile_from", PK_SENDFILE, 0, 0, NULL },
 	/* bytes past a page boundary where each end's data buffer starts */
 	[P_BUF_OFFSET] = { "buf_offset", PK_INT, 0, JOB_MAX_BUF_OFFSET, NULL },
+	/* the CPU latency QoS request both ends hold, in microseconds */
+	[P_CPU_LATENCY] = { "cpu_latency", PK_INT, 0, JOB_MAX_CPU_LATENCY_US, "none" },
 };
 
 /* A parsed parameter value: the field of its kind is set, the rest zero. */
@@ -370,7 +373,8 @@ static int parse_value(const struct pdef *d, const char *s, struct job_value *v)
 
 	memset(v, 0, sizeof(*v));
 	if (d->zero_word && !strcmp(s, d->zero_word)) {
-		if (d->kind == PK_TOGGLE)
+		/* -1 tells the word from a 0 where 0 is a value of its own */
+		if (d->kind == PK_TOGGLE || d->kind == PK_INT)
 			v->i = -1;
 		return 0;
 	}
@@ -601,6 +605,10 @@ static void apply(struct job_config *c, enum pid p, const struct job_value *v)
 		break;
 	case P_BUF_OFFSET:
 		c->buf_offset = (int32_t)v->u;
+		break;
+	case P_CPU_LATENCY:
+		c->hold_cpu_latency = v->i >= 0;
+		c->cpu_latency_us = (uint32_t)v->u;
 		break;
 	case P_GRO:
 		c->gro = (int8_t)v->i;

@@ -125,6 +125,53 @@ timeout 10 "$NR" run udp_rr -r 70000,1 2>"$TMP/err"
 rc=$?
 checkx "udp_rr request over the datagram limit" '[ $rc -eq 2 ] && grep -q "expected 1 to 65507" "$TMP/err"'
 
+# --cpu-latency 0: both ends hold the CPU latency request through the test,
+# so no idle CPU halts; the request goes when the test ends, however it ends.
+# The request in force (the lowest of every holder's), as the kernel says.
+qos() { python3 -c 'import struct; print(struct.unpack("i", open("/dev/cpu_dma_latency", "rb").read(4))[0])'; }
+holds() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q cpu_dma_latency; }
+qos0=$(qos)
+start_server
+timeout 60 "$NR" run tcp_rr -H 127.0.0.1 -p "$SRV_PORT" -l 2s --warmup 500ms --cpu-latency 0 --no-store --json >"$TMP/qos.json" 2>"$TMP/qos.err" &
+r=$!
+sleep 1.5
+holds "$(pgrep -P "$r" -x netregress)"; c_held=$?
+# the server answers each client in a process of its own
+holds "$(pgrep -P "$SRV_PID" -x netregress)"; s_held=$?
+wait $r
+rc=$?
+check "tcp_rr --cpu-latency 0 against a server exits 0" [ $rc -eq 0 ] || diag "$TMP/qos.err"
+checkx "during the test the client and the server each hold /dev/cpu_dma_latency open" '[ $c_held -eq 0 ] && [ $s_held -eq 0 ]'
+check "--cpu-latency 0: the key has cpu_latency=0, both ends' environment the request 0" \
+	jtrue "$TMP/qos.json" '" cpu_latency=0 " in d["config"]["key"] and all(d["sysenv"][e]["entries"]["cpuidle.latency_req_us"] == "0" for e in ("client", "server"))'
+# Only a state whose exit latency is 0 (POLL) may be entered; a machine
+# without cpuidle states has no such metrics and nothing to hold back.
+check "--cpu-latency 0: no CPU entered an idle state other than polling in the window" \
+	jtrue "$TMP/qos.json" 'all(m[k]["value"] == 0 for k in m if re.fullmatch(r"cpuidle\.(?!POLL\.)[^.]+\.usage", k))'
+for _ in $(seq 50); do pgrep -P "$SRV_PID" -x netregress >/dev/null || break; sleep 0.1; done
+checkx "after the test the server holds it no more and the request in force is what it was ($qos0)" \
+	'! pgrep -P "$SRV_PID" -x netregress >/dev/null && ! holds "$SRV_PID" && [ "$(qos)" = "$qos0" ]'
+timeout 60 "$NR" run tcp_rr "${RUN_SHORT[@]}" --no-store --json >"$TMP/noqos.json"
+check "without it the key has no cpu_latency and the environment the request in force" \
+	jtrue "$TMP/noqos.json" '"cpu_latency" not in d["config"]["key"] and d["sysenv"]["client"]["entries"]["cpuidle.latency_req_us"] == ("none" if '"$qos0"' >= 2000000000 else "'"$qos0"'")'
+# A client killed mid-run: the kernel drops its request and the local
+# server's (which ends with its parent).
+"$NR" run tcp_rr -l 20s --warmup 200ms --cpu-latency 0 --no-store >/dev/null 2>&1 &
+r=$!
+PIDS+=("$r")
+for _ in $(seq 50); do holds "$r" && break; sleep 0.1; done
+holds "$r"; k_held=$?
+{ kill -9 "$r"; wait "$r"; } 2>/dev/null
+for _ in $(seq 50); do [ "$(qos)" = "$qos0" ] && break; sleep 0.1; done
+checkx "a client killed with SIGKILL while holding it leaves the request in force as it was" \
+	'[ $k_held -eq 0 ] && [ "$(qos)" = "$qos0" ]'
+timeout 10 "$NR" run tcp_rr --cpu-latency 1000001 2>"$TMP/err"
+rc=$?
+checkx "--cpu-latency over 1 s is named" '[ $rc -eq 2 ] && grep -q "invalid --cpu-latency .1000001.: expected microseconds from 0 to 1000000, or none" "$TMP/err"'
+timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups "$NR" run tcp_rr -l 1s --warmup 0 --cpu-latency 0 --no-store 2>"$TMP/err" >/dev/null
+rc=$?
+checkx "without root --cpu-latency stops the run and says why" '[ $rc -ne 0 ] && grep -q "cannot hold the CPU latency request at 0 us: /dev/cpu_dma_latency: Permission denied (it needs root)" "$TMP/err"' || diag "$TMP/err"
+
 # A server on every address (::, the default) gives an IPv4 client IPv4
 # data sockets, not v4-mapped IPv6 ones (which take the slower v6 paths).
 pf="$TMP/port6"

@@ -1518,6 +1518,62 @@ static void test_buf_offset_key_json_and_default(void **state)
 	expect_finalize_rejects(&c, "invalid buf_offset -2", NULL);
 }
 
+/*
+ * cpu_latency: held only when asked (0 is a value: keep idle CPUs polling),
+ * in the key and the JSON only then, so every configuration without it
+ * keeps its key; out-of-range values are named.
+ */
+static void test_cpu_latency_key_json_and_default(void **state)
+{
+	struct job_config c, back;
+	struct base_err err = { "" };
+	char key[KEY_LEN], plain[KEY_LEN];
+	json_t *j;
+
+	(void)state;
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_RR;
+	finalize_ok(&c, 2);
+	assert_false(c.hold_cpu_latency);
+	key_of(&c, plain);
+	assert_null(strstr(plain, "cpu_latency"));
+	j = job_config_to_json(&c);
+	assert_null(json_object_get(j, "cpu_latency"));
+	json_decref(j);
+
+	c.hold_cpu_latency = true;
+	c.cpu_latency_us = 0;
+	finalize_ok(&c, 2);
+	key_of(&c, key);
+	assert_non_null(strstr(key, " cc=default cpu_latency=0 cpus="));
+	expect_json_round_trip(&c);
+	j = job_config_to_json(&c);
+	assert_int_equal(json_integer_value(json_object_get(j, "cpu_latency")), 0);
+	assert_int_equal(job_config_from_json(j, &back, &err), 0);
+	assert_true(back.hold_cpu_latency);
+	assert_int_equal(back.cpu_latency_us, 0);
+
+	/* absent: not held, and the key of a run without it */
+	json_object_del(j, "cpu_latency");
+	assert_int_equal(job_config_from_json(j, &back, &err), 0);
+	assert_false(back.hold_cpu_latency);
+	key_of(&back, key);
+	assert_string_equal(key, plain);
+
+	json_object_set_new(j, "cpu_latency", json_integer(1000001));
+	assert_int_equal(job_config_from_json(j, &back, &err), -EINVAL);
+	expect_msg_has(&err, "'cpu_latency' = 1000001: expected 0 to 1000000");
+	json_object_set_new(j, "cpu_latency", json_integer(-1));
+	assert_int_equal(job_config_from_json(j, &back, &err), -EINVAL);
+	expect_msg_has(&err, "'cpu_latency' = -1: expected 0 to 1000000");
+	json_decref(j);
+
+	job_config_init(&c);
+	c.hold_cpu_latency = true;
+	c.cpu_latency_us = 1000001;
+	expect_finalize_rejects(&c, "invalid cpu_latency 1000001: expected 0 to 1000000 microseconds", NULL);
+}
+
 /* job_key_diff names what sets two keys apart, pair by pair in key order. */
 static void test_key_diff_names_each_parameter_that_differs(void **state)
 {
@@ -1764,6 +1820,7 @@ int main(void)
 		cmocka_unit_test(test_key_keeps_cpu_order),
 		cmocka_unit_test(test_sendfile_from_key_json_and_default),
 		cmocka_unit_test(test_buf_offset_key_json_and_default),
+		cmocka_unit_test(test_cpu_latency_key_json_and_default),
 		cmocka_unit_test(test_key_diff_names_each_parameter_that_differs),
 		cmocka_unit_test(test_keys_common_and_the_rest),
 		cmocka_unit_test(test_udp_offloads_key_json_and_limits),

@@ -610,6 +610,21 @@ static void test_every_parameter_reaches_the_configuration(void **state)
 	assert_string_equal(cells[1].desc, "buf_offset=16");
 	job_cells_free(cells, n);
 	job_file_free(jf);
+
+	/* the CPU latency request: none (not held) is not the 0 that polls */
+	jf = parse_ok("params:\n  cpu_latency: [none, 0, 50]\n");
+	n = expand_ok(jf, &cells);
+	assert_int_equal(n, 3);
+	assert_false(cells[0].cfg.hold_cpu_latency);
+	assert_true(cells[1].cfg.hold_cpu_latency);
+	assert_int_equal(cells[1].cfg.cpu_latency_us, 0);
+	assert_true(cells[2].cfg.hold_cpu_latency);
+	assert_int_equal(cells[2].cfg.cpu_latency_us, 50);
+	assert_string_equal(cells[1].desc, "cpu_latency=0");
+	job_cells_free(cells, n);
+	job_file_free(jf);
+	expect_parse_error("params:\n  cpu_latency: [0, -1]\n",
+			   "x.yaml:2:20: invalid value '-1' for 'cpu_latency': expected an integer from 0 to 1000000, or none");
 }
 
 static void test_seed_is_drawn_when_absent_and_kept_when_given(void **state)
