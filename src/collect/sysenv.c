@@ -1022,7 +1022,7 @@ static int add_vulns(struct collect_sysenv *env, const char *sys, char *buf,
 /*
  * cpuidle.latency_req_us: the CPU latency QoS request in force (reading
  * /dev/cpu_dma_latency gives the lowest of every holder's, as a binary
- * int32), "none" when nobody holds one (the kernel's default, 2000 s).
+ * int32), "no limit" when nobody holds one (the kernel's default, 2000 s).
  * A tuned profile, a cyclictest or netregress --cpu-latency holding it
  * keeps idle CPUs out of their deeper states. Left out without root.
  */
@@ -1042,7 +1042,7 @@ static int add_cpu_latency(struct collect_sysenv *env, struct base_err *err)
 	if (n != (ssize_t)sizeof(req) || req < 0)
 		return 0;
 	if (req >= 2000000000)
-		snprintf(v, sizeof(v), "none");
+		snprintf(v, sizeof(v), "no limit");
 	else
 		snprintf(v, sizeof(v), "%" PRId32, req);
 	return collect_sysenv_add(env, "cpuidle.latency_req_us", v, strlen(v), err);

@@ -23,7 +23,7 @@
  *   cpufreq.governor                 cpu0's scaling_governor
  *   cpuidle.latency_req_us           the CPU latency QoS request in force
  *                                    (/dev/cpu_dma_latency, root only):
- *                                    microseconds, or "none"
+ *                                    microseconds, or "no limit"
  *   sysctl.net.<path with dots>      every readable file under /proc/sys/net/
  *                                    core, ipv4 and ipv6, except the
  *                                    per-interface subtrees {ipv4,ipv6}/{conf,

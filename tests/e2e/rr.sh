@@ -153,7 +153,7 @@ checkx "after the test the server holds it no more and the request in force is w
 	'! pgrep -P "$SRV_PID" -x netregress >/dev/null && ! holds "$SRV_PID" && [ "$(qos)" = "$qos0" ]'
 timeout 60 "$NR" run tcp_rr "${RUN_SHORT[@]}" --no-store --json >"$TMP/noqos.json"
 check "without it the key has no cpu_latency and the environment the request in force" \
-	jtrue "$TMP/noqos.json" '"cpu_latency" not in d["config"]["key"] and d["sysenv"]["client"]["entries"]["cpuidle.latency_req_us"] == ("none" if '"$qos0"' >= 2000000000 else "'"$qos0"'")'
+	jtrue "$TMP/noqos.json" '"cpu_latency" not in d["config"]["key"] and d["sysenv"]["client"]["entries"]["cpuidle.latency_req_us"] == ("no limit" if '"$qos0"' >= 2000000000 else "'"$qos0"'")'
 # A client killed mid-run: the kernel drops its request and the local
 # server's (which ends with its parent).
 "$NR" run tcp_rr -l 20s --warmup 200ms --cpu-latency 0 --no-store >/dev/null 2>&1 &
