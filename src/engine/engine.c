@@ -443,6 +443,7 @@ struct engine *engine_new(const struct engine_opts *o, struct base_err *err)
 	      o->resp_bytes > JOB_MAX_MSG || !o->burst || o->burst > JOB_MAX_BURST ||
 	      o->rate < 0 || o->rr_timeout_ns <= 0)) ||
 	    (o->kind == ENGINE_CRR && o->udp) ||
+	    (o->hold_cpu_latency && o->cpu_latency_us > JOB_MAX_CPU_LATENCY_US) ||
 	    ((o->udp_gso || o->udp_gro) && (!o->udp || o->kind != ENGINE_STREAM)) ||
 	    (o->udp_gso && (o->udp_gso < JOB_UDP_HDR_BYTES ||
 			    o->udp_gso >= o->msg_bytes ||
