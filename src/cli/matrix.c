@@ -84,6 +84,10 @@ struct cell_state {
 	unsigned earlier; /* of those, the ones in k (a headline, not disturbed
 			   * unless --keep-disturbed) */
 	unsigned earlier_disturbed; /* of those in k, the ones flagged disturbed */
+	/* the headlines left out as disturbed, stored before and now: what
+	 * the summary shows, as compare pools them, when k has none */
+	struct cli_tally d;
+	unsigned kept_out; /* of those, measured now and disturbed on both tries */
 };
 
 /* A label the matrix stores under, and the sysctls it sets. */
@@ -116,7 +120,6 @@ struct matrix {
 	int64_t t0;
 	size_t done, total;
 	unsigned failures, disturbed;
-	unsigned kept_out; /* disturbed on the second try too: stored, not counted */
 	/* --keep-disturbed: a disturbed sample counts as compare
 	 * --keep-disturbed pools it, and its step is not run again */
 	bool keep_disturbed;
@@ -186,8 +189,10 @@ static int load_earlier(void *ctx, const struct base_sample *s, int64_t run_orde
 	bool disturbed = d && d->value != 0;
 
 	(void)run_order;
-	if (!h || !isfinite(h->value) || (disturbed && !e->keep))
+	if (!h || !isfinite(h->value))
 		return 0;
+	if (disturbed && !e->keep)
+		return cli_tally_add(&e->cs->d, s, h->value) ? -ENOMEM : 0;
 	if (cli_tally_add(&e->cs->k, s, h->value))
 		return -ENOMEM;
 	e->cs->earlier++;
@@ -305,6 +310,15 @@ static void settle(struct matrix *m)
 	m->settled_ns += cli_settle_say(stderr, m->settle_ns);
 }
 
+/* A sample left out as disturbed, into its unit's d. */
+static void tally_out(struct matrix *m, size_t unit, const struct job_cell *c,
+		      const struct base_sample *s, double v)
+{
+	if (cli_tally_add(&m->st[unit].d, s, v))
+		cli_error("out of memory: a disturbed sample of %s is stored but not in the summary",
+			  c->desc[0] ? c->desc : job_test_name(c->cfg.test));
+}
+
 /* One repetition of one unit: its label's sysctls, measure, store, report
  * progress. A failed measurement is counted and the matrix goes on; a
  * failed store or sysctl stops it (-EIO). */
@@ -367,6 +381,8 @@ static int run_step(struct matrix *m, size_t unit)
 		/* a disturbed sample stays stored (compare leaves it out) and
 		 * its step runs once more, unless --keep-disturbed counts it */
 		if (disturbed && !m->retrying && !m->keep_disturbed) {
+			if (h)
+				tally_out(m, unit, c, &s, h->value);
 			report_disturbed_text(&s, why, sizeof(why));
 			snprintf(note, sizeof(note), "disturbed by %s: running it again%s", why,
 				 m->settle_ns ? " once the machine is quiet" : "");
@@ -396,7 +412,8 @@ static int run_step(struct matrix *m, size_t unit)
 			else
 				m->counted_disturbed += disturbed;
 		} else if (h) {
-			m->kept_out++;
+			m->st[unit].kept_out++;
+			tally_out(m, unit, c, &s, h->value);
 		}
 		if (!left_out) {
 			m->not_steady += flag(&s, "window.not_steady");
@@ -603,18 +620,26 @@ static double adjusted_cv(const struct cli_tally *k)
 }
 
 /* One label's rows of the summary. */
-static void summary_rows(const struct matrix *m, size_t l)
+/* The rows of label l; the number of them whose every sample was
+ * disturbed (shown all, as compare pools them, and marked *). */
+static unsigned summary_rows(const struct matrix *m, size_t l)
 {
+	unsigned all_disturbed = 0;
+
 	for (size_t i = 0; i < m->ncells; i++) {
-		const struct cli_tally *k = &m->st[l * m->ncells + i].k;
+		const struct cell_state *cs = &m->st[l * m->ncells + i];
+		const struct cli_tally *k = cs->k.n ? &cs->k : &cs->d;
 		const struct job_cell *c = &m->cells[i];
 		double med = NAN, cv = NAN, acv = adjusted_cv(k);
+		char n[24];
 
 		if (k->n)
 			stats_median(k->v, k->n, &med);
 		if (k->n >= 2)
 			stats_cv_pct(k->v, k->n, &cv);
-		printf("%-44.44s %4zu ", c->desc[0] ? c->desc : job_test_name(c->cfg.test), k->n);
+		snprintf(n, sizeof(n), "%zu%s", k->n, k == &cs->d && k->n ? "*" : "");
+		all_disturbed += k == &cs->d && k->n;
+		printf("%-44.44s %4s ", c->desc[0] ? c->desc : job_test_name(c->cfg.test), n);
 		if (k->n)
 			printf("%12.5g %8.1f%%", med, isnan(cv) ? 0.0 : cv);
 		else
@@ -625,6 +650,7 @@ static void summary_rows(const struct matrix *m, size_t l)
 			printf(" %8.1f%%", acv);
 		printf("  %s\n", stats_headline_metric(job_test_name(c->cfg.test)));
 	}
+	return all_disturbed;
 }
 
 /* compare a and the labels others[0..n) into the summary (with --paired,
@@ -672,7 +698,7 @@ static int summary(struct matrix *m, const char *db, const char *baseline, bool 
 {
 	const char *a = baseline ? baseline : m->labels[0].name;
 	const char **others;
-	unsigned earlier = 0, earlier_disturbed = 0;
+	unsigned earlier = 0, earlier_disturbed = 0, all_disturbed = 0, kept_out = 0;
 	const char *as = m->keep_disturbed ? "compare --keep-disturbed" : "compare";
 	int code = EXIT_OK;
 	size_t n = 0;
@@ -681,6 +707,9 @@ static int summary(struct matrix *m, const char *db, const char *baseline, bool 
 	for (size_t u = 0; u < m->nlabels * m->ncells; u++) {
 		earlier += m->st[u].earlier;
 		earlier_disturbed += m->st[u].earlier_disturbed;
+		/* a configuration marked * counts its disturbed samples */
+		if (m->st[u].k.n)
+			kept_out += m->st[u].kept_out;
 	}
 	for (size_t l = 0; l < m->nlabels; l++) {
 		if (m->nlabels > 1) {
@@ -691,8 +720,10 @@ static int summary(struct matrix *m, const char *db, const char *baseline, bool 
 		}
 		printf("%-44s %4s %12s %9s %9s  %s\n", "configuration", "n", "median", "±%sd",
 		       "adj ±%sd", "headline");
-		summary_rows(m, l);
+		all_disturbed += summary_rows(m, l);
 	}
+	if (all_disturbed)
+		printf("*: every sample of the configuration was flagged disturbed by foreign CPU load; n counts them all, as compare pools them when a side has no other (what disturbed them is in their figures)\n");
 	printf("adj ±%%sd: the spread with the CPUs' distance within the windows taken out, as compare's .xcpu_adj row takes it out; '-' where its slope did not pass its test, or with fewer than %d samples or one without its window ('netregress show %s' prints the fit)\n",
 	       STATS_ADJUST_MIN_N, m->nlabels == 1 ? m->labels[0].name : "LABEL");
 	if (earlier && m->nlabels == 1)
@@ -710,9 +741,9 @@ static int summary(struct matrix *m, const char *db, const char *baseline, bool 
 			printf(", %u of them stored before this run", earlier_disturbed);
 		putchar('\n');
 	}
-	if (m->kept_out)
+	if (kept_out)
 		printf("n leaves out %u sample%s disturbed by foreign CPU load on both tries (stored; compare leaves them out too)\n",
-		       m->kept_out, m->kept_out == 1 ? "" : "s");
+		       kept_out, kept_out == 1 ? "" : "s");
 	/* the baseline against every other label, in one compare */
 	if (!(others = calloc(m->nlabels, sizeof(*others)))) {
 		cli_error("out of memory: the labels are not compared");
@@ -1102,8 +1133,10 @@ int cmd_matrix(int argc, char **argv)
 out:
 	if (restore(&m) && code == EXIT_OK)
 		code = EXIT_RUNTIME;
-	for (size_t u = 0; m.st && u < nunits; u++)
+	for (size_t u = 0; m.st && u < nunits; u++) {
 		cli_tally_release(&m.st[u].k);
+		cli_tally_release(&m.st[u].d);
+	}
 	free(m.st);
 	free_labels(&m);
 	free(done);

@@ -234,6 +234,9 @@ struct rep_plan {
  * unless the plan keeps those. */
 struct rep_tally {
 	struct cli_tally k;
+	/* those left out as disturbed: what the summary shows, as compare
+	 * pools them, when k has none */
+	struct cli_tally d;
 	size_t disturbed; /* flagged: left out, or counted when kept */
 	bool keep;
 	char unit[32];
@@ -257,16 +260,13 @@ static int tally_add(struct rep_tally *t, const struct base_sample *s,
 		     const char *headline)
 {
 	const struct sample_metric *m = base_sample_get(s, headline);
+	bool out = disturbed(s) && !t->keep;
 
-	if (disturbed(s)) {
-		t->disturbed++;
-		if (!t->keep)
-			return 0;
-	}
+	t->disturbed += disturbed(s);
 	if (!m || !isfinite(m->value))
 		return 0;
 	snprintf(t->unit, sizeof(t->unit), "%s", m->unit);
-	return cli_tally_add(&t->k, s, m->value);
+	return cli_tally_add(out ? &t->d : &t->k, s, m->value);
 }
 
 /* Whether another repetition is due after `done` of them. */
@@ -287,17 +287,22 @@ static void print_tally(const struct rep_tally *t, const struct rep_plan *p,
 			const char *headline, uint64_t done)
 {
 	struct stats_compare_opts co;
-	double med = NAN, mean = NAN, cv = NAN, half = tally_half_pct(t);
+	/* every one disturbed: all of them, as compare pools them */
+	const struct cli_tally *k = t->k.n || t->keep ? &t->k : &t->d;
+	double med = NAN, mean = NAN, cv = NAN;
+	double half = stats_settle_half_pct(k->v, k->n);
 	size_t n5, n10;
 
-	printf("\n%s over %zu sample%s", headline, t->k.n, t->k.n == 1 ? "" : "s");
+	printf("\n%s over %zu sample%s", headline, k->n, k->n == 1 ? "" : "s");
 	if (t->disturbed && t->keep)
 		printf(" (%zu of them flagged disturbed by foreign CPU load: counted, as --keep-disturbed asks)",
 		       t->disturbed);
+	else if (k == &t->d && k->n)
+		printf(" (all flagged disturbed by foreign CPU load: summarized anyway, as compare pools them when a side has no other; what disturbed them is in their figures)");
 	else if (t->disturbed)
 		printf(" (%zu more flagged disturbed by foreign CPU load: stored, left out here as compare leaves them out)",
 		       t->disturbed);
-	if (!t->k.n) {
+	if (!k->n) {
 		puts(": none to summarize");
 		/* every repetition disturbed: --until-ci still says so */
 		if (p->until > 0)
@@ -305,15 +310,15 @@ static void print_tally(const struct rep_tally *t, const struct rep_plan *p,
 			       p->until, STATS_SETTLE_MIN_N);
 		return;
 	}
-	stats_median(t->k.v, t->k.n, &med);
+	stats_median(k->v, k->n, &med);
 	printf(": median %.5g %s", med, t->unit);
-	if (t->k.n >= 2 && !stats_mean(t->k.v, t->k.n, &mean) &&
-	    !stats_cv_pct(t->k.v, t->k.n, &cv))
+	if (k->n >= 2 && !stats_mean(k->v, k->n, &mean) &&
+	    !stats_cv_pct(k->v, k->n, &cv))
 		printf(", mean %.5g, cov %.2f%%", mean, cv);
 	if (isfinite(half))
 		printf(", 95%% interval of the mean +-%.2f%%", half);
 	putchar('\n');
-	if (t->k.windows && report_windows_spread(stdout, t->k.v, t->k.w, t->k.n) < 0)
+	if (k->windows && report_windows_spread(stdout, k->v, k->w, k->n) < 0)
 		cli_error("out of memory: the CPUs' distance within the windows is not shown");
 	stats_compare_opts_init(&co);
 	if (isfinite(cv) &&
@@ -323,6 +328,8 @@ static void print_tally(const struct rep_tally *t, const struct rep_plan *p,
 		       n5, n10, co.alpha, co.power);
 	if (!(p->until > 0))
 		return;
+	/* --until-ci counts no disturbed sample */
+	half = tally_half_pct(t);
 	if (half <= p->until)
 		printf("--until-ci %.3g%%: reached after %" PRIu64 " samples (+-%.2f%%)\n",
 		       p->until, done, half);
@@ -458,6 +465,7 @@ next:
 		printf("stored in %s; 'netregress show LABEL' summarizes them\n",
 		       db_path);
 	cli_tally_release(&tally.k);
+	cli_tally_release(&tally.d);
 	return code;
 }
 

@@ -375,6 +375,9 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 		report_disturbed_parts(out, nt);
 		fputs(" (--keep-disturbed pools them)\n", out);
 	}
+	if (nt->all_disturbed_a || nt->all_disturbed_b)
+		fprintf(out, "note: compared although flagged disturbed by foreign CPU load, as every sample of the side was (left out, none would remain): %zu in %s, %zu in %s; what disturbed them is in their figures\n",
+			nt->all_disturbed_a, label_a, nt->all_disturbed_b, label_b);
 	if (nt->not_steady_a || nt->not_steady_b)
 		fprintf(out, "note: samples whose rate trended or moved to another level within the window (not steady): %zu in %s, %zu in %s\n",
 			nt->not_steady_a, label_a, nt->not_steady_b, label_b);
@@ -666,6 +669,8 @@ json_t *report_compare_json(const struct stats_table *t)
 		json_object_set_new(nt, "disturbed_procs_b", json_integer((json_int_t)t->notes.disturbed_procs_b));
 		json_object_set_new(nt, "disturbed_starved_a", json_integer((json_int_t)t->notes.disturbed_starved_a));
 		json_object_set_new(nt, "disturbed_starved_b", json_integer((json_int_t)t->notes.disturbed_starved_b));
+		json_object_set_new(nt, "all_disturbed_a", json_integer((json_int_t)t->notes.all_disturbed_a));
+		json_object_set_new(nt, "all_disturbed_b", json_integer((json_int_t)t->notes.all_disturbed_b));
 		if (t->notes.disturbed_busiest[0])
 			json_object_set_new(nt, "disturbed_busiest", json_string(t->notes.disturbed_busiest));
 		for (size_t i = 0; i < t->notes.nredef; i++) {

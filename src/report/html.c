@@ -857,6 +857,9 @@ static void html_pair(FILE *out, const struct report_doc *d,
 			report_disturbed_parts(out, nt);
 			fputs(" (--keep-disturbed pools them).", out);
 		}
+		if (nt->all_disturbed_a || nt->all_disturbed_b)
+			fprintf(out, " compared although flagged disturbed by foreign CPU load, as every sample of the side was: %zu and %zu.",
+				nt->all_disturbed_a, nt->all_disturbed_b);
 		if (nt->not_steady_a || nt->not_steady_b)
 			fprintf(out, " samples whose rate trended or moved to another level within the window (not steady): %zu and %zu.",
 				nt->not_steady_a, nt->not_steady_b);

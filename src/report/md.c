@@ -291,6 +291,16 @@ static void md_notes(FILE *out, const struct report_doc *d,
 		report_disturbed_parts(out, nt);
 		fputs(" (--keep-disturbed pools them)\n", out);
 	}
+	if (nt->all_disturbed_a || nt->all_disturbed_b) {
+		fputs("- ", out);
+		md_code(out, desc);
+		fprintf(out, ": compared although flagged disturbed by foreign CPU load, as every sample of the side was: %zu in ",
+			nt->all_disturbed_a);
+		report_md_escape(out, a);
+		fprintf(out, ", %zu in ", nt->all_disturbed_b);
+		report_md_escape(out, b);
+		fputc('\n', out);
+	}
 	if (nt->not_steady_a || nt->not_steady_b) {
 		fputs("- ", out);
 		md_code(out, desc);

@@ -147,7 +147,8 @@ bool stats_notes_any(const struct stats_notes *nt)
 {
 	return nt->too_few || nt->outliers_a || nt->outliers_b ||
 	       nt->drift_p_a < 0.05 || nt->drift_p_b < 0.05 ||
-	       nt->disturbed_a || nt->disturbed_b || nt->not_steady_a ||
+	       nt->disturbed_a || nt->disturbed_b || nt->all_disturbed_a ||
+	       nt->all_disturbed_b || nt->not_steady_a ||
 	       nt->not_steady_b || nt->mixed_a || nt->mixed_b ||
 	       nt->env_diff_a[0] || nt->env_diff_b[0] || nt->speed_changed ||
 	       nt->xcpu_moved_a || nt->xcpu_moved_b || nt->xcpu_changed ||
@@ -237,6 +238,7 @@ static bool flagged(const struct base_sample *s, const char *name)
 struct side_flags {
 	size_t dropped, dropped_steal, dropped_procs, dropped_starved, not_steady, host_trend, mixed,
 		xcpu_moved;
+	size_t all_disturbed; /* every sample was: all of them kept anyway */
 	double mixed_gap;
 	/* among dropped_procs: the largest other processes' share, and the
 	 * busiest process of that sample */
@@ -345,6 +347,7 @@ static size_t undisturbed(const struct base_sample *const *s, size_t n,
 			kept[i] = s[i];
 		f->dropped_steal = f->dropped_procs = f->dropped_starved = 0;
 		f->busiest[0] = '\0';
+		f->all_disturbed = n;
 		return n;
 	}
 	f->dropped = n - k;
@@ -424,6 +427,8 @@ int stats_table_build(const struct base_sample *const *a_all, size_t na_all,
 	nb = undisturbed(b_all, nb_all, o->keep_disturbed, b, &fb);
 	out->notes.disturbed_a = fa.dropped;
 	out->notes.disturbed_b = fb.dropped;
+	out->notes.all_disturbed_a = fa.all_disturbed;
+	out->notes.all_disturbed_b = fb.all_disturbed;
 	out->notes.disturbed_steal_a = fa.dropped_steal;
 	out->notes.disturbed_steal_b = fb.dropped_steal;
 	out->notes.disturbed_procs_a = fa.dropped_procs;

@@ -49,6 +49,9 @@ struct stats_notes {
 	 * replace them by the entries and values, report_env_within_note) */
 	char env_diff_a[512], env_diff_b[512];
 	size_t disturbed_a, disturbed_b; /* samples left out as disturbed */
+	/* a side whose every sample was flagged disturbed keeps them all (left
+	 * out, it would have none): how many, 0 when any was not */
+	size_t all_disturbed_a, all_disturbed_b;
 	/* of those, the ones whose foreign CPU was mostly the host's steal
 	 * (cpu.foreign_steal_pct at least half of it, on the end with more)
 	 * or that its steal on the test's CPUs flagged (window.stolen) when

@@ -1961,6 +1961,48 @@ static void test_disturbed_samples_counted_with_other_processes(void **state)
 }
 
 /*
+ * A side whose every sample was flagged disturbed keeps them all (it would
+ * have none) and the note counts them; with one clean sample the others
+ * are left out as ever, and --keep-disturbed pools them with no note.
+ */
+static void test_all_disturbed_side_is_compared_and_noted(void **state)
+{
+	static const double g[6] = { 10, 10.1, 9.9, 10, 10.2, 9.8 };
+	struct two_labels l;
+	struct stats_table t;
+
+	(void)state;
+	two_labels_init(&l, 6, g);
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(base_sample_set(&l.b[i], "window.disturbed", "", 1), 0);
+		assert_int_equal(base_sample_set(&l.b[i], "cpu.foreign_busy_pct", "%", 20), 0);
+	}
+	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+	assert_int_equal(t.notes.all_disturbed_a, 0);
+	assert_int_equal(t.notes.all_disturbed_b, 6);
+	assert_int_equal(t.notes.disturbed_b, 0);
+	assert_int_equal(stats_table_headline(&t)->c.nb, 6);
+	assert_true(stats_notes_any(&t.notes));
+	stats_table_release(&t);
+
+	assert_int_equal(base_sample_set(&l.b[3], "window.disturbed", "", 0), 0);
+	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+	assert_int_equal(t.notes.all_disturbed_b, 0);
+	assert_int_equal(t.notes.disturbed_b, 5);
+	assert_int_equal(stats_table_headline(&t)->c.nb, 1);
+	stats_table_release(&t);
+
+	assert_int_equal(base_sample_set(&l.b[3], "window.disturbed", "", 1), 0);
+	l.o.keep_disturbed = true;
+	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+	assert_int_equal(t.notes.all_disturbed_b, 0);
+	assert_int_equal(t.notes.disturbed_b, 0);
+	assert_int_equal(stats_table_headline(&t)->c.nb, 6);
+	stats_table_release(&t);
+	two_labels_release(&l);
+}
+
+/*
  * Samples flagged disturbed are left out and counted, and so are those of
  * them whose foreign CPU was mostly the host's steal, on whichever end had
  * more of it, or that the host's steal on the test's CPUs flagged
@@ -3314,6 +3356,7 @@ int main(void)
 		cmocka_unit_test(test_tables_fdr_calls_a_matrix_clean_and_keeps_a_corner),
 		cmocka_unit_test(test_tables_fdr_takes_the_paired_rows_as_a_family),
 		cmocka_unit_test(test_disturbed_samples_counted_with_the_hosts_steal),
+		cmocka_unit_test(test_all_disturbed_side_is_compared_and_noted),
 		cmocka_unit_test(test_disturbed_samples_counted_with_other_processes),
 		cmocka_unit_test(test_redefined_metrics_noted_where_samples_straddle),
 		cmocka_unit_test(test_kendall_matches_scipy),
