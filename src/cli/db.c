@@ -294,28 +294,37 @@ struct show_ctx {
 #define SHOW_EXPLAIN_TOP 8
 #define SHOW_EXPLAIN_Q 0.05
 
+static bool disturbed(const struct base_sample *s)
+{
+	const struct sample_metric *d = base_sample_get(s, "window.disturbed");
+
+	return d && d->value != 0;
+}
+
 /*
  * The CPUs' distance within the windows (report_windows_spread) over the
- * samples compare would use: not flagged disturbed, each with its
- * headline and its window. Nothing when one of them has no window.
+ * samples compare would use: not flagged disturbed (all of them when
+ * every one is), each with its headline and its window. Nothing when one
+ * of them has no window.
  */
 static int show_windows(const struct base_sample *s, size_t n, const char *test)
 {
 	const char *headline = stats_headline_metric(test);
 	struct stats_window *w = malloc((n ? n : 1) * sizeof(*w));
 	double *y = malloc((n ? n : 1) * sizeof(*y));
-	size_t k = 0;
+	size_t k = 0, clean = 0;
 	int ret = 0;
 
 	if (!w || !y) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	for (size_t i = 0; i < n; i++)
+		clean += !disturbed(&s[i]);
 	for (size_t i = 0; i < n; i++) {
 		const struct sample_metric *m = base_sample_get(&s[i], headline);
-		const struct sample_metric *d = base_sample_get(&s[i], "window.disturbed");
 
-		if (d && d->value != 0)
+		if (clean && disturbed(&s[i]))
 			continue;
 		if (!m || !stats_sample_window(&s[i], &w[k]))
 			goto out;
