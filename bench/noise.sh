@@ -58,6 +58,11 @@
 #   REPS   repetitions of each row (default 7)
 #   DUR    seconds of each run (default 10): ours -l DUR (after its default
 #          2 s warm-up), iperf3 -t DUR, sockperf -t DUR
+#   ONLY   the rows to run, of: tcp_stream udp_1452 tcp_rr (default all
+#          three), e.g. ONLY=tcp_rr
+#   OURS_EXTRA  more options for every run of ours, e.g. --cpu-latency 0;
+#          the header says so, and the target, which is over ours' default
+#          policy, is then marked "(not default)"
 #   NETREGRESS  a netregress binary to measure instead of building
 #          $repo/build/netregress with make (e.g. a copy kept apart from a
 #          tree that is being rebuilt)
@@ -75,6 +80,7 @@ REPS=${REPS:-7}
 DUR=${DUR:-10}
 HOST=127.0.0.1
 NR=${NETREGRESS:-$repo/build/netregress}
+OURS_EXTRA=${OURS_EXTRA:-}
 
 need_count noise.sh REPS 1
 need_count noise.sh DUR 1 seconds
@@ -144,7 +150,7 @@ run_ours() {
 	shift
 	RES=
 	alive "$SERVE_PID" || start_serve || return 1
-	run_wait "$out" "$err" timeout -k 5 "$TMO" "$NR" run "$@" \
+	run_wait "$out" "$err" timeout -k 5 "$TMO" "$NR" run "$@" $OURS_EXTRA \
 		-H "$HOST" -p "$SERVE_PORT" -l "${DUR}s" --json --no-store
 	rc=$?
 	res=$(jq -r --arg k "$metric" '
@@ -274,6 +280,12 @@ DESC[tcp_rr]="tcp_rr 64B"
 OURS[tcp_rr]="tcp_rr -r 64,64"
 METRIC[tcp_rr]="transactions.per_s"; UNIT[tcp_rr]="trans/s"
 PEER[tcp_rr]="sockperf"; PARGS[tcp_rr]="64"
+if [ -n "${ONLY:-}" ]; then
+	for row in $ONLY; do
+		[ -n "${DESC[$row]:-}" ] || { log "noise.sh: ONLY: unknown row '$row' (expected some of: ${ROWS[*]})"; exit 2; }
+	done
+	read -r -a ROWS <<<"$ONLY"
+fi
 
 # one line per successful run in $tmp/ROW.TOOL: "rep value disturbed"; for
 # ours, "rep value X" in $tmp/ROW.speed (X the host.speed of a run that
@@ -358,7 +370,7 @@ echo "netregress run-to-run noise vs iperf3 and sockperf on loopback (127.0.0.1)
 echo "machine : $(nproc) cpus, $(uname -r) ($(uname -m)), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
 echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD0 at start, $LOAD1 at end;"
 echo "          others' busy share of all cpus (2 s idle probe) $BUSY0 before, $BUSY1 after"
-echo "tools   : $ver_nr at $NR; $ver_ip; $ver_sp"
+echo "tools   : $ver_nr at $NR${OURS_EXTRA:+ (extra: $OURS_EXTRA)}; $ver_ip; $ver_sp"
 echo "runs    : REPS=$REPS, DUR=${DUR}s (ours -l ${DUR}s after its default 2 s warm-up, iperf3 -t $DUR,"
 echo "          sockperf -t $DUR --full-rtt); each tool with its own defaults, no pinning options"
 echo "          (ours: its default placement); interleaved ours/peer per repetition"
@@ -374,7 +386,7 @@ for row in "${ROWS[@]}"; do
 	read -r pn pm pc < <(stats "$tmp/$row.$peer" all)
 	awk -v d="${DESC[$row]}" -v u="${UNIT[$row]}" -v p="$peer" -v fmt="$fmt" \
 		-v on="$on" -v om="$om" -v oc="$oc" -v kn="$kn" -v kc="$kc" \
-		-v pn="$pn" -v pm="$pm" -v pc="$pc" -v ratios="$tmp/ratios" 'BEGIN {
+		-v pn="$pn" -v pm="$pm" -v pc="$pc" -v ratios="$tmp/ratios" -v extra="$OURS_EXTRA" 'BEGIN {
 		# ours: the cov over the runs kept when at most one was left out
 		basis = (on - kn <= 1 && kc >= 0) ? "kept" : "all"
 		use = (basis == "kept") ? kc : oc
@@ -385,6 +397,8 @@ for row in "${ROWS[@]}"; do
 		ok = (use >= 0 && pc >= 0)
 		s7 = (ok && pc > 0) ? sprintf("%.2f", use / pc) : "-"
 		tg = ok ? ((use <= 0.5 * pc) ? "met" : "missed") " (" basis ")" : "-"
+		if (ok && extra != "")
+			tg = tg " (not default)"
 		printf fmt, d, u, s1, s2, s3, s4, p, s5, s6, on "/" pn, s7, tg
 		if (ok && pc > 0)
 			printf "%s\t%d\t%.9g\t%d\t%.9g\n", d, (basis == "kept") ? kn : on, use, pn, pc >> ratios }'
