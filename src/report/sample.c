@@ -192,6 +192,33 @@ static void starved_text(const struct base_sample *s, double min_pct, char *buf,
 		 n ? "; " : "", server ? "server" : "client", w);
 }
 
+/*
+ * Whether a request/response sample ran with the idle CPUs free to leave
+ * polling: no CPU latency request held (cpu_latency) and an idle state
+ * other than POLL entered in the window. A vCPU that halts there is woken
+ * by its host, whose delay is steal; polling keeps it running.
+ */
+static bool rr_halted(const struct base_sample *s)
+{
+	const char *t = base_sample_param_get(s, "test", "");
+
+	if (strcmp(t, "tcp_rr") && strcmp(t, "udp_rr") && strcmp(t, "tcp_crr") &&
+	    strcmp(t, "tcp_cc"))
+		return false;
+	if (base_sample_param_get(s, "cpu_latency", NULL))
+		return false;
+	for (size_t i = 0; i < s->nmetrics; i++) {
+		const char *m = s->metrics[i].name, *dot;
+
+		if (strncmp(m, "cpuidle.", 8) || strncmp(m + 8, "POLL.", 5) == 0)
+			continue;
+		dot = strchr(m + 8, '.');
+		if (dot && !strcmp(dot, ".usage") && s->metrics[i].value > 0)
+			return true;
+	}
+	return false;
+}
+
 /* "; the host stole 3.4% of the window from the test's CPUs" appended
  * to buf, from at least min_pct (cpu.stolen_pct). */
 static void stolen_text(const struct base_sample *s, double min_pct, char *buf, size_t len)
@@ -201,8 +228,9 @@ static void stolen_text(const struct base_sample *s, double min_pct, char *buf, 
 
 	if (!(v >= min_pct) || n >= len)
 		return;
-	snprintf(buf + n, len - n, "%sthe host stole %.1f%% of the window from the test's CPUs (a contended host: its rates read low)",
-		 n ? "; " : "", v);
+	snprintf(buf + n, len - n, "%sthe host stole %.1f%% of the window from the test's CPUs (a contended host: its rates read low%s)",
+		 n ? "; " : "", v,
+		 rr_halted(s) ? "; its idle vCPUs halted, and a halted vCPU waits for its host to run it again: --cpu-latency 0 keeps them polling" : "");
 }
 
 void report_disturbed_text(const struct base_sample *s, char *buf, size_t len)

@@ -1497,6 +1497,46 @@ static void test_disturbed_text_names_the_end_and_the_steal(void **state)
 	base_sample_release(&s);
 }
 
+/*
+ * The host's steal on a request/response test whose idle vCPUs halted
+ * (an idle state other than POLL entered) points at --cpu-latency 0; not
+ * once the request is held, not for a stream, not when only POLL was used.
+ */
+static void test_stolen_text_points_halting_rr_at_cpu_latency(void **state)
+{
+	static const char *const rr[] = { "test=tcp_rr" };
+	static const char *const held[] = { "cpu_latency=0", "test=tcp_rr" };
+	static const char *const stream[] = { "test=tcp_stream" };
+	static const char *const hint = "; its idle vCPUs halted, and a halted vCPU waits for its host to run it again: --cpu-latency 0 keeps them polling)";
+	const struct {
+		const char *const *cfg;
+		const char *state;
+		bool hinted;
+	} cases[] = {
+		{ rr, "haltpoll_idle", true }, { rr, "POLL", false },
+		{ held, "haltpoll_idle", false }, { stream, "C1", false },
+	};
+	struct base_sample s;
+	char why[512];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char name[64];
+
+		make_sample(&s, "A", cases[i].cfg, cases[i].cfg == held ? 2 : 1,
+			    "transactions.per_s", "trans/s", 13000);
+		assert_int_equal(base_sample_set(&s, "cpu.foreign_busy_pct", "%", 4), 0);
+		assert_int_equal(base_sample_set(&s, "cpu.stolen_pct", "%", 9.5), 0);
+		assert_int_equal(base_sample_set(&s, "window.stolen", "", 1), 0);
+		snprintf(name, sizeof(name), "cpuidle.%s.usage", cases[i].state);
+		assert_int_equal(base_sample_set(&s, name, "count", 4000), 0);
+		report_disturbed_text(&s, why, sizeof(why));
+		assert_non_null(strstr(why, "the host stole 9.5% of the window from the test's CPUs (a contended host: its rates read low"));
+		assert_true((strstr(why, hint) != NULL) == cases[i].hinted);
+		base_sample_release(&s);
+	}
+}
+
 /* Other processes' exact CPU: the larger measure is the share, and the
  * processes are named once they hold a point of the machine. */
 static void test_disturbed_text_names_other_processes(void **state)
@@ -1629,6 +1669,7 @@ int main(void)
 		cmocka_unit_test(test_disturbed_text_names_the_end_and_the_steal),
 		cmocka_unit_test(test_disturbed_text_says_how_long_the_workers_waited),
 		cmocka_unit_test(test_disturbed_text_names_other_processes),
+		cmocka_unit_test(test_stolen_text_points_halting_rr_at_cpu_latency),
 		cmocka_unit_test(test_sample_table_says_whether_the_window_can_be_trusted),
 		cmocka_unit_test(test_explain_lists_what_went_with_the_headline),
 	};
