@@ -128,7 +128,8 @@ struct job_config {
 	 * so the idle governor picks no state slower to leave than that; 0
 	 * keeps idle CPUs polling. On a 2-vCPU guest whose idle CPUs halt,
 	 * waking one is the hypervisor's: 64 B tcp_rr across the vCPUs read
-	 * 14k transactions/s halting and 70k polling */
+	 * 14k transactions/s halting and 48-73k polling (the host moving the
+	 * vCPUs apart and together) */
 	bool hold_cpu_latency;
 	uint32_t cpu_latency_us;
 	uint64_t req_bytes, resp_bytes; /* request/response sizes; 0 = 1 */
