@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -289,10 +290,19 @@ static void progress(struct matrix *m, size_t unit, const struct base_sample *s,
 		snprintf(val + strlen(val), sizeof(val) - strlen(val), "%s%s",
 			 val[0] ? ", " : "", note);
 	if (m->tty) {
-		fprintf(stderr, "\r[%.*s%.*s] %zu/%zu  elapsed %s  eta %s  %-40.40s\033[K",
-			fill, "##############################", width - fill,
-			"..............................", m->done, m->total, e1, e2,
-			failed ? failed : val);
+		struct winsize ws;
+		char head[160];
+		int cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 80;
+		int room, used;
+
+		/* the text takes what the terminal's line has left, at least 40 */
+		used = snprintf(head, sizeof(head), "[%.*s%.*s] %zu/%zu  elapsed %s  eta %s  ",
+				fill, "##############################", width - fill,
+				"..............................", m->done, m->total, e1, e2);
+		room = cols - 1 - (used > 0 ? used : 0);
+		if (room < 40)
+			room = 40;
+		fprintf(stderr, "\r%s%.*s\033[K", head, room, failed ? failed : val);
 		if (m->done == m->total)
 			fputc('\n', stderr);
 	} else {
