@@ -297,8 +297,11 @@ mpid=$!
 PIDS+=($mpid)
 wait $mpid
 rc=$?
-checkx "veth with labels (seed ${vseed:-none} starts with small): exit 0, both sysctls back as found, no namespace of its own left" \
-	'[ -n "$vseed" ] && [ $rc -eq 0 ] && [ "$(cat $RM | tr -s "\t " " ")" = "$rm_orig" ] && [ "$(cat $SYS)" = "$orig" ] && ! ip netns list | grep -q "^nr-$mpid-"' ||
+# (exit 0, or 1 for a verdict: 2 samples a side are too few for one, but
+# a steal spell that flags every one disturbed gives each label 4, the
+# first tries too, and compare then tests them all)
+checkx "veth with labels (seed ${vseed:-none} starts with small): exit 0 or 1, both sysctls back as found, no namespace of its own left" \
+	'[ -n "$vseed" ] && [ $rc -le 1 ] && [ "$(cat $RM | tr -s "\t " " ")" = "$rm_orig" ] && [ "$(cat $SYS)" = "$orig" ] && ! ip netns list | grep -q "^nr-$mpid-"' ||
 	diag "$TMP/vlog"
 check "... each label's veth runs started with its tcp_rmem on both ends, found's with the host's value" \
 	python3 - "$VDB" "$rm_found" "$rm_small" <<'PY'
