@@ -629,8 +629,7 @@ static double adjusted_cv(const struct cli_tally *k)
 	return cv;
 }
 
-/* One label's rows of the summary. */
-/* The rows of label l; the number of them whose every sample was
+/* The summary's rows of label l; the number of them whose every sample was
  * disturbed (shown all, as compare pools them, and marked *). */
 static unsigned summary_rows(const struct matrix *m, size_t l)
 {
