@@ -125,14 +125,6 @@ static int first_runctl(void *ctx, const struct base_sample *s, int64_t order)
 	return 1;
 }
 
-/* Whether a sample was disturbed by foreign CPU load (engine/result.h). */
-static bool disturbed(const struct base_sample *s)
-{
-	const struct sample_metric *m = base_sample_get(s, "window.disturbed");
-
-	return m && m->value != 0;
-}
-
 struct values_ctx {
 	const char *metric;
 	double *v;
@@ -147,7 +139,7 @@ static int collect_value(void *ctx, const struct base_sample *s, int64_t order)
 	(void)order;
 	if (!m)
 		return 0;
-	c->disturbed += disturbed(s);
+	c->disturbed += cli_disturbed(s);
 	if (c->n == c->cap) {
 		size_t ncap = c->cap ? 2 * c->cap : 16;
 		double *p = realloc(c->v, ncap * sizeof(*p));
@@ -610,7 +602,7 @@ static int measure(struct step_run *sr, struct cli_testbed *tb, double *value,
 					   sr->b->metric);
 		} else {
 			*value = m->value;
-			*dist = disturbed(&s);
+			*dist = cli_disturbed(&s);
 			snprintf(sr->unit, sizeof(sr->unit), "%s", m->unit);
 		}
 	}

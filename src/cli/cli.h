@@ -74,6 +74,9 @@ struct cli_tally {
 /* Add a sample's headline v and a copy of its window; -ENOMEM. */
 int cli_tally_add(struct cli_tally *t, const struct base_sample *s, double v);
 void cli_tally_release(struct cli_tally *t);
+/* Whether a sample was flagged disturbed by foreign CPU load
+ * (window.disturbed, engine/result.h). */
+bool cli_disturbed(const struct base_sample *s);
 /* A label that samples will be stored under (base_label_ok). */
 bool cli_label(const char *flag, const char *arg);
 /* Handlers for SIGINT/SIGTERM that set cli_interrupted; SIGPIPE ignored. */

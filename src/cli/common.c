@@ -346,6 +346,13 @@ int cli_tally_add(struct cli_tally *t, const struct base_sample *s, double v)
 	return 0;
 }
 
+bool cli_disturbed(const struct base_sample *s)
+{
+	const struct sample_metric *d = base_sample_get(s, "window.disturbed");
+
+	return d && d->value != 0;
+}
+
 void cli_tally_release(struct cli_tally *t)
 {
 	if (t->w)

@@ -294,13 +294,6 @@ struct show_ctx {
 #define SHOW_EXPLAIN_TOP 8
 #define SHOW_EXPLAIN_Q 0.05
 
-static bool disturbed(const struct base_sample *s)
-{
-	const struct sample_metric *d = base_sample_get(s, "window.disturbed");
-
-	return d && d->value != 0;
-}
-
 /*
  * The CPUs' distance within the windows (report_windows_spread) over the
  * samples compare would use: not flagged disturbed (all of them when
@@ -320,11 +313,11 @@ static int show_windows(const struct base_sample *s, size_t n, const char *test)
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
-		clean += !disturbed(&s[i]);
+		clean += !cli_disturbed(&s[i]);
 	for (size_t i = 0; i < n; i++) {
 		const struct sample_metric *m = base_sample_get(&s[i], headline);
 
-		if (clean && disturbed(&s[i]))
+		if (clean && cli_disturbed(&s[i]))
 			continue;
 		if (!m || !stats_sample_window(&s[i], &w[k]))
 			goto out;

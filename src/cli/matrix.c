@@ -186,8 +186,7 @@ static int load_earlier(void *ctx, const struct base_sample *s, int64_t run_orde
 {
 	struct earlier_ctx *e = ctx;
 	const struct sample_metric *h = base_sample_get(s, e->headline);
-	const struct sample_metric *d = base_sample_get(s, "window.disturbed");
-	bool disturbed = d && d->value != 0;
+	bool disturbed = cli_disturbed(s);
 
 	(void)run_order;
 	if (!h || !isfinite(h->value))
@@ -384,8 +383,7 @@ static int run_step(struct matrix *m, size_t unit)
 	if (!ret) {
 		const struct sample_metric *h =
 			base_sample_get(&s, stats_headline_metric(job_test_name(c->cfg.test)));
-		const struct sample_metric *d = base_sample_get(&s, "window.disturbed");
-		bool disturbed = d && d->value != 0, left_out;
+		bool disturbed = cli_disturbed(&s), left_out;
 		char why[512], note[640];
 
 		/* a disturbed sample stays stored (compare leaves it out) and

@@ -248,21 +248,13 @@ static double tally_half_pct(const struct rep_tally *t)
 	return stats_settle_half_pct(t->k.v, t->k.n);
 }
 
-/* Whether a sample was flagged disturbed by foreign CPU load. */
-static bool disturbed(const struct base_sample *s)
-{
-	const struct sample_metric *d = base_sample_get(s, "window.disturbed");
-
-	return d && d->value != 0;
-}
-
 static int tally_add(struct rep_tally *t, const struct base_sample *s,
 		     const char *headline)
 {
 	const struct sample_metric *m = base_sample_get(s, headline);
-	bool out = disturbed(s) && !t->keep;
+	bool out = cli_disturbed(s) && !t->keep;
 
-	t->disturbed += disturbed(s);
+	t->disturbed += cli_disturbed(s);
 	if (!m || !isfinite(m->value))
 		return 0;
 	snprintf(t->unit, sizeof(t->unit), "%s", m->unit);
@@ -427,7 +419,7 @@ static int run_reps(const struct engine_client_opts *o, const char *label,
 				fputs(", ", stdout);
 				print_overhead(&sample, true);
 			}
-			if (disturbed(&sample)) {
+			if (cli_disturbed(&sample)) {
 				char why[512];
 
 				report_disturbed_text(&sample, why, sizeof(why));
@@ -438,7 +430,7 @@ static int run_reps(const struct engine_client_opts *o, const char *label,
 			fflush(stdout);
 		}
 		/* the next repetition, if any, once the machine is quiet */
-		if (plan->settle_ns && many && disturbed(&sample) && rep_more(plan, &tally, rep))
+		if (plan->settle_ns && many && cli_disturbed(&sample) && rep_more(plan, &tally, rep))
 			cli_settle_say(json ? stderr : stdout, plan->settle_ns);
 next:
 		engine_run_release(&run);
