@@ -583,6 +583,29 @@ static void add_placement(struct base_sample *s, const struct job_config *c,
 	}
 }
 
+/*
+ * A CPU latency request held on an end without a cpuidle driver
+ * (cpuidle.driver none) changes nothing there: the kernel's idle loop
+ * then runs the architecture's default idle (a halt on x86) and no
+ * governor reads the request. The sample says so, as its key says held.
+ */
+static void note_cpu_latency(struct base_sample *s, const struct job_config *c,
+			     const json_t *sysenv, const char *side)
+{
+	const json_t *entries = json_object_get(sysenv, "entries");
+	const char *drv = json_string_value(json_object_get(entries, "cpuidle.driver"));
+	char key[64];
+
+	if (!c->hold_cpu_latency || !entries || (drv && strcmp(drv, "none")))
+		return;
+	snprintf(key, sizeof(key), "%s.collect.cpu_latency", side);
+	base_sample_env(s, key,
+			"held at %" PRIu32 " us, but this machine has no cpuidle driver "
+			"(cpuidle.driver %s): an idle CPU runs the kernel's default idle "
+			"(a halt on x86) whatever the request, so it changes nothing here",
+			c->cpu_latency_us, drv ? drv : "absent");
+}
+
 static const struct proto_flow_report *find(const struct proto_end_report *r,
 					    uint32_t id)
 {
@@ -970,6 +993,9 @@ common:
 	add_cpu(s, "server", &r->remote);
 	add_foreign(s, c, r, same_host);
 	add_placement(s, c, r, same_host);
+	note_cpu_latency(s, c, r->sysenv_local, "client");
+	if (!same_host)
+		note_cpu_latency(s, c, r->sysenv_remote, "server");
 	add_speed(s, c, same_host);
 	base_sample_set(s, "window.client_s", "s", (double)r->local.window_ns / NS_PER_S);
 	base_sample_set(s, "window.server_s", "s", (double)r->remote.window_ns / NS_PER_S);

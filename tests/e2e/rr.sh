@@ -148,6 +148,10 @@ check "--cpu-latency 0: the key has cpu_latency=0, both ends' environment the re
 # without cpuidle states has no such metrics and nothing to hold back.
 check "--cpu-latency 0: no CPU entered an idle state other than polling in the window" \
 	jtrue "$TMP/qos.json" 'all(m[k]["value"] == 0 for k in m if re.fullmatch(r"cpuidle\.(?!POLL\.)[^.]+\.usage", k))'
+# Without a cpuidle driver no governor reads the request: the sample says
+# it changed nothing; with one it says nothing of the kind.
+check "--cpu-latency 0: a note that it changes nothing exactly where the client's cpuidle.driver is none" \
+	jtrue "$TMP/qos.json" '("collect.cpu_latency" in d["env"]["client"]) == (d["sysenv"]["client"]["entries"].get("cpuidle.driver", "none") == "none") and "changes nothing here" in d["env"]["client"].get("collect.cpu_latency", "changes nothing here")'
 for _ in $(seq 50); do pgrep -P "$SRV_PID" -x netregress >/dev/null || break; sleep 0.1; done
 checkx "after the test the server holds it no more and the request in force is what it was ($qos0)" \
 	'! pgrep -P "$SRV_PID" -x netregress >/dev/null && ! holds "$SRV_PID" && [ "$(qos)" = "$qos0" ]'
