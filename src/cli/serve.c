@@ -21,9 +21,12 @@ static const char serve_help[] =
 	"      --max-streams N     flows one client may open (default 256)\n"
 	"      --max-duration TIME warm-up plus duration of one test (default 1h)\n"
 	"      --max-clients N     clients served at once (default 8)\n"
+	"      --no-cpu-latency    refuse tests that hold the CPU latency request\n"
+	"                          (run --cpu-latency): while held, no CPU of this\n"
+	"                          machine halts when idle\n"
 	"  -q, --quiet             no log lines\n";
 
-enum { OPT_BIND = 256, OPT_MAXS, OPT_MAXD, OPT_MAXC, OPT_READY };
+enum { OPT_BIND = 256, OPT_MAXS, OPT_MAXD, OPT_MAXC, OPT_READY, OPT_NOQOS };
 
 static const struct option serve_opts[] = {
 	{ "port", required_argument, NULL, 'p' },
@@ -32,6 +35,7 @@ static const struct option serve_opts[] = {
 	{ "max-duration", required_argument, NULL, OPT_MAXD },
 	{ "max-clients", required_argument, NULL, OPT_MAXC },
 	{ "ready-fd", required_argument, NULL, OPT_READY },
+	{ "no-cpu-latency", no_argument, NULL, OPT_NOQOS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -119,6 +123,9 @@ int cmd_serve(int argc, char **argv)
 			if (!cli_u64("--ready-fd", optarg, 3, 1024, &v))
 				return EXIT_USAGE;
 			o.ready_fd = (int)v;
+			break;
+		case OPT_NOQOS:
+			o.no_cpu_latency = true;
 			break;
 		case 'q':
 			o.log = NULL;

@@ -156,6 +156,10 @@ static int accept_config(struct session *s, const json_t *m,
 				    "warm-up plus duration of %.1f s exceeds this server's --max-duration of %.1f s",
 				    (double)(c->duration_ns + c->warmup_ns) / NS_PER_S,
 				    (double)s->o->max_duration_ns / NS_PER_S);
+	if (c->hold_cpu_latency && s->o->no_cpu_latency)
+		return base_err_set(err, -EPERM,
+				    "cpu_latency %" PRIu32 ": this server does not hold the CPU latency request for its clients (serve --no-cpu-latency)",
+				    c->cpu_latency_us);
 	for (int i = 0; i < c->remote_cpus.n; i++)
 		if (c->remote_cpus.cpu[i] >= (int)sysconf(_SC_NPROCESSORS_CONF))
 			return base_err_set(err, -EINVAL,
@@ -702,8 +706,9 @@ int engine_server_run(const struct engine_server_opts *o, struct base_err *err)
 		goto out;
 	getsockname(lfd, (struct sockaddr *)&got.ss, &got.len);
 	engine_addr_str(&got, true, astr, sizeof(astr));
-	logf_(o, "listening on %s (max %u clients, %u streams, %.0f s)", astr,
-	      o->max_clients, o->max_streams, (double)o->max_duration_ns / NS_PER_S);
+	logf_(o, "listening on %s (max %u clients, %u streams, %.0f s%s)", astr,
+	      o->max_clients, o->max_streams, (double)o->max_duration_ns / NS_PER_S,
+	      o->no_cpu_latency ? "; no CPU latency requests" : "");
 	if (o->ready_fd >= 0) {
 		char line[16];
 		int n = snprintf(line, sizeof(line), "%u\n", engine_addr_port(&got));

@@ -116,6 +116,9 @@ struct engine_server_opts {
 	uint32_t max_streams;   /* flows per client */
 	int64_t max_duration_ns; /* warm-up + duration per test */
 	uint32_t max_clients;   /* concurrent sessions */
+	/* refuse a configuration that holds the CPU latency request: it keeps
+	 * every CPU of this machine out of its idle states while held */
+	bool no_cpu_latency;
 	int ready_fd;           /* >= 0: write "PORT\n" there once listening */
 	void (*log)(void *ctx, const char *line);
 	void *log_ctx;

@@ -176,6 +176,16 @@ timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups "$NR" run tcp_rr -
 rc=$?
 checkx "without root --cpu-latency stops the run and says why" '[ $rc -ne 0 ] && grep -q "cannot hold the CPU latency request at 0 us: /dev/cpu_dma_latency: Permission denied (it needs root)" "$TMP/err"' || diag "$TMP/err"
 
+# A server that holds no CPU latency request for its clients refuses the
+# test and goes on serving the next.
+start_server --no-cpu-latency
+timeout 30 "$NR" run tcp_rr -H 127.0.0.1 -p "$SRV_PORT" "${RUN_SHORT[@]}" --cpu-latency 0 --no-store 2>"$TMP/err" >/dev/null
+rc=$?
+checkx "serve --no-cpu-latency refuses a --cpu-latency test and says why (exit 3)" \
+	'[ $rc -eq 3 ] && grep -q "server refused: cpu_latency 0: this server does not hold the CPU latency request for its clients (serve --no-cpu-latency)" "$TMP/err" && [ "$(qos)" = "$qos0" ]' || diag "$TMP/err"
+timeout 30 "$NR" run tcp_rr -H 127.0.0.1 -p "$SRV_PORT" "${RUN_SHORT[@]}" --no-store --json >"$TMP/after.json" 2>"$TMP/err"
+check "and serves the next test without it" jtrue "$TMP/after.json" 'v("transactions.per_s") > 0'
+
 # A server on every address (::, the default) gives an IPv4 client IPv4
 # data sockets, not v4-mapped IPv6 ones (which take the slower v6 paths).
 pf="$TMP/port6"
