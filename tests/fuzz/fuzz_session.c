@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Fuzz target: a client's control connection to the server, hello to bye, and what the server does with it. */
+#include <dirent.h>
+#include <errno.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -58,7 +61,7 @@ static int pair(int *cfd, int *sfd, struct engine_addr *peer)
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(a);
-	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int ret, lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	*cfd = *sfd = -1;
 	if (lfd < 0)
@@ -66,21 +69,43 @@ static int pair(int *cfd, int *sfd, struct engine_addr *peer)
 	if (bind(lfd, (struct sockaddr *)&a, sizeof(a)) || listen(lfd, 1) ||
 	    getsockname(lfd, (struct sockaddr *)&a, &len))
 		goto fail;
-	*cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (*cfd < 0 || connect(*cfd, (struct sockaddr *)&a, sizeof(a)))
+	/* libFuzzer's SIGALRM (its -timeout) has no SA_RESTART: a blocking
+	 * connect() it interrupts fails with EINTR while the handshake goes
+	 * on, so connect without blocking and wait in accept, again on EINTR */
+	*cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (*cfd < 0 ||
+	    (connect(*cfd, (struct sockaddr *)&a, sizeof(a)) && errno != EINPROGRESS))
 		goto fail;
-	peer->len = sizeof(peer->ss);
-	*sfd = accept4(lfd, (struct sockaddr *)&peer->ss, &peer->len, SOCK_CLOEXEC);
+	do {
+		peer->len = sizeof(peer->ss);
+		*sfd = accept4(lfd, (struct sockaddr *)&peer->ss, &peer->len, SOCK_CLOEXEC);
+	} while (*sfd < 0 && errno == EINTR);
 	if (*sfd < 0)
 		goto fail;
 	close(lfd);
 	return 0;
 fail:
+	ret = errno;
 	close(lfd);
 	if (*cfd >= 0)
 		close(*cfd);
 	*cfd = -1;
+	errno = ret;
 	return -1;
+}
+
+/* The process's open file descriptors: a session closes all it opened. */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
 }
 
 /* FUZZ_SESSION_LOG=1: the session's log lines on stderr. */
@@ -100,13 +125,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct engine_addr peer;
 	int64_t t0;
 	size_t off = 0;
-	int cfd, sfd;
+	int cfd, sfd, fds;
 
 	if (!netns)
 		netns = own_netns();
 	if (netns < 0)
 		return 0;
-	FUZZ_CHECK(pair(&cfd, &sfd, &peer) == 0);
+	fds = open_fds();
+	if (pair(&cfd, &sfd, &peer)) {
+		fprintf(stderr, "no loopback connection for the session: %s\n", strerror(errno));
+		FUZZ_CHECK(!"a loopback connection");
+	}
 	/* what fits the connection's buffers; a longer input is cut there */
 	while (off < size) {
 		ssize_t n = send(cfd, data + off, size - off, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -121,5 +150,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* every step notices the client is gone; a window is 300 ms at most */
 	FUZZ_CHECK(base_now_ns() - t0 < 5 * NS_PER_S);
 	close(cfd);
+	FUZZ_CHECK(open_fds() == fds);
 	return 0;
 }
