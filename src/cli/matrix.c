@@ -433,7 +433,10 @@ static int run_step(struct matrix *m, size_t unit)
 		if (h && left_out) {
 			char line[800];
 
-			snprintf(line, sizeof(line), "%s %.4g %s, disturbed again by %s: stored, left out",
+			/* left out unless none of the configuration's samples
+			 * ends clean: compare (and the summary, marked *)
+			 * then pools them all, which is not known yet */
+			snprintf(line, sizeof(line), "%s %.4g %s, disturbed again by %s: stored, left out while its configuration has a clean sample",
 				 h->name, h->value, h->unit, why);
 			progress(m, unit, &s, line, NULL);
 		} else if (disturbed && m->keep_disturbed) {

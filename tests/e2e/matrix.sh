@@ -63,7 +63,7 @@ n = [(int(m.group(1)), m.group(2)) for m in (re.match(r"^test=(?:tcp|udp)_stream
                                              for l in open(sys.argv[1])) if m]
 kept = [x for x, star in n if not star]
 sys.exit(0 if len(n) == 3 and all(x <= 3 for x in kept) and all(x >= 3 for x, star in n if star) and sum(kept) + int(sys.argv[2]) == 3 * len(kept) else 1)' "$TMP/out" "$K"
-again=$(grep -c "^step [0-9]*/[0-9]* (.*): .*, disturbed again by foreign CPU [0-9.]*% of the machine.*: stored, left out$" "$TMP/log")
+again=$(grep -c "^step [0-9]*/[0-9]* (.*): .*, disturbed again by foreign CPU [0-9.]*% of the machine.*: stored, left out while its configuration has a clean sample$" "$TMP/log")
 checkx "... and the step of each of those $K says it was disturbed again and left out ($again; more where a configuration marked * counts them)" \
 	'[ "$again" = "$K" ] || { grep -q "^\*: every sample" "$TMP/out" && [ "$again" -gt "$K" ]; }' ||
 	diag "$TMP/log" "disturbed"
