@@ -459,11 +459,18 @@ for row in "${ROWS[@]}"; do
 	# ours' figure with the part that went with the distance taken out,
 	# as compare's .xcpu_adj row does: ln figure on ln distance, every
 	# run moved along the slope to the geometric mean distance (the slope
-	# fitted to these runs takes a degree of freedom: n - 2)
+	# fitted to these runs takes a degree of freedom: n - 2); compare fits
+	# only when the distance spans a move (1.5x), not the probe's jitter
 	[ -s "$tmp/$row.xcpu" ] && awk -v d="${DESC[$row]}" '
-	$2 > 0 && $3 > 0 { n++; x[n] = log($3); y[n] = log($2); sx += x[n]; sy += y[n] }
+	$2 > 0 && $3 > 0 { n++; x[n] = log($3); y[n] = log($2); sx += x[n]; sy += y[n]
+		if (n == 1 || x[n] < lo) lo = x[n]; if (n == 1 || x[n] > hi) hi = x[n] }
 	END {
 		if (n < 4) exit
+		if (hi - lo < log(1.5)) {
+			printf "%-16s in ours %-31s not estimable (the distance spanned no move: under 1.5x), %d runs\n",
+				"adjusted for it", d ":", n
+			exit
+		}
 		mx = sx / n; my = sy / n
 		for (i = 1; i <= n; i++) { sxx += (x[i] - mx) ^ 2; sxy += (x[i] - mx) * (y[i] - my) }
 		b = sxx > 0 ? sxy / sxx : 0
@@ -480,7 +487,7 @@ for row in "${ROWS[@]}"; do
 	compgen -G "$tmp/$row.win.*.json" >/dev/null && python3 - "${DESC[$row]}" "${METRIC[$row]}" "$tmp/$row".win.*.json <<'PY'
 import json, math, sys
 desc, metric, files = sys.argv[1], sys.argv[2], sys.argv[3:]
-runs, sxx, sxy, lx_all, moved = [], 0.0, 0.0, [], 0
+runs, sxx, sxy, lx_all, stepped = [], 0.0, 0.0, [], 0
 for f in files:
     d = json.load(open(f))
     w, y = d.get("window_series", {}), d["metrics"][metric]["value"]
@@ -494,12 +501,13 @@ for f in files:
     wxx = sum((p[0] - mx) ** 2 for p in pts)
     sxx += wxx
     sxy += sum((p[0] - mx) * (p[1] - my) for p in pts)
-    moved += wxx > 1e-12
+    # the windows in which the host moved the CPUs (window.xcpu_moved)
+    stepped += d["metrics"].get("window.xcpu_moved", {}).get("value", 0) == 1
     lx_all += [p[0] for p in pts]
     runs.append((y, w["values"], w["xcpu_ns"], mx))
 label = "%-16s in ours %-31s" % ("within windows", desc + ":")
-if not runs or moved < 3 or len(runs) < 4:  # as stats_adjust_windows
-    print(label, "not estimable (every run needs 5 intervals with a round trip, and 3 windows a varying one)")
+if not runs or stepped < 3 or len(runs) < 4:  # as stats_adjust_windows
+    print(label, "not estimable (every run needs 5 intervals with a round trip, and the host must have moved the CPUs within 3 windows)")
     sys.exit(0)
 b, ref = sxy / sxx, sum(lx_all) / len(lx_all)
 adj = []
@@ -509,8 +517,8 @@ for y, rates, xs, mx in runs:
     adj.append(y * mov / tot if tot > 0 else y)
 m = sum(adj) / len(adj)
 sd = math.sqrt(sum((v - m) ** 2 for v in adj) / (len(adj) - 1))
-print(label, "cov %.2f %% (slope %.2f of ln rate per ln ns over %d intervals, %d of %d windows with a varying round trip, at %.0f ns), %d runs"
-      % (100 * sd / m, b, len(lx_all), moved, len(runs), math.exp(ref), len(runs)))
+print(label, "cov %.2f %% (slope %.2f of ln rate per ln ns over %d intervals, the host moved the CPUs in %d of %d windows, at %.0f ns), %d runs"
+      % (100 * sd / m, b, len(lx_all), stepped, len(runs), math.exp(ref), len(runs)))
 PY
 	[ -s "$tmp/$row.moved" ] && awk -v d="${DESC[$row]}" '{ n++; m += $2 }
 		END { printf "%-16s in ours %-31s %d of %d runs (window.xcpu_moved)\n", "host moved cpus", d ":", m, n }' "$tmp/$row.moved"

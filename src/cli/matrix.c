@@ -734,8 +734,8 @@ static int summary(struct matrix *m, const char *db, const char *baseline, bool 
 	}
 	if (all_disturbed)
 		printf("*: every sample of the configuration was flagged disturbed by foreign CPU load; n counts them all, as compare pools them when a side has no other (what disturbed them is in their figures)\n");
-	printf("adj ±%%sd: the spread with the CPUs' distance within the windows taken out, as compare's .xcpu_adj row takes it out; '-' where its slope did not pass its test, or with fewer than %d samples or one without its window ('netregress show %s' prints the fit)\n",
-	       STATS_ADJUST_MIN_N, m->nlabels == 1 ? m->labels[0].name : "LABEL");
+	printf("adj ±%%sd: the spread with the CPUs' distance within the windows taken out, as compare's .xcpu_adj row takes it out; '-' where its slope did not pass its test, the host moved the CPUs within fewer than %d windows, or with fewer than %d samples or one without its window ('netregress show %s' prints the fit)\n",
+	       STATS_ADJUST_MIN_WINDOWS, STATS_ADJUST_MIN_N, m->nlabels == 1 ? m->labels[0].name : "LABEL");
 	if (earlier && m->nlabels == 1)
 		printf("n counts %u sample%s stored under %s before this run, as %s will\n",
 		       earlier, earlier == 1 ? "" : "s", m->labels[0].name, as);

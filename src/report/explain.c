@@ -153,8 +153,8 @@ int report_windows_spread(FILE *out, const double *y, const struct stats_window 
 	if (ret)
 		return ret;
 	if (!ad.tested && ad.ticks) {
-		fprintf(out, "the CPUs' distance within the windows: not fitted: it varied within %zu of the %zu windows, a fit needs %d\n",
-			ad.windows, n, STATS_ADJUST_MIN_WINDOWS);
+		fprintf(out, "the CPUs' distance within the windows: not fitted: the host moved the CPUs within %zu of the %zu windows (window.xcpu_moved), a fit needs %d\n",
+			ad.stepped, n, STATS_ADJUST_MIN_WINDOWS);
 		return 1;
 	}
 	if (!ad.tested) {

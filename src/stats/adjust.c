@@ -11,6 +11,8 @@
 #include <gsl/gsl_rng.h>
 
 #include "stats/desc.h"
+#include "stats/guard.h"
+#include "stats/levels.h"
 
 /* Within-side sums of one side: squares and products around its means. */
 struct side_sums {
@@ -60,6 +62,19 @@ static void unadjusted(const double *ya, size_t na, const double *yb, size_t nb,
 		memmove(yb_out, yb, nb * sizeof(*yb));
 }
 
+/* Whether x[0..n) spans STATS_XCPU_MOVED_RATIO: the host moved the CPUs
+ * between these samples, not only the probe's jitter around one place. */
+static bool spans_a_move(const double *x, size_t n)
+{
+	double lo = INFINITY, hi = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		lo = fmin(lo, x[i]);
+		hi = fmax(hi, x[i]);
+	}
+	return n && lo > 0 && hi / lo >= STATS_XCPU_MOVED_RATIO;
+}
+
 int stats_adjust_log(const double *ya, const double *xa, size_t na,
 		     const double *yb, const double *xb, size_t nb,
 		     double *ya_out, double *yb_out, struct stats_adjust *out)
@@ -77,8 +92,9 @@ int stats_adjust_log(const double *ya, const double *xa, size_t na,
 	sxx = a.sxx + b.sxx;
 	sxy = a.sxy + b.sxy;
 	syy = a.syy + b.syy;
-	/* x did not move within either side: the slope is not estimable */
-	if (!(sxx > 1e-12))
+	/* x did not move within either side: the slope is not estimable;
+	 * it only jittered: what the slope would rest on is mostly noise */
+	if (!(sxx > 1e-12) || !(spans_a_move(xa, na) || spans_a_move(xb, nb)))
 		return 0;
 	mean_lx = (a.sum_lx + b.sum_lx) / (double)(na + nb);
 	out->tested = true;
@@ -159,6 +175,32 @@ static bool window_means(const struct stats_window *w, double *mx, double *my)
 	*mx /= (double)k;
 	*my /= (double)k;
 	return true;
+}
+
+/*
+ * Whether the host moved the CPUs within the window: its round trips
+ * stepped between levels STATS_XCPU_MOVED_RATIO apart, as
+ * window.xcpu_moved says. *stepped is false when too few intervals have
+ * a round trip to tell.
+ */
+static int window_stepped(const struct stats_window *w, bool *stepped)
+{
+	double *x = malloc((w->n ? w->n : 1) * sizeof(*x));
+	struct stats_levels lv;
+	size_t k = 0;
+	int ret;
+
+	*stepped = false;
+	if (!x)
+		return -ENOMEM;
+	for (size_t t = 0; t < w->n; t++)
+		if (tick_ok(w, t))
+			x[k++] = w->x[t];
+	ret = stats_levels(x, k, &lv);
+	if (!ret)
+		*stepped = stats_xcpu_levels_moved(&lv);
+	free(x);
+	return ret;
 }
 
 /* Scale y by the window's rates moved along the slope to lx_ref. */
@@ -295,7 +337,7 @@ static int windows_fit(const double *ya, const struct stats_window *wa, size_t n
 		       const double *yb, const struct stats_window *wb, size_t nb,
 		       double *ya_out, double *yb_out, struct stats_adjust *out)
 {
-	size_t n = na + nb, g = 0, ticks = 0;
+	size_t n = na + nb, g = 0, ticks = 0, stepped_n = 0;
 	double *mx, *my, *gxx, *gxy, *scratch, sxx = 0, sxy = 0, syy = 0, lx_sum = 0, t0;
 	int ret = 0;
 
@@ -310,9 +352,13 @@ static int windows_fit(const double *ya, const struct stats_window *wa, size_t n
 	for (size_t i = 0; i < n; i++) {
 		const struct stats_window *w = i < na ? &wa[i] : &wb[i - na];
 		double y = i < na ? ya[i] : yb[i - na], wxx = 0, wxy = 0;
+		bool stepped;
 
 		if (!isfinite(y) || y <= 0 || !window_means(w, &mx[i], &my[i]))
 			goto out;
+		if ((ret = window_stepped(w, &stepped)))
+			goto out;
+		stepped_n += stepped;
 		for (size_t t = 0; t < w->n; t++) {
 			double dx, dy;
 
@@ -334,8 +380,9 @@ static int windows_fit(const double *ya, const struct stats_window *wa, size_t n
 	/* every window counted: how many moved, whether or not enough did */
 	out->ticks = ticks;
 	out->windows = g;
-	/* x did not move within enough windows: no slope to test */
-	if (g < STATS_ADJUST_MIN_WINDOWS || !(sxx > 1e-12))
+	out->stepped = stepped_n;
+	/* the host moved the CPUs within too few windows: no slope to test */
+	if (stepped_n < STATS_ADJUST_MIN_WINDOWS || !(sxx > 1e-12))
 		goto out;
 	out->tested = true;
 	out->slope = sxy / sxx;

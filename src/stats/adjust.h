@@ -30,10 +30,12 @@ struct stats_adjust {
 	double slope_lo, slope_hi;
 	double r2;       /* share of the within-side variance of ln y that went with ln x */
 	double x_ref;    /* geometric mean of x over both sides: where the adjusted values sit */
-	/* stats_adjust_windows(): the intervals fitted, and the windows in
-	 * which x moved (the clusters of the test); set untested too when
-	 * every window had its intervals (too few moved), 0 when one had not */
-	size_t ticks, windows;
+	/* stats_adjust_windows(): the intervals fitted, the windows in
+	 * which x moved (the clusters of the test), and those in which it
+	 * stepped (the host moved the CPUs: window.xcpu_moved); set untested
+	 * too when every window had its intervals (too few stepped), 0 when
+	 * one had not */
+	size_t ticks, windows, stepped;
 };
 
 /*
@@ -57,7 +59,9 @@ struct stats_adjust {
  * ya/xa (na values) and yb/xb (nb) in the same order; ya_out and yb_out
  * get the adjusted values (copies of ya and yb when not applied). Returns
  * 0 (out->tested false for too few values, a value <= 0 or not finite, or
- * x constant within both sides) or -EINVAL (NULL). Any thread.
+ * x spanning less than STATS_XCPU_MOVED_RATIO within both sides: only the
+ * probe's jitter around one placement, noise the figure does not follow)
+ * or -EINVAL (NULL). Any thread.
  */
 int stats_adjust_log(const double *ya, const double *xa, size_t na,
 		     const double *yb, const double *xb, size_t nb,
@@ -76,7 +80,8 @@ int stats_adjust_log_at(const double *y, const double *x, size_t n, double slope
 /* A window has fewer intervals with a figure than this: nothing is tested. */
 #define STATS_ADJUST_MIN_TICKS 5
 
-/* x moved within fewer windows than this: nothing is tested. */
+/* x stepped (the host moved the CPUs) within fewer windows than this:
+ * nothing is tested. */
 #define STATS_ADJUST_MIN_WINDOWS 3
 
 /* One sample's window: its interval rates and the covariate in each
@@ -94,7 +99,15 @@ struct stats_window {
  * sides. A window whose x stepped (the host moved the vCPUs in it) then
  * says how its rate went with x, whatever the sample medians did, and a
  * window that mixed two distances is adjusted by how long it spent at
- * each, which one figure per sample cannot do.
+ * each, which one figure per sample cannot do. It needs the host to have
+ * moved the CPUs in at least STATS_ADJUST_MIN_WINDOWS windows (levels of
+ * x STATS_XCPU_MOVED_RATIO apart, as window.xcpu_moved): where x only
+ * jittered around one placement, that jitter is mostly the probe's own
+ * noise, which the rate does not follow, and the slope fitted to it reads
+ * near 0 (on a guest whose host kept the vCPUs put within the windows and
+ * not between them, 7 of 7 windows jittered by about 10% and gave -0.02,
+ * while the samples' medians, near and far, gave -0.10 at r = -0.94);
+ * compare then fits the samples' medians (stats_adjust_log).
  *
  * The intervals of a window are not independent, so the slope's standard
  * error is the cluster-robust one with the windows as clusters (CR1:
@@ -109,7 +122,8 @@ struct stats_window {
  * wild cluster bootstrap's instead, restricted to a slope of 0 (WCR-C,
  * Webb's six-point weights, every combination up to 6 windows, else 9999
  * draws from a fixed seed: the same windows give the same p), which
- * weighs each window by what it carries (6 of the same 300).
+ * weighs each window by what it carries (6 of the same 300; 3, with 94
+ * of them tested, since the host must have moved the CPUs in 3 windows).
  * r2 is the share of the within-window variance of ln(rate) that went with
  * ln(x); x_ref the geometric mean of x over every interval with a figure.
  *

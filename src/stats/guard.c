@@ -215,6 +215,12 @@ out:
 	return ret;
 }
 
+bool stats_xcpu_levels_moved(const struct stats_levels *lv)
+{
+	return lv->tested && lv->count > 1 && lv->lo_pct > 0 &&
+	       lv->hi_pct / lv->lo_pct >= STATS_XCPU_MOVED_RATIO;
+}
+
 int stats_host_moved(const double *rates, const double *xcpus, size_t n,
 		     struct stats_host_moved *out)
 {
@@ -251,8 +257,7 @@ int stats_host_moved(const double *rates, const double *xcpus, size_t n,
 	out->levels = lv.count;
 	out->lo_ns = lv.lo_pct * (sum / (double)k) / 100;
 	out->hi_ns = lv.hi_pct * (sum / (double)k) / 100;
-	out->moved = lv.count > 1 && out->lo_ns > 0 &&
-		     out->hi_ns / out->lo_ns >= STATS_XCPU_MOVED_RATIO;
+	out->moved = stats_xcpu_levels_moved(&lv);
 out:
 	free(x);
 	free(rt);

@@ -117,6 +117,13 @@ int stats_host_trend(const double *rates, const double *speeds, size_t n,
  * placement, 1.5 to 6 between placements. */
 #define STATS_XCPU_MOVED_RATIO 1.5
 
+struct stats_levels;
+
+/* Whether a window's round-trip levels (stats_levels of its ticks' round
+ * trips) say the host moved the CPUs: more than one, the highest at least
+ * STATS_XCPU_MOVED_RATIO times the lowest. */
+bool stats_xcpu_levels_moved(const struct stats_levels *lv);
+
 /* The host's placement in a window: see stats_host_moved(). */
 struct stats_host_moved {
 	bool tested;        /* enough ticks with a round trip for stats_levels */

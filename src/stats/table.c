@@ -478,9 +478,10 @@ static bool windows_of(const struct base_sample *const *s, size_t n,
 /*
  * The headline adjusted for how far apart the host kept the test's CPUs:
  * from the windows' 100 ms rates and round trips when every sample kept
- * them and the round trip moved within at least 3 windows
+ * them and the host moved the CPUs within at least 3 windows
  * (stats_adjust_windows), else from each sample's headline and
- * host.xcpu_ns (stats_adjust_log; every sample needs both). When the
+ * host.xcpu_ns (stats_adjust_log; every sample needs both, and the
+ * distance must span a move within a label). When the
  * slope passed its test, *r becomes the row <headline>.xcpu_adj and
  * *made is set. The adjusted figures are compared as any metric, and
  * again moved along each end of the slope's interval; the row's verdict
@@ -489,7 +490,8 @@ static bool windows_of(const struct base_sample *const *s, size_t n,
  * slope's own uncertainty, which weighs most when the labels sat at
  * different distances: with A's runs all near and B's all far, the
  * adjusted A/A called a change in 19 of 143 simulated sets, 9 with the
- * ends (test_table_adjusted_row_holds_over_the_slope_interval). When a
+ * ends, and 6 of 106 since a fit needs real moves
+ * (test_table_adjusted_row_holds_over_the_slope_interval). When a
  * moved value does not fit in a double, there is no row.
  */
 static int adjusted_row(const struct base_sample *const *a, size_t na,

@@ -106,8 +106,8 @@ struct stats_notes {
 	bool xcpu_changed;
 	double xcpu_a_ns, xcpu_b_ns, xcpu_shift_pct, xcpu_lo_pct, xcpu_hi_pct, xcpu_p;
 	/* the headline against host.xcpu_ns within the labels (stats_adjust_log):
-	 * tested when every sample has both and the round trip varied within a
-	 * label; applied when the common slope passed its test, and then the
+	 * tested when every sample has both and the round trip spanned a move
+	 * (STATS_XCPU_MOVED_RATIO) within a label; applied when the common slope passed its test, and then the
 	 * row <headline>.xcpu_adj compares the adjusted figures */
 	bool adj_tested, adj_applied;
 	double adj_slope, adj_p, adj_r2, adj_x_ref_ns;

@@ -38,7 +38,7 @@ timeout 90 "$NR" run tcp_rr -l 1s --warmup 0 --reps 5 --no-store >"$TMP/win4" 2>
 check "run --reps 5 exits 0" [ $? -eq 0 ] || diag "$TMP/win4"
 wn=$(sed -n 's/^transactions.per_s over \([0-9]*\) samples\{0,1\}[ :].*/\1/p' "$TMP/win4")
 checkx "--reps 5: with 4 or more samples counted, how the rate went with the cpus' distance within the windows, right after the summary" \
-	'if [ "${wn:-0}" -ge 4 ]; then grep -A1 "^transactions.per_s over $wn samples" "$TMP/win4" | sed -n 2p | grep -qE "^the CPUs. distance within the windows: ln\(rate\) = [-+][0-9.]+ \[[-+][0-9.]+, [-+][0-9.]+\] x ln\(round trip\) \(p = [0-9.]+, [0-9]+ windows in which it varied, [0-9]+% of the variance within them\); (with it taken out \(every sample at [0-9]+ ns\): cov [0-9.]+%, as compare.s .xcpu_adj row sees it|not significant: nothing taken out)$|^the CPUs. distance within the windows: not fitted: (it varied within [012] of the $wn windows, a fit needs 3|a sample without its rate, or a window with fewer than 5 intervals that have a rate and a round trip)$"; else [ -n "$wn" ] && ! grep -q "^the CPUs. distance within the windows" "$TMP/win4"; fi' ||
+	'if [ "${wn:-0}" -ge 4 ]; then grep -A1 "^transactions.per_s over $wn samples" "$TMP/win4" | sed -n 2p | grep -qE "^the CPUs. distance within the windows: ln\(rate\) = [-+][0-9.]+ \[[-+][0-9.]+, [-+][0-9.]+\] x ln\(round trip\) \(p = [0-9.]+, [0-9]+ windows in which it varied, [0-9]+% of the variance within them\); (with it taken out \(every sample at [0-9]+ ns\): cov [0-9.]+%, as compare.s .xcpu_adj row sees it|not significant: nothing taken out)$|^the CPUs. distance within the windows: not fitted: (the host moved the CPUs within [012] of the $wn windows \(window.xcpu_moved\), a fit needs 3|a sample without its rate, or a window with fewer than 5 intervals that have a rate and a round trip)$"; else [ -n "$wn" ] && ! grep -q "^the CPUs. distance within the windows" "$TMP/win4"; fi' ||
 	diag "$TMP/win4" '^transactions.per_s over|^the CPUs'
 timeout 90 "$NR" run tcp_rr -l 1s --warmup 0 --reps 5 --no-store --no-xcpu >"$TMP/win4n" 2>&1
 check "... and none without the cross-CPU probe" \
@@ -520,7 +520,7 @@ check "show: the CPUs' distance within one label's windows, and the cov with it 
 "$NR" show --db "$TMP/adj.db" near >"$TMP/adj.show" 2>&1
 "$NR" show --db "$TMP/adjw.db" steady >"$TMP/steady.show" 2>&1
 check "show: when the distance moved within too few windows, it says so and fits nothing" \
-	grep -qx "the CPUs' distance within the windows: not fitted: it varied within 2 of the 5 windows, a fit needs 3" "$TMP/steady.show" ||
+	grep -qx "the CPUs' distance within the windows: not fitted: the host moved the CPUs within 2 of the 5 windows (window.xcpu_moved), a fit needs 3" "$TMP/steady.show" ||
 	diag "$TMP/steady.show" 'distance|^config'
 check "... and nothing on windows for samples that kept none" \
 	sh -c 'grep -q "^config:" "$1" && ! grep -q "distance within the windows" "$1"' _ "$TMP/adj.show"

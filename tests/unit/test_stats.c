@@ -2610,6 +2610,7 @@ static void test_adjust_log_leaves_alone_what_it_cannot_separate(void **state)
 	 * within one, and the wobble does not go with the little x left */
 	static const double xa[] = { 120, 121, 119, 120, 122, 118 };
 	static const double xb[] = { 450, 452, 448, 451, 449, 450 };
+	static const double xa_moved[] = { 120, 121, 119, 120, 181, 118 };
 	static const double flat[] = { 120, 120, 120, 120 };
 	double ya[6], yb[6], aa[6], ab[6], neg[6];
 	struct stats_adjust ad;
@@ -2617,7 +2618,16 @@ static void test_adjust_log_leaves_alone_what_it_cannot_separate(void **state)
 	(void)state;
 	placed(30, xa, 6, ya);
 	placed(30, xb, 6, yb);
+	/* within the sides x only jittered (under STATS_XCPU_MOVED_RATIO):
+	 * the probe's noise, not a move to fit a slope to */
 	assert_int_equal(stats_adjust_log(ya, xa, 6, yb, xb, 6, aa, ab, &ad), 0);
+	assert_false(ad.tested);
+	assert_false(ad.applied);
+	assert_memory_equal(aa, ya, sizeof(ya));
+	assert_memory_equal(ab, yb, sizeof(yb));
+	/* one of A's samples 1.5 times as far: a move, tested; the wobble
+	 * does not go with it, so nothing is applied */
+	assert_int_equal(stats_adjust_log(ya, xa_moved, 6, yb, xb, 6, aa, ab, &ad), 0);
 	assert_true(ad.tested);
 	assert_false(ad.applied);
 	assert_true(ad.slope_p > STATS_ADJUST_P);
@@ -2780,6 +2790,8 @@ static void test_adjust_windows_takes_out_the_moves_within_windows(void **state)
 	assert_float_equal(ad.slope, -0.45, 0.05);
 	assert_true(ad.slope_p < 0.001 && ad.r2 > 0.5 && ad.slope_se > 0);
 	assert_true(ad.windows >= 3 && ad.windows <= 16);
+	/* the host moved the vCPUs in most windows: a move every 3 s or so */
+	assert_true(ad.stepped >= 12 && ad.stepped <= ad.windows);
 	assert_true(ad.ticks > 1400 && ad.ticks < 1600);
 	assert_true(ad.x_ref > 120 && ad.x_ref < 450);
 	for (size_t i = 0; i < 8; i++) {
@@ -3041,46 +3053,80 @@ static void test_table_adjusted_row_holds_over_the_slope_interval(void **state)
 
 static void test_adjust_windows_needs_moves_within_windows(void **state)
 {
-	static double r[8][10], x[8][10];
+	static double p[8][30], r[8][30], x[8][30];
 	struct stats_window w[8];
-	double y[8], out[8];
+	double y[8], out[8], jitter = 0.01;
 	struct stats_adjust ad;
 
 	(void)state;
 	for (size_t i = 0; i < 8; i++) {
-		for (size_t t = 0; t < 10; t++) {
-			x[i][t] = i % 2 ? 450 : 120;
-			r[i][t] = 30 * pow(x[i][t] / 120, -0.45) * (1 + 0.01 * (double)(t % 3));
-		}
-		y[i] = r[i][0];
-		w[i] = (struct stats_window){ r[i], x[i], 10 };
+		for (size_t t = 0; t < 30; t++)
+			p[i][t] = i % 2 ? 450 : 120;
+		y[i] = 30 * pow(p[i][0] / 120, -0.45);
+		w[i] = (struct stats_window){ r[i], x[i], 30 };
 	}
+	/* each interval's round trip: where the host had the vCPUs (p), with
+	 * the probe's jitter; the rate goes with it */
+#define PLACE()                                                                        \
+	for (size_t i = 0; i < 8; i++)                                                 \
+		for (size_t t = 0; t < 30; t++) {                                      \
+			x[i][t] = p[i][t] * (1 + jitter * ((int)((t * 5 + i) % 3) - 1)); \
+			r[i][t] = 30 * pow((isnan(x[i][t]) ? 120 : x[i][t]) / 120, -0.45) * \
+				  (1 + 0.01 * (double)(t % 3));                        \
+		}
+	PLACE();
 	/* each window at one distance: the windows say nothing */
 	assert_int_equal(stats_adjust_windows(y, w, 4, y + 4, w + 4, 4, out, out + 4, &ad), 0);
 	assert_false(ad.tested);
+	assert_int_equal(ad.windows, 8);
+	assert_int_equal(ad.stepped, 0);
 	assert_memory_equal(out, y, sizeof(y));
-	/* a step in two windows: not enough clusters for the test */
-	x[0][5] = x[0][6] = 450;
-	x[5][5] = 120;
+	/* jittering by 5% (around one placement) steps nowhere either */
+	jitter = 0.05;
+	PLACE();
 	assert_int_equal(stats_adjust_windows(y, w, 4, y + 4, w + 4, 4, out, out + 4, &ad), 0);
 	assert_false(ad.tested);
-	/* and in a third: tested */
-	x[2][1] = 450;
+	assert_int_equal(ad.stepped, 0);
+	assert_memory_equal(out, y, sizeof(y));
+	jitter = 0.01;
+	/* the host moved the vCPUs a second before the end of two windows:
+	 * not enough */
+	for (size_t t = 20; t < 30; t++) {
+		p[0][t] = 450;
+		p[5][t] = 120;
+	}
+	PLACE();
+	assert_int_equal(stats_adjust_windows(y, w, 4, y + 4, w + 4, 4, out, out + 4, &ad), 0);
+	assert_false(ad.tested);
+	assert_int_equal(ad.stepped, 2);
+	/* a blip of one interval is no move (a level needs a second) */
+	p[2][1] = 450;
+	PLACE();
+	assert_int_equal(stats_adjust_windows(y, w, 4, y + 4, w + 4, 4, out, out + 4, &ad), 0);
+	assert_false(ad.tested);
+	assert_int_equal(ad.stepped, 2);
+	/* and a move in a third: tested */
+	for (size_t t = 15; t < 30; t++)
+		p[2][t] = 450;
+	PLACE();
 	assert_int_equal(stats_adjust_windows(y, w, 4, y + 4, w + 4, 4, out, out + 4, &ad), 0);
 	assert_true(ad.tested);
-	assert_int_equal(ad.windows, 3);
-	assert_int_equal(ad.ticks, 80);
-	/* three clusters: p is a count of the 6^3 combinations of weights,
-	 * and at least the 6 that scale all three alike tie with the data */
-	assert_float_equal(ad.slope_p * 216, round(ad.slope_p * 216), 1e-9);
-	assert_true(ad.slope_p >= 6.0 / 216 - 1e-12);
+	assert_int_equal(ad.windows, 8);
+	assert_int_equal(ad.stepped, 3);
+	assert_int_equal(ad.ticks, 240);
+	assert_float_equal(ad.slope, -0.45, 0.02);
+	/* the slope from the three windows that stepped (the jitter of the
+	 * other five adds little); its p from all eight as clusters */
+	assert_true(ad.slope_p < 0.05);
 	/* a window with fewer than 5 intervals with a round, too few
 	 * samples, a headline that is not positive, NULL */
-	for (size_t t = 0; t < 6; t++)
-		x[3][t] = NAN;
+	for (size_t t = 0; t < 26; t++)
+		p[3][t] = NAN;
+	PLACE();
 	assert_int_equal(stats_adjust_windows(y, w, 4, y + 4, w + 4, 4, out, out + 4, &ad), 0);
 	assert_false(ad.tested);
-	x[3][0] = 120;
+	p[3][0] = 120;
+	PLACE();
 	assert_int_equal(stats_adjust_windows(y, w, 4, y + 4, w + 4, 4, out, out + 4, &ad), 0);
 	assert_true(ad.tested);
 	assert_int_equal(stats_adjust_windows(y, w, 3, y + 4, w + 4, 4, out, out + 4, &ad), 0);
@@ -3089,6 +3135,7 @@ static void test_adjust_windows_needs_moves_within_windows(void **state)
 	assert_int_equal(stats_adjust_windows(y, w, 4, y + 4, w + 4, 4, out, out + 4, &ad), 0);
 	assert_false(ad.tested);
 	assert_int_equal(stats_adjust_windows(y, NULL, 4, y + 4, w + 4, 4, out, out + 4, &ad), -EINVAL);
+#undef PLACE
 }
 
 /*
@@ -3143,7 +3190,7 @@ static void test_adjust_windows_few_moves_make_no_slope(void **state)
 	struct host_law real = flat;
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	static double ra[6][100], xa[6][100], rb[6][100], xb[6][100];
-	int trials = 0, applied = 0, found = 0;
+	int trials = 0, tested = 0, applied = 0, found = 0;
 
 	(void)state;
 	real.slope = -0.45;
@@ -3162,18 +3209,22 @@ static void test_adjust_windows_few_moves_make_no_slope(void **state)
 			wb[i] = (struct stats_window){ rb[i], xb[i], 100 };
 		}
 		assert_int_equal(stats_adjust_windows(ya, wa, 6, yb, wb, 6, aa, ab, &ad), 0);
-		assert_true(ad.tested);
 		if (r % 2) {
+			/* a move every 3 s or so: enough windows stepped */
+			assert_true(ad.tested);
 			found += ad.applied;
 			continue;
 		}
+		/* one window in five moved: tested only with 3 that did */
+		assert_true(ad.tested == (ad.stepped >= STATS_ADJUST_MIN_WINDOWS));
+		tested += ad.tested;
 		trials++;
 		applied += ad.applied;
 		if (!ad.applied)
 			assert_memory_equal(aa, ya, sizeof(ya));
 	}
-	print_message("slope 0, few moves: applied in %d of %d sets; slope -0.45: found in %d of 300\n",
-		      applied, trials, found);
+	print_message("slope 0, few moves: tested in %d and applied in %d of %d sets; slope -0.45: found in %d of 300\n",
+		      tested, applied, trials, found);
 	/* 5% of 300 is 15, binomial sd 3.8 */
 	assert_true(applied <= 24);
 	assert_true(found >= 285);
