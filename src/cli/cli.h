@@ -67,6 +67,7 @@ bool cli_cpulist(const char *flag, const char *arg, struct base_cpulist *out);
  */
 struct cli_tally {
 	double *v;
+	double *x; /* each sample's host.xcpu_ns, NaN without */
 	struct stats_window *w;
 	bool windows; /* every sample so far kept its window */
 	size_t n, cap;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Flag parsing and error printing shared by the subcommands. */
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -323,6 +324,8 @@ static bool window_copy(const struct base_sample *s, struct stats_window *w)
 
 int cli_tally_add(struct cli_tally *t, const struct base_sample *s, double v)
 {
+	const struct sample_metric *x;
+
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 16;
 		double *nv = realloc(t->v, cap * sizeof(*nv));
@@ -331,6 +334,10 @@ int cli_tally_add(struct cli_tally *t, const struct base_sample *s, double v)
 		if (!nv)
 			return -ENOMEM;
 		t->v = nv;
+		nv = realloc(t->x, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		t->x = nv;
 		w = realloc(t->w, cap * sizeof(*w));
 		if (!w)
 			return -ENOMEM;
@@ -342,6 +349,8 @@ int cli_tally_add(struct cli_tally *t, const struct base_sample *s, double v)
 	/* a window not kept (or lost to memory) ends the adjustment, not the count */
 	if (!window_copy(s, &t->w[t->n]))
 		t->windows = false;
+	x = base_sample_get(s, "host.xcpu_ns");
+	t->x[t->n] = x ? x->value : NAN;
 	t->v[t->n++] = v;
 	return 0;
 }
@@ -362,5 +371,6 @@ void cli_tally_release(struct cli_tally *t)
 		}
 	free(t->w);
 	free(t->v);
+	free(t->x);
 	memset(t, 0, sizeof(*t));
 }

@@ -295,20 +295,22 @@ struct show_ctx {
 #define SHOW_EXPLAIN_Q 0.05
 
 /*
- * The CPUs' distance within the windows (report_windows_spread) over the
- * samples compare would use: not flagged disturbed (all of them when
- * every one is), each with its headline and its window. Nothing when one
- * of them has no window.
+ * The CPUs' distance (report_windows_spread) over the samples compare
+ * would use: not flagged disturbed (all of them when every one is), each
+ * with its headline, its window and its host.xcpu_ns. From the samples
+ * alone when one of them has no window; nothing when one has no headline.
  */
 static int show_windows(const struct base_sample *s, size_t n, const char *test)
 {
 	const char *headline = stats_headline_metric(test);
 	struct stats_window *w = malloc((n ? n : 1) * sizeof(*w));
 	double *y = malloc((n ? n : 1) * sizeof(*y));
+	double *x = malloc((n ? n : 1) * sizeof(*x));
 	size_t k = 0, clean = 0;
+	bool windows = true;
 	int ret = 0;
 
-	if (!w || !y) {
+	if (!w || !y || !x) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -316,14 +318,17 @@ static int show_windows(const struct base_sample *s, size_t n, const char *test)
 		clean += !cli_disturbed(&s[i]);
 	for (size_t i = 0; i < n; i++) {
 		const struct sample_metric *m = base_sample_get(&s[i], headline);
+		const struct sample_metric *mx = base_sample_get(&s[i], "host.xcpu_ns");
 
 		if (clean && cli_disturbed(&s[i]))
 			continue;
-		if (!m || !stats_sample_window(&s[i], &w[k]))
+		if (!m)
 			goto out;
+		windows = windows && stats_sample_window(&s[i], &w[k]);
+		x[k] = mx ? mx->value : NAN;
 		y[k++] = m->value;
 	}
-	ret = report_windows_spread(stdout, y, w, k);
+	ret = report_windows_spread(stdout, y, windows ? w : NULL, x, k);
 	if (ret > 0) {
 		putchar('\n');
 		ret = 0;
@@ -331,6 +336,7 @@ static int show_windows(const struct base_sample *s, size_t n, const char *test)
 out:
 	free(w);
 	free(y);
+	free(x);
 	return ret;
 }
 

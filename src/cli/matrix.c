@@ -618,15 +618,18 @@ static void print_plan(const struct matrix *m, const struct job_plan_step *steps
 	printf("%s\n", nsteps > 1000 ? " ..." : "");
 }
 
-/* A cell's cov with the CPUs' distance within its windows taken out, as
- * compare's .xcpu_adj row takes it out; NaN where it was not. */
+/* A cell's cov with the CPUs' distance taken out, as compare's .xcpu_adj
+ * row takes it out: from within the windows, else between the samples;
+ * NaN where it was not. */
 static double adjusted_cv(const struct cli_tally *k)
 {
-	struct stats_adjust ad;
+	struct stats_adjust ad = { 0 };
 	double cv = NAN;
 
 	if (k->windows && stats_adjust_windows_cv(k->v, k->w, k->n, &ad, &cv))
-		cv = NAN;
+		return NAN;
+	if (!ad.tested && stats_adjust_log_cv(k->v, k->x, k->n, &ad, &cv))
+		return NAN;
 	return cv;
 }
 
@@ -734,7 +737,7 @@ static int summary(struct matrix *m, const char *db, const char *baseline, bool 
 	}
 	if (all_disturbed)
 		printf("*: every sample of the configuration was flagged disturbed by foreign CPU load; n counts them all, as compare pools them when a side has no other (what disturbed them is in their figures)\n");
-	printf("adj ±%%sd: the spread with the CPUs' distance within the windows taken out, as compare's .xcpu_adj row takes it out; '-' where its slope did not pass its test, the host moved the CPUs within fewer than %d windows, or with fewer than %d samples or one without its window ('netregress show %s' prints the fit)\n",
+	printf("adj ±%%sd: the spread with the CPUs' distance taken out, as compare's .xcpu_adj row takes it out (within the windows where the host moved the CPUs in %d of them, else between the samples where their round trips span a move); '-' where its slope did not pass its test, neither could be fitted, or with fewer than %d samples ('netregress show %s' prints the fit)\n",
 	       STATS_ADJUST_MIN_WINDOWS, STATS_ADJUST_MIN_N, m->nlabels == 1 ? m->labels[0].name : "LABEL");
 	if (earlier && m->nlabels == 1)
 		printf("n counts %u sample%s stored under %s before this run, as %s will\n",

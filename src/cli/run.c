@@ -310,8 +310,8 @@ static void print_tally(const struct rep_tally *t, const struct rep_plan *p,
 	if (isfinite(half))
 		printf(", 95%% interval of the mean +-%.2f%%", half);
 	putchar('\n');
-	if (k->windows && report_windows_spread(stdout, k->v, k->w, k->n) < 0)
-		cli_error("out of memory: the CPUs' distance within the windows is not shown");
+	if (report_windows_spread(stdout, k->v, k->windows ? k->w : NULL, k->x, k->n) < 0)
+		cli_error("out of memory: the CPUs' distance is not shown");
 	stats_compare_opts_init(&co);
 	if (isfinite(cv) &&
 	    !stats_runs_needed(cv, cv, 5, co.alpha, co.power, &n5) &&

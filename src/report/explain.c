@@ -141,7 +141,36 @@ out:
 	return ret;
 }
 
-int report_windows_spread(FILE *out, const double *y, const struct stats_window *w, size_t n)
+/* "; with it taken out ...: cov" or "; not significant" and the newline. */
+static void spread_left(FILE *out, const struct stats_adjust *ad, double cv)
+{
+	if (!isnan(cv))
+		fprintf(out, "; with it taken out (every sample at %.0f ns): cov %.2f%%, as compare's .xcpu_adj row sees it\n",
+			ad->x_ref, cv);
+	else
+		fputs("; not significant: nothing taken out\n", out);
+}
+
+/* The samples' line: their headlines against host.xcpu_ns, when tested. */
+static int samples_spread(FILE *out, const double *y, const double *x, size_t n)
+{
+	struct stats_adjust ad;
+	double cv;
+	int ret;
+
+	if (!x)
+		return 0;
+	ret = stats_adjust_log_cv(y, x, n, &ad, &cv);
+	if (ret || !ad.tested)
+		return ret;
+	fprintf(out, "the CPUs' distance between the samples: ln(headline) = %+.3f [%+.3f, %+.3f] x ln(host.xcpu_ns) (p = %.4f, %zu samples, %.0f%% of their variance)",
+		ad.slope, ad.slope_lo, ad.slope_hi, ad.slope_p, n, 100 * ad.r2);
+	spread_left(out, &ad, cv);
+	return 1;
+}
+
+int report_windows_spread(FILE *out, const double *y, const struct stats_window *w,
+			  const double *x, size_t n)
 {
 	struct stats_adjust ad;
 	double cv;
@@ -149,25 +178,23 @@ int report_windows_spread(FILE *out, const double *y, const struct stats_window 
 
 	if (n < STATS_ADJUST_MIN_N)
 		return 0;
+	if (!w)
+		return samples_spread(out, y, x, n);
 	ret = stats_adjust_windows_cv(y, w, n, &ad, &cv);
 	if (ret)
 		return ret;
 	if (!ad.tested && ad.ticks) {
 		fprintf(out, "the CPUs' distance within the windows: not fitted: the host moved the CPUs within %zu of the %zu windows (window.xcpu_moved), a fit needs %d\n",
 			ad.stepped, n, STATS_ADJUST_MIN_WINDOWS);
-		return 1;
+		return samples_spread(out, y, x, n) < 0 ? -ENOMEM : 1;
 	}
 	if (!ad.tested) {
 		fprintf(out, "the CPUs' distance within the windows: not fitted: a sample without its rate, or a window with fewer than %d intervals that have a rate and a round trip\n",
 			STATS_ADJUST_MIN_TICKS);
-		return 1;
+		return samples_spread(out, y, x, n) < 0 ? -ENOMEM : 1;
 	}
 	fprintf(out, "the CPUs' distance within the windows: ln(rate) = %+.3f [%+.3f, %+.3f] x ln(round trip) (p = %.4f, %zu windows in which it varied, %.0f%% of the variance within them)",
 		ad.slope, ad.slope_lo, ad.slope_hi, ad.slope_p, ad.windows, 100 * ad.r2);
-	if (!isnan(cv))
-		fprintf(out, "; with it taken out (every sample at %.0f ns): cov %.2f%%, as compare's .xcpu_adj row sees it\n",
-			ad.x_ref, cv);
-	else
-		fputs("; not significant: nothing taken out\n", out);
+	spread_left(out, &ad, cv);
 	return 1;
 }

@@ -120,12 +120,18 @@ int report_explain(FILE *out, const struct base_sample *s, size_t n,
  * vCPUs within their windows (stats_adjust_windows_one: the fit, test
  * and interval compare makes for its .xcpu_adj row): one line with the
  * slope and, when it passed its test, the cov with it taken out; when the
- * fit tested nothing, the line says why (x moved within too few windows,
- * or a window had too few intervals). y[i] is sample i's headline, w[i]
- * its window. Prints nothing for fewer than STATS_ADJUST_MIN_N samples.
- * Returns 1 when it printed the line, 0 when not, or -ENOMEM.
+ * fit tested nothing, the line says why (the host moved the CPUs within
+ * too few windows, or a window had too few intervals). When the windows
+ * gave no fit, the samples may: a second line with the slope of the
+ * headline against their host.xcpu_ns (stats_adjust_log_cv, as compare's
+ * row does then), printed when it was tested. y[i] is sample i's
+ * headline, w[i] its window (w NULL: a sample kept none), x[i] its
+ * host.xcpu_ns (NaN without; x NULL: none). Prints nothing for fewer than
+ * STATS_ADJUST_MIN_N samples. Returns 1 when it printed a line, 0 when
+ * not, or -ENOMEM.
  */
-int report_windows_spread(FILE *out, const double *y, const struct stats_window *w, size_t n);
+int report_windows_spread(FILE *out, const double *y, const struct stats_window *w,
+			  const double *x, size_t n);
 /* Whether a metric may explain the headline's spread in a test rather than
  * restate it: shares (_pct), figures per MB, write, read or transaction,
  * host.speed, profile shares, the TCP round trip and window; not the

@@ -75,33 +75,20 @@ static bool spans_a_move(const double *x, size_t n)
 	return n && lo > 0 && hi / lo >= STATS_XCPU_MOVED_RATIO;
 }
 
-int stats_adjust_log(const double *ya, const double *xa, size_t na,
-		     const double *yb, const double *xb, size_t nb,
-		     double *ya_out, double *yb_out, struct stats_adjust *out)
+/*
+ * The slope of ln y on ln x from the within-side sums, its t test with df
+ * degrees of freedom and its 95% interval, into out (tested); applied
+ * when it passed.
+ */
+static void log_fit(double sxx, double sxy, double syy, size_t df, double mean_lx,
+		    struct stats_adjust *out)
 {
-	struct side_sums a, b;
-	double sxx, sxy, syy, rss, mean_lx, half;
-	size_t df;
+	double rss, half;
 
-	if (!ya || !xa || !yb || !xb || !ya_out || !yb_out || !out)
-		return -EINVAL;
-	unadjusted(ya, na, yb, nb, ya_out, yb_out, out);
-	if (na < STATS_ADJUST_MIN_N || nb < STATS_ADJUST_MIN_N ||
-	    !side(ya, xa, na, &a) || !side(yb, xb, nb, &b))
-		return 0;
-	sxx = a.sxx + b.sxx;
-	sxy = a.sxy + b.sxy;
-	syy = a.syy + b.syy;
-	/* x did not move within either side: the slope is not estimable;
-	 * it only jittered: what the slope would rest on is mostly noise */
-	if (!(sxx > 1e-12) || !(spans_a_move(xa, na) || spans_a_move(xb, nb)))
-		return 0;
-	mean_lx = (a.sum_lx + b.sum_lx) / (double)(na + nb);
 	out->tested = true;
 	out->x_ref = exp(mean_lx);
 	out->slope = sxy / sxx;
 	out->r2 = syy > 0 ? out->slope * sxy / syy : 0;
-	df = na + nb - 3;
 	rss = syy - out->slope * sxy;
 	if (!(rss > 0)) {
 		/* every value on its side's line: exact, nothing left to test */
@@ -115,10 +102,59 @@ int stats_adjust_log(const double *ya, const double *xa, size_t na,
 	out->slope_lo = out->slope - half;
 	out->slope_hi = out->slope + half;
 	out->applied = !isnan(out->slope_p) && out->slope_p < STATS_ADJUST_P;
+}
+
+int stats_adjust_log(const double *ya, const double *xa, size_t na,
+		     const double *yb, const double *xb, size_t nb,
+		     double *ya_out, double *yb_out, struct stats_adjust *out)
+{
+	struct side_sums a, b;
+	double mean_lx;
+
+	if (!ya || !xa || !yb || !xb || !ya_out || !yb_out || !out)
+		return -EINVAL;
+	unadjusted(ya, na, yb, nb, ya_out, yb_out, out);
+	if (na < STATS_ADJUST_MIN_N || nb < STATS_ADJUST_MIN_N ||
+	    !side(ya, xa, na, &a) || !side(yb, xb, nb, &b))
+		return 0;
+	/* x did not move within either side: the slope is not estimable;
+	 * it only jittered: what the slope would rest on is mostly noise */
+	if (!(a.sxx + b.sxx > 1e-12) || !(spans_a_move(xa, na) || spans_a_move(xb, nb)))
+		return 0;
+	mean_lx = (a.sum_lx + b.sum_lx) / (double)(na + nb);
+	/* two means and the slope */
+	log_fit(a.sxx + b.sxx, a.sxy + b.sxy, a.syy + b.syy, na + nb - 3, mean_lx, out);
 	if (!out->applied)
 		return 0;
 	move(ya, xa, na, out->slope, mean_lx, ya_out);
 	move(yb, xb, nb, out->slope, mean_lx, yb_out);
+	return 0;
+}
+
+int stats_adjust_log_cv(const double *y, const double *x, size_t n,
+			struct stats_adjust *out, double *cv)
+{
+	struct side_sums s;
+	double *adj;
+
+	if (!y || !x || !out || !cv)
+		return -EINVAL;
+	*cv = NAN;
+	adj = malloc((n ? n : 1) * sizeof(*adj));
+	if (!adj)
+		return -ENOMEM;
+	unadjusted(y, n, NULL, 0, adj, NULL, out);
+	/* one mean and the slope */
+	if (n >= STATS_ADJUST_MIN_N && side(y, x, n, &s) && s.sxx > 1e-12 &&
+	    spans_a_move(x, n)) {
+		log_fit(s.sxx, s.sxy, s.syy, n - 2, s.mean_lx, out);
+		if (out->applied) {
+			move(y, x, n, out->slope, s.mean_lx, adj);
+			if (stats_cv_pct(adj, n, cv))
+				*cv = NAN;
+		}
+	}
+	free(adj);
 	return 0;
 }
 

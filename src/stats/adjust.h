@@ -68,6 +68,18 @@ int stats_adjust_log(const double *ya, const double *xa, size_t na,
 		     double *ya_out, double *yb_out, struct stats_adjust *out);
 
 /*
+ * The same fit over one set of samples (one label, the repetitions of a
+ * run): ln y against ln x with one level, its t test with n - 2 degrees
+ * of freedom, tested on the same terms (STATS_ADJUST_MIN_N values, x
+ * spanning STATS_XCPU_MOVED_RATIO). When the slope applied, *cv is the
+ * cov (%) of the values moved along it to x_ref, else NaN: how much of
+ * one set's spread is left with the distance taken out. Returns 0 or
+ * -EINVAL (NULL) or -ENOMEM. Any thread.
+ */
+int stats_adjust_log_cv(const double *y, const double *x, size_t n,
+			struct stats_adjust *out, double *cv);
+
+/*
  * y[0..n) with x[0..n) moved along a given slope to x_ref, as
  * stats_adjust_log moves them along its own: out[i] = y[i] * (x_ref /
  * x[i])^slope. For the ends of the slope's interval. Returns 0, -EINVAL

@@ -524,6 +524,11 @@ check "show: when the distance moved within too few windows, it says so and fits
 	diag "$TMP/steady.show" 'distance|^config'
 check "... and nothing on windows for samples that kept none" \
 	sh -c 'grep -q "^config:" "$1" && ! grep -q "distance within the windows" "$1"' _ "$TMP/adj.show"
+check "... but the fit between those samples, the one compare's row makes from them" \
+	grep -qE "^the CPUs' distance between the samples: ln\(headline\) = -0\.[345][0-9]* \[-0\.[0-9]+, -0\.[0-9]+\] x ln\(host\.xcpu_ns\) \(p = 0\.0[0-9]*, 8 samples, [0-9]+% of their variance\); with it taken out \(every sample at [0-9]+ ns\): cov [0-9.]+%, as compare's \.xcpu_adj row sees it$" "$TMP/adj.show" ||
+	diag "$TMP/adj.show" 'distance|^config'
+check "... and none for the steady ones, whose round trips spanned no move" \
+	sh -c '! grep -q "distance between the samples" "$1"' _ "$TMP/steady.show"
 check "... and the samples-only adjustment above said it came from the samples" \
 	jtrue "$TMP/adj.json" 'd["configs"][0]["notes"]["adj_from"] == "samples" and d["configs"][0]["notes"]["adj_windows"] == 0'
 

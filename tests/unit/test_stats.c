@@ -2646,6 +2646,45 @@ static void test_adjust_log_leaves_alone_what_it_cannot_separate(void **state)
 	assert_int_equal(stats_adjust_log(NULL, xa, 6, yb, xb, 6, aa, ab, &ad), -EINVAL);
 }
 
+/* One set's fit (show, run --reps, matrix's adj column): the spread left
+ * with the distance taken out, on the terms compare's samples fit has. */
+static void test_adjust_log_cv_takes_it_out_of_one_set(void **state)
+{
+	static const double x[] = { 120, 450, 121, 452, 119, 448, 120, 451 };
+	static const double jitter[] = { 450, 452, 448, 451, 449, 450, 455, 446 };
+	static const double near[] = { 120, 120, 120, 120, 120, 120, 120, 120 };
+	double y[8], flat[8], bad[8], cv, raw;
+	struct stats_adjust ad;
+
+	(void)state;
+	placed(30, x, 8, y);
+	assert_int_equal(stats_cv_pct(y, 8, &raw), 0);
+	assert_int_equal(stats_adjust_log_cv(y, x, 8, &ad, &cv), 0);
+	assert_true(ad.tested && ad.applied);
+	assert_float_equal(ad.slope, -0.45, 0.03);
+	assert_true(ad.slope_lo < -0.45 && -0.45 < ad.slope_hi);
+	assert_true(ad.x_ref > 120 && ad.x_ref < 450 && ad.r2 > 0.9);
+	/* what is left is the 2-3% wobble */
+	assert_true(raw > 20 && cv > 1 && cv < 3);
+	/* the round trips jittered around one placement: nothing to fit */
+	assert_int_equal(stats_adjust_log_cv(y, jitter, 8, &ad, &cv), 0);
+	assert_false(ad.tested);
+	assert_true(isnan(cv));
+	/* a move the figures did not follow: tested, nothing taken out */
+	placed(30, near, 8, flat);
+	assert_int_equal(stats_adjust_log_cv(flat, x, 8, &ad, &cv), 0);
+	assert_true(ad.tested && !ad.applied && ad.slope_p > STATS_ADJUST_P);
+	assert_true(isnan(cv));
+	/* too few, a sample without a round trip, NULL */
+	assert_int_equal(stats_adjust_log_cv(y, x, STATS_ADJUST_MIN_N - 1, &ad, &cv), 0);
+	assert_false(ad.tested);
+	memcpy(bad, x, sizeof(bad));
+	bad[3] = NAN;
+	assert_int_equal(stats_adjust_log_cv(y, bad, 8, &ad, &cv), 0);
+	assert_false(ad.tested);
+	assert_int_equal(stats_adjust_log_cv(y, NULL, 8, &ad, &cv), -EINVAL);
+}
+
 /* The tally of an A/A simulation of the adjustment. */
 struct aa_tally {
 	int trials, applied, fp, raw_fp;
@@ -3415,6 +3454,7 @@ int main(void)
 		cmocka_unit_test(test_host_moved_when_the_round_trip_changed_level),
 		cmocka_unit_test(test_adjust_log_takes_out_what_went_with_the_distance),
 		cmocka_unit_test(test_adjust_log_leaves_alone_what_it_cannot_separate),
+		cmocka_unit_test(test_adjust_log_cv_takes_it_out_of_one_set),
 		cmocka_unit_test(test_adjust_log_aa_keeps_the_false_positive_rate),
 		cmocka_unit_test(test_table_adjusts_the_headline_for_the_distance),
 		cmocka_unit_test(test_adjust_windows_takes_out_the_moves_within_windows),
