@@ -160,7 +160,7 @@ int stats_adjust_windows(const double *ya, const struct stats_window *wa, size_t
  * windows. The slope, its test and interval as above; when applied,
  * y_out[i] is y[i] scaled by its window's rates moved to x_ref. Needs
  * STATS_ADJUST_MIN_N samples and STATS_ADJUST_MIN_WINDOWS windows in
- * which x varied, else
+ * which the host moved the CPUs, else
  * out->tested is false and y_out a copy. Returns 0, -EINVAL (NULL) or
  * -ENOMEM. Any thread.
  */
