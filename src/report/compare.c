@@ -124,9 +124,9 @@ static void side(FILE *out, const char *median, const char *sd, size_t n)
 void report_adj_note(FILE *out, const struct stats_notes *nt)
 {
 	if (nt->adj_windows)
-		fprintf(out, "within each window the 100 ms rates went with the CPUs' distance: ln(rate) = %+.3f x ln(round trip) + a level per sample (%zu intervals; p = %.4f with the %zu windows in which it varied as clusters; %.0f%% of the variance within the windows); the .xcpu_adj row compares every sample with its rates moved along that slope to %.0f ns",
+		fprintf(out, "within each window the 100 ms rates went with the CPUs' distance: ln(rate) = %+.3f x ln(round trip) + a level per sample (%zu intervals; p = %.4f with the %zu windows in which it varied as clusters, the host moving the CPUs in %zu; %.0f%% of the variance within the windows); the .xcpu_adj row compares every sample with its rates moved along that slope to %.0f ns",
 			nt->adj_slope, nt->adj_ticks, nt->adj_p, nt->adj_windows,
-			100 * nt->adj_r2, nt->adj_x_ref_ns);
+			nt->adj_moved_windows, 100 * nt->adj_r2, nt->adj_x_ref_ns);
 	else
 		fprintf(out, "within each label the headline went with the CPUs' distance: ln(headline) = %+.3f x ln(host.xcpu_ns) + a level per label (p = %.4f, %.0f%% of the variance within the labels); the .xcpu_adj row compares every sample moved along that slope to %.0f ns",
 			nt->adj_slope, nt->adj_p, 100 * nt->adj_r2, nt->adj_x_ref_ns);
@@ -605,7 +605,7 @@ json_t *report_compare_json(const struct stats_table *t)
 			json_object_set_new(row, "fdr_downgraded", json_boolean(r->fdr_downgraded));
 		json_array_append_new(rows, row);
 	}
-	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:I, s:b, s:b}}",
+	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:I, s:b, s:b}}",
 		      "config_key", t->config_key, "test", t->test,
 		      "headline", t->headline, "rows", rows, "regressed", t->regressed,
 		      "notes", "too_few", t->notes.too_few,
@@ -652,6 +652,7 @@ json_t *report_compare_json(const struct stats_table *t)
 		      "adj_from", !t->notes.adj_tested ? "" : t->notes.adj_windows ? "windows" : "samples",
 		      "adj_intervals", (json_int_t)t->notes.adj_ticks,
 		      "adj_windows", (json_int_t)t->notes.adj_windows,
+		      "adj_moved_windows", (json_int_t)t->notes.adj_moved_windows,
 		      "pairs", (json_int_t)t->notes.pairs,
 		      "unpaired", (json_int_t)t->notes.unpaired,
 		      "pairs_a_first", (json_int_t)t->notes.pairs_a_first,

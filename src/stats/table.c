@@ -532,6 +532,7 @@ static int adjusted_row(const struct base_sample *const *a, size_t na,
 	    (ret = stats_adjust_windows(y, w, na, y + na, w + na, nb, adj, adj + na, &ad)))
 		goto out;
 	from_windows = ad.tested;
+	nt->adj_moved_windows = ad.stepped;
 	/* stats_adjust_log tests nothing when an x is missing (NaN) */
 	if (!ad.tested &&
 	    (ret = stats_adjust_log(y, x, na, y + na, x + na, nb, adj, adj + na, &ad)))

@@ -114,10 +114,14 @@ struct stats_notes {
 	/* the slope's 95% interval; the row's verdict holds at both ends */
 	double adj_slope_lo, adj_slope_hi;
 	/* from the windows (stats_adjust_windows: every sample kept its
-	 * 100 ms rates and round trips, and the round trip moved within at
-	 * least 3 windows): the intervals fitted and those windows; 0 when
-	 * from one figure per sample (stats_adjust_log) */
+	 * 100 ms rates and round trips, and the host moved the CPUs within
+	 * at least 3 windows): the intervals fitted and the windows in which
+	 * the round trip varied; 0 when from one figure per sample
+	 * (stats_adjust_log) */
 	size_t adj_ticks, adj_windows;
+	/* the windows in which the host moved the CPUs (window.xcpu_moved's
+	 * levels), when every sample kept its window, whichever fit was made */
+	size_t adj_moved_windows;
 	/* the <headline>.paired row: the pairs it compares and the samples
 	 * with the headline that found no partner; 0 pairs: no row; in how
 	 * many of the pairs A's run came first (all or none: the order of

@@ -508,10 +508,10 @@ PY
 "$NR" compare --db "$TMP/adjw.db" near far >"$TMP/adjw.txt"
 "$NR" compare --db "$TMP/adjw.db" --json near far >"$TMP/adjw.json"
 check "from the windows: the note gives the slope over the intervals and the windows that moved" \
-	grep -qE "^note: within each window the 100 ms rates went with the CPUs' distance: ln\(rate\) = -0\.[345][0-9]* x ln\(round trip\) \+ a level per sample \(1[0-9]{3} intervals; p = 0\.0[0-9]* with the [0-9]+ windows in which it varied as clusters; [0-9]+% of the variance within the windows\); the \.xcpu_adj row compares every sample with its rates moved along that slope to [0-9]+ ns, and calls a change only if the slope's 95% interval \[-0\.[0-9]+, -0\.[0-9]+\] calls it at both ends$" "$TMP/adjw.txt" ||
+	grep -qE "^note: within each window the 100 ms rates went with the CPUs' distance: ln\(rate\) = -0\.[345][0-9]* x ln\(round trip\) \+ a level per sample \(1[0-9]{3} intervals; p = 0\.0[0-9]* with the [0-9]+ windows in which it varied as clusters, the host moving the CPUs in [0-9]+; [0-9]+% of the variance within the windows\); the \.xcpu_adj row compares every sample with its rates moved along that slope to [0-9]+ ns, and calls a change only if the slope's 95% interval \[-0\.[0-9]+, -0\.[0-9]+\] calls it at both ends$" "$TMP/adjw.txt" ||
 	diag "$TMP/adjw.txt" '^(note|throughput)'
 check "... compare --json says so, and the adjusted row calls the regression, its interval around -10%" \
-	jtrue "$TMP/adjw.json" '(lambda c: c["notes"]["adj_from"] == "windows" and c["notes"]["adj_windows"] >= 3 and c["notes"]["adj_intervals"] > 1000 and c["rows"][1]["metric"] == "throughput.gbps.xcpu_adj" and c["rows"][1]["verdict"] == "REGRESSION" and c["rows"][1]["shift_lo_pct"] < -10 < c["rows"][1]["shift_hi_pct"])(d["configs"][0])' ||
+	jtrue "$TMP/adjw.json" '(lambda c: c["notes"]["adj_from"] == "windows" and c["notes"]["adj_windows"] >= 3 and 3 <= c["notes"]["adj_moved_windows"] <= c["notes"]["adj_windows"] and c["notes"]["adj_intervals"] > 1000 and c["rows"][1]["metric"] == "throughput.gbps.xcpu_adj" and c["rows"][1]["verdict"] == "REGRESSION" and c["rows"][1]["shift_lo_pct"] < -10 < c["rows"][1]["shift_hi_pct"])(d["configs"][0])' ||
 	diag "$TMP/adjw.txt" '^throughput'
 "$NR" show --db "$TMP/adjw.db" near >"$TMP/adjw.show" 2>&1
 check "show: the CPUs' distance within one label's windows, and the cov with it taken out" \
@@ -530,7 +530,7 @@ check "... but the fit between those samples, the one compare's row makes from t
 check "... and none for the steady ones, whose round trips spanned no move" \
 	sh -c '! grep -q "distance between the samples" "$1"' _ "$TMP/steady.show"
 check "... and the samples-only adjustment above said it came from the samples" \
-	jtrue "$TMP/adj.json" 'd["configs"][0]["notes"]["adj_from"] == "samples" and d["configs"][0]["notes"]["adj_windows"] == 0'
+	jtrue "$TMP/adj.json" 'd["configs"][0]["notes"]["adj_from"] == "samples" and d["configs"][0]["notes"]["adj_windows"] == 0 and d["configs"][0]["notes"]["adj_moved_windows"] == 0'
 
 # Samples of one label that ran in different environments: the note names
 # the entry that differs and how many samples had each value. Five of

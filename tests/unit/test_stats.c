@@ -2967,6 +2967,8 @@ static void test_table_adjusts_from_the_windows(void **state)
 	assert_int_equal(stats_table_build(pa, 8, pb, 8, &o, &t), 0);
 	assert_true(t.notes.adj_tested && t.notes.adj_applied);
 	assert_true(t.notes.adj_windows >= 3 && t.notes.adj_ticks > 1400);
+	assert_true(t.notes.adj_moved_windows >= 3 &&
+		    t.notes.adj_moved_windows <= t.notes.adj_windows);
 	assert_float_equal(t.notes.adj_slope, -0.45, 0.05);
 	assert_true(t.rows[1].adjusted);
 	assert_int_equal(t.rows[1].c.verdict, STATS_REGRESSION);
@@ -2979,6 +2981,7 @@ static void test_table_adjusts_from_the_windows(void **state)
 	assert_true(t.notes.adj_tested);
 	assert_int_equal(t.notes.adj_windows, 0);
 	assert_int_equal(t.notes.adj_ticks, 0);
+	assert_int_equal(t.notes.adj_moved_windows, 0);
 	stats_table_release(&t);
 	free_samples(a, 8);
 	free_samples(b, 8);
