@@ -623,12 +623,10 @@ static void print_plan(const struct matrix *m, const struct job_plan_step *steps
  * NaN where it was not. */
 static double adjusted_cv(const struct cli_tally *k)
 {
-	struct stats_adjust ad = { 0 };
-	double cv = NAN;
+	struct stats_adjust win, smp;
+	double cv;
 
-	if (k->windows && stats_adjust_windows_cv(k->v, k->w, k->n, &ad, &cv))
-		return NAN;
-	if (!ad.tested && stats_adjust_log_cv(k->v, k->x, k->n, &ad, &cv))
+	if (stats_adjust_one_cv(k->v, k->windows ? k->w : NULL, k->x, k->n, &win, &smp, &cv))
 		return NAN;
 	return cv;
 }

@@ -151,50 +151,34 @@ static void spread_left(FILE *out, const struct stats_adjust *ad, double cv)
 		fputs("; not significant: nothing taken out\n", out);
 }
 
-/* The samples' line: their headlines against host.xcpu_ns, when tested. */
-static int samples_spread(FILE *out, const double *y, const double *x, size_t n)
-{
-	struct stats_adjust ad;
-	double cv;
-	int ret;
-
-	if (!x)
-		return 0;
-	ret = stats_adjust_log_cv(y, x, n, &ad, &cv);
-	if (ret || !ad.tested)
-		return ret;
-	fprintf(out, "the CPUs' distance between the samples: ln(headline) = %+.3f [%+.3f, %+.3f] x ln(host.xcpu_ns) (p = %.4f, %zu samples, %.0f%% of their variance)",
-		ad.slope, ad.slope_lo, ad.slope_hi, ad.slope_p, n, 100 * ad.r2);
-	spread_left(out, &ad, cv);
-	return 1;
-}
-
 int report_windows_spread(FILE *out, const double *y, const struct stats_window *w,
 			  const double *x, size_t n)
 {
-	struct stats_adjust ad;
+	struct stats_adjust win, smp;
 	double cv;
 	int ret;
 
 	if (n < STATS_ADJUST_MIN_N)
 		return 0;
-	if (!w)
-		return samples_spread(out, y, x, n);
-	ret = stats_adjust_windows_cv(y, w, n, &ad, &cv);
+	ret = stats_adjust_one_cv(y, w, x, n, &win, &smp, &cv);
 	if (ret)
 		return ret;
-	if (!ad.tested && ad.ticks) {
+	if (w && win.tested) {
+		fprintf(out, "the CPUs' distance within the windows: ln(rate) = %+.3f [%+.3f, %+.3f] x ln(round trip) (p = %.4f, %zu windows in which it varied, %.0f%% of the variance within them)",
+			win.slope, win.slope_lo, win.slope_hi, win.slope_p, win.windows, 100 * win.r2);
+		spread_left(out, &win, cv);
+	} else if (w && win.ticks) {
 		fprintf(out, "the CPUs' distance within the windows: not fitted: the host moved the CPUs within %zu of the %zu windows (window.xcpu_moved), a fit needs %d\n",
-			ad.stepped, n, STATS_ADJUST_MIN_WINDOWS);
-		return samples_spread(out, y, x, n) < 0 ? -ENOMEM : 1;
-	}
-	if (!ad.tested) {
+			win.stepped, n, STATS_ADJUST_MIN_WINDOWS);
+	} else if (w) {
 		fprintf(out, "the CPUs' distance within the windows: not fitted: a sample without its rate, or a window with fewer than %d intervals that have a rate and a round trip\n",
 			STATS_ADJUST_MIN_TICKS);
-		return samples_spread(out, y, x, n) < 0 ? -ENOMEM : 1;
 	}
-	fprintf(out, "the CPUs' distance within the windows: ln(rate) = %+.3f [%+.3f, %+.3f] x ln(round trip) (p = %.4f, %zu windows in which it varied, %.0f%% of the variance within them)",
-		ad.slope, ad.slope_lo, ad.slope_hi, ad.slope_p, ad.windows, 100 * ad.r2);
-	spread_left(out, &ad, cv);
-	return 1;
+	/* the windows gave no fit: the samples' own, as compare takes it */
+	if (smp.tested) {
+		fprintf(out, "the CPUs' distance between the samples: ln(headline) = %+.3f [%+.3f, %+.3f] x ln(host.xcpu_ns) (p = %.4f, %zu samples, %.0f%% of their variance)",
+			smp.slope, smp.slope_lo, smp.slope_hi, smp.slope_p, n, 100 * smp.r2);
+		spread_left(out, &smp, cv);
+	}
+	return w || smp.tested;
 }

@@ -10,6 +10,7 @@
 #include "base/parse.h"
 #include "base/time.h"
 #include "collect/counters.h"
+#include "job/config.h"
 #include "report/report.h"
 #include "stats/guard.h"
 #include "stats/levels.h"
@@ -200,10 +201,11 @@ static void starved_text(const struct base_sample *s, double min_pct, char *buf,
  */
 static bool rr_halted(const struct base_sample *s)
 {
-	const char *t = base_sample_param_get(s, "test", "");
+	struct base_err err = { "" };
+	enum job_test t;
 
-	if (strcmp(t, "tcp_rr") && strcmp(t, "udp_rr") && strcmp(t, "tcp_crr") &&
-	    strcmp(t, "tcp_cc"))
+	if (job_test_parse(base_sample_param_get(s, "test", ""), &t, &err) ||
+	    job_test_kind(t) == JOB_KIND_STREAM)
 		return false;
 	if (base_sample_param_get(s, "cpu_latency", NULL))
 		return false;

@@ -494,6 +494,24 @@ int stats_adjust_windows_cv(const double *y, const struct stats_window *w, size_
 	return ret;
 }
 
+int stats_adjust_one_cv(const double *y, const struct stats_window *w, const double *x,
+			size_t n, struct stats_adjust *win, struct stats_adjust *smp, double *cv)
+{
+	int ret;
+
+	if (!y || !win || !smp || !cv)
+		return -EINVAL;
+	*cv = NAN;
+	memset(win, 0, sizeof(*win));
+	win->slope_p = win->slope_lo = win->slope_hi = NAN;
+	*smp = *win;
+	if (w && (ret = stats_adjust_windows_cv(y, w, n, win, cv)))
+		return ret;
+	if (win->tested || !x)
+		return 0;
+	return stats_adjust_log_cv(y, x, n, smp, cv);
+}
+
 int stats_adjust_windows_at(const double *y, const struct stats_window *w, size_t n,
 			    double slope, double x_ref, double *out)
 {

@@ -177,6 +177,17 @@ int stats_adjust_windows_cv(const double *y, const struct stats_window *w, size_
 			    struct stats_adjust *out, double *cv);
 
 /*
+ * One set's fit as compare makes it for two: from the windows (w, may be
+ * NULL: a sample kept none) when that fit tested, else from the samples'
+ * x (host.xcpu_ns, NaN without; may be NULL). *win gets the windows' fit
+ * (untested without w), *smp the samples' (untested when the windows'
+ * tested, or without x); *cv the cov (%) left by the one that applied,
+ * else NaN. Returns 0, -EINVAL (NULL) or -ENOMEM. Any thread.
+ */
+int stats_adjust_one_cv(const double *y, const struct stats_window *w, const double *x,
+			size_t n, struct stats_adjust *win, struct stats_adjust *smp, double *cv);
+
+/*
  * y[0..n) scaled by their windows' rates moved along a given slope to
  * x_ref, as stats_adjust_windows scales them along its own. Returns 0,
  * -EINVAL (NULL, a value <= 0 or not finite, a window with fewer than
