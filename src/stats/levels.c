@@ -22,6 +22,8 @@ struct seg {
  */
 struct sums {
 	const double *p, *q;
+	const double *rates;
+	double mean;
 };
 
 static double seg_mean(const struct sums *s, size_t lo, size_t hi)
@@ -38,11 +40,41 @@ static double seg_ss(const struct sums *s, size_t lo, size_t hi)
 	return ss > 0 ? ss : 0;
 }
 
+/*
+ * Whether [lo, hi), of mean level beside a level other, may be a level: a
+ * stretch too short to split again must hold its level throughout, at
+ * least 3/4 of its rates on its side of the midpoint between the two, so
+ * that a dip shorter than a level, with ordinary rates around it, does not
+ * make one. A longer one may still split where the rates changed.
+ */
+static bool holds(const struct sums *s, size_t lo, size_t hi, double level, double other)
+{
+	double mid = (level + other) / 2, sgn = level > other ? 1 : -1;
+	size_t on = 0;
+
+	if (hi - lo >= 2 * STATS_LEVEL_MIN_N)
+		return true;
+	for (size_t k = lo; k < hi; k++)
+		on += (s->rates[k] - s->mean - mid) * sgn > 0;
+	return 4 * on >= 3 * (hi - lo);
+}
+
+/* Two-sided p of a pooled t test between m rates of mean difference d from
+ * the other n - m, with ss their squared deviations about their own means. */
+static double t_p(double d, double ss, size_t m, size_t n)
+{
+	double df = (double)(n - 2), sp = sqrt(ss / df);
+
+	if (sp == 0)
+		return 0; /* exact levels */
+	return 2 * gsl_cdf_tdist_Q(d / (sp * sqrt(1.0 / (double)m + 1.0 / (double)(n - m))), df);
+}
+
 /* Where [lo, hi) splits into two levels, or 0 when it does not. */
 static size_t split(const struct sums *s, size_t lo, size_t hi, double min_diff)
 {
 	size_t n = hi - lo, best = 0;
-	double best_stat = -1, d, df, sp, t;
+	double best_stat = -1, d, ml, mr;
 
 	if (n < 2 * STATS_LEVEL_MIN_N)
 		return 0;
@@ -56,15 +88,118 @@ static size_t split(const struct sums *s, size_t lo, size_t hi, double min_diff)
 			best = k;
 		}
 	}
-	d = fabs(seg_mean(s, lo, best) - seg_mean(s, best, hi));
-	if (d < min_diff)
+	ml = seg_mean(s, lo, best);
+	mr = seg_mean(s, best, hi);
+	d = fabs(ml - mr);
+	if (d < min_diff || !holds(s, lo, best, ml, mr) || !holds(s, best, hi, mr, ml))
 		return 0;
-	df = (double)(n - 2);
-	sp = sqrt((seg_ss(s, lo, best) + seg_ss(s, best, hi)) / df);
-	if (sp == 0)
-		return best; /* two exact levels */
-	t = d / (sp * sqrt(1.0 / (double)(best - lo) + 1.0 / (double)(hi - best)));
-	return 2 * gsl_cdf_tdist_Q(t, df) < STATS_LEVEL_P ? best : 0;
+	return t_p(d, seg_ss(s, lo, best) + seg_ss(s, best, hi), best - lo, n) <
+			       STATS_LEVEL_P ? best : 0;
+}
+
+/* sum of squared deviations of [lo, hi) without [i, j) from their own mean */
+static double outer_ss(const struct sums *s, size_t lo, size_t i, size_t j, size_t hi)
+{
+	double sum = s->p[i] - s->p[lo] + s->p[hi] - s->p[j];
+	double ss = s->q[i] - s->q[lo] + s->q[hi] - s->q[j] -
+		    sum * sum / (double)(i - lo + hi - j);
+
+	return ss > 0 ? ss : 0;
+}
+
+/* Lag-1 autocorrelation of the rates of [lo, hi) about out (outside
+ * [i, j)) and in (inside it), at least 0 and at most 0.9. */
+static double resid_rho(const struct sums *s, size_t lo, size_t i, size_t j, size_t hi,
+			double out, double in)
+{
+	double sxy = 0, sxx = 0, prev = 0, rho;
+
+	for (size_t k = lo; k < hi; k++) {
+		double r = s->rates[k] - s->mean - (k >= i && k < j ? in : out);
+
+		if (k > lo)
+			sxy += r * prev;
+		sxx += r * r;
+		prev = r;
+	}
+	if (!(sxx > 0))
+		return 0;
+	/* about three means of about (hi - lo) / 3 rates each it reads low
+	 * by about (1 + 3 rho) / len (Kendall 1954) */
+	rho = sxy / sxx;
+	rho += (1 + 3 * rho) * 3 / (double)(hi - lo);
+	return fmin(fmax(rho, 0), 0.9);
+}
+
+/*
+ * The stretch [*bi, *bj) of [lo, hi), its start in [i0, i1) and its end in
+ * [j0, j1), every step-th of each, whose mean differs most from the rest's,
+ * weighted by sqrt(m (n - m) / n), if it beats *best. Each of the three
+ * parts holds at least STATS_LEVEL_MIN_N rates.
+ */
+static void stretch_search(const struct sums *s, size_t lo, size_t hi, size_t i0, size_t i1,
+			   size_t j0, size_t j1, size_t step, size_t *bi, size_t *bj,
+			   double *best)
+{
+	double n = (double)(hi - lo), tot = s->p[hi] - s->p[lo];
+
+	i0 = i0 > lo + STATS_LEVEL_MIN_N ? i0 : lo + STATS_LEVEL_MIN_N;
+	for (size_t i = i0; i < i1 && i + 2 * STATS_LEVEL_MIN_N <= hi; i += step) {
+		size_t j = j0 > i + STATS_LEVEL_MIN_N ? j0 : i + STATS_LEVEL_MIN_N;
+
+		for (; j < j1 && j + STATS_LEVEL_MIN_N <= hi; j += step) {
+			double m = (double)(j - i), sum = s->p[j] - s->p[i];
+			double stat = fabs(sum / m - (tot - sum) / (n - m)) * sqrt(m * (n - m) / n);
+
+			if (stat > *best) {
+				*best = stat;
+				*bi = i;
+				*bj = j;
+			}
+		}
+	}
+}
+
+/*
+ * Where [lo, hi) left its level and came back: the stretch [*i, *j) inside
+ * it, each of the three parts at least STATS_LEVEL_MIN_N rates, whose mean
+ * differs most from the rest's, weighted by sqrt(m (n - m) / n) (circular
+ * binary segmentation, Olshen et al. 2004). One cut splits such a window
+ * where neither side is at one level, so split() can miss it: a 1 s move
+ * in the middle of 3 s. Taken when the means differ by min_diff and a
+ * pooled t test of the stretch against the rest gives p < STATS_LEVEL_P /
+ * STATS_LEVEL_EPI_DIV (the search is over n^2 / 2 stretches, not n cuts).
+ * Over more than STATS_LEVEL_EPI_GRID rates the search takes every g-th
+ * start and end first (g = n / STATS_LEVEL_EPI_GRID + 1), then every one
+ * near the best: O(STATS_LEVEL_EPI_GRID^2 + g^2) rather than O(n^2), and a
+ * stretch much shorter than g is found only when its move is large.
+ * Returns whether it found one.
+ */
+static bool split_epidemic(const struct sums *s, size_t lo, size_t hi, double min_diff,
+			   size_t *bi, size_t *bj)
+{
+	size_t n = hi - lo, g = n / STATS_LEVEL_EPI_GRID + 1;
+	double best_stat = -1, tot = s->p[hi] - s->p[lo], d, rho, out, in;
+
+	if (n < 3 * STATS_LEVEL_MIN_N)
+		return false;
+	/* every g-th start and end, then every one within g of the best */
+	stretch_search(s, lo, hi, lo, hi, lo, hi, g, bi, bj, &best_stat);
+	if (g > 1)
+		stretch_search(s, lo, hi, *bi > g ? *bi - g : 0, *bi + g + 1,
+			       *bj > g ? *bj - g : 0, *bj + g + 1, 1, bi, bj, &best_stat);
+	out = (tot - (s->p[*bj] - s->p[*bi])) / (double)(n - (*bj - *bi));
+	in = seg_mean(s, *bi, *bj);
+	d = fabs(in - out);
+	if (d < min_diff || !holds(s, *bi, *bj, in, out) || !holds(s, lo, *bi, out, in) ||
+	    !holds(s, *bj, hi, out, in))
+		return false;
+	rho = resid_rho(s, lo, *bi, *bj, hi, out, in);
+	/* a mean of m rates whose neighbours carry rho of each other varies
+	 * (1 + rho) / (1 - rho) times as much as one of m independent ones */
+	return t_p(d * sqrt((1 - rho) / (1 + rho)),
+		   seg_ss(s, *bi, *bj) + outer_ss(s, lo, *bi, *bj, hi), *bj - *bi, n) <
+	       STATS_LEVEL_P / STATS_LEVEL_EPI_DIV;
 }
 
 /* Merge adjacent levels closer than thr, closest first; returns the count. */
@@ -160,19 +295,24 @@ static int fit_levels(const double *rates, size_t n, double mean, struct fit *f)
 		f->p[i + 1] = f->p[i] + y;
 		f->q[i + 1] = f->q[i] + y * y;
 	}
-	f->s = (struct sums){ f->p, f->q };
+	f->s = (struct sums){ f->p, f->q, rates, mean };
 	/* depth first, left before right: final stretches come in time order */
 	stack[top++] = (struct seg){ 0, n };
 	while (top) {
 		struct seg g = stack[--top];
-		size_t k = split(&f->s, g.lo, g.hi, STATS_LEVEL_PCT / 100 * mean);
+		double min_diff = STATS_LEVEL_PCT / 100 * mean;
+		size_t k = split(&f->s, g.lo, g.hi, min_diff), i = 0, j = 0;
 
-		if (!k) {
+		if (k) {
+			stack[top++] = (struct seg){ k, g.hi };
+			stack[top++] = (struct seg){ g.lo, k };
+		} else if (split_epidemic(&f->s, g.lo, g.hi, min_diff, &i, &j)) {
+			stack[top++] = (struct seg){ j, g.hi };
+			stack[top++] = (struct seg){ i, j };
+			stack[top++] = (struct seg){ g.lo, i };
+		} else {
 			f->segs[f->nseg++] = g;
-			continue;
 		}
-		stack[top++] = (struct seg){ k, g.hi };
-		stack[top++] = (struct seg){ g.lo, k };
 	}
 	free(stack);
 	for (size_t i = 0; i < f->nseg; i++)

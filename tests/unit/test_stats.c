@@ -1451,6 +1451,14 @@ static void test_host_moved_when_the_round_trip_changed_level(void **state)
 	assert_float_equal(h.lo_ns, 120, 3);
 	assert_float_equal(h.hi_ns, 430, 10);
 	assert_true(h.rate_xcpu.tested && h.rate_xcpu.tau < -0.25 && h.rate_xcpu.p < 0.01);
+	/* moved apart for one second of four in the middle: found too */
+	for (int i = 0; i < 40; i++)
+		apart[i] = (i >= 15 && i < 25 ? 430 : 120) * (1 + 0.02 * ((i * 7 % 5) - 2) / 2);
+	assert_int_equal(stats_host_moved(rates, apart, 40, &h), 0);
+	assert_true(h.tested && h.moved);
+	assert_int_equal(h.levels, 3);
+	for (int i = 0; i < 40; i++)
+		apart[i] = (i < 20 ? 120 : 430) * (1 + 0.02 * ((i * 7 % 5) - 2) / 2);
 	/* a step of 115 to 135 ns within one placement is a level, not a move */
 	stepped(jitter, 115, 135);
 	assert_int_equal(stats_host_moved(rates, jitter, 40, &h), 0);
@@ -1536,6 +1544,31 @@ static void test_levels_find_steps_and_flips(void **state)
 	assert_int_equal(stats_levels(x, 100, &lv), 0);
 	assert_int_equal(lv.count, 3);
 	assert_true(lv.mixed);
+	/* a 1 s move of 10 % in the middle of 10 s, and of 3 s: one cut
+	 * leaves neither side at one level, so binary segmentation alone
+	 * found it in none of these, the stretch against the rest in nearly
+	 * all */
+	for (size_t n = 100; n; n = n == 100 ? 30 : 0) {
+		int found = 0;
+
+		for (int r = 0; r < 200; r++) {
+			ar1(rng, x, n, 30, 0.35, 2.5);
+			for (size_t i = n / 2 - 5; i < n / 2 + 5; i++)
+				x[i] *= 1.1;
+			assert_int_equal(stats_levels(x, n, &lv), 0);
+			found += lv.count == 3 && lv.mixed;
+		}
+		print_message("a 1 s move in %zu rates: found in %d of 200\n", n, found);
+		assert_true(found >= (n == 100 ? 195 : 160));
+	}
+	/* the same, exact: the one cut's best t test gives p = 0.005 */
+	for (size_t i = 0; i < 30; i++)
+		x[i] = i >= 10 && i < 20 ? 120 : 100;
+	assert_int_equal(stats_levels(x, 30, &lv), 0);
+	assert_int_equal(lv.count, 3);
+	assert_true(lv.mixed);
+	assert_true(fabs(lv.lo_pct - 100 * 100 / (320 / 3.0)) < 1e-9);
+	assert_true(fabs(lv.first_pct - lv.last_pct) < 1e-9);
 	/* exact levels, no noise at all */
 	for (size_t i = 0; i < 40; i++)
 		x[i] = i < 20 ? 100 : 120;
@@ -1576,11 +1609,15 @@ static void test_levels_hold_one_level_on_noise_small_shifts_and_blips(void **st
 	assert_int_equal(lv.count, 1);
 	assert_false(lv.mixed);
 	assert_true(fabs(lv.lo_pct - 100) < 1e-9 && fabs(lv.hi_pct - 100) < 1e-9);
-	/* a 30 % dip shorter than STATS_LEVEL_MIN_N intervals is no level */
-	for (size_t i = 0; i < 100; i++)
-		x[i] = (i >= 40 && i < 45 ? 70 : 100) + 0.2 * (double)(i % 3);
-	assert_int_equal(stats_levels(x, 100, &lv), 0);
-	assert_int_equal(lv.count, 1);
+	/* a 30 % dip shorter than STATS_LEVEL_MIN_N intervals is no level,
+	 * in the middle or at either end of the window (a cut or a stretch
+	 * of STATS_LEVEL_MIN_N around it would be half dip, half not) */
+	for (size_t at = 0; at <= 95; at += 5) {
+		for (size_t i = 0; i < 100; i++)
+			x[i] = (i >= at && i < at + 5 ? 70 : 100) + 0.2 * (double)(i % 3);
+		assert_int_equal(stats_levels(x, 100, &lv), 0);
+		assert_int_equal(lv.count, 1);
+	}
 	/* too few rates, a zero mean: not tested; bad input */
 	assert_int_equal(stats_levels(x, 2 * STATS_LEVEL_MIN_N - 1, &lv), 0);
 	assert_false(lv.tested);
