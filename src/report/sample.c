@@ -61,6 +61,54 @@ static bool collected(const char *name)
 	return false;
 }
 
+/* The length of key up to its last '.', or 0 when it has none. */
+static size_t key_dir_len(const char *key)
+{
+	const char *dot = strrchr(key, '.');
+
+	return dot ? (size_t)(dot - key) : 0;
+}
+
+/* Whether env notes a and b say the same of keys that differ only after
+ * their last '.' (client.collect.perf.cycles and ...perf.instructions). */
+static bool same_note(const struct sample_kv *a, const struct sample_kv *b)
+{
+	size_t n = key_dir_len(a->key);
+
+	return n && n == key_dir_len(b->key) && !strncmp(a->key, b->key, n) &&
+	       !strcmp(a->val, b->val);
+}
+
+/* The collectors' notes, one line for those that say the same of keys
+ * under one prefix: "note: client.collect.perf.{cycles, instructions}:
+ * not supported by this machine". */
+static void print_collect_notes(FILE *out, const struct base_sample *s)
+{
+	for (size_t i = 0; i < s->nenv; i++) {
+		const struct sample_kv *e = &s->env[i];
+		size_t dir = key_dir_len(e->key), more = 0;
+		bool said = false;
+
+		if (!strstr(e->key, ".collect."))
+			continue;
+		for (size_t j = 0; j < i && !said; j++)
+			said = strstr(s->env[j].key, ".collect.") && same_note(&s->env[j], e);
+		if (said)
+			continue;
+		for (size_t j = i + 1; j < s->nenv; j++)
+			more += same_note(e, &s->env[j]);
+		if (!more) {
+			fprintf(out, "  note: %s: %s\n", e->key, e->val);
+			continue;
+		}
+		fprintf(out, "  note: %.*s.{%s", (int)dir, e->key, e->key + dir + 1);
+		for (size_t j = i + 1; j < s->nenv; j++)
+			if (same_note(e, &s->env[j]))
+				fprintf(out, ", %s", s->env[j].key + dir + 1);
+		fprintf(out, "}: %s\n", e->val);
+	}
+}
+
 /* The kernel and perf counters that moved, two to a line: not the levels
  * /proc/net/snmp prints among them (Ip.DefaultTTL, Tcp.RtoMin, ...). */
 static void print_counters(FILE *out, const struct base_sample *s)
@@ -83,9 +131,7 @@ static void print_counters(FILE *out, const struct base_sample *s)
 	}
 	if (col)
 		fputc('\n', out);
-	for (size_t i = 0; i < s->nenv; i++)
-		if (strstr(s->env[i].key, ".collect."))
-			fprintf(out, "  note: %s: %s\n", s->env[i].key, s->env[i].val);
+	print_collect_notes(out, s);
 }
 
 static int by_value_desc(const void *a, const void *b)
