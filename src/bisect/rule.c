@@ -11,6 +11,7 @@
 
 #include "base/err.h"
 #include "bisect/rule.h"
+#include "stats/guard.h"
 
 /* A pooled sd below this (in ln units: 0.0001%) is taken as this, so
  * that identical values do not divide by zero. */
@@ -392,6 +393,44 @@ int bisect_decide(const double *good, size_t ng, const double *bad, size_t nb,
 		d.why = "undecided: more runs";
 	}
 	*out = d;
+	return 0;
+}
+
+/* Fold x[0..n) into the range [*lo, *hi]; false when one is not > 0. */
+static bool xcpu_range(const double *x, size_t n, double *lo, double *hi)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!(x[i] > 0) || !isfinite(x[i]))
+			return false;
+		*lo = fmin(*lo, x[i]);
+		*hi = fmax(*hi, x[i]);
+	}
+	return true;
+}
+
+int bisect_placed_elsewhere(const double *gx, size_t ng, const double *bx, size_t nb,
+			    const double *sx, size_t n, bool *elsewhere,
+			    struct bisect_placement *out)
+{
+	if (!gx || !bx || (n && (!sx || !elsewhere)) || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (n)
+		memset(elsewhere, 0, n * sizeof(*elsewhere));
+	out->lo_ns = INFINITY;
+	if (!ng || !nb || !xcpu_range(gx, ng, &out->lo_ns, &out->hi_ns) ||
+	    !xcpu_range(bx, nb, &out->lo_ns, &out->hi_ns)) {
+		out->lo_ns = out->hi_ns = NAN;
+		return 0;
+	}
+	out->tested = true;
+	for (size_t i = 0; i < n; i++) {
+		if (!(sx[i] > 0) || !isfinite(sx[i]))
+			continue;
+		elsewhere[i] = sx[i] >= STATS_XCPU_MOVED_RATIO * out->hi_ns ||
+			       sx[i] * STATS_XCPU_MOVED_RATIO <= out->lo_ns;
+		out->elsewhere += elsewhere[i];
+	}
 	return 0;
 }
 

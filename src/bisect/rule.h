@@ -148,6 +148,31 @@ int bisect_decide(const double *good, size_t ng, const double *bad, size_t nb,
 		  const double *x, size_t n, const struct bisect_rule *r,
 		  struct bisect_decision *out);
 
+/*
+ * Where the host kept the test's CPUs: on a guest, the cross-CPU round
+ * trip of a sample (host.xcpu_ns) says how far apart the host put the two
+ * vCPUs, and a move alone changes loopback figures (udp_stream 5.7 against
+ * 10.4 Gbps on the EPYC guest this was built on). A step whose runs the
+ * host placed where it placed no endpoint run would be judged on the
+ * placement, not the commit.
+ */
+struct bisect_placement {
+	bool tested;  /* every endpoint run has a round trip (> 0) */
+	double lo_ns, hi_ns; /* the endpoint runs' lowest and highest */
+	size_t elsewhere;    /* the step's runs outside them, below */
+};
+
+/*
+ * Mark the step's runs elsewhere[0..n): a round trip sx[i] at least
+ * STATS_XCPU_MOVED_RATIO above the endpoint runs' highest or below their
+ * lowest (gx[0..ng), bx[0..nb)). A run without a round trip (NaN, <= 0)
+ * is never elsewhere; nor is any run when an endpoint run lacks one (not
+ * tested). Returns 0 or -EINVAL (NULL). Pure.
+ */
+int bisect_placed_elsewhere(const double *gx, size_t ng, const double *bx, size_t nb,
+			    const double *sx, size_t n, bool *elsewhere,
+			    struct bisect_placement *out);
+
 /* What the rule does with steps at the endpoints, by simulation. */
 struct bisect_sim {
 	double reps[2];  /* mean runs of a step at good [0] and at bad [1] */

@@ -127,9 +127,17 @@ static int first_runctl(void *ctx, const struct base_sample *s, int64_t order)
 
 struct values_ctx {
 	const char *metric;
-	double *v;
+	double *v, *x; /* the metric's values, and each sample's host.xcpu_ns (NaN: none) */
 	size_t n, cap, disturbed;
 };
+
+/* The sample's cross-CPU round trip (host.xcpu_ns), NaN when it has none. */
+static double sample_xcpu(const struct base_sample *s)
+{
+	const struct sample_metric *m = base_sample_get(s, "host.xcpu_ns");
+
+	return m && m->value > 0 ? m->value : NAN;
+}
 
 static int collect_value(void *ctx, const struct base_sample *s, int64_t order)
 {
@@ -142,20 +150,26 @@ static int collect_value(void *ctx, const struct base_sample *s, int64_t order)
 	c->disturbed += cli_disturbed(s);
 	if (c->n == c->cap) {
 		size_t ncap = c->cap ? 2 * c->cap : 16;
-		double *p = realloc(c->v, ncap * sizeof(*p));
+		double *p = realloc(c->v, ncap * sizeof(*p)), *q;
 
 		if (!p)
 			return -ENOMEM;
 		c->v = p;
+		q = realloc(c->x, ncap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		c->x = q;
 		c->cap = ncap;
 	}
-	c->v[c->n++] = m->value;
+	c->v[c->n] = m->value;
+	c->x[c->n++] = sample_xcpu(s);
 	return 0;
 }
 
 /*
  * The metric's values of label + key in run order; *v is malloc'd (may be
- * NULL when *n is 0), *ndisturbed (may be NULL) counts the samples flagged
+ * NULL when *n is 0), as is *x (x may be NULL), each sample's cross-CPU
+ * round trip (NaN without one); *ndisturbed (may be NULL) counts the samples flagged
  * disturbed by foreign CPU load among them. They are kept, unlike compare
  * does: a bisect compares systems measured alike, and on a machine that
  * is always busy (this one, while its tests ran: every run flagged, the
@@ -163,19 +177,24 @@ static int collect_value(void *ctx, const struct base_sample *s, int64_t order)
  * rule sets aside the runs whose value the load did change (rule.h).
  */
 static int load_values(struct store *st, const char *label, const char *key,
-		       const char *metric, double **v, size_t *n, size_t *ndisturbed,
-		       struct base_err *err)
+		       const char *metric, double **v, double **x, size_t *n,
+		       size_t *ndisturbed, struct base_err *err)
 {
-	struct values_ctx c = { metric, NULL, 0, 0, 0 };
+	struct values_ctx c = { metric, NULL, NULL, 0, 0, 0 };
 	int ret = store_load_samples(st, label, key, collect_value, &c, err);
 
 	if (ret == -ENOMEM)
 		base_err_set(err, ret, "out of memory");
 	if (ret) {
 		free(c.v);
+		free(c.x);
 		return ret;
 	}
 	*v = c.v;
+	if (x)
+		*x = c.x;
+	else
+		free(c.x);
 	*n = c.n;
 	if (ndisturbed)
 		*ndisturbed = c.disturbed;
@@ -406,8 +425,8 @@ static int bisect_start(int argc, char **argv)
 		cfg.warmup_ns = have_warm ? warm : rc.found ? rc.warmup_ns : cfg.warmup_ns;
 		cfg.warmup_auto = have_warm && warm_auto;
 	}
-	if (load_values(st, good, key, metric, &gv, &ng, &dg, &err) ||
-	    load_values(st, bad, key, metric, &bv, &nb, &db_, &err)) {
+	if (load_values(st, good, key, metric, &gv, NULL, &ng, &dg, &err) ||
+	    load_values(st, bad, key, metric, &bv, NULL, &nb, &db_, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
@@ -546,9 +565,13 @@ struct step_run {
 	struct bisect_rule rule;
 	struct store_bisect_step row;
 	const double *gv, *bv;
+	const double *gx, *bx; /* the endpoint runs' cross-CPU round trips */
 	size_t ng, nb;
-	double *x;
+	double *x, *xcpu; /* the step's runs: headline, round trip */
+	double *kept;     /* scratch: the runs the rule sees */
+	bool *elsewhere;  /* scratch: the runs the host placed elsewhere */
 	size_t n;
+	struct bisect_placement place;
 	const char *host;
 	uint16_t port;
 	bool collect;
@@ -557,11 +580,12 @@ struct step_run {
 };
 
 /*
- * Measure one run of the step and store it; its headline into *value and
- * whether foreign CPU load disturbed it into *dist.
+ * Measure one run of the step and store it; its headline into *value, its
+ * cross-CPU round trip into *xcpu (NaN: none) and whether foreign CPU load
+ * disturbed it into *dist.
  */
 static int measure(struct step_run *sr, struct cli_testbed *tb, double *value,
-		   bool *dist, struct base_err *err)
+		   double *xcpu, bool *dist, struct base_err *err)
 {
 	struct engine_client_opts o = {
 		.cfg = sr->cfg,
@@ -602,6 +626,7 @@ static int measure(struct step_run *sr, struct cli_testbed *tb, double *value,
 					   sr->b->metric);
 		} else {
 			*value = m->value;
+			*xcpu = sample_xcpu(&s);
 			*dist = cli_disturbed(&s);
 			snprintf(sr->unit, sizeof(sr->unit), "%s", m->unit);
 		}
@@ -624,31 +649,61 @@ static void row_from(struct store_bisect_step *row, const struct bisect_decision
 	row->updated_at_ns = 0;
 }
 
+/* The step's runs x[0..n) with, when pl (may be NULL) found some, those
+ * the host placed elsewhere (elsewhere[], round trips xcpu[]) marked. */
 static void print_decision(const char *commit, const struct bisect_decision *d,
-			   const char *unit, const double *x, size_t n)
+			   const char *unit, const double *x, size_t n,
+			   const struct bisect_placement *pl, const bool *elsewhere,
+			   const double *xcpu)
 {
 	char c[BISECT_COMMIT_MAX + 1];
 
 	bisect_commit_short(commit, c, sizeof(c));
-	printf("commit %s: %s after %zu run%s (%s); position %.2f [%.2f, %.2f], likelihood ratio %.1f (bad > %.1f, good < %.1f)\n",
-	       c, bisect_verdict_name(d->verdict), d->n, d->n == 1 ? "" : "s", d->why,
-	       d->pos.pos, d->pos.lo, d->pos.hi, d->llr, d->llr_bad, d->llr_good);
+	printf("commit %s: %s after %zu run%s", c, bisect_verdict_name(d->verdict),
+	       pl ? n : d->n, (pl ? n : d->n) == 1 ? "" : "s");
+	if (pl && pl->elsewhere)
+		printf(", %zu of them set aside for where the host kept the CPUs", pl->elsewhere);
+	printf(" (%s); position %.2f [%.2f, %.2f], likelihood ratio %.1f (bad > %.1f, good < %.1f)\n",
+	       d->why, d->pos.pos, d->pos.lo, d->pos.hi, d->llr, d->llr_bad, d->llr_good);
 	printf("  runs (%s):", unit);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		printf(" %.5g", x[i]);
+		if (pl && pl->elsewhere && elsewhere[i])
+			printf(" [%.0f ns]", xcpu[i]);
+	}
 	if (d->out_step)
 		printf(" (%zu set aside as an outlier)", d->out_step);
+	if (pl && pl->elsewhere)
+		printf(" (%zu [set aside]: the host kept the CPUs elsewhere than for every endpoint run, "
+		       "whose cross-CPU round trips read %.0f-%.0f ns (host.xcpu_ns): "
+		       "such a run measures the placement as much as the commit)",
+		       pl->elsewhere, pl->lo_ns, pl->hi_ns);
 	putchar('\n');
 }
 
-/* Decide, record the step, and say what happened. */
+/*
+ * Decide on the runs the host placed where it placed the endpoints' (all of
+ * them when it cannot tell), record the step, and say what happened. At
+ * the cap with no verdict for want of such runs, the step is skipped.
+ */
 static int decide_and_store(struct step_run *sr, struct bisect_decision *d,
 			    struct base_err *err)
 {
-	int ret = bisect_decide(sr->gv, sr->ng, sr->bv, sr->nb, sr->x, sr->n, &sr->rule, d);
+	size_t k = 0;
+	int ret = bisect_placed_elsewhere(sr->gx, sr->ng, sr->bx, sr->nb, sr->xcpu, sr->n,
+					  sr->elsewhere, &sr->place);
 
+	for (size_t i = 0; !ret && i < sr->n; i++)
+		if (!sr->elsewhere[i])
+			sr->kept[k++] = sr->x[i];
+	if (!ret)
+		ret = bisect_decide(sr->gv, sr->ng, sr->bv, sr->nb, sr->kept, k, &sr->rule, d);
 	if (ret)
 		return base_err_set(err, ret, "cannot decide: %s", strerror(-ret));
+	if (d->verdict == BISECT_UNDECIDED && sr->n >= sr->rule.max_reps && sr->place.elsewhere) {
+		d->verdict = BISECT_SKIP;
+		d->why = "at the cap: too few runs with the CPUs placed as for the endpoints";
+	}
 	row_from(&sr->row, d);
 	return store_bisect_step_put(sr->st, &sr->row, err);
 }
@@ -662,9 +717,9 @@ static int step_loop(struct step_run *sr, struct bisect_decision *d)
 	cli_testbed_init(&tb);
 	cli_signals();
 	while (d->verdict == BISECT_UNDECIDED && sr->n < sr->rule.max_reps) {
-		double value = NAN;
+		double value = NAN, xcpu = NAN;
 		bool dist = false;
-		int ret = measure(sr, &tb, &value, &dist, &err);
+		int ret = measure(sr, &tb, &value, &xcpu, &dist, &err);
 
 		if (cli_interrupted) {
 			cli_error("interrupted: %zu runs of this commit are stored; 'bisect run' again continues",
@@ -683,15 +738,17 @@ static int step_loop(struct step_run *sr, struct bisect_decision *d)
 			code = BISECT_EXIT_SKIP;
 			break;
 		}
+		sr->xcpu[sr->n] = xcpu;
 		sr->x[sr->n++] = value;
 		if (decide_and_store(sr, d, &err)) {
 			cli_error("%s", err.msg);
 			code = BISECT_EXIT_ABORT;
 			break;
 		}
-		fprintf(stderr, "run %zu/%u: %.5g %s%s; position %.2f [%.2f, %.2f], likelihood ratio %.1f: %s\n",
+		fprintf(stderr, "run %zu/%u: %.5g %s%s%s; position %.2f [%.2f, %.2f], likelihood ratio %.1f: %s\n",
 			sr->n, sr->rule.max_reps, value, sr->unit,
 			dist ? " (flagged disturbed by foreign CPU load)" : "",
+			sr->elsewhere[sr->n - 1] ? " (set aside: the host kept the CPUs elsewhere than for the endpoints)" : "",
 			d->pos.pos, d->pos.lo, d->pos.hi, d->llr, bisect_verdict_name(d->verdict));
 		if (dist && sr->settle_ns && d->verdict == BISECT_UNDECIDED && sr->n < sr->rule.max_reps)
 			cli_settle_say(stderr, sr->settle_ns);
@@ -721,8 +778,8 @@ static int bisect_run(int argc, char **argv)
 	struct base_err err = { "" };
 	const char *commit_arg = NULL, *repo = NULL, *db = NULL;
 	char commit[BISECT_COMMIT_MAX + 1], key[1024];
-	double *gv = NULL, *bv = NULL, *xv = NULL;
-	size_t nx = 0;
+	double *gv = NULL, *bv = NULL, *xv = NULL, *gx = NULL, *bx = NULL, *xx = NULL;
+	size_t nx = 0, cap;
 	uint64_t v, id = 0, max_reps = 0;
 	bool have_port = false;
 	json_t *cj = NULL;
@@ -823,8 +880,8 @@ static int bisect_run(int argc, char **argv)
 			  b.id, err.msg[0] ? ": " : "", err.msg);
 		goto out;
 	}
-	if (load_values(sr.st, b.good_label, b.config_key, b.metric, &gv, &sr.ng, NULL, &err) ||
-	    load_values(sr.st, b.bad_label, b.config_key, b.metric, &bv, &sr.nb, NULL, &err)) {
+	if (load_values(sr.st, b.good_label, b.config_key, b.metric, &gv, &gx, &sr.ng, NULL, &err) ||
+	    load_values(sr.st, b.bad_label, b.config_key, b.metric, &bv, &bx, &sr.nb, NULL, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
@@ -835,6 +892,8 @@ static int bisect_run(int argc, char **argv)
 	}
 	sr.gv = gv;
 	sr.bv = bv;
+	sr.gx = gx;
+	sr.bx = bx;
 	if (store_bisect_step_label(b.id, commit, sr.row.label, sizeof(sr.row.label))) {
 		cli_error("commit id '%s' is too long for a label", commit);
 		goto out;
@@ -849,7 +908,7 @@ static int bisect_run(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto out;
 	}
-	if (load_values(sr.st, sr.row.label, b.config_key, b.metric, &xv, &nx, NULL, &err)) {
+	if (load_values(sr.st, sr.row.label, b.config_key, b.metric, &xv, &xx, &nx, NULL, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
@@ -865,19 +924,25 @@ static int bisect_run(int argc, char **argv)
 				.llr_good = log(sr.rule.beta / (1 - sr.rule.alpha)),
 			};
 
-			print_decision(commit, &od, sr.unit, xv, nx);
+			print_decision(commit, &od, sr.unit, xv, nx, NULL, NULL, NULL);
 			code = bisect_exit_code(old);
 			goto out;
 		}
 	}
 	/* continue from the runs stored (an undecided step, an abort) */
-	sr.x = malloc(((nx > sr.rule.max_reps ? nx : sr.rule.max_reps) + 1) * sizeof(*sr.x));
-	if (!sr.x) {
+	cap = (nx > sr.rule.max_reps ? nx : sr.rule.max_reps) + 1;
+	sr.x = malloc(cap * sizeof(*sr.x));
+	sr.xcpu = malloc(cap * sizeof(*sr.xcpu));
+	sr.kept = malloc(cap * sizeof(*sr.kept));
+	sr.elsewhere = malloc(cap * sizeof(*sr.elsewhere));
+	if (!sr.x || !sr.xcpu || !sr.kept || !sr.elsewhere) {
 		cli_error("out of memory");
 		goto out;
 	}
-	if (nx)
+	if (nx) {
 		memcpy(sr.x, xv, nx * sizeof(*xv));
+		memcpy(sr.xcpu, xx, nx * sizeof(*xx));
+	}
 	sr.n = nx;
 	if (decide_and_store(&sr, &d, &err)) {
 		cli_error("%s", err.msg);
@@ -891,12 +956,18 @@ static int bisect_run(int argc, char **argv)
 		code = ret;
 		goto out;
 	}
-	print_decision(commit, &d, sr.unit, sr.x, sr.n);
+	print_decision(commit, &d, sr.unit, sr.x, sr.n, &sr.place, sr.elsewhere, sr.xcpu);
 	code = bisect_exit_code(d.verdict);
 out:
 	json_decref(cj);
 	free(sr.x);
+	free(sr.xcpu);
+	free(sr.kept);
+	free(sr.elsewhere);
 	free(xv);
+	free(xx);
+	free(gx);
+	free(bx);
 	free(gv);
 	free(bv);
 	store_bisect_release(&b);
@@ -996,8 +1067,8 @@ static int bisect_log_cmd(int argc, char **argv)
 		cli_error("out of memory");
 		goto out;
 	}
-	if (load_values(st, b.good_label, b.config_key, b.metric, &gv, &l.ngood, NULL, &err) ||
-	    load_values(st, b.bad_label, b.config_key, b.metric, &bv, &l.nbad, NULL, &err)) {
+	if (load_values(st, b.good_label, b.config_key, b.metric, &gv, NULL, &l.ngood, NULL, &err) ||
+	    load_values(st, b.bad_label, b.config_key, b.metric, &bv, NULL, &l.nbad, NULL, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
@@ -1014,7 +1085,7 @@ static int bisect_log_cmd(int argc, char **argv)
 		s->pos.lo = acc.rows[i].position_lo;
 		s->pos.hi = acc.rows[i].position_hi;
 		if (load_values(st, acc.rows[i].label, b.config_key, b.metric,
-				&values[i], &s->nvalues, &s->ndisturbed, &err)) {
+				&values[i], NULL, &s->nvalues, &s->ndisturbed, &err)) {
 			cli_error("%s", err.msg);
 			goto out;
 		}

@@ -91,8 +91,9 @@ static void print_collect_notes(FILE *out, const struct base_sample *s)
 
 		if (!strstr(e->key, ".collect."))
 			continue;
+		/* a key under the same prefix is a collector's note too */
 		for (size_t j = 0; j < i && !said; j++)
-			said = strstr(s->env[j].key, ".collect.") && same_note(&s->env[j], e);
+			said = same_note(&s->env[j], e);
 		if (said)
 			continue;
 		for (size_t j = i + 1; j < s->nenv; j++)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# End to end: `git bisect run` over a 16-commit repository whose step script shapes a namespace's loopback with the commit's TBF rate names the commit that lowered it by 10%; endpoints without a change, or that moved, end in a refusal or an abort, never a culprit.
+# End to end: `git bisect run` over a 16-commit repository whose step script shapes a namespace's loopback with the commit's TBF rate names the commit that lowered it by 10%; endpoints without a change, or that moved, end in a refusal or an abort, never a culprit; a step whose runs the host placed elsewhere than the endpoints' is skipped.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null ||
@@ -171,6 +171,51 @@ wait "$killer" "$loop" 2>/dev/null
 checkx "bisect run --settle: after the run the loop disturbed, it waits for a quiet machine, then goes on to a verdict" \
 	'[ $rc -eq 0 ] && grep -A1 -E "^run 1/10: .*\(flagged disturbed by foreign CPU load\)" "$TMP/settle" | grep -qE "^  (not )?quiet after [0-9.]+ s: busy [0-9.]+% of the machine" && grep -qE "^run [3-9]/10: .*: good$" "$TMP/settle"' ||
 	diag "$TMP/settle"
+
+# ---- placement: the same figures, the CPUs elsewhere than for every
+# endpoint run -> set aside and skipped; where the endpoints ran -> good ----
+# Two steps of 4 runs each, stored as bisect run would store them (copies
+# of a good endpoint sample): one with the cross-CPU round trip a third of
+# the endpoints' lowest (the host put the vCPUs nearer), one inside their
+# range. The host decides that on a guest; here the store says it.
+bid=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select max(id) from bisects").fetchone()[0])' "$DB")
+"$NR" export --db "$DB" --label "$GOOD" >"$TMP/good.jsonl"
+"$NR" export --db "$DB" --label "$BAD" >"$TMP/bad.jsonl"
+python3 - "$TMP" "$bid" <<'PY'
+import json, sys, uuid
+tmp, bid = sys.argv[1], sys.argv[2]
+ends = [json.loads(l) for f in ("good", "bad") for l in open(f"{tmp}/{f}.jsonl")]
+xs = [d["metrics"].get("host.xcpu_ns", {}).get("value") for d in ends]
+if not all(x and x > 0 for x in xs):
+    open(f"{tmp}/noxcpu", "w").close()
+    sys.exit(0)
+good = [d for d in ends if d["label"] == ends[0]["label"]]
+for name, x in (("placed-near", min(xs) / 3), ("placed-same", (min(xs) + max(xs)) / 2)):
+    with open(f"{tmp}/{name}.jsonl", "w") as f:
+        for i in range(4):
+            d = json.loads(json.dumps(good[i % len(good)]))
+            d["label"] = f"bisect:{bid}:{name}"
+            d["sample_id"] = uuid.uuid4().hex
+            d["metrics"]["host.xcpu_ns"]["value"] = x
+            f.write(json.dumps(d) + "\n")
+PY
+if [ -e "$TMP/noxcpu" ]; then
+	ok "placement: # SKIP the endpoint samples have no cross-CPU round trip (host.xcpu_ns)"
+	ok "placement: # SKIP (the same)"
+else
+	"$NR" import --db "$DB" "$TMP/placed-near.jsonl" "$TMP/placed-same.jsonl" >/dev/null
+	"$NR" bisect run --commit placed-near --max-reps 4 --db "$DB" >"$TMP/near" 2>&1
+	rc=$?
+	checkx "a step whose runs the host placed elsewhere than every endpoint run: set aside, skipped (125), not called" \
+		'[ $rc -eq 125 ] && grep -q "skip after 4 runs, 4 of them set aside for where the host kept the CPUs" "$TMP/near" &&
+		 grep -q "\[set aside\]: the host kept the CPUs elsewhere than for every endpoint run" "$TMP/near"' ||
+		diag "$TMP/near"
+	"$NR" bisect run --commit placed-same --max-reps 4 --db "$DB" >"$TMP/same" 2>&1
+	rc=$?
+	checkx "the same runs with the CPUs where the endpoints had them: called good (0), nothing set aside" \
+		'[ $rc -eq 0 ] && grep -q ": good after 4 runs (" "$TMP/same" && ! grep -q "set aside for where" "$TMP/same"' ||
+		diag "$TMP/same"
+fi
 
 # ---- 2. the endpoints moved: every step far below both -> abort ----
 "$NR" bisect start --good "$GOOD" --bad "$BAD" "${RUN[@]}" --db "$DB" >/dev/null 2>&1

@@ -971,9 +971,54 @@ static void test_store_migrates_a_version_2_store_to_3(void **state)
 	assert_int_equal(sh(cmd), 0);
 }
 
+/* The step's runs the host placed where no endpoint run was: marked, the
+ * others (and runs without a round trip) not; untested when an endpoint
+ * run has none. */
+static void test_placed_elsewhere_marks_runs_beyond_the_endpoints(void **state)
+{
+	/* the endpoints far apart (the EPYC guest's 404-496 ns) */
+	static const double gx[] = { 440, 452, 404, 470, 461 }, bx[] = { 496, 430, 455, 441, 448 };
+	/* near (115), far, far beyond (760), just inside 1.5x, no figure */
+	static const double sx[] = { 115, 450, 760, 740, NAN, 0, 270, 269 };
+	static const bool want[] = { true, false, true, false, false, false, false, true };
+	double holes[5];
+	bool el[8];
+	struct bisect_placement p;
+
+	(void)state;
+	assert_int_equal(bisect_placed_elsewhere(gx, 5, bx, 5, sx, 8, el, &p), 0);
+	assert_true(p.tested);
+	assert_float_equal(p.lo_ns, 404, 1e-9);
+	assert_float_equal(p.hi_ns, 496, 1e-9);
+	assert_int_equal(p.elsewhere, 3);
+	assert_memory_equal(el, want, sizeof(want));
+	/* endpoints that ran at both placements: nothing is elsewhere */
+	memcpy(holes, gx, sizeof(holes));
+	holes[2] = 118;
+	assert_int_equal(bisect_placed_elsewhere(holes, 5, bx, 5, sx, 8, el, &p), 0);
+	assert_true(p.tested);
+	assert_int_equal(p.elsewhere, 1); /* 760 >= 1.5 x 496 */
+	assert_true(el[2] && !el[0]);
+	/* an endpoint run without a round trip (--no-collect, a remote
+	 * server): not tested, nothing marked */
+	holes[2] = NAN;
+	assert_int_equal(bisect_placed_elsewhere(holes, 5, bx, 5, sx, 8, el, &p), 0);
+	assert_false(p.tested);
+	assert_int_equal(p.elsewhere, 0);
+	for (size_t i = 0; i < 8; i++)
+		assert_false(el[i]);
+	/* no step runs yet; NULL */
+	assert_int_equal(bisect_placed_elsewhere(gx, 5, bx, 5, NULL, 0, NULL, &p), 0);
+	assert_true(p.tested && !p.elsewhere);
+	assert_int_equal(bisect_placed_elsewhere(NULL, 5, bx, 5, sx, 8, el, &p), -EINVAL);
+	assert_int_equal(bisect_placed_elsewhere(gx, 5, bx, 5, sx, 8, NULL, &p), -EINVAL);
+	assert_int_equal(bisect_placed_elsewhere(gx, 5, bx, 5, sx, 8, el, NULL), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_placed_elsewhere_marks_runs_beyond_the_endpoints),
 		cmocka_unit_test(test_position_matches_fieller_closed_form),
 		cmocka_unit_test(test_position_is_the_same_for_an_improvement),
 		cmocka_unit_test(test_position_unbounded_without_a_significant_gap),
