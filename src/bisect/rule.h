@@ -153,8 +153,8 @@ int bisect_decide(const double *good, size_t ng, const double *bad, size_t nb,
  * trip of a sample (host.xcpu_ns) says how far apart the host put the two
  * vCPUs, and a move alone changes loopback figures (udp_stream 5.7 against
  * 10.4 Gbps on the EPYC guest this was built on). A step whose runs the
- * host placed where it placed no endpoint run would be judged on the
- * placement, not the commit.
+ * host placed where it placed no endpoint run may then be judged on the
+ * placement, not the commit; bisect run says so.
  */
 struct bisect_placement {
 	bool tested;  /* every endpoint run has a round trip (> 0) */

@@ -568,8 +568,7 @@ struct step_run {
 	const double *gx, *bx; /* the endpoint runs' cross-CPU round trips */
 	size_t ng, nb;
 	double *x, *xcpu; /* the step's runs: headline, round trip */
-	double *kept;     /* scratch: the runs the rule sees */
-	bool *elsewhere;  /* scratch: the runs the host placed elsewhere */
+	bool *elsewhere;  /* the runs the host placed elsewhere (place) */
 	size_t n;
 	struct bisect_placement place;
 	const char *host;
@@ -659,12 +658,9 @@ static void print_decision(const char *commit, const struct bisect_decision *d,
 	char c[BISECT_COMMIT_MAX + 1];
 
 	bisect_commit_short(commit, c, sizeof(c));
-	printf("commit %s: %s after %zu run%s", c, bisect_verdict_name(d->verdict),
-	       pl ? n : d->n, (pl ? n : d->n) == 1 ? "" : "s");
-	if (pl && pl->elsewhere)
-		printf(", %zu of them set aside for where the host kept the CPUs", pl->elsewhere);
-	printf(" (%s); position %.2f [%.2f, %.2f], likelihood ratio %.1f (bad > %.1f, good < %.1f)\n",
-	       d->why, d->pos.pos, d->pos.lo, d->pos.hi, d->llr, d->llr_bad, d->llr_good);
+	printf("commit %s: %s after %zu run%s (%s); position %.2f [%.2f, %.2f], likelihood ratio %.1f (bad > %.1f, good < %.1f)\n",
+	       c, bisect_verdict_name(d->verdict), d->n, d->n == 1 ? "" : "s", d->why,
+	       d->pos.pos, d->pos.lo, d->pos.hi, d->llr, d->llr_bad, d->llr_good);
 	printf("  runs (%s):", unit);
 	for (size_t i = 0; i < n; i++) {
 		printf(" %.5g", x[i]);
@@ -673,37 +669,32 @@ static void print_decision(const char *commit, const struct bisect_decision *d,
 	}
 	if (d->out_step)
 		printf(" (%zu set aside as an outlier)", d->out_step);
-	if (pl && pl->elsewhere)
-		printf(" (%zu [set aside]: the host kept the CPUs elsewhere than for every endpoint run, "
-		       "whose cross-CPU round trips read %.0f-%.0f ns (host.xcpu_ns): "
-		       "such a run measures the placement as much as the commit)",
-		       pl->elsewhere, pl->lo_ns, pl->hi_ns);
 	putchar('\n');
+	if (pl && pl->elsewhere)
+		printf("  note: in %zu of these runs [marked] the host kept the CPUs elsewhere than for every "
+		       "endpoint run, whose cross-CPU round trips read %.0f-%.0f ns (host.xcpu_ns): where "
+		       "this test's figure follows the placement (loopback streams and request/response on "
+		       "a guest; not a shaped link), the verdict may be the placement's, not the commit's\n",
+		       pl->elsewhere, pl->lo_ns, pl->hi_ns);
 }
 
 /*
- * Decide on the runs the host placed where it placed the endpoints' (all of
- * them when it cannot tell), record the step, and say what happened. At
- * the cap with no verdict for want of such runs, the step is skipped.
+ * Decide, record the step, and say what happened; find the runs the host
+ * placed elsewhere than every endpoint run (sr->place), which the verdict
+ * rests on all the same: whether the figure follows the placement is the
+ * test's (a shaped link's does not), and a bisect cannot tell from one
+ * placement.
  */
 static int decide_and_store(struct step_run *sr, struct bisect_decision *d,
 			    struct base_err *err)
 {
-	size_t k = 0;
 	int ret = bisect_placed_elsewhere(sr->gx, sr->ng, sr->bx, sr->nb, sr->xcpu, sr->n,
 					  sr->elsewhere, &sr->place);
 
-	for (size_t i = 0; !ret && i < sr->n; i++)
-		if (!sr->elsewhere[i])
-			sr->kept[k++] = sr->x[i];
 	if (!ret)
-		ret = bisect_decide(sr->gv, sr->ng, sr->bv, sr->nb, sr->kept, k, &sr->rule, d);
+		ret = bisect_decide(sr->gv, sr->ng, sr->bv, sr->nb, sr->x, sr->n, &sr->rule, d);
 	if (ret)
 		return base_err_set(err, ret, "cannot decide: %s", strerror(-ret));
-	if (d->verdict == BISECT_UNDECIDED && sr->n >= sr->rule.max_reps && sr->place.elsewhere) {
-		d->verdict = BISECT_SKIP;
-		d->why = "at the cap: too few runs with the CPUs placed as for the endpoints";
-	}
 	row_from(&sr->row, d);
 	return store_bisect_step_put(sr->st, &sr->row, err);
 }
@@ -748,7 +739,7 @@ static int step_loop(struct step_run *sr, struct bisect_decision *d)
 		fprintf(stderr, "run %zu/%u: %.5g %s%s%s; position %.2f [%.2f, %.2f], likelihood ratio %.1f: %s\n",
 			sr->n, sr->rule.max_reps, value, sr->unit,
 			dist ? " (flagged disturbed by foreign CPU load)" : "",
-			sr->elsewhere[sr->n - 1] ? " (set aside: the host kept the CPUs elsewhere than for the endpoints)" : "",
+			sr->elsewhere[sr->n - 1] ? " (the host kept the CPUs elsewhere than for the endpoints)" : "",
 			d->pos.pos, d->pos.lo, d->pos.hi, d->llr, bisect_verdict_name(d->verdict));
 		if (dist && sr->settle_ns && d->verdict == BISECT_UNDECIDED && sr->n < sr->rule.max_reps)
 			cli_settle_say(stderr, sr->settle_ns);
@@ -933,9 +924,8 @@ static int bisect_run(int argc, char **argv)
 	cap = (nx > sr.rule.max_reps ? nx : sr.rule.max_reps) + 1;
 	sr.x = malloc(cap * sizeof(*sr.x));
 	sr.xcpu = malloc(cap * sizeof(*sr.xcpu));
-	sr.kept = malloc(cap * sizeof(*sr.kept));
 	sr.elsewhere = malloc(cap * sizeof(*sr.elsewhere));
-	if (!sr.x || !sr.xcpu || !sr.kept || !sr.elsewhere) {
+	if (!sr.x || !sr.xcpu || !sr.elsewhere) {
 		cli_error("out of memory");
 		goto out;
 	}
@@ -962,7 +952,6 @@ out:
 	json_decref(cj);
 	free(sr.x);
 	free(sr.xcpu);
-	free(sr.kept);
 	free(sr.elsewhere);
 	free(xv);
 	free(xx);

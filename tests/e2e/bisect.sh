@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# End to end: `git bisect run` over a 16-commit repository whose step script shapes a namespace's loopback with the commit's TBF rate names the commit that lowered it by 10%; endpoints without a change, or that moved, end in a refusal or an abort, never a culprit; a step whose runs the host placed elsewhere than the endpoints' is skipped.
+# End to end: `git bisect run` over a 16-commit repository whose step script shapes a namespace's loopback with the commit's TBF rate names the commit that lowered it by 10%; endpoints without a change, or that moved, end in a refusal or an abort, never a culprit; a step whose runs the host placed elsewhere than the endpoints' says so.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null ||
@@ -172,12 +172,12 @@ checkx "bisect run --settle: after the run the loop disturbed, it waits for a qu
 	'[ $rc -eq 0 ] && grep -A1 -E "^run 1/10: .*\(flagged disturbed by foreign CPU load\)" "$TMP/settle" | grep -qE "^  (not )?quiet after [0-9.]+ s: busy [0-9.]+% of the machine" && grep -qE "^run [3-9]/10: .*: good$" "$TMP/settle"' ||
 	diag "$TMP/settle"
 
-# ---- placement: the same figures, the CPUs elsewhere than for every
-# endpoint run -> set aside and skipped; where the endpoints ran -> good ----
-# Two steps of 4 runs each, stored as bisect run would store them (copies
+# ---- placement: the CPUs elsewhere than for every endpoint run -> said,
+# the verdict from the figures as ever ----
+# Three steps of 4 runs each, stored as bisect run would store them (copies
 # of a good endpoint sample): one with the cross-CPU round trip a third of
 # the endpoints' lowest (the host put the vCPUs nearer), one inside their
-# range. The host decides that on a guest; here the store says it.
+# range, one with its first run near and the others inside. The host decides that on a guest; here the store says it.
 bid=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select max(id) from bisects").fetchone()[0])' "$DB")
 "$NR" export --db "$DB" --label "$GOOD" >"$TMP/good.jsonl"
 "$NR" export --db "$DB" --label "$BAD" >"$TMP/bad.jsonl"
@@ -190,31 +190,42 @@ if not all(x and x > 0 for x in xs):
     open(f"{tmp}/noxcpu", "w").close()
     sys.exit(0)
 good = [d for d in ends if d["label"] == ends[0]["label"]]
-for name, x in (("placed-near", min(xs) / 3), ("placed-same", (min(xs) + max(xs)) / 2)):
+near, same = min(xs) / 3, (min(xs) + max(xs)) / 2
+for name, x in (("placed-near", [near] * 4), ("placed-same", [same] * 4),
+                ("placed-mixed", [near, same, same, same])):
     with open(f"{tmp}/{name}.jsonl", "w") as f:
         for i in range(4):
             d = json.loads(json.dumps(good[i % len(good)]))
             d["label"] = f"bisect:{bid}:{name}"
             d["sample_id"] = uuid.uuid4().hex
-            d["metrics"]["host.xcpu_ns"]["value"] = x
+            d["metrics"]["host.xcpu_ns"]["value"] = x[i]
             f.write(json.dumps(d) + "\n")
 PY
 if [ -e "$TMP/noxcpu" ]; then
 	ok "placement: # SKIP the endpoint samples have no cross-CPU round trip (host.xcpu_ns)"
 	ok "placement: # SKIP (the same)"
+	ok "placement: # SKIP (the same)"
 else
-	"$NR" import --db "$DB" "$TMP/placed-near.jsonl" "$TMP/placed-same.jsonl" >/dev/null
+	"$NR" import --db "$DB" "$TMP/placed-near.jsonl" "$TMP/placed-same.jsonl" \
+		"$TMP/placed-mixed.jsonl" >/dev/null
 	"$NR" bisect run --commit placed-near --max-reps 4 --db "$DB" >"$TMP/near" 2>&1
 	rc=$?
-	checkx "a step whose runs the host placed elsewhere than every endpoint run: set aside, skipped (125), not called" \
-		'[ $rc -eq 125 ] && grep -q "skip after 4 runs, 4 of them set aside for where the host kept the CPUs" "$TMP/near" &&
-		 grep -q "\[set aside\]: the host kept the CPUs elsewhere than for every endpoint run" "$TMP/near"' ||
+	checkx "a step whose runs the host placed elsewhere than every endpoint run: decided from its figures (good, 0), every run marked, a note" \
+		'[ $rc -eq 0 ] && grep -q ": good after 4 runs (" "$TMP/near" &&
+		 [ "$(grep -o " \[[0-9]* ns\]" "$TMP/near" | wc -l)" -eq 4 ] &&
+		 grep -q "note: in 4 of these runs \[marked\] the host kept the CPUs elsewhere than for every endpoint run" "$TMP/near"' ||
 		diag "$TMP/near"
 	"$NR" bisect run --commit placed-same --max-reps 4 --db "$DB" >"$TMP/same" 2>&1
 	rc=$?
-	checkx "the same runs with the CPUs where the endpoints had them: called good (0), nothing set aside" \
-		'[ $rc -eq 0 ] && grep -q ": good after 4 runs (" "$TMP/same" && ! grep -q "set aside for where" "$TMP/same"' ||
+	checkx "the same runs with the CPUs where the endpoints had them: good (0), nothing marked, no note" \
+		'[ $rc -eq 0 ] && grep -q ": good after 4 runs (" "$TMP/same" && ! grep -q "note: in\| ns\]" "$TMP/same"' ||
 		diag "$TMP/same"
+	"$NR" bisect run --commit placed-mixed --max-reps 4 --db "$DB" >"$TMP/mixed" 2>&1
+	rc=$?
+	checkx "one run of four placed elsewhere: that one marked, good (0)" \
+		'[ $rc -eq 0 ] && grep -q ": good after 4 runs (" "$TMP/mixed" &&
+		 grep -q "note: in 1 of these runs \[marked\]" "$TMP/mixed"' ||
+		diag "$TMP/mixed"
 fi
 
 # ---- 2. the endpoints moved: every step far below both -> abort ----
