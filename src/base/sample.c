@@ -175,6 +175,13 @@ const struct sample_metric *base_sample_get(const struct base_sample *s,
 	return i < s->nmetrics ? &s->metrics[i] : NULL;
 }
 
+double base_sample_value(const struct base_sample *s, const char *name)
+{
+	const struct sample_metric *m = base_sample_get(s, name);
+
+	return m ? m->value : NAN;
+}
+
 const struct sample_metric *base_sample_get_near(const struct base_sample *s,
 						 const char *name, size_t hint)
 {

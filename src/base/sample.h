@@ -122,6 +122,8 @@ int base_sample_set(struct base_sample *s, const char *name, const char *unit,
 /* Find a metric by name; NULL when absent. */
 const struct sample_metric *base_sample_get(const struct base_sample *s,
 					    const char *name);
+/* A metric's value by name; NaN when absent. */
+double base_sample_value(const struct base_sample *s, const char *name);
 /* The same, looking at index hint first: samples made by one build list
  * their metrics in one order, so a reader going through another sample's
  * metrics in order finds each at its own index. */

@@ -131,14 +131,6 @@ struct values_ctx {
 	size_t n, cap, disturbed;
 };
 
-/* The sample's cross-CPU round trip (host.xcpu_ns), NaN when it has none. */
-static double sample_xcpu(const struct base_sample *s)
-{
-	const struct sample_metric *m = base_sample_get(s, "host.xcpu_ns");
-
-	return m && m->value > 0 ? m->value : NAN;
-}
-
 static int collect_value(void *ctx, const struct base_sample *s, int64_t order)
 {
 	struct values_ctx *c = ctx;
@@ -162,7 +154,7 @@ static int collect_value(void *ctx, const struct base_sample *s, int64_t order)
 		c->cap = ncap;
 	}
 	c->v[c->n] = m->value;
-	c->x[c->n++] = sample_xcpu(s);
+	c->x[c->n++] = base_sample_value(s, "host.xcpu_ns");
 	return 0;
 }
 
@@ -625,7 +617,7 @@ static int measure(struct step_run *sr, struct cli_testbed *tb, double *value,
 					   sr->b->metric);
 		} else {
 			*value = m->value;
-			*xcpu = sample_xcpu(&s);
+			*xcpu = base_sample_value(&s, "host.xcpu_ns");
 			*dist = cli_disturbed(&s);
 			snprintf(sr->unit, sizeof(sr->unit), "%s", m->unit);
 		}

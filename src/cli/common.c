@@ -324,8 +324,6 @@ static bool window_copy(const struct base_sample *s, struct stats_window *w)
 
 int cli_tally_add(struct cli_tally *t, const struct base_sample *s, double v)
 {
-	const struct sample_metric *x;
-
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 16;
 		double *nv = realloc(t->v, cap * sizeof(*nv));
@@ -349,8 +347,7 @@ int cli_tally_add(struct cli_tally *t, const struct base_sample *s, double v)
 	/* a window not kept (or lost to memory) ends the adjustment, not the count */
 	if (!window_copy(s, &t->w[t->n]))
 		t->windows = false;
-	x = base_sample_get(s, "host.xcpu_ns");
-	t->x[t->n] = x ? x->value : NAN;
+	t->x[t->n] = base_sample_value(s, "host.xcpu_ns");
 	t->v[t->n++] = v;
 	return 0;
 }

@@ -318,14 +318,13 @@ static int show_windows(const struct base_sample *s, size_t n, const char *test)
 		clean += !cli_disturbed(&s[i]);
 	for (size_t i = 0; i < n; i++) {
 		const struct sample_metric *m = base_sample_get(&s[i], headline);
-		const struct sample_metric *mx = base_sample_get(&s[i], "host.xcpu_ns");
 
 		if (clean && cli_disturbed(&s[i]))
 			continue;
 		if (!m)
 			goto out;
 		windows = windows && stats_sample_window(&s[i], &w[k]);
-		x[k] = mx ? mx->value : NAN;
+		x[k] = base_sample_value(&s[i], "host.xcpu_ns");
 		y[k++] = m->value;
 	}
 	ret = report_windows_spread(stdout, y, windows ? w : NULL, x, k);

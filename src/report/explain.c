@@ -73,11 +73,8 @@ static double *values(const struct base_sample *s, size_t n, const char *name)
 {
 	double *v = malloc(n * sizeof(*v));
 
-	for (size_t i = 0; v && i < n; i++) {
-		const struct sample_metric *m = base_sample_get(&s[i], name);
-
-		v[i] = m ? m->value : NAN;
-	}
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = base_sample_value(&s[i], name);
 	return v;
 }
 

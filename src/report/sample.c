@@ -160,13 +160,6 @@ static void print_profile(FILE *out, const struct base_sample *s)
 		fprintf(out, "  %6.2f%%  %s\n", rows[i]->value, rows[i]->name + 13);
 }
 
-static double mval(const struct base_sample *s, const char *name)
-{
-	const struct sample_metric *m = base_sample_get(s, name);
-
-	return m ? m->value : NAN;
-}
-
 /* Append one part of a parenthesis to buf (n bytes used of len): " (" before
  * the first, "; " before the others. */
 static void part(char *buf, size_t len, size_t *n, int *parts, const char *fmt, ...)
@@ -204,8 +197,8 @@ static bool foreign_text(const struct base_sample *s, const char *why, char *buf
 
 	if (isnan(f))
 		return false;
-	tasks = mval(s, server ? "cpu.server.foreign_tasks_pct" : "cpu.foreign_tasks_pct");
-	forks = mval(s, server ? "server.stat.processes" : "stat.processes");
+	tasks = base_sample_value(s, server ? "cpu.server.foreign_tasks_pct" : "cpu.foreign_tasks_pct");
+	forks = base_sample_value(s, server ? "server.stat.processes" : "stat.processes");
 	snprintf(buf, len, "foreign CPU %.1f%% of the %smachine", f, server ? "server's " : "");
 	n = strlen(buf);
 	/* the processes by name once they hold a point of the machine */
@@ -228,8 +221,8 @@ static bool foreign_text(const struct base_sample *s, const char *why, char *buf
  * whose worker waited longer, from at least min_pct. */
 static void starved_text(const struct base_sample *s, double min_pct, char *buf, size_t len)
 {
-	double c = mval(s, "cpu.client.runq_wait_others_pct");
-	double v = mval(s, "cpu.server.runq_wait_others_pct");
+	double c = base_sample_value(s, "cpu.client.runq_wait_others_pct");
+	double v = base_sample_value(s, "cpu.server.runq_wait_others_pct");
 	bool server = !isnan(v) && (isnan(c) || v > c);
 	double w = server ? v : c;
 	size_t n = strlen(buf);
@@ -272,7 +265,7 @@ static bool rr_halted(const struct base_sample *s)
  * to buf, from at least min_pct (cpu.stolen_pct). */
 static void stolen_text(const struct base_sample *s, double min_pct, char *buf, size_t len)
 {
-	double v = mval(s, "cpu.stolen_pct");
+	double v = base_sample_value(s, "cpu.stolen_pct");
 	size_t n = strlen(buf);
 
 	if (!(v >= min_pct) || n >= len)
@@ -286,9 +279,9 @@ void report_disturbed_text(const struct base_sample *s, char *buf, size_t len)
 {
 	if (!foreign_text(s, ": the vCPUs waited while the host ran something else", buf, len))
 		snprintf(buf, len, "foreign CPU unknown");
-	if (mval(s, "window.starved") == 1)
+	if (base_sample_value(s, "window.starved") == 1)
 		starved_text(s, 0, buf, len);
-	if (mval(s, "window.stolen") == 1)
+	if (base_sample_value(s, "window.stolen") == 1)
 		stolen_text(s, 0, buf, len);
 }
 
@@ -296,16 +289,16 @@ void report_disturbed_text(const struct base_sample *s, char *buf, size_t len)
  * or both (stats_steady). */
 static void print_not_steady(FILE *out, const struct base_sample *s)
 {
-	double first = mval(s, "window.level_first_pct"), last = mval(s, "window.level_last_pct");
-	double rho = mval(s, "window.trend_rho");
-	bool trend = mval(s, "window.trend_p") < STATS_STEADY_P &&
-		     fabs(mval(s, "window.trend_tau")) > STATS_STEADY_TAU;
+	double first = base_sample_value(s, "window.level_first_pct"), last = base_sample_value(s, "window.level_last_pct");
+	double rho = base_sample_value(s, "window.trend_rho");
+	bool trend = base_sample_value(s, "window.trend_p") < STATS_STEADY_P &&
+		     fabs(base_sample_value(s, "window.trend_tau")) > STATS_STEADY_TAU;
 	bool moved = fabs(last - first) >= STATS_LEVEL_PCT;
 
 	fputs("; NOT STEADY: the rate", out);
 	if (trend || !moved) {
-		fprintf(out, " trended (Mann-Kendall tau %+.2f, p %.2g", mval(s, "window.trend_tau"),
-			mval(s, "window.trend_p"));
+		fprintf(out, " trended (Mann-Kendall tau %+.2f, p %.2g", base_sample_value(s, "window.trend_tau"),
+			base_sample_value(s, "window.trend_p"));
 		if (!isnan(rho) && rho > 0)
 			fprintf(out, " with the rates' persistence %.2f allowed for", rho);
 		fputc(')', out);
@@ -313,7 +306,7 @@ static void print_not_steady(FILE *out, const struct base_sample *s)
 	if (moved)
 		fprintf(out, "%s moved from a level at %.0f%% of the mean to one at %.0f%% and stayed",
 			trend ? " and" : "", first, last);
-	if (mval(s, "window.host_trend") == 1)
+	if (base_sample_value(s, "window.host_trend") == 1)
 		fputs(", and the host's speed with it", out);
 }
 
@@ -324,33 +317,33 @@ static void print_not_steady(FILE *out, const struct base_sample *s)
  */
 static void print_window(FILE *out, const struct base_sample *s)
 {
-	double n = mval(s, "window.intervals"), levels = mval(s, "window.levels");
+	double n = base_sample_value(s, "window.intervals"), levels = base_sample_value(s, "window.levels");
 
 	if (isnan(n))
 		return;
 	fprintf(out, "\nwindow: %.0f intervals of 100 ms", n);
-	if (!isnan(mval(s, "window.rate_cov_pct")))
-		fprintf(out, " (their rates %.1f%% cov)", mval(s, "window.rate_cov_pct"));
-	if (mval(s, "window.disturbed") == 1) {
+	if (!isnan(base_sample_value(s, "window.rate_cov_pct")))
+		fprintf(out, " (their rates %.1f%% cov)", base_sample_value(s, "window.rate_cov_pct"));
+	if (base_sample_value(s, "window.disturbed") == 1) {
 		char why[512];
 
 		report_disturbed_text(s, why, sizeof(why));
 		fprintf(out, "; DISTURBED: %s", why);
 	}
-	if (mval(s, "window.not_steady") == 1)
+	if (base_sample_value(s, "window.not_steady") == 1)
 		print_not_steady(out, s);
-	if (mval(s, "window.mixed") == 1)
+	if (base_sample_value(s, "window.mixed") == 1)
 		fprintf(out, "; MIXED: the rate left a level and came back (%.0f levels, %.0f%% to %.0f%% of the mean)",
-			levels, mval(s, "window.level_lo_pct"), mval(s, "window.level_hi_pct"));
+			levels, base_sample_value(s, "window.level_lo_pct"), base_sample_value(s, "window.level_hi_pct"));
 	else if (levels > 1)
 		fprintf(out, "; %.0f levels, %.0f%% to %.0f%% of the mean", levels,
-			mval(s, "window.level_lo_pct"), mval(s, "window.level_hi_pct"));
-	if (mval(s, "window.disturbed") != 1 && mval(s, "window.not_steady") != 1 &&
-	    mval(s, "window.mixed") != 1 && !(levels > 1))
+			base_sample_value(s, "window.level_lo_pct"), base_sample_value(s, "window.level_hi_pct"));
+	if (base_sample_value(s, "window.disturbed") != 1 && base_sample_value(s, "window.not_steady") != 1 &&
+	    base_sample_value(s, "window.mixed") != 1 && !(levels > 1))
 		fputs(levels == 1 ? "; steady, one level" : "; steady", out);
 	/* under the flag's threshold, the foreign load is still said: a
 	 * stream that read 27% low beside its neighbours had 6.7% */
-	if (mval(s, "window.disturbed") == 0) {
+	if (base_sample_value(s, "window.disturbed") == 0) {
 		char f[512];
 
 		f[0] = '\0';
@@ -370,16 +363,16 @@ static void print_window(FILE *out, const struct base_sample *s)
  */
 static void print_xcpu(FILE *out, const struct base_sample *s)
 {
-	double ns = mval(s, "host.xcpu_ns"), tau = mval(s, "window.rate_xcpu_tau");
+	double ns = base_sample_value(s, "host.xcpu_ns"), tau = base_sample_value(s, "window.rate_xcpu_tau");
 
 	if (isnan(ns))
 		return;
 	fprintf(out, "cpus: a cache line's round trip between the test's CPUs %.0f ns (median of %.0f rounds)",
-		ns, mval(s, "host.xcpu.rounds"));
-	if (mval(s, "window.xcpu_moved") == 1)
+		ns, base_sample_value(s, "host.xcpu.rounds"));
+	if (base_sample_value(s, "window.xcpu_moved") == 1)
 		fprintf(out, "; MOVED: the host moved them within the window (%.0f to %.0f ns)",
-			mval(s, "window.xcpu_lo_ns"), mval(s, "window.xcpu_hi_ns"));
-	if (!isnan(tau) && mval(s, "window.rate_xcpu_p") < 0.01)
+			base_sample_value(s, "window.xcpu_lo_ns"), base_sample_value(s, "window.xcpu_hi_ns"));
+	if (!isnan(tau) && base_sample_value(s, "window.rate_xcpu_p") < 0.01)
 		fprintf(out, "; the rate %s as they moved apart (Kendall tau %+.2f)",
 			tau < 0 ? "fell" : "rose", tau);
 	fputc('\n', out);

@@ -52,9 +52,9 @@ struct stats_levels {
  * whose mean differs most from the rest's splits it in three, under the
  * same rules, its t test's statistic scaled for the rates' lag-1
  * autocorrelation and held to p < STATS_LEVEL_P / STATS_LEVEL_EPI_DIV.
- * Too few rates, or a mean <= 0: not tested, 0 returned.
- * Values must be finite. Returns 0, -EINVAL or -ENOMEM. O((n + 200^2) x levels).
- * Only reads rates. Any thread.
+ * Too few rates, or a mean <= 0: not tested, 0 returned. Values must be
+ * finite. Returns 0, -EINVAL or -ENOMEM. O((n + STATS_LEVEL_EPI_GRID^2)
+ * x levels). Only reads rates. Any thread.
  */
 int stats_levels(const double *rates, size_t n, struct stats_levels *out);
 
@@ -66,8 +66,9 @@ int stats_levels(const double *rates, size_t n, struct stats_levels *out);
  * as persistence, and raised by (2 + 4 rho) / (rates per level), which a
  * short stretch's autocorrelation about its own line reads low by (AR(1)
  * series of 20-100 rates). *rho at most 1; 0 with fewer than 3 rates or
- * when the rates lie on their lines. Returns 0, -EINVAL (NULL, non-finite values)
- * or -ENOMEM. O((n + 200^2) x levels). Only reads rates. Any thread.
+ * when the rates lie on their lines. Returns 0, -EINVAL (NULL, non-finite
+ * values) or -ENOMEM. O((n + STATS_LEVEL_EPI_GRID^2) x levels). Only reads
+ * rates. Any thread.
  */
 int stats_levels_rho(const double *rates, size_t n, double *rho);
 

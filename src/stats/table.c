@@ -520,13 +520,12 @@ static int adjusted_row(const struct base_sample *const *a, size_t na,
 	for (size_t i = 0; i < n; i++) {
 		const struct base_sample *si = i < na ? a[i] : b[i - na];
 		const struct sample_metric *my = base_sample_get(si, head->metric);
-		const struct sample_metric *mx = base_sample_get(si, "host.xcpu_ns");
 
 		if (!my)
 			goto out;
 		y[i] = my->value;
 		/* a sample without the probe's median: no adjustment from the samples */
-		x[i] = mx ? mx->value : NAN;
+		x[i] = base_sample_value(si, "host.xcpu_ns");
 	}
 	if (windows_of(a, na, w) && windows_of(b, nb, w + na) &&
 	    (ret = stats_adjust_windows(y, w, na, y + na, w + na, nb, adj, adj + na, &ad)))
