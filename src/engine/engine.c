@@ -98,6 +98,13 @@ static void flow_event(struct worker *w, struct engine_ev *ev, uint32_t events)
 		f->ops->io(w, f, events);
 }
 
+/* A flow whose TCP_INFO the reports carry: a tcp sender with its own
+ * long-lived connection (tcp_crr's come and go). */
+static bool flow_has_tcpi(const struct engine *e, const struct flow *f)
+{
+	return f->tx && f->fd >= 0 && !e->o.udp && e->o.kind != ENGINE_CRR;
+}
+
 /* Stop initiating; record each flow's end state; count who drains on. */
 static void worker_stop(struct worker *w)
 {
@@ -107,7 +114,7 @@ static void worker_stop(struct worker *w)
 
 		if (f->fd >= 0)
 			engine_sock_bufs(f->fd, &f->sndbuf_end, &f->rcvbuf_end);
-		if (f->tx && f->fd >= 0 && !w->e->o.udp && w->e->o.kind != ENGINE_CRR)
+		if (flow_has_tcpi(w->e, f))
 			f->has_tcpi = !engine_sock_tcp_info(f->fd, &f->tcpi);
 		if (f->done)
 			continue;
@@ -1006,6 +1013,14 @@ int64_t engine_mark(struct engine *e, int which)
 		f->mark_fails[which] = ctr_get(&f->fails);
 		f->mark_calls[which] = ctr_get(&f->calls);
 	}
+	/* after every flow's counters, so that these system calls do not
+	 * spread the marks over the flows */
+	for (uint32_t i = 0; i < e->nflows; i++) {
+		struct flow *f = e->flows[i];
+
+		f->mark_tcpi_ok[which] = flow_has_tcpi(e, f) &&
+					 !engine_sock_tcp_counts(f->fd, &f->mark_tcpi[which]);
+	}
 	atomic_store(&e->measuring, which == MARK_START ? 1 : 2);
 	return t;
 }
@@ -1172,6 +1187,18 @@ void engine_flow_result(const struct engine *e, uint32_t i,
 	out->err = f->err;
 	out->has_tcpi = f->has_tcpi;
 	out->tcpi = f->tcpi;
+	out->has_tcpi_win = f->mark_tcpi_ok[0] && f->mark_tcpi_ok[1];
+	if (out->has_tcpi_win) {
+		const struct proto_tcpi_win *a = &f->mark_tcpi[0], *b = &f->mark_tcpi[1];
+
+		/* the 32-bit counters wrap; their difference is still right */
+		out->tcpi_win.retrans = b->retrans - a->retrans;
+		out->tcpi_win.dsack_dups = b->dsack_dups - a->dsack_dups;
+		out->tcpi_win.reord_seen = b->reord_seen - a->reord_seen;
+		out->tcpi_win.busy_us = delta(a->busy_us, b->busy_us);
+		out->tcpi_win.rwnd_limited_us = delta(a->rwnd_limited_us, b->rwnd_limited_us);
+		out->tcpi_win.sndbuf_limited_us = delta(a->sndbuf_limited_us, b->sndbuf_limited_us);
+	}
 }
 
 void engine_free(struct engine *e)

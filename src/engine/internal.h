@@ -99,6 +99,10 @@ struct flow {
 	/* control thread only */
 	uint64_t mark_bytes[2], mark_msgs[2], mark_lost[2], mark_reord[2],
 		mark_dup[2], mark_fails[2], mark_calls[2];
+	/* a tcp sender's TCP_INFO counters at each mark (the socket stays
+	 * open until engine_free, so the control thread may read it) */
+	struct proto_tcpi_win mark_tcpi[2];
+	bool mark_tcpi_ok[2];
 	uint64_t sndbuf, rcvbuf;
 } __attribute__((aligned(CACHELINE)));
 

@@ -862,6 +862,42 @@ static int add_rr(const struct job_config *c, const struct engine_run *r,
 	return 0;
 }
 
+/* The tcp senders' TCP_INFO over the window, summed over the flows. */
+struct tcp_win {
+	uint32_t n; /* flows that counted it */
+	double retrans, dsack_dups, reord_seen;
+	double busy_pct, rwnd_pct, sndbuf_pct; /* of each sender's window, summed */
+};
+
+static void tcp_win_add(struct tcp_win *w, const struct proto_flow_report *tx,
+			int64_t window_ns)
+{
+	const struct proto_tcpi_win *t = &tx->tcpi_win;
+	double us = (double)window_ns / 1e3;
+
+	if (!tx->has_tcpi_win || window_ns <= 0)
+		return;
+	w->n++;
+	w->retrans += t->retrans;
+	w->dsack_dups += t->dsack_dups;
+	w->reord_seen += t->reord_seen;
+	/* the kernel counts whole jiffies: a share can pass 100 by one */
+	w->busy_pct += fmin(100.0, 100.0 * (double)t->busy_us / us);
+	w->rwnd_pct += fmin(100.0, 100.0 * (double)t->rwnd_limited_us / us);
+	w->sndbuf_pct += fmin(100.0, 100.0 * (double)t->sndbuf_limited_us / us);
+}
+
+/* Where the senders' time went (shares of the window, mean over the
+ * flows) and which of their retransmissions were not needed. */
+static void add_tcp_win(struct base_sample *s, const struct tcp_win *w)
+{
+	base_sample_set(s, "tcp.dsack_dups", "seg", w->dsack_dups);
+	base_sample_set(s, "tcp.reord_seen", "count", w->reord_seen);
+	base_sample_set(s, "tcp.busy_pct", "%", w->busy_pct / w->n);
+	base_sample_set(s, "tcp.rwnd_limited_pct", "%", w->rwnd_pct / w->n);
+	base_sample_set(s, "tcp.sndbuf_limited_pct", "%", w->sndbuf_pct / w->n);
+}
+
 int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 		      const char *label, bool same_host, struct base_sample *s,
 		      struct base_err *err)
@@ -871,6 +907,7 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 	double total = 0, sender = 0, dir_gbps[2] = { 0, 0 }, rate = 0;
 	double rtt_sum = 0, cwnd_sum = 0, *per_flow = NULL;
 	uint32_t ntcpi = 0;
+	struct tcp_win win = { 0 };
 	struct param_ctx pc = { .s = s };
 	int64_t rx_ns_max = 0;
 	int ret;
@@ -930,13 +967,16 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 		f->server_rcvbuf_end = sf->rcvbuf_end;
 		f->has_tcp_info = tx->has_tcpi;
 		if (tx->has_tcpi) {
-			f->tcpi_retrans = tx->tcpi.total_retrans;
+			/* over the window where the sender counted it there */
+			f->tcpi_retrans = tx->has_tcpi_win ? tx->tcpi_win.retrans
+							   : tx->tcpi.total_retrans;
 			f->tcpi_rtt_us = tx->tcpi.rtt_us;
 			f->tcpi_rttvar_us = tx->tcpi.rttvar_us;
 			f->tcpi_snd_cwnd = tx->tcpi.snd_cwnd;
 			f->tcpi_snd_mss = tx->tcpi.snd_mss;
 			f->tcpi_delivery_rate_bps = tx->tcpi.delivery_rate_bps;
 			retrans += tx->tcpi.total_retrans;
+			tcp_win_add(&win, tx, tx_end->window_ns);
 			rtt_sum += tx->tcpi.rtt_us;
 			cwnd_sum += tx->tcpi.snd_cwnd;
 			rate += (double)tx->tcpi.delivery_rate_bps / 1e9;
@@ -979,7 +1019,12 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 		base_sample_set(s, "udp.duplicates", "msg", (double)dup);
 	}
 	if (!job_test_is_udp(c->test) && ntcpi) {
-		base_sample_set(s, "tcp.retransmits", "seg", (double)retrans);
+		/* over the window when every sender counted it there; an
+		 * older server's count runs from connect */
+		base_sample_set(s, "tcp.retransmits", "seg",
+				win.n == ntcpi ? win.retrans : (double)retrans);
+		if (win.n == ntcpi)
+			add_tcp_win(s, &win);
 		base_sample_set(s, "tcp.rtt_us", "us", rtt_sum / ntcpi);
 		base_sample_set(s, "tcp.cwnd", "seg", cwnd_sum / ntcpi);
 		base_sample_set(s, "tcp.delivery_rate_gbps", "Gbps", rate);

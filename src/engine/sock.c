@@ -10,6 +10,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -195,14 +196,23 @@ void engine_sock_bufs(int fd, uint64_t *sndbuf, uint64_t *rcvbuf)
 	*rcvbuf = getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &l) ? 0 : (uint64_t)v;
 }
 
+/* fd's TCP_INFO in *ti, zeroed first: fields newer than the running
+ * kernel stay zero; *len says how much it filled. Returns 0 or -errno. */
+static int tcp_info_of(int fd, struct tcp_info *ti, socklen_t *len)
+{
+	*len = sizeof(*ti);
+	memset(ti, 0, sizeof(*ti));
+	return getsockopt(fd, IPPROTO_TCP, TCP_INFO, ti, len) < 0 ? -errno : 0;
+}
+
 int engine_sock_tcp_info(int fd, struct proto_tcpi *out)
 {
 	struct tcp_info ti;
-	socklen_t l = sizeof(ti);
+	socklen_t l;
+	int ret = tcp_info_of(fd, &ti, &l);
 
-	memset(&ti, 0, sizeof(ti));
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l) < 0)
-		return -errno;
+	if (ret)
+		return ret;
 	out->total_retrans = ti.tcpi_total_retrans;
 	out->rtt_us = ti.tcpi_rtt;
 	out->rttvar_us = ti.tcpi_rttvar;
@@ -211,6 +221,25 @@ int engine_sock_tcp_info(int fd, struct proto_tcpi *out)
 	/* fields newer than the running kernel stay zero (l is shorter) */
 	out->delivery_rate_bps = ti.tcpi_delivery_rate * 8;
 	out->bytes_retrans = ti.tcpi_bytes_retrans;
+	return 0;
+}
+
+int engine_sock_tcp_counts(int fd, struct proto_tcpi_win *out)
+{
+	struct tcp_info ti;
+	socklen_t l;
+	int ret = tcp_info_of(fd, &ti, &l);
+
+	if (ret)
+		return ret;
+	if (l < offsetof(struct tcp_info, tcpi_reord_seen) + sizeof(ti.tcpi_reord_seen))
+		return -ENODATA;
+	out->retrans = ti.tcpi_total_retrans;
+	out->dsack_dups = ti.tcpi_dsack_dups;
+	out->reord_seen = ti.tcpi_reord_seen;
+	out->busy_us = ti.tcpi_busy_time;
+	out->rwnd_limited_us = ti.tcpi_rwnd_limited;
+	out->sndbuf_limited_us = ti.tcpi_sndbuf_limited;
 	return 0;
 }
 

@@ -158,6 +158,16 @@ static json_t *flow_to_json(const struct proto_flow_report *f)
 				  "snd_mss", (json_int_t)f->tcpi.snd_mss,
 				  "delivery_rate_bps", (json_int_t)f->tcpi.delivery_rate_bps,
 				  "bytes_retrans", (json_int_t)f->tcpi.bytes_retrans));
+	if (j && f->has_tcpi_win)
+		json_object_set_new(
+			j, "tcp_info_window",
+			json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
+				  "retrans", (json_int_t)f->tcpi_win.retrans,
+				  "dsack_dups", (json_int_t)f->tcpi_win.dsack_dups,
+				  "reord_seen", (json_int_t)f->tcpi_win.reord_seen,
+				  "busy_us", (json_int_t)f->tcpi_win.busy_us,
+				  "rwnd_limited_us", (json_int_t)f->tcpi_win.rwnd_limited_us,
+				  "sndbuf_limited_us", (json_int_t)f->tcpi_win.sndbuf_limited_us));
 	return j;
 }
 
@@ -221,6 +231,31 @@ static int flow_from_json(const json_t *j, struct proto_flow_report *f,
 		U32_FIELD(ti, "snd_mss", f->tcpi.snd_mss);
 		U64_FIELD(ti, "delivery_rate_bps", f->tcpi.delivery_rate_bps);
 		U64_FIELD(ti, "bytes_retrans", f->tcpi.bytes_retrans);
+	}
+	/* an end older than the window's figures sends none */
+	ti = json_object_get(j, "tcp_info_window");
+	if (ti) {
+		struct proto_tcpi_win *w = &f->tcpi_win;
+
+		if (!json_is_object(ti))
+			return base_err_set(err, -EPROTO, "report: tcp_info_window must be an object");
+		if (!f->tx)
+			return base_err_set(err, -EPROTO,
+					    "report: tcp_info_window on flow %u, which this end did not send on",
+					    f->id);
+		U32_FIELD(ti, "retrans", w->retrans);
+		U32_FIELD(ti, "dsack_dups", w->dsack_dups);
+		U32_FIELD(ti, "reord_seen", w->reord_seen);
+		U64_FIELD(ti, "busy_us", w->busy_us);
+		U64_FIELD(ti, "rwnd_limited_us", w->rwnd_limited_us);
+		U64_FIELD(ti, "sndbuf_limited_us", w->sndbuf_limited_us);
+		if (w->rwnd_limited_us + w->sndbuf_limited_us > w->busy_us)
+			return base_err_set(err, -EPROTO,
+					    "report: tcp_info_window of flow %u: limited %llu + %llu us exceeds busy %llu us",
+					    f->id, (unsigned long long)w->rwnd_limited_us,
+					    (unsigned long long)w->sndbuf_limited_us,
+					    (unsigned long long)w->busy_us);
+		f->has_tcpi_win = true;
 	}
 	return 0;
 }

@@ -15,6 +15,19 @@ struct proto_tcpi {
 	uint64_t delivery_rate_bps, bytes_retrans;
 };
 
+/*
+ * What the sender's TCP_INFO counted between the window's two marks: its
+ * retransmitted segments, the retransmissions the receiver
+ * reported as duplicates (DSACK: they were not needed), the reorderings it
+ * detected, and the time, in microseconds (the kernel counts in jiffies),
+ * that it had data outstanding (busy) and, of that, that the receive
+ * window or the send buffer held it back.
+ */
+struct proto_tcpi_win {
+	uint32_t retrans, dsack_dups, reord_seen;
+	uint64_t busy_us, rwnd_limited_us, sndbuf_limited_us;
+};
+
 /* One end's view of one flow; window = between the two marks. */
 struct proto_flow_report {
 	uint32_t id;
@@ -31,6 +44,9 @@ struct proto_flow_report {
 	int err;       /* errno of a data failure, 0 if none */
 	bool has_tcpi; /* sender's TCP_INFO at stop */
 	struct proto_tcpi tcpi;
+	bool has_tcpi_win; /* sender's TCP_INFO over the window (absent from
+			    * older ends and kernels before 4.19) */
+	struct proto_tcpi_win tcpi_win;
 };
 
 /* Split of CPU time in percent over the window (valid false: unknown). */

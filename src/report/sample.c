@@ -378,6 +378,29 @@ static void print_xcpu(FILE *out, const struct base_sample *s)
 	fputc('\n', out);
 }
 
+/*
+ * One line on the tcp senders' own account of the window (TCP_INFO): how
+ * long they had data in flight and what held them back, and how many of
+ * their retransmissions the receiver reported as duplicates (not needed:
+ * reordering, not loss, set them off).
+ */
+static void print_tcp(FILE *out, const struct base_sample *s)
+{
+	double busy = base_sample_value(s, "tcp.busy_pct");
+	double rtx = base_sample_value(s, "tcp.retransmits");
+	double dsack = base_sample_value(s, "tcp.dsack_dups");
+
+	if (isnan(busy))
+		return;
+	fprintf(out, "tcp: the sender%s data in flight %.1f%% of the window (held back by the receive window %.1f%%, by a full send buffer %.1f%%)",
+		s->nflows > 1 ? "s (mean) had" : " had", busy,
+		base_sample_value(s, "tcp.rwnd_limited_pct"), base_sample_value(s, "tcp.sndbuf_limited_pct"));
+	fprintf(out, "; %.0f retransmits", rtx);
+	if (rtx > 0)
+		fprintf(out, ", %.0f of them reported duplicate by the receiver (DSACK)", dsack);
+	fprintf(out, "; %.0f reorderings seen\n", base_sample_value(s, "tcp.reord_seen"));
+}
+
 void report_sample_table(FILE *out, const struct base_sample *s)
 {
 	const char *test = base_sample_param_get(s, "test", "?");
@@ -439,6 +462,7 @@ void report_sample_table(FILE *out, const struct base_sample *s)
 		      out);
 	print_window(out, s);
 	print_xcpu(out, s);
+	print_tcp(out, s);
 	int width = 40;
 
 	for (size_t i = 0; i < s->nmetrics; i++)

@@ -89,6 +89,18 @@ check "granted buffers are the doubled requests on both ends" \
 check "recv direction: the client receives" \
 	jtrue "$TMP/buf.json" 'd["flows"][0]["dir"] == "recv" and d["flows"][0]["receiver_total_bytes"] == d["flows"][0]["sender_total_bytes"] > 0 and "rcvbuf=8192" in d["config"]["key"] and "nodelay=1" in d["config"]["key"]'
 
+# The sender's TCP_INFO over the window: a receive buffer of 8K (16K
+# granted) against 128K writes holds the sender back by the receive window,
+# autotuned buffers (tcp.json) far less.
+timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --remote-rcvbuf 8K --json >"$TMP/rwnd.json"
+check "tcp_info over the window: shares within 0..100 and within busy, retransmits the flows' sum, in both runs" \
+	jtrue "$TMP/rwnd.json" 'all(0 <= v(k) <= 100 for k in ("tcp.busy_pct", "tcp.rwnd_limited_pct", "tcp.sndbuf_limited_pct")) and v("tcp.rwnd_limited_pct") + v("tcp.sndbuf_limited_pct") <= v("tcp.busy_pct") + 1e-9 and v("tcp.reord_seen") >= 0 and v("tcp.retransmits") == sum(f["tcp_info"]["retransmits"] for f in d["flows"])' &&
+	jtrue "$TMP/tcp.json" 'all(0 <= v(k) <= 100 for k in ("tcp.busy_pct", "tcp.rwnd_limited_pct", "tcp.sndbuf_limited_pct")) and v("tcp.retransmits") == sum(f["tcp_info"]["retransmits"] for f in d["flows"])'
+rw_small=$(jpy "$TMP/rwnd.json" 'round(v("tcp.rwnd_limited_pct"), 2)')
+rw_auto=$(jpy "$TMP/tcp.json" 'round(v("tcp.rwnd_limited_pct"), 2)')
+checkx "a 16K receive window holds the sender back longer than autotuned ones ($rw_small% against $rw_auto% of the window)" \
+	"python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > float(sys.argv[2]))' '$rw_small' '$rw_auto'"
+
 # bidir measures both directions.
 timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --dir bidir -n 2 --json >"$TMP/bidir.json"
 check "bidir: 2 flows each way, both directions carry data" \

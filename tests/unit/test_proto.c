@@ -802,6 +802,10 @@ static void make_report(struct proto_end_report *r)
 			  .snd_cwnd = 640, .snd_mss = 65483,
 			  .delivery_rate_bps = 41000000000ULL,
 			  .bytes_retrans = 786432 },
+		.has_tcpi_win = true,
+		.tcpi_win = { .retrans = 9, .dsack_dups = 7, .reord_seen = 36,
+			      .busy_us = 5000004,
+			      .rwnd_limited_us = 1000000, .sndbuf_limited_us = 3000000 },
 	};
 	sample_flows[1] = (struct proto_flow_report){
 		.id = 1, .tx = false, .win_bytes = 123, .win_msgs = 4,
@@ -855,6 +859,13 @@ static void expect_flow_equal(const struct proto_flow_report *a,
 	assert_int_equal(a->tcpi.snd_mss, b->tcpi.snd_mss);
 	assert_int_equal(a->tcpi.delivery_rate_bps, b->tcpi.delivery_rate_bps);
 	assert_int_equal(a->tcpi.bytes_retrans, b->tcpi.bytes_retrans);
+	assert_int_equal(a->has_tcpi_win, b->has_tcpi_win);
+	assert_int_equal(a->tcpi_win.retrans, b->tcpi_win.retrans);
+	assert_int_equal(a->tcpi_win.dsack_dups, b->tcpi_win.dsack_dups);
+	assert_int_equal(a->tcpi_win.reord_seen, b->tcpi_win.reord_seen);
+	assert_int_equal(a->tcpi_win.busy_us, b->tcpi_win.busy_us);
+	assert_int_equal(a->tcpi_win.rwnd_limited_us, b->tcpi_win.rwnd_limited_us);
+	assert_int_equal(a->tcpi_win.sndbuf_limited_us, b->tcpi_win.sndbuf_limited_us);
 }
 
 static void test_end_report_json_round_trip_with_two_flows(void **state)
@@ -896,6 +907,13 @@ static void test_end_report_json_round_trip_with_two_flows(void **state)
 	assert_int_equal(json_object_del(json_object_get(j, "cpu_all"), "busy_ticks"), 0);
 	assert_int_equal(proto_end_report_from_json(j, 2, &out, &err), 0);
 	assert_true(out.cpu_all.busy == 19.4375 && out.cpu_all.busy_ticks == 19.4375);
+	proto_end_report_release(&out);
+	/* a peer from before the window's TCP_INFO sends none: not an error */
+	assert_int_equal(json_object_del(json_array_get(json_object_get(j, "flows"), 0),
+					 "tcp_info_window"), 0);
+	assert_int_equal(proto_end_report_from_json(j, 2, &out, &err), 0);
+	assert_true(out.flows[0].has_tcpi);
+	assert_false(out.flows[0].has_tcpi_win);
 	proto_end_report_release(&out);
 	json_decref(j);
 }
@@ -1051,6 +1069,48 @@ static void set_tcpi_cwnd_over_u32(json_t *j)
 {
 	json_object_set_new(json_object_get(flow0(j), "tcp_info"), "snd_cwnd",
 			    json_integer(1LL << 32));
+}
+
+static void set_tcpi_win_limited_over_busy(json_t *j)
+{
+	json_object_set_new(json_object_get(flow0(j), "tcp_info_window"),
+			    "rwnd_limited_us", json_integer(2000005));
+}
+
+static void set_tcpi_win_not_object(json_t *j)
+{
+	json_object_set_new(flow0(j), "tcp_info_window", json_integer(3));
+}
+
+static void set_tcpi_win_on_receiver(json_t *j)
+{
+	json_object_set_new(flow1(j), "tcp_info_window",
+			    json_deep_copy(json_object_get(flow0(j), "tcp_info_window")));
+}
+
+static void set_tcpi_win_dsack_over_u32(json_t *j)
+{
+	json_object_set_new(json_object_get(flow0(j), "tcp_info_window"),
+			    "dsack_dups", json_integer(1LL << 32));
+}
+
+static void set_tcpi_win_busy_missing(json_t *j)
+{
+	json_object_del(json_object_get(flow0(j), "tcp_info_window"), "busy_us");
+}
+
+/* The window's TCP_INFO: its shares must fit in the time it was busy, only
+ * a sender has it, and its fields are checked as tcp_info's are. */
+static void test_end_report_rejects_bad_tcp_info_window(void **state)
+{
+	(void)state;
+	check_report_rejected(set_tcpi_win_limited_over_busy, 2,
+			      "limited 2000005 + 3000000 us exceeds busy 5000004 us");
+	check_report_rejected(set_tcpi_win_not_object, 2, "tcp_info_window must be an object");
+	check_report_rejected(set_tcpi_win_on_receiver, 2,
+			      "tcp_info_window on flow 1, which this end did not send on");
+	check_report_rejected(set_tcpi_win_dsack_over_u32, 2, "'dsack_dups' = 4294967296");
+	check_report_rejected(set_tcpi_win_busy_missing, 2, "busy_us");
 }
 
 /* 32-bit TCP_INFO fields over 2^32-1 are errors, not truncations. */
@@ -1431,6 +1491,7 @@ int main(void)
 		cmocka_unit_test(test_end_report_rejects_wrong_types),
 		cmocka_unit_test(test_end_report_rejects_negative_counts),
 		cmocka_unit_test(test_end_report_rejects_tcp_info_over_32_bits),
+		cmocka_unit_test(test_end_report_rejects_bad_tcp_info_window),
 		cmocka_unit_test(test_end_report_rejects_err_outside_errno_range),
 		cmocka_unit_test(test_end_report_rejects_cpu_values_that_are_not_percentages),
 		cmocka_unit_test(test_end_report_accepts_cpu_at_0_and_100),

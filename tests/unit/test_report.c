@@ -1204,6 +1204,35 @@ static void test_sample_table_shows_buffers_at_the_end(void **state)
 	base_sample_release(&s);
 }
 
+/* The tcp line: the sender's time and its retransmissions, the DSACK share
+ * only when there were any; none without the window's TCP_INFO. */
+static void test_sample_table_tcp_line(void **state)
+{
+	static const char *const cfg[] = { "test=tcp_stream" };
+	struct base_sample s;
+	char *text;
+
+	(void)state;
+	make_sample(&s, "A", cfg, 1, "throughput.gbps", "Gbps", 35);
+	base_sample_set(&s, "tcp.retransmits", "seg", 29);
+	text = capture_sample_table(&s);
+	assert_null(strstr(text, "\ntcp: "));
+	free(text);
+	base_sample_set(&s, "tcp.busy_pct", "%", 99.04);
+	base_sample_set(&s, "tcp.rwnd_limited_pct", "%", 9.25);
+	base_sample_set(&s, "tcp.sndbuf_limited_pct", "%", 0);
+	base_sample_set(&s, "tcp.dsack_dups", "seg", 27);
+	base_sample_set(&s, "tcp.reord_seen", "count", 47);
+	expect_sample_table_has(&s, "\ntcp: the sender had data in flight 99.0% of the window (held back by the receive window 9.2%, by a full send buffer 0.0%); 29 retransmits, 27 of them reported duplicate by the receiver (DSACK); 47 reorderings seen\n");
+	base_sample_set(&s, "tcp.retransmits", "seg", 0);
+	base_sample_set(&s, "tcp.dsack_dups", "seg", 0);
+	text = capture_sample_table(&s);
+	assert_non_null(strstr(text, "; 0 retransmits; 47 reorderings seen\n"));
+	assert_null(strstr(text, "DSACK"));
+	free(text);
+	base_sample_release(&s);
+}
+
 /* What the .paired row's note says of its pairs: the runs left without a
  * partner, one or more; one order in every pair; both orders. */
 static void test_paired_note_counts_and_orders(void **state)
@@ -1696,6 +1725,7 @@ int main(void)
 		cmocka_unit_test(test_html_window_lines_of_long_windows_are_averaged),
 		cmocka_unit_test(test_explain_admits_shares_and_rates_not_relatives),
 		cmocka_unit_test(test_sample_table_shows_buffers_at_the_end),
+		cmocka_unit_test(test_sample_table_tcp_line),
 		cmocka_unit_test(test_paired_note_counts_and_orders),
 		cmocka_unit_test(test_fdr_note_and_summary),
 		cmocka_unit_test(test_fdr_note_of_a_paired_row),

@@ -393,6 +393,36 @@ static void test_result_two_machines(void **state)
 	assert_float_equal(metric(f, "window.starved"), 1, 0);
 }
 
+/* The sender's TCP_INFO: retransmissions over the window where it counted
+ * them there (the connection's total otherwise), and its time as shares
+ * of its window. */
+static void test_result_tcp_info_over_the_window(void **state)
+{
+	struct fixture *f = *state;
+	struct proto_flow_report *tx = &f->flow[0];
+
+	tx->has_tcpi = true;
+	tx->tcpi = (struct proto_tcpi){ .total_retrans = 98, .rtt_us = 50, .snd_cwnd = 16 };
+	build(f);
+	assert_float_equal(metric(f, "tcp.retransmits"), 98, 0);
+	assert_false(has(f, "tcp.busy_pct"));
+	assert_false(has(f, "tcp.dsack_dups"));
+
+	tx->has_tcpi_win = true;
+	tx->tcpi_win = (struct proto_tcpi_win){ .retrans = 8, .dsack_dups = 7, .reord_seen = 36,
+						.busy_us = 1004000, .rwnd_limited_us = 250000,
+						.sndbuf_limited_us = 100000 };
+	build(f);
+	assert_float_equal(metric(f, "tcp.retransmits"), 8, 0);
+	assert_int_equal(f->s.flows[0].tcpi_retrans, 8);
+	assert_float_equal(metric(f, "tcp.dsack_dups"), 7, 0);
+	assert_float_equal(metric(f, "tcp.reord_seen"), 36, 0);
+	/* a whole jiffy past the window is the kernel's rounding: 100% */
+	assert_float_equal(metric(f, "tcp.busy_pct"), 100, 0);
+	assert_float_equal(metric(f, "tcp.rwnd_limited_pct"), 25, 1e-9);
+	assert_float_equal(metric(f, "tcp.sndbuf_limited_pct"), 10, 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +434,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_result_longest_wait_or_the_mean, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_shared_cpus_not_judged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_two_machines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_tcp_info_over_the_window, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
