@@ -566,8 +566,15 @@ for row in "${ROWS[@]}"; do
 		fl = (fo >= 3 && fp >= 3) ? sprintf("; with the dd floor: ours r = %.2f, %s r = %.2f", ro, p, rp) : ""
 		printf "shared drift     in %-36s ours and %s over %d repetitions: r = %.2f%s; ours/%s per repetition: cov %.2f %%\n",
 			d ":", p, n, r, fl, p, qc
-		printf "own noise        in %-36s shared by both %.2f %%; ours own %.2f %%, %s own %.2f %% (own o/p %s)\n",
-			d ":", sh, oo, p, op, (op > 0 ? sprintf("%.2f", oo / op) : "-") }'
+		printf "own noise        in %-36s shared by both %.2f %%; ours own %.2f %%, %s own %.2f %% (own o/p %s)",
+			d ":", sh, oo, p, op, (op > 0 ? sprintf("%.2f", oo / op) : "-")
+		# cov^2 = shared^2 + own^2 for each tool: ours at most half the
+		# peer needs 4 (shared^2 + ours own^2) <= shared^2 + peer own^2
+		room = (op * op - 3 * sh * sh) / 4
+		if (room < 0)
+			printf "; the target is out of reach of any tool here: the shared part alone is over 0.58 of %s'"'"'s own\n", p
+		else
+			printf "; the target needs ours'"'"' own at most %.2f %%\n", sqrt(room) }'
 done
 for row in "${ROWS[@]}"; do
 	[ -s "$tmp/$row.levels" ] || continue
@@ -607,7 +614,8 @@ echo "(variance of its ln figure over the repetitions) split into the part that 
 echo "(their covariance: the machine) and the rest, the tool's own; all as % of the mean (an"
 echo "own part the shared one exceeds shows as 0).  No tool takes the shared part out of its"
 echo "own runs: ours' cov is at most half the peer's only if 3 shared^2 + 4 own^2 <= peer own^2,"
-echo "so with the shared part over 0.58 of the peer's own even a tool of no noise misses it."
+echo "so with the shared part over 0.58 of the peer's own even a tool of no noise misses it;"
+echo "each row says which holds: the own noise the target leaves ours, or out of reach."
 echo "adjusted for it: ours' figures with what went with the cpus' distance taken out (ln figure"
 echo "regressed on ln host.xcpu_ns over ours' runs of the row, each run moved along the slope to"
 echo "the geometric mean distance, as compare's .xcpu_adj row does between two labels): the"
