@@ -1192,9 +1192,11 @@ void engine_flow_result(const struct engine *e, uint32_t i,
 		const struct proto_tcpi_win *a = &f->mark_tcpi[0], *b = &f->mark_tcpi[1];
 
 		/* the 32-bit counters wrap; their difference is still right */
+		out->tcpi_win.data_segs_out = b->data_segs_out - a->data_segs_out;
 		out->tcpi_win.retrans = b->retrans - a->retrans;
 		out->tcpi_win.dsack_dups = b->dsack_dups - a->dsack_dups;
 		out->tcpi_win.reord_seen = b->reord_seen - a->reord_seen;
+		out->tcpi_win.bytes_sent = delta(a->bytes_sent, b->bytes_sent);
 		out->tcpi_win.busy_us = delta(a->busy_us, b->busy_us);
 		out->tcpi_win.rwnd_limited_us = delta(a->rwnd_limited_us, b->rwnd_limited_us);
 		out->tcpi_win.sndbuf_limited_us = delta(a->sndbuf_limited_us, b->sndbuf_limited_us);

@@ -865,6 +865,7 @@ static int add_rr(const struct job_config *c, const struct engine_run *r,
 /* The tcp senders' TCP_INFO over the window, summed over the flows. */
 struct tcp_win {
 	uint32_t n; /* flows that counted it */
+	double data_segs, bytes_sent, calls; /* calls: the senders' writes */
 	double retrans, dsack_dups, reord_seen;
 	double busy_pct, rwnd_pct, sndbuf_pct; /* of each sender's window, summed */
 };
@@ -878,6 +879,9 @@ static void tcp_win_add(struct tcp_win *w, const struct proto_flow_report *tx,
 	if (!tx->has_tcpi_win || window_ns <= 0)
 		return;
 	w->n++;
+	w->data_segs += t->data_segs_out;
+	w->bytes_sent += (double)t->bytes_sent;
+	w->calls += (double)tx->win_calls;
 	w->retrans += t->retrans;
 	w->dsack_dups += t->dsack_dups;
 	w->reord_seen += t->reord_seen;
@@ -887,10 +891,14 @@ static void tcp_win_add(struct tcp_win *w, const struct proto_flow_report *tx,
 	w->sndbuf_pct += fmin(100.0, 100.0 * (double)t->sndbuf_limited_us / us);
 }
 
-/* Where the senders' time went (shares of the window, mean over the
- * flows) and which of their retransmissions were not needed. */
+/* How the senders cut the stream (their own sockets' data segments: no
+ * ACKs, no other traffic, unlike snmp.Tcp.OutSegs.per_write), where their
+ * time went (shares of the window, mean over the flows) and which of
+ * their retransmissions were not needed. */
 static void add_tcp_win(struct base_sample *s, const struct tcp_win *w)
 {
+	set_ratio(s, "tcp.bytes_per_seg", w->bytes_sent, w->data_segs);
+	set_ratio(s, "tcp.data_segs.per_write", w->data_segs, w->calls);
 	base_sample_set(s, "tcp.dsack_dups", "seg", w->dsack_dups);
 	base_sample_set(s, "tcp.reord_seen", "count", w->reord_seen);
 	base_sample_set(s, "tcp.busy_pct", "%", w->busy_pct / w->n);

@@ -234,6 +234,8 @@ int engine_sock_tcp_counts(int fd, struct proto_tcpi_win *out)
 		return ret;
 	if (l < offsetof(struct tcp_info, tcpi_reord_seen) + sizeof(ti.tcpi_reord_seen))
 		return -ENODATA;
+	out->data_segs_out = ti.tcpi_data_segs_out;
+	out->bytes_sent = ti.tcpi_bytes_sent;
 	out->retrans = ti.tcpi_total_retrans;
 	out->dsack_dups = ti.tcpi_dsack_dups;
 	out->reord_seen = ti.tcpi_reord_seen;

@@ -161,7 +161,9 @@ static json_t *flow_to_json(const struct proto_flow_report *f)
 	if (j && f->has_tcpi_win)
 		json_object_set_new(
 			j, "tcp_info_window",
-			json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
+			json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+				  "data_segs_out", (json_int_t)f->tcpi_win.data_segs_out,
+				  "bytes_sent", (json_int_t)f->tcpi_win.bytes_sent,
 				  "retrans", (json_int_t)f->tcpi_win.retrans,
 				  "dsack_dups", (json_int_t)f->tcpi_win.dsack_dups,
 				  "reord_seen", (json_int_t)f->tcpi_win.reord_seen,
@@ -243,6 +245,8 @@ static int flow_from_json(const json_t *j, struct proto_flow_report *f,
 			return base_err_set(err, -EPROTO,
 					    "report: tcp_info_window on flow %u, which this end did not send on",
 					    f->id);
+		U32_FIELD(ti, "data_segs_out", w->data_segs_out);
+		U64_FIELD(ti, "bytes_sent", w->bytes_sent);
 		U32_FIELD(ti, "retrans", w->retrans);
 		U32_FIELD(ti, "dsack_dups", w->dsack_dups);
 		U32_FIELD(ti, "reord_seen", w->reord_seen);

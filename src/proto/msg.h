@@ -16,16 +16,17 @@ struct proto_tcpi {
 };
 
 /*
- * What the sender's TCP_INFO counted between the window's two marks: its
- * retransmitted segments, the retransmissions the receiver
+ * What the sender's TCP_INFO counted between the window's two marks: the
+ * segments that carried data and their bytes (retransmissions included),
+ * its retransmitted segments, the retransmissions the receiver
  * reported as duplicates (DSACK: they were not needed), the reorderings it
  * detected, and the time, in microseconds (the kernel counts in jiffies),
  * that it had data outstanding (busy) and, of that, that the receive
  * window or the send buffer held it back.
  */
 struct proto_tcpi_win {
-	uint32_t retrans, dsack_dups, reord_seen;
-	uint64_t busy_us, rwnd_limited_us, sndbuf_limited_us;
+	uint32_t data_segs_out, retrans, dsack_dups, reord_seen;
+	uint64_t bytes_sent, busy_us, rwnd_limited_us, sndbuf_limited_us;
 };
 
 /* One end's view of one flow; window = between the two marks. */

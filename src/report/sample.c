@@ -380,9 +380,9 @@ static void print_xcpu(FILE *out, const struct base_sample *s)
 
 /*
  * One line on the tcp senders' own account of the window (TCP_INFO): how
- * long they had data in flight and what held them back, and how many of
+ * long they had data in flight and what held them back, how many of
  * their retransmissions the receiver reported as duplicates (not needed:
- * reordering, not loss, set them off).
+ * reordering, not loss, set them off), and how they cut the stream.
  */
 static void print_tcp(FILE *out, const struct base_sample *s)
 {
@@ -398,7 +398,12 @@ static void print_tcp(FILE *out, const struct base_sample *s)
 	fprintf(out, "; %.0f retransmits", rtx);
 	if (rtx > 0)
 		fprintf(out, ", %.0f of them reported duplicate by the receiver (DSACK)", dsack);
-	fprintf(out, "; %.0f reorderings seen\n", base_sample_value(s, "tcp.reord_seen"));
+	fprintf(out, "; %.0f reorderings seen", base_sample_value(s, "tcp.reord_seen"));
+	if (!isnan(base_sample_value(s, "tcp.bytes_per_seg")))
+		fprintf(out, "; %.0f B per data segment, %.2f segments per write",
+			base_sample_value(s, "tcp.bytes_per_seg"),
+			base_sample_value(s, "tcp.data_segs.per_write"));
+	fputc('\n', out);
 }
 
 void report_sample_table(FILE *out, const struct base_sample *s)

@@ -96,6 +96,9 @@ timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --remote-rcvbuf 8K --json >"$T
 check "tcp_info over the window: shares within 0..100 and within busy, retransmits the flows' sum, in both runs" \
 	jtrue "$TMP/rwnd.json" 'all(0 <= v(k) <= 100 for k in ("tcp.busy_pct", "tcp.rwnd_limited_pct", "tcp.sndbuf_limited_pct")) and v("tcp.rwnd_limited_pct") + v("tcp.sndbuf_limited_pct") <= v("tcp.busy_pct") + 1e-9 and v("tcp.reord_seen") >= 0 and v("tcp.retransmits") == sum(f["tcp_info"]["retransmits"] for f in d["flows"])' &&
 	jtrue "$TMP/tcp.json" 'all(0 <= v(k) <= 100 for k in ("tcp.busy_pct", "tcp.rwnd_limited_pct", "tcp.sndbuf_limited_pct")) and v("tcp.retransmits") == sum(f["tcp_info"]["retransmits"] for f in d["flows"])'
+check "tcp_info over the window: at most an MSS per data segment, and segments per write times bytes per segment the bytes per write (within 5%)" \
+	jtrue "$TMP/rwnd.json" '0 < v("tcp.bytes_per_seg") <= max(f["tcp_info"]["snd_mss"] for f in d["flows"]) and abs(v("tcp.bytes_per_seg") * v("tcp.data_segs.per_write") / v("io.bytes_per_send") - 1) < 0.05' &&
+	jtrue "$TMP/tcp.json" '0 < v("tcp.bytes_per_seg") <= max(f["tcp_info"]["snd_mss"] for f in d["flows"]) and abs(v("tcp.bytes_per_seg") * v("tcp.data_segs.per_write") / v("io.bytes_per_send") - 1) < 0.05'
 rw_small=$(jpy "$TMP/rwnd.json" 'round(v("tcp.rwnd_limited_pct"), 2)')
 rw_auto=$(jpy "$TMP/tcp.json" 'round(v("tcp.rwnd_limited_pct"), 2)')
 checkx "a 16K receive window holds the sender back longer than autotuned ones ($rw_small% against $rw_auto% of the window)" \

@@ -803,7 +803,7 @@ static void make_report(struct proto_end_report *r)
 			  .delivery_rate_bps = 41000000000ULL,
 			  .bytes_retrans = 786432 },
 		.has_tcpi_win = true,
-		.tcpi_win = { .retrans = 9, .dsack_dups = 7, .reord_seen = 36,
+		.tcpi_win = { .data_segs_out = 76352, .bytes_sent = 5000065536ULL, .retrans = 9, .dsack_dups = 7, .reord_seen = 36,
 			      .busy_us = 5000004,
 			      .rwnd_limited_us = 1000000, .sndbuf_limited_us = 3000000 },
 	};
@@ -860,6 +860,8 @@ static void expect_flow_equal(const struct proto_flow_report *a,
 	assert_int_equal(a->tcpi.delivery_rate_bps, b->tcpi.delivery_rate_bps);
 	assert_int_equal(a->tcpi.bytes_retrans, b->tcpi.bytes_retrans);
 	assert_int_equal(a->has_tcpi_win, b->has_tcpi_win);
+	assert_int_equal(a->tcpi_win.data_segs_out, b->tcpi_win.data_segs_out);
+	assert_int_equal(a->tcpi_win.bytes_sent, b->tcpi_win.bytes_sent);
 	assert_int_equal(a->tcpi_win.retrans, b->tcpi_win.retrans);
 	assert_int_equal(a->tcpi_win.dsack_dups, b->tcpi_win.dsack_dups);
 	assert_int_equal(a->tcpi_win.reord_seen, b->tcpi_win.reord_seen);

@@ -1224,10 +1224,13 @@ static void test_sample_table_tcp_line(void **state)
 	base_sample_set(&s, "tcp.dsack_dups", "seg", 27);
 	base_sample_set(&s, "tcp.reord_seen", "count", 47);
 	expect_sample_table_has(&s, "\ntcp: the sender had data in flight 99.0% of the window (held back by the receive window 9.2%, by a full send buffer 0.0%); 29 retransmits, 27 of them reported duplicate by the receiver (DSACK); 47 reorderings seen\n");
+	base_sample_set(&s, "tcp.bytes_per_seg", "", 44674.2);
+	base_sample_set(&s, "tcp.data_segs.per_write", "", 2.934);
+	expect_sample_table_has(&s, "; 47 reorderings seen; 44674 B per data segment, 2.93 segments per write\n");
 	base_sample_set(&s, "tcp.retransmits", "seg", 0);
 	base_sample_set(&s, "tcp.dsack_dups", "seg", 0);
 	text = capture_sample_table(&s);
-	assert_non_null(strstr(text, "; 0 retransmits; 47 reorderings seen\n"));
+	assert_non_null(strstr(text, "; 0 retransmits; 47 reorderings seen; "));
 	assert_null(strstr(text, "DSACK"));
 	free(text);
 	base_sample_release(&s);

@@ -409,7 +409,9 @@ static void test_result_tcp_info_over_the_window(void **state)
 	assert_false(has(f, "tcp.dsack_dups"));
 
 	tx->has_tcpi_win = true;
-	tx->tcpi_win = (struct proto_tcpi_win){ .retrans = 8, .dsack_dups = 7, .reord_seen = 36,
+	tx->win_calls = 19074;
+	tx->tcpi_win = (struct proto_tcpi_win){ .data_segs_out = 38148, .bytes_sent = 2500065536ULL,
+						.retrans = 8, .dsack_dups = 7, .reord_seen = 36,
 						.busy_us = 1004000, .rwnd_limited_us = 250000,
 						.sndbuf_limited_us = 100000 };
 	build(f);
@@ -421,6 +423,14 @@ static void test_result_tcp_info_over_the_window(void **state)
 	assert_float_equal(metric(f, "tcp.busy_pct"), 100, 0);
 	assert_float_equal(metric(f, "tcp.rwnd_limited_pct"), 25, 1e-9);
 	assert_float_equal(metric(f, "tcp.sndbuf_limited_pct"), 10, 1e-9);
+	/* the sender's own data segments, retransmissions included */
+	assert_float_equal(metric(f, "tcp.bytes_per_seg"), 2500065536.0 / 38148, 1e-6);
+	assert_float_equal(metric(f, "tcp.data_segs.per_write"), 2, 1e-12);
+	/* a window without a write has no segments per write */
+	tx->win_calls = 0;
+	build(f);
+	assert_false(has(f, "tcp.data_segs.per_write"));
+	assert_true(has(f, "tcp.bytes_per_seg"));
 }
 
 int main(void)
