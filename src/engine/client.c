@@ -705,9 +705,13 @@ static int run_test(struct client *c, struct engine_run *out,
 	t_end = c->t_go + c->warmup_ns + cfg->duration_ns;
 	if ((ret = watch(c, t_end, err)))
 		goto out;
+	/* the server closes its window on "stop": before this end's slower
+	 * collectors run, so that neither window takes them in */
+	engine_meter_close(&c->meter, c->eng);
+	ret = send_msg(c, proto_msg("stop", NULL), err);
 	engine_meter_mark(&c->meter, c->eng, 1);
 	c->marked = false;
-	if ((ret = send_msg(c, proto_msg("stop", NULL), err)))
+	if (ret)
 		goto out;
 	engine_stop(c->eng);
 	jret = engine_join(c->eng);

@@ -274,6 +274,12 @@ void engine_meter_ticks_from(struct engine_meter *m, int64_t t_go_ns)
 	m->tick_go_ns = t_go_ns;
 }
 
+void engine_meter_close(struct engine_meter *m, struct engine *e)
+{
+	m->t_ns[1] = engine_mark(e, 1);
+	m->closed = true;
+}
+
 void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 {
 	/* the closing mark reads the engine first, the opening one last, so
@@ -283,7 +289,8 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 	if (which == 0)
 		read_others(m, 0);
 	if (which == 1) {
-		m->t_ns[1] = engine_mark(e, 1);
+		if (!m->closed)
+			engine_meter_close(m, e);
 		read_tasks(m, e, 1);
 		if (m->prof && m->prof_ok && collect_profile_stop(m->prof, &err)) {
 			m->prof_ok = false;

@@ -49,6 +49,7 @@ struct engine_meter {
 	struct collect_cpustat *stat[2];
 	struct collect_rusage ru[2];
 	int64_t t_ns[2];
+	bool closed; /* the engine's counters closed (engine_meter_close) */
 	bool marked[2], ctr_ok[2];
 	struct base_err ctr_err;
 	struct base_err idle_err; /* why the idle states were left out */
@@ -87,6 +88,14 @@ int engine_meter_init(struct engine_meter *m, const struct base_cpulist *cpus,
 void engine_meter_release(struct engine_meter *m);
 /* Open (0) or close (1) the window: engine counters, /proc/stat, rusage. */
 void engine_meter_mark(struct engine_meter *m, struct engine *e, int which);
+/*
+ * Close the window's engine counters now, ahead of engine_meter_mark(m, e,
+ * 1), which then reads the rest (the probes, /proc). The client closes
+ * first and tells the server at once: the collectors' reads after the
+ * mark take milliseconds of a CPU, which the server's window would
+ * otherwise take in (on one machine: drops at its receiving socket).
+ */
+void engine_meter_close(struct engine_meter *m, struct engine *e);
 /*
  * The server's ticks fall at t_go_ns + k * ENGINE_TICK_NS (CLOCK_MONOTONIC;
  * the client's "start", a loopback message and up to a poll's millisecond
