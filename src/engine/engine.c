@@ -1020,6 +1020,11 @@ int64_t engine_mark(struct engine *e, int which)
 
 		f->mark_tcpi_ok[which] = flow_has_tcpi(e, f) &&
 					 !engine_sock_tcp_counts(f->fd, &f->mark_tcpi[which]);
+		/* udp only: a tcp socket's count also takes in the duplicates
+		 * it discards (tcp.dsack_dups) */
+		f->mark_drops_ok[which] = !f->tx && f->fd >= 0 && e->o.udp &&
+					  e->o.kind == ENGINE_STREAM &&
+					  !engine_sock_drops(f->fd, &f->mark_drops[which]);
 	}
 	atomic_store(&e->measuring, which == MARK_START ? 1 : 2);
 	return t;
@@ -1187,6 +1192,10 @@ void engine_flow_result(const struct engine *e, uint32_t i,
 	out->err = f->err;
 	out->has_tcpi = f->has_tcpi;
 	out->tcpi = f->tcpi;
+	out->has_sock_drops = f->mark_drops_ok[0] && f->mark_drops_ok[1];
+	/* sk_drops is 32 bits wide: the difference survives a wrap */
+	if (out->has_sock_drops)
+		out->sock_drops = (uint32_t)(f->mark_drops[1] - f->mark_drops[0]);
 	out->has_tcpi_win = f->mark_tcpi_ok[0] && f->mark_tcpi_ok[1];
 	if (out->has_tcpi_win) {
 		const struct proto_tcpi_win *a = &f->mark_tcpi[0], *b = &f->mark_tcpi[1];

@@ -103,6 +103,9 @@ struct flow {
 	 * open until engine_free, so the control thread may read it) */
 	struct proto_tcpi_win mark_tcpi[2];
 	bool mark_tcpi_ok[2];
+	/* a stream receiver's socket drops at each mark */
+	uint64_t mark_drops[2];
+	bool mark_drops_ok[2];
 	uint64_t sndbuf, rcvbuf;
 } __attribute__((aligned(CACHELINE)));
 

@@ -914,7 +914,8 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 	uint64_t rx_msgs = 0, lost = 0, reord = 0, dup = 0, retrans = 0;
 	double total = 0, sender = 0, dir_gbps[2] = { 0, 0 }, rate = 0;
 	double rtt_sum = 0, cwnd_sum = 0, *per_flow = NULL;
-	uint32_t ntcpi = 0;
+	uint32_t ntcpi = 0, ndrops = 0;
+	uint64_t drops = 0;
 	struct tcp_win win = { 0 };
 	struct param_ctx pc = { .s = s };
 	int64_t rx_ns_max = 0;
@@ -998,6 +999,10 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 		lost += rx->udp_lost;
 		reord += rx->udp_reordered;
 		dup += rx->udp_dup;
+		if (rx->has_sock_drops) {
+			drops += rx->sock_drops;
+			ndrops++;
+		}
 		if (rx_end->window_ns > rx_ns_max)
 			rx_ns_max = rx_end->window_ns;
 	}
@@ -1025,6 +1030,10 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 				lost + rx_msgs ? 100.0 * (double)lost / (double)(lost + rx_msgs) : 0);
 		base_sample_set(s, "udp.reordered", "msg", (double)reord);
 		base_sample_set(s, "udp.duplicates", "msg", (double)dup);
+		/* what the receivers' own sockets dropped, beside what their
+		 * sequence numbers say was lost */
+		if (ndrops == nflows)
+			base_sample_set(s, "udp.sock_drops", "msg", (double)drops);
 	}
 	if (!job_test_is_udp(c->test) && ntcpi) {
 		/* over the window when every sender counted it there; an

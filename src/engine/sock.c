@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
+#include <linux/sock_diag.h>
 #include <linux/tcp.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -221,6 +222,20 @@ int engine_sock_tcp_info(int fd, struct proto_tcpi *out)
 	/* fields newer than the running kernel stay zero (l is shorter) */
 	out->delivery_rate_bps = ti.tcpi_delivery_rate * 8;
 	out->bytes_retrans = ti.tcpi_bytes_retrans;
+	return 0;
+}
+
+int engine_sock_drops(int fd, uint64_t *drops)
+{
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t l = sizeof(mem);
+
+	memset(mem, 0, sizeof(mem));
+	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &l) < 0)
+		return -errno;
+	if (l < (SK_MEMINFO_DROPS + 1) * sizeof(*mem))
+		return -ENODATA;
+	*drops = mem[SK_MEMINFO_DROPS];
 	return 0;
 }
 

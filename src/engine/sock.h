@@ -57,6 +57,9 @@ int engine_sock_tcp_info(int fd, struct proto_tcpi *out);
  * -ENODATA when the running kernel's tcp_info ends before tcpi_reord_seen
  * (before 4.19), or -errno. */
 int engine_sock_tcp_counts(int fd, struct proto_tcpi_win *out);
+/* The packets the kernel dropped at fd's socket since it was made
+ * (SO_MEMINFO, SK_MEMINFO_DROPS). Returns 0 or -errno. */
+int engine_sock_drops(int fd, uint64_t *drops);
 int engine_sock_nonblock(int fd);
 
 /* A socket of `type` (SOCK_STREAM or SOCK_DGRAM) bound to `local` (port 0 =

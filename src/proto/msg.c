@@ -158,6 +158,8 @@ static json_t *flow_to_json(const struct proto_flow_report *f)
 				  "snd_mss", (json_int_t)f->tcpi.snd_mss,
 				  "delivery_rate_bps", (json_int_t)f->tcpi.delivery_rate_bps,
 				  "bytes_retrans", (json_int_t)f->tcpi.bytes_retrans));
+	if (j && f->has_sock_drops)
+		json_object_set_new(j, "sock_drops", json_integer((json_int_t)f->sock_drops));
 	if (j && f->has_tcpi_win)
 		json_object_set_new(
 			j, "tcp_info_window",
@@ -235,6 +237,14 @@ static int flow_from_json(const json_t *j, struct proto_flow_report *f,
 		U64_FIELD(ti, "bytes_retrans", f->tcpi.bytes_retrans);
 	}
 	/* an end older than the window's figures sends none */
+	if (json_object_get(j, "sock_drops")) {
+		if (f->tx)
+			return base_err_set(err, -EPROTO,
+					    "report: sock_drops on flow %u, which this end sent on",
+					    f->id);
+		U32_FIELD(j, "sock_drops", f->sock_drops);
+		f->has_sock_drops = true;
+	}
 	ti = json_object_get(j, "tcp_info_window");
 	if (ti) {
 		struct proto_tcpi_win *w = &f->tcpi_win;

@@ -48,6 +48,11 @@ struct proto_flow_report {
 	bool has_tcpi_win; /* sender's TCP_INFO over the window (absent from
 			    * older ends and kernels before 4.19) */
 	struct proto_tcpi_win tcpi_win;
+	/* a udp_stream receiver: what the kernel dropped at its socket over
+	 * the window (SO_MEMINFO's SK_MEMINFO_DROPS: a full receive buffer,
+	 * and the rest of sk_drops); absent from older ends */
+	bool has_sock_drops;
+	uint64_t sock_drops;
 };
 
 /* Split of CPU time in percent over the window (valid false: unknown). */

@@ -96,8 +96,13 @@ timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --remote-rcvbuf 8K --json >"$T
 check "tcp_info over the window: shares within 0..100 and within busy, retransmits the flows' sum, in both runs" \
 	jtrue "$TMP/rwnd.json" 'all(0 <= v(k) <= 100 for k in ("tcp.busy_pct", "tcp.rwnd_limited_pct", "tcp.sndbuf_limited_pct")) and v("tcp.rwnd_limited_pct") + v("tcp.sndbuf_limited_pct") <= v("tcp.busy_pct") + 1e-9 and v("tcp.reord_seen") >= 0 and v("tcp.retransmits") == sum(f["tcp_info"]["retransmits"] for f in d["flows"])' &&
 	jtrue "$TMP/tcp.json" 'all(0 <= v(k) <= 100 for k in ("tcp.busy_pct", "tcp.rwnd_limited_pct", "tcp.sndbuf_limited_pct")) and v("tcp.retransmits") == sum(f["tcp_info"]["retransmits"] for f in d["flows"])'
+# Segments per write times bytes per segment is the bytes the kernel sent
+# per write: the bytes written, but for what the send queue held more or
+# less at the marks, and the writes a worker had not yet counted then (up
+# to a batch of them: 8 MB of 128K writes). Against a window of 3 flows at
+# 20 Gbps that is about 1%; the 16K window's 3 Gbps run is left out.
 check "tcp_info over the window: at most an MSS per data segment, and segments per write times bytes per segment the bytes per write (within 5%)" \
-	jtrue "$TMP/rwnd.json" '0 < v("tcp.bytes_per_seg") <= max(f["tcp_info"]["snd_mss"] for f in d["flows"]) and abs(v("tcp.bytes_per_seg") * v("tcp.data_segs.per_write") / v("io.bytes_per_send") - 1) < 0.05' &&
+	jtrue "$TMP/rwnd.json" '0 < v("tcp.bytes_per_seg") <= max(f["tcp_info"]["snd_mss"] for f in d["flows"])' &&
 	jtrue "$TMP/tcp.json" '0 < v("tcp.bytes_per_seg") <= max(f["tcp_info"]["snd_mss"] for f in d["flows"]) and abs(v("tcp.bytes_per_seg") * v("tcp.data_segs.per_write") / v("io.bytes_per_send") - 1) < 0.05'
 rw_small=$(jpy "$TMP/rwnd.json" 'round(v("tcp.rwnd_limited_pct"), 2)')
 rw_auto=$(jpy "$TMP/tcp.json" 'round(v("tcp.rwnd_limited_pct"), 2)')
@@ -254,6 +259,9 @@ check "udp: received + lost within what was sent, no duplicates on loopback" \
 	jtrue "$TMP/udp.json" 'all(f["receiver_msgs"] + f["udp"]["lost"] <= f["sender_total_bytes"] // 1400 and f["udp"]["duplicates"] == 0 for f in d["flows"])'
 check "udp with a tiny receive buffer: snmp.Udp.RcvbufErrors > 0 in the window" \
 	jtrue "$TMP/udp.json" 'v("snmp.Udp.RcvbufErrors") > 0 and v("snmp.Udp.RcvbufErrors.per_mb") > 0'
+check "udp: the receiving socket's own drops in the window (SO_MEMINFO): some, at most all the run's sent and never received; none kept for tcp" \
+	jtrue "$TMP/udp.json" '0 < v("udp.sock_drops") <= sum(f["sender_total_bytes"] // 1400 - f["receiver_total_bytes"] // 1400 for f in d["flows"])' &&
+	jtrue "$TMP/tcp.json" '"udp.sock_drops" not in d["metrics"]'
 check "kernel counters from every source" \
 	jtrue "$TMP/udp.json" 'all(k in d["metrics"] for k in ("snmp.Ip.InReceives", "netstat.TcpExt.TCPRcvCollapsed", "softirq.NET_RX", "softirq.NET_RX.cpu0", "stat.ctxt"))'
 check "service demand per KB on both ends" \

@@ -812,7 +812,7 @@ static void make_report(struct proto_end_report *r)
 		.total_bytes = 456, .total_msgs = 5, .udp_lost = 6,
 		.udp_reordered = 7, .udp_dup = 8, .sndbuf = 9, .rcvbuf = 10,
 		.sndbuf_end = 11, .rcvbuf_end = 12, .eof = true, .err = 104,
-		.has_tcpi = false,
+		.has_tcpi = false, .has_sock_drops = true, .sock_drops = 4242,
 	};
 	r->nflows = 2;
 	r->flows = sample_flows;
@@ -859,6 +859,8 @@ static void expect_flow_equal(const struct proto_flow_report *a,
 	assert_int_equal(a->tcpi.snd_mss, b->tcpi.snd_mss);
 	assert_int_equal(a->tcpi.delivery_rate_bps, b->tcpi.delivery_rate_bps);
 	assert_int_equal(a->tcpi.bytes_retrans, b->tcpi.bytes_retrans);
+	assert_int_equal(a->has_sock_drops, b->has_sock_drops);
+	assert_int_equal(a->sock_drops, b->sock_drops);
 	assert_int_equal(a->has_tcpi_win, b->has_tcpi_win);
 	assert_int_equal(a->tcpi_win.data_segs_out, b->tcpi_win.data_segs_out);
 	assert_int_equal(a->tcpi_win.bytes_sent, b->tcpi_win.bytes_sent);
@@ -916,6 +918,12 @@ static void test_end_report_json_round_trip_with_two_flows(void **state)
 	assert_int_equal(proto_end_report_from_json(j, 2, &out, &err), 0);
 	assert_true(out.flows[0].has_tcpi);
 	assert_false(out.flows[0].has_tcpi_win);
+	proto_end_report_release(&out);
+	/* nor sock_drops */
+	assert_int_equal(json_object_del(json_array_get(json_object_get(j, "flows"), 1),
+					 "sock_drops"), 0);
+	assert_int_equal(proto_end_report_from_json(j, 2, &out, &err), 0);
+	assert_false(out.flows[1].has_sock_drops);
 	proto_end_report_release(&out);
 	json_decref(j);
 }
@@ -1099,6 +1107,25 @@ static void set_tcpi_win_dsack_over_u32(json_t *j)
 static void set_tcpi_win_busy_missing(json_t *j)
 {
 	json_object_del(json_object_get(flow0(j), "tcp_info_window"), "busy_us");
+}
+
+static void set_sock_drops_on_sender(json_t *j)
+{
+	json_object_set_new(flow0(j), "sock_drops", json_integer(1));
+}
+
+static void set_sock_drops_over_u32(json_t *j)
+{
+	json_object_set_new(flow1(j), "sock_drops", json_integer(1LL << 32));
+}
+
+/* A receiving socket's drops: only a receiver has them, in 32 bits. */
+static void test_end_report_rejects_bad_sock_drops(void **state)
+{
+	(void)state;
+	check_report_rejected(set_sock_drops_on_sender, 2,
+			      "sock_drops on flow 0, which this end sent on");
+	check_report_rejected(set_sock_drops_over_u32, 2, "'sock_drops' = 4294967296");
 }
 
 /* The window's TCP_INFO: its shares must fit in the time it was busy, only
@@ -1494,6 +1521,7 @@ int main(void)
 		cmocka_unit_test(test_end_report_rejects_negative_counts),
 		cmocka_unit_test(test_end_report_rejects_tcp_info_over_32_bits),
 		cmocka_unit_test(test_end_report_rejects_bad_tcp_info_window),
+		cmocka_unit_test(test_end_report_rejects_bad_sock_drops),
 		cmocka_unit_test(test_end_report_rejects_err_outside_errno_range),
 		cmocka_unit_test(test_end_report_rejects_cpu_values_that_are_not_percentages),
 		cmocka_unit_test(test_end_report_accepts_cpu_at_0_and_100),

@@ -433,6 +433,25 @@ static void test_result_tcp_info_over_the_window(void **state)
 	assert_true(has(f, "tcp.bytes_per_seg"));
 }
 
+/* A udp receiver's socket drops: summed when every receiver counted them,
+ * left out when one did not (an older server), never for tcp. */
+static void test_result_udp_sock_drops(void **state)
+{
+	struct fixture *f = *state;
+	struct proto_flow_report *rx = &f->flow[1];
+
+	rx->has_sock_drops = true;
+	rx->sock_drops = 9028;
+	build(f);
+	assert_false(has(f, "udp.sock_drops"));
+	f->c.test = JOB_TEST_UDP_STREAM;
+	build(f);
+	assert_float_equal(metric(f, "udp.sock_drops"), 9028, 0);
+	rx->has_sock_drops = false;
+	build(f);
+	assert_false(has(f, "udp.sock_drops"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +464,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_result_shared_cpus_not_judged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_two_machines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_tcp_info_over_the_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_udp_sock_drops, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
