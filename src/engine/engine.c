@@ -1013,8 +1013,10 @@ int64_t engine_mark(struct engine *e, int which)
 		f->mark_fails[which] = ctr_get(&f->fails);
 		f->mark_calls[which] = ctr_get(&f->calls);
 	}
-	/* after every flow's counters, so that these system calls do not
-	 * spread the marks over the flows */
+	atomic_store(&e->measuring, which == MARK_START ? 1 : 2);
+	/* after every flow's counters and the latencies' switch, so that
+	 * these system calls do not spread the mark over the flows, nor
+	 * part the counters from the latency histogram */
 	for (uint32_t i = 0; i < e->nflows; i++) {
 		struct flow *f = e->flows[i];
 
@@ -1026,7 +1028,6 @@ int64_t engine_mark(struct engine *e, int which)
 					  e->o.kind == ENGINE_STREAM &&
 					  !engine_sock_drops(f->fd, &f->mark_drops[which]);
 	}
-	atomic_store(&e->measuring, which == MARK_START ? 1 : 2);
 	return t;
 }
 
