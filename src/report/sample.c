@@ -382,13 +382,16 @@ static void print_xcpu(FILE *out, const struct base_sample *s)
  * One line on the tcp senders' own account of the window (TCP_INFO): how
  * long they had data in flight and what held them back, how many of
  * their retransmissions the receiver reported as duplicates (not needed:
- * reordering, not loss, set them off), and how they cut the stream.
+ * reordering or a delay, not loss, set them off), and how they cut the
+ * stream.
  */
 static void print_tcp(FILE *out, const struct base_sample *s)
 {
 	double busy = base_sample_value(s, "tcp.busy_pct");
 	double rtx = base_sample_value(s, "tcp.retransmits");
 	double dsack = base_sample_value(s, "tcp.dsack_dups");
+	double seg = base_sample_value(s, "tcp.bytes_per_seg");
+	double per_write = base_sample_value(s, "tcp.data_segs.per_write");
 
 	if (isnan(busy))
 		return;
@@ -399,11 +402,24 @@ static void print_tcp(FILE *out, const struct base_sample *s)
 	if (rtx > 0)
 		fprintf(out, ", %.0f of them reported duplicate by the receiver (DSACK)", dsack);
 	fprintf(out, "; %.0f reorderings seen", base_sample_value(s, "tcp.reord_seen"));
-	if (!isnan(base_sample_value(s, "tcp.bytes_per_seg")))
-		fprintf(out, "; %.0f B per data segment, %.2f segments per write",
-			base_sample_value(s, "tcp.bytes_per_seg"),
-			base_sample_value(s, "tcp.data_segs.per_write"));
+	if (!isnan(seg))
+		fprintf(out, "; %.0f B per data segment", seg);
+	if (!isnan(per_write))
+		fprintf(out, ", %.2f segments per write", per_write);
 	fputc('\n', out);
+}
+
+/* One line on a udp stream's loss: what the sequence numbers say was lost,
+ * and what the receiving sockets themselves dropped. */
+static void print_udp(FILE *out, const struct base_sample *s)
+{
+	double drops = base_sample_value(s, "udp.sock_drops");
+
+	if (isnan(drops))
+		return;
+	fprintf(out, "udp: %.0f datagrams lost (%.2f%%) by their sequence numbers; the receiving socket%s dropped %.0f (SO_MEMINFO)\n",
+		base_sample_value(s, "udp.lost"), base_sample_value(s, "udp.loss_pct"),
+		s->nflows > 1 ? "s" : "", drops);
 }
 
 void report_sample_table(FILE *out, const struct base_sample *s)
@@ -468,6 +484,7 @@ void report_sample_table(FILE *out, const struct base_sample *s)
 	print_window(out, s);
 	print_xcpu(out, s);
 	print_tcp(out, s);
+	print_udp(out, s);
 	int width = 40;
 
 	for (size_t i = 0; i < s->nmetrics; i++)

@@ -1224,7 +1224,9 @@ static void test_sample_table_tcp_line(void **state)
 	base_sample_set(&s, "tcp.dsack_dups", "seg", 27);
 	base_sample_set(&s, "tcp.reord_seen", "count", 47);
 	expect_sample_table_has(&s, "\ntcp: the sender had data in flight 99.0% of the window (held back by the receive window 9.2%, by a full send buffer 0.0%); 29 retransmits, 27 of them reported duplicate by the receiver (DSACK); 47 reorderings seen\n");
+	/* a window without a write: no segments per write */
 	base_sample_set(&s, "tcp.bytes_per_seg", "", 44674.2);
+	expect_sample_table_has(&s, "; 47 reorderings seen; 44674 B per data segment\n");
 	base_sample_set(&s, "tcp.data_segs.per_write", "", 2.934);
 	expect_sample_table_has(&s, "; 47 reorderings seen; 44674 B per data segment, 2.93 segments per write\n");
 	base_sample_set(&s, "tcp.retransmits", "seg", 0);
@@ -1233,6 +1235,26 @@ static void test_sample_table_tcp_line(void **state)
 	assert_non_null(strstr(text, "; 0 retransmits; 47 reorderings seen; "));
 	assert_null(strstr(text, "DSACK"));
 	free(text);
+	base_sample_release(&s);
+}
+
+/* The udp line: lost by sequence numbers beside the sockets' own drops;
+ * none from a server that did not count them. */
+static void test_sample_table_udp_line(void **state)
+{
+	static const char *const cfg[] = { "test=udp_stream" };
+	struct base_sample s;
+	char *text;
+
+	(void)state;
+	make_sample(&s, "A", cfg, 1, "throughput.gbps", "Gbps", 5.5);
+	base_sample_set(&s, "udp.lost", "msg", 10410);
+	base_sample_set(&s, "udp.loss_pct", "%", 1.2641);
+	text = capture_sample_table(&s);
+	assert_null(strstr(text, "\nudp: "));
+	free(text);
+	base_sample_set(&s, "udp.sock_drops", "msg", 10226);
+	expect_sample_table_has(&s, "\nudp: 10410 datagrams lost (1.26%) by their sequence numbers; the receiving socket dropped 10226 (SO_MEMINFO)\n");
 	base_sample_release(&s);
 }
 
@@ -1729,6 +1751,7 @@ int main(void)
 		cmocka_unit_test(test_explain_admits_shares_and_rates_not_relatives),
 		cmocka_unit_test(test_sample_table_shows_buffers_at_the_end),
 		cmocka_unit_test(test_sample_table_tcp_line),
+		cmocka_unit_test(test_sample_table_udp_line),
 		cmocka_unit_test(test_paired_note_counts_and_orders),
 		cmocka_unit_test(test_fdr_note_and_summary),
 		cmocka_unit_test(test_fdr_note_of_a_paired_row),
