@@ -92,8 +92,8 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which);
  * Close the window's engine counters now, ahead of engine_meter_mark(m, e,
  * 1), which then reads the rest (the probes, /proc). The client closes
  * first and tells the server at once: the collectors' reads after the
- * mark take milliseconds of a CPU, which the server's window would
- * otherwise take in (on one machine: drops at its receiving socket).
+ * mark take milliseconds, which the server's window would otherwise take
+ * in (about 2.6 ms more than the client's, measured on loopback).
  */
 void engine_meter_close(struct engine_meter *m, struct engine *e);
 /*
