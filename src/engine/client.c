@@ -70,6 +70,7 @@ struct client {
 	struct phase_start *phases; /* --overhead, in order; TICKS_MAX */
 	size_t nphases;
 	bool marked; /* the window is open: ticks count for --overhead */
+	bool stop_ack; /* the server answers "stop" {closed} with "closed" */
 	int64_t warmup_ns; /* the warm-up that ran */
 };
 
@@ -153,6 +154,7 @@ static int handshake(struct client *c, struct engine_run *out,
 				   v, PROTO_VERSION);
 		goto out;
 	}
+	c->stop_ack = json_is_true(json_object_get(m, "stop_ack"));
 	if (proto_env_check(json_object_get(m, "env"), err) == 0)
 		out->env_remote = json_incref(json_object_get(m, "env"));
 	else
@@ -705,10 +707,18 @@ static int run_test(struct client *c, struct engine_run *out,
 	t_end = c->t_go + c->warmup_ns + cfg->duration_ns;
 	if ((ret = watch(c, t_end, err)))
 		goto out;
-	/* the server closes its window on "stop": before this end's slower
-	 * collectors run, so that neither window takes them in */
+	/* the server closes its window on "stop": this end's slower
+	 * collectors wait until it has (a server that says so), so that
+	 * neither window takes them in */
 	engine_meter_close(&c->meter, c->eng);
-	ret = send_msg(c, proto_msg("stop", NULL), err);
+	ret = send_msg(c, proto_msg("stop", c->stop_ack ? json_pack("{s:b}", "closed", 1) : NULL),
+		       err);
+	if (!ret && c->stop_ack) {
+		json_t *closed = NULL;
+
+		ret = expect(c, "closed", c->o->control_timeout_ns, &closed, err);
+		json_decref(closed);
+	}
 	engine_meter_mark(&c->meter, c->eng, 1);
 	c->marked = false;
 	if (ret)

@@ -125,8 +125,11 @@ static int hello(struct session *s, struct base_err *err)
 	env = engine_env_json();
 	if (env)
 		json_object_set_new(env, "listener_pid", json_integer(getppid()));
-	return send_msg(s, proto_msg("hello_ok", json_pack("{s:i, s:o, s:{s:I, s:I, s:I}}",
-			"version", PROTO_VERSION, "env", env,
+	/* stop_ack: this server answers a "stop" that asks {closed: true}
+	 * with "closed" once its window is closed (a server without it
+	 * says nothing, and its client does not wait) */
+	return send_msg(s, proto_msg("hello_ok", json_pack("{s:i, s:b, s:o, s:{s:I, s:I, s:I}}",
+			"version", PROTO_VERSION, "stop_ack", 1, "env", env,
 			"limits", "max_streams", (json_int_t)s->o->max_streams,
 			"max_duration_ns", (json_int_t)s->o->max_duration_ns,
 			"max_clients", (json_int_t)s->o->max_clients)), err);
@@ -431,6 +434,7 @@ static int measure(struct session *s, struct base_err *err)
 	int64_t t_go = base_now_ns(), next_tick = t_go + tick_ns;
 	int64_t deadline = t_go + c->warmup_ns + c->duration_ns + STOP_GRACE_NS;
 	int64_t ticks_since_mark = -1;
+	bool want_closed = false; /* the client waits for "closed" */
 	json_t *res;
 	int jret, ret;
 
@@ -477,6 +481,7 @@ static int measure(struct session *s, struct base_err *err)
 			engine_meter_mark(&s->meter, s->eng, 0);
 			ticks_since_mark = 0;
 		} else if (!strcmp(type, "stop")) {
+			want_closed = json_is_true(json_object_get(m, "closed"));
 			json_decref(m);
 			break;
 		} else {
@@ -492,6 +497,12 @@ static int measure(struct session *s, struct base_err *err)
 	}
 	if (!s->meter.marked[0] && !s->meter.t_ns[0])
 		engine_meter_mark(&s->meter, s->eng, 0);
+	/* the client reads its collectors once this end has closed */
+	if (want_closed) {
+		engine_meter_close(&s->meter, s->eng);
+		if ((ret = send_msg(s, proto_msg("closed", NULL), err)))
+			return ret;
+	}
 	engine_meter_mark(&s->meter, s->eng, 1);
 	engine_stop(s->eng);
 	jret = engine_join(s->eng);
