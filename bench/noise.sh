@@ -177,6 +177,9 @@ run_ours() {
 		                   | if . then (. * 100 | round / 100 | tostring) else "-" end)),
 		    ("ctxt=" + (($m["stat.ctxt.per_mb"].value // null)
 		                | if . then (. * 100 | round / 100 | tostring) else "-" end)),
+		    ("sw=" + ([$m["cpu.client.workers_switches.per_mb"].value // $m["cpu.client.workers_switches.per_trans"].value,
+		               $m["cpu.server.workers_switches.per_mb"].value // $m["cpu.server.workers_switches.per_trans"].value]
+		              | map(if . == null then "-" else (. * 100 | round / 100 | tostring) end) | join("/"))),
 		    ("xcpu=" + (($m["host.xcpu_ns"].value // null)
 		                | if . then (. * 10 | round / 10 | tostring) else "-" end)),
 		    ("moved=" + (($m["window.xcpu_moved"].value // null) | if . == null then "-" else tostring end)) ]

@@ -381,11 +381,12 @@ bool engine_meter_xcpu_totals(const struct engine_meter *m, double *rounds,
 
 /* The exact figures of the window: process CPU, workers' run and wait
  * time, the longest wait of one worker (tasks.worker_wait_max_s: a load
- * on one worker's CPU of several), and the CPU each worker last ran on
- * ("0,1"). */
+ * on one worker's CPU of several), the times the workers were switched
+ * in (tasks.worker_switches: each wake-up from a sleep, and each return
+ * from a preemption), and the CPU each worker last ran on ("0,1"). */
 static void report_tasks(const struct engine_meter *m, struct proto_end_report *r)
 {
-	uint64_t max_wait = 0;
+	uint64_t max_wait = 0, switches = 0;
 	size_t off = 0;
 
 	r->cpu_ns = m->proc_ns[0] >= 0 && m->proc_ns[1] >= m->proc_ns[0] ?
@@ -402,6 +403,7 @@ static void report_tasks(const struct engine_meter *m, struct proto_end_report *
 		collect_task_delta(&m->task[0][i], &m->task[1][i], &d);
 		r->workers_ns += (int64_t)d.run_ns;
 		r->runq_wait_ns += (int64_t)d.wait_ns;
+		switches += d.slices;
 		if (d.wait_ns > max_wait)
 			max_wait = d.wait_ns;
 		n = snprintf(r->worker_cpus + off, sizeof(r->worker_cpus) - off,
@@ -413,9 +415,12 @@ static void report_tasks(const struct engine_meter *m, struct proto_end_report *
 		}
 		off += (size_t)n;
 	}
-	if (m->ntask)
+	if (m->ntask) {
 		json_object_set_new(r->metrics, "tasks.worker_wait_max_s",
 				    json_real((double)max_wait / NS_PER_S));
+		json_object_set_new(r->metrics, "tasks.worker_switches",
+				    json_integer((json_int_t)switches));
+	}
 }
 
 static void fill_cpu(const struct engine_meter *m, const bool *sel,

@@ -107,6 +107,14 @@ static int64_t own_ns(const struct proto_end_report *r)
 	return r->cpu_ns >= 0 ? r->cpu_ns : r->user_ns + r->sys_ns;
 }
 
+/* An end's metric from its collectors, or -1. */
+static double end_metric(const struct proto_end_report *e, const char *name)
+{
+	const json_t *v = json_object_get(e->metrics, name);
+
+	return json_is_number(v) ? json_number_value(v) : -1;
+}
+
 static void add_cpu(struct base_sample *s, const char *side,
 		    const struct proto_end_report *r)
 {
@@ -124,7 +132,11 @@ static void add_cpu(struct base_sample *s, const char *side,
 	if (win_s > 0)
 		SET("process_pct", "%", 100.0 * (double)own_ns(r) / (double)r->window_ns);
 	if (r->workers_ns >= 0 && r->nworkers && win_s > 0) {
+		double sw = end_metric(r, "tasks.worker_switches");
+
 		SET("workers_s", "s", (double)r->workers_ns / NS_PER_S);
+		if (sw >= 0)
+			SET("workers_switches", "count", sw);
 		SET("runq_wait_s", "s", (double)r->runq_wait_ns / NS_PER_S);
 		/* share of the workers' time spent runnable but not running */
 		SET("runq_wait_pct", "%",
@@ -197,14 +209,6 @@ static double foreign_s(const struct proto_end_report *e, const json_t *env,
 static double steal_part(const struct proto_end_report *e, double share)
 {
 	return e->cpu_all.valid && e->cpu_all.steal > 0 ? fmin(e->cpu_all.steal, share) : 0;
-}
-
-/* An end's metric from its collectors, or -1. */
-static double end_metric(const struct proto_end_report *e, const char *name)
-{
-	const json_t *v = json_object_get(e->metrics, name);
-
-	return json_is_number(v) ? json_number_value(v) : -1;
 }
 
 /*
@@ -781,25 +785,34 @@ static void add_per_unit(const struct job_config *c, const struct engine_run *r,
 		add_per_call(c, r, s);
 	/* service demand, each end: us of the end's own CPU (exact
 	 * accounting) per KB or per transaction; and netperf's, from the
-	 * busy CPU of the whole machine (which other tenants inflate) */
+	 * busy CPU of the whole machine (which other tenants inflate). And
+	 * how often the end's workers were switched in per unit: a worker
+	 * that sleeps in every wait and is woken (one per transaction in
+	 * ping-pong) against one that finds work queued */
 	for (int side = 0; side < 2; side++) {
 		const struct proto_end_report *e = side ? &r->remote : &r->local;
+		const char *end = side ? "server" : "client";
 		const json_t *env = side ? r->env_remote : r->env_local;
 		const json_t *nc = json_object_get(env, "online_cpus");
 		double ncpu = json_is_integer(nc) ? (double)json_integer_value(nc) : 0;
 		double per = stream ? kb : amount, scale, busy_us;
+		double sw = end_metric(e, "tasks.worker_switches");
 
 		if (e->window_ns <= 0)
 			continue;
 		scale = (double)r->local.window_ns / (double)e->window_ns;
+		if (sw >= 0) {
+			snprintf(name, sizeof(name), "cpu.%s.workers_switches.%s", end, unit);
+			base_sample_set(s, name, "", sw / amount * scale);
+		}
 		snprintf(name, sizeof(name), "cpu.service_demand.%s_us_per_%s",
-			 side ? "server" : "client", stream ? "kb" : "trans");
+			 end, stream ? "kb" : "trans");
 		base_sample_set(s, name, "us", (double)own_ns(e) / 1e3 / per * scale);
 		if (!e->cpu_all.valid || ncpu <= 0)
 			continue;
 		busy_us = e->cpu_all.busy / 100.0 * ncpu * (double)e->window_ns / 1e3;
 		snprintf(name, sizeof(name), "cpu.service_demand.%s_host_us_per_%s",
-			 side ? "server" : "client", stream ? "kb" : "trans");
+			 end, stream ? "kb" : "trans");
 		base_sample_set(s, name, "us", busy_us / per * scale);
 	}
 }

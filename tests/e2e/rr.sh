@@ -27,6 +27,15 @@ check "tcp_rr: the machine's busy time holds both ends' process CPU; the ticks' 
 	jtrue "$TMP/rr.json" '(lambda n, w: v("cpu.client.cpu_s") + v("cpu.server.cpu_s") <= v("cpu.client.busy_pct") / 100 * n * w * 1.02 + 0.02 * n)(int(d["env"]["client"]["online_cpus"]), v("window.client_s")) and v("cpu.client.busy_ticks_pct") <= v("cpu.client.busy_pct") + 1e-9'
 check "latency metrics are lower-is-better" jtrue "$TMP/rr.json" 'd["metrics"]["latency.p99_us"]["better"] == "lower" and d["metrics"]["transactions.per_s"]["better"] == "higher"'
 
+# One flow a worker, blocking: each end's worker waits in recv for the
+# other's message, which cannot come before it sleeps there (the peer must
+# first be woken by this end's last one), so both are switched in once a
+# transaction; preemptions add a few, never many at this rate.
+timeout 60 "$NR" run tcp_rr "${RUN_SHORT[@]}" --json >"$TMP/rr1.json" 2>"$TMP/rr1.err"
+check "tcp_rr 1 flow: each end's worker switched in 0.9-1.5 times a transaction" \
+	jtrue "$TMP/rr1.json" 'all(0.9 <= v("cpu.%s.workers_switches.per_trans" % e) <= 1.5 and v("cpu.%s.workers_switches" % e) > 0 for e in ("client", "server"))' ||
+	diag "$TMP/rr1.json" 'workers_switches|transactions.per_s'
+
 # Sizes and burst: 4 requests in flight per flow.
 timeout 60 "$NR" run tcp_rr "${RUN_SHORT[@]}" -r 64,1K --burst 4 --nodelay --json >"$TMP/burst.json"
 check "tcp_rr -r 64,1K --burst 4: request bytes are 64 per transaction" \

@@ -452,6 +452,31 @@ static void test_result_udp_sock_drops(void **state)
 	assert_false(has(f, "udp.sock_drops"));
 }
 
+/* The workers' switches in, each end: the count and per MB received,
+ * the server's scaled to the client's window as service demand is; none
+ * from a peer that does not report them. */
+static void test_result_worker_switches(void **state)
+{
+	struct fixture *f = *state;
+
+	set_metric(&f->r.local, "tasks.worker_switches", 500);
+	set_metric(&f->r.remote, "tasks.worker_switches", 25000);
+	f->r.remote.window_ns = 1250 * MS;
+	build(f);
+	assert_float_equal(metric(f, "cpu.client.workers_switches"), 500, 0);
+	assert_float_equal(metric(f, "cpu.server.workers_switches"), 25000, 0);
+	/* 2500 MB received */
+	assert_float_equal(metric(f, "cpu.client.workers_switches.per_mb"), 0.2, 1e-12);
+	assert_float_equal(metric(f, "cpu.server.workers_switches.per_mb"), 8.0, 1e-12);
+	assert_false(has(f, "cpu.client.workers_switches.per_trans"));
+
+	json_object_del(f->r.remote.metrics, "tasks.worker_switches");
+	build(f);
+	assert_true(has(f, "cpu.client.workers_switches"));
+	assert_false(has(f, "cpu.server.workers_switches"));
+	assert_false(has(f, "cpu.server.workers_switches.per_mb"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +490,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_result_two_machines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_tcp_info_over_the_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_udp_sock_drops, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_worker_switches, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
