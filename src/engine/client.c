@@ -134,9 +134,11 @@ static int handshake(struct client *c, struct engine_run *out,
 	int64_t v;
 	int ret;
 
-	ret = send_msg(c, proto_msg("hello", json_pack("{s:i, s:s, s:o}",
+	/* rx_tcp_info: this client takes a receiving flow's TCP_INFO counts
+	 * in the result (an older one refuses them) */
+	ret = send_msg(c, proto_msg("hello", json_pack("{s:i, s:s, s:o, s:b}",
 				"version", PROTO_VERSION, "tool", TOOL_VERSION,
-				"env", json_incref(out->env_local))), err);
+				"env", json_incref(out->env_local), "rx_tcp_info", 1)), err);
 	if (ret)
 		return ret;
 	ret = expect(c, "hello_ok", c->o->control_timeout_ns, &m, err);
@@ -628,6 +630,7 @@ static int run_test(struct client *c, struct engine_run *out,
 		.drain_ns = 5 * NS_PER_S,
 		.hold_cpu_latency = cfg->hold_cpu_latency,
 		.cpu_latency_us = cfg->cpu_latency_us,
+		.tcpi_rx = true,
 	};
 	json_t *m = NULL, *ports = json_array(), *res = NULL;
 	struct engine_collect col;

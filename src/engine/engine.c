@@ -100,9 +100,18 @@ static void flow_event(struct worker *w, struct engine_ev *ev, uint32_t events)
 
 /* A flow whose TCP_INFO the reports carry: a tcp sender with its own
  * long-lived connection (tcp_crr's come and go). */
+/* A tcp flow whose TCP_INFO counts are read at the marks: a sender's, a
+ * receiver's too with tcpi_rx. */
+static bool flow_counts_tcpi(const struct engine *e, const struct flow *f)
+{
+	return f->fd >= 0 && !e->o.udp && e->o.kind != ENGINE_CRR &&
+	       (f->tx || e->o.tcpi_rx);
+}
+
+/* ... and whose end state (proto_tcpi) is read at stop: a sender's. */
 static bool flow_has_tcpi(const struct engine *e, const struct flow *f)
 {
-	return f->tx && f->fd >= 0 && !e->o.udp && e->o.kind != ENGINE_CRR;
+	return f->tx && flow_counts_tcpi(e, f);
 }
 
 /* Stop initiating; record each flow's end state; count who drains on. */
@@ -1020,7 +1029,7 @@ int64_t engine_mark(struct engine *e, int which)
 	for (uint32_t i = 0; i < e->nflows; i++) {
 		struct flow *f = e->flows[i];
 
-		f->mark_tcpi_ok[which] = flow_has_tcpi(e, f) &&
+		f->mark_tcpi_ok[which] = flow_counts_tcpi(e, f) &&
 					 !engine_sock_tcp_counts(f->fd, &f->mark_tcpi[which]);
 		/* udp only: a tcp socket's count also takes in the duplicates
 		 * it discards (tcp.dsack_dups) */
@@ -1210,6 +1219,9 @@ void engine_flow_result(const struct engine *e, uint32_t i,
 		out->tcpi_win.busy_us = delta(a->busy_us, b->busy_us);
 		out->tcpi_win.rwnd_limited_us = delta(a->rwnd_limited_us, b->rwnd_limited_us);
 		out->tcpi_win.sndbuf_limited_us = delta(a->sndbuf_limited_us, b->sndbuf_limited_us);
+		out->tcpi_win.has_segs = a->has_segs && b->has_segs;
+		out->tcpi_win.segs_out = b->segs_out - a->segs_out;
+		out->tcpi_win.data_segs_in = b->data_segs_in - a->data_segs_in;
 	}
 }
 

@@ -904,6 +904,65 @@ static void tcp_win_add(struct tcp_win *w, const struct proto_flow_report *tx,
 	w->sndbuf_pct += fmin(100.0, 100.0 * (double)t->sndbuf_limited_us / us);
 }
 
+/*
+ * A stream's receivers, from their own sockets' TCP_INFO over the window
+ * (an older server sends none): the pure ACKs they sent per data segment
+ * they received, what delayed ACKs, quick ACKs and receive-side coalescing
+ * decide. No other traffic is in it, unlike snmp.Tcp.OutSegs.
+ */
+static void add_tcp_acks(struct base_sample *s, const struct engine_run *r,
+			 const struct job_config *c, uint32_t nflows)
+{
+	double acks = 0, data_in = 0;
+
+	for (uint32_t i = 0; i < nflows; i++) {
+		bool c2s = job_config_flow_c2s(c, i);
+		const struct proto_flow_report *rx = find(c2s ? &r->remote : &r->local, i);
+
+		if (!rx || !rx->has_tcpi_win || !rx->tcpi_win.has_segs)
+			return;
+		acks += rx->tcpi_win.segs_out - rx->tcpi_win.data_segs_out;
+		data_in += rx->tcpi_win.data_segs_in;
+	}
+	base_sample_set(s, "tcp.acks", "seg", acks);
+	set_ratio(s, "tcp.acks.per_seg", acks, data_in);
+}
+
+/*
+ * Request/response over tcp, from both ends' sockets over the window (an
+ * older server sends none): retransmissions either way, and per
+ * transaction the data segments and the pure ACKs both ends sent, so that
+ * an ACK no longer carried by the reply (or a message cut in more
+ * segments) shows as such.
+ */
+static void add_tcp_rr(struct base_sample *s, const struct engine_run *r,
+		       uint32_t nflows)
+{
+	double trans = 0, retrans = 0, dsack = 0, data = 0, acks = 0;
+
+	for (uint32_t i = 0; i < nflows; i++) {
+		const struct proto_flow_report *end[2] = { find(&r->local, i),
+							   find(&r->remote, i) };
+
+		for (int k = 0; k < 2; k++) {
+			const struct proto_tcpi_win *t;
+
+			if (!end[k] || !end[k]->has_tcpi_win || !end[k]->tcpi_win.has_segs)
+				return;
+			t = &end[k]->tcpi_win;
+			retrans += t->retrans;
+			dsack += t->dsack_dups;
+			data += t->data_segs_out;
+			acks += t->segs_out - t->data_segs_out;
+		}
+		trans += (double)end[0]->win_msgs;
+	}
+	base_sample_set(s, "tcp.retransmits", "seg", retrans);
+	base_sample_set(s, "tcp.dsack_dups", "seg", dsack);
+	set_ratio(s, "tcp.data_segs.per_trans", data, trans);
+	set_ratio(s, "tcp.acks.per_trans", acks, trans);
+}
+
 /* How the senders cut the stream (their own sockets' data segments: no
  * ACKs, no other traffic, unlike snmp.Tcp.OutSegs.per_write), where their
  * time went (shares of the window, mean over the flows) and which of
@@ -1024,6 +1083,7 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 		free(per_flow);
 		if (ret)
 			return ret;
+		add_tcp_rr(s, r, nflows);
 		goto common;
 	}
 	base_sample_set(s, "throughput.gbps", "Gbps", total);
@@ -1055,6 +1115,7 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 				win.n == ntcpi ? win.retrans : (double)retrans);
 		if (win.n == ntcpi)
 			add_tcp_win(s, &win);
+		add_tcp_acks(s, r, c, nflows);
 		base_sample_set(s, "tcp.rtt_us", "us", rtt_sum / ntcpi);
 		base_sample_set(s, "tcp.cwnd", "seg", cwnd_sum / ntcpi);
 		base_sample_set(s, "tcp.delivery_rate_gbps", "Gbps", rate);

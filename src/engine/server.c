@@ -39,6 +39,7 @@ struct session {
 	struct engine_collect col;
 	bool overhead; /* --overhead: collectors on and off in phases */
 	bool meter_ok;
+	bool tcpi_rx; /* the client takes receiving flows' TCP_INFO counts */
 };
 
 static void logf_(const struct engine_server_opts *o, const char *fmt, ...)
@@ -109,6 +110,7 @@ static int hello(struct session *s, struct base_err *err)
 	if ((ret = expect(s, "hello", STEP_TIMEOUT_NS, &m, err)))
 		return ret;
 	ret = proto_get_i64(m, "version", 0, 255, &v, err);
+	s->tcpi_rx = json_is_true(json_object_get(m, "rx_tcp_info"));
 	json_decref(m);
 	if (ret)
 		return ret;
@@ -584,6 +586,7 @@ static int session_run(struct session *s, struct base_err *err)
 	eo.drain_ns = 5 * NS_PER_S;
 	eo.hold_cpu_latency = s->cfg.hold_cpu_latency;
 	eo.cpu_latency_us = s->cfg.cpu_latency_us;
+	eo.tcpi_rx = s->tcpi_rx;
 	s->eng = engine_new(&eo, err);
 	if (!s->eng) {
 		ret = -ENOMEM;

@@ -257,6 +257,10 @@ int engine_sock_tcp_counts(int fd, struct proto_tcpi_win *out)
 	out->busy_us = ti.tcpi_busy_time;
 	out->rwnd_limited_us = ti.tcpi_rwnd_limited;
 	out->sndbuf_limited_us = ti.tcpi_sndbuf_limited;
+	/* older than tcpi_reord_seen (4.19): there since 4.6 */
+	out->has_segs = true;
+	out->segs_out = ti.tcpi_segs_out;
+	out->data_segs_in = ti.tcpi_data_segs_in;
 	return 0;
 }
 

@@ -172,6 +172,11 @@ static json_t *flow_to_json(const struct proto_flow_report *f)
 				  "busy_us", (json_int_t)f->tcpi_win.busy_us,
 				  "rwnd_limited_us", (json_int_t)f->tcpi_win.rwnd_limited_us,
 				  "sndbuf_limited_us", (json_int_t)f->tcpi_win.sndbuf_limited_us));
+	if (j && f->has_tcpi_win && f->tcpi_win.has_segs)
+		json_object_update_new(json_object_get(j, "tcp_info_window"),
+				       json_pack("{s:I, s:I}",
+						 "segs_out", (json_int_t)f->tcpi_win.segs_out,
+						 "data_segs_in", (json_int_t)f->tcpi_win.data_segs_in));
 	return j;
 }
 
@@ -251,10 +256,6 @@ static int flow_from_json(const json_t *j, struct proto_flow_report *f,
 
 		if (!json_is_object(ti))
 			return base_err_set(err, -EPROTO, "report: tcp_info_window must be an object");
-		if (!f->tx)
-			return base_err_set(err, -EPROTO,
-					    "report: tcp_info_window on flow %u, which this end did not send on",
-					    f->id);
 		U32_FIELD(ti, "data_segs_out", w->data_segs_out);
 		U64_FIELD(ti, "bytes_sent", w->bytes_sent);
 		U32_FIELD(ti, "retrans", w->retrans);
@@ -269,6 +270,16 @@ static int flow_from_json(const json_t *j, struct proto_flow_report *f,
 					    f->id, (unsigned long long)w->rwnd_limited_us,
 					    (unsigned long long)w->sndbuf_limited_us,
 					    (unsigned long long)w->busy_us);
+		/* an end older than the segment counts sends neither */
+		if (json_object_get(ti, "segs_out") || json_object_get(ti, "data_segs_in")) {
+			U32_FIELD(ti, "segs_out", w->segs_out);
+			U32_FIELD(ti, "data_segs_in", w->data_segs_in);
+			if (w->data_segs_out > w->segs_out)
+				return base_err_set(err, -EPROTO,
+						    "report: tcp_info_window of flow %u: %u data segments out of %u segments",
+						    f->id, w->data_segs_out, w->segs_out);
+			w->has_segs = true;
+		}
 		f->has_tcpi_win = true;
 	}
 	return 0;

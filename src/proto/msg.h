@@ -22,11 +22,18 @@ struct proto_tcpi {
  * reported as duplicates (DSACK: they were not needed), the reorderings it
  * detected, and the time, in microseconds (the kernel counts in jiffies),
  * that it had data outstanding (busy) and, of that, that the receive
- * window or the send buffer held it back.
+ * window or the send buffer held it back. And, where has_segs (absent from
+ * older ends), every segment it sent (data or not: segs_out less
+ * data_segs_out is its pure ACKs) and the data segments it received. A
+ * receiving socket's too, where the client asked for them in its hello
+ * ("rx_tcp_info"): a stream receiver sends ACKs only, both ends of
+ * request/response send data.
  */
 struct proto_tcpi_win {
 	uint32_t data_segs_out, retrans, dsack_dups, reord_seen;
 	uint64_t bytes_sent, busy_us, rwnd_limited_us, sndbuf_limited_us;
+	bool has_segs;
+	uint32_t segs_out, data_segs_in;
 };
 
 /* One end's view of one flow; window = between the two marks. */

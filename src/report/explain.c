@@ -44,7 +44,7 @@ bool report_explains(const char *name, const char *test)
 	static const char *const in_suffix[] = { ".per_mb", ".per_write", ".per_read",
 						 ".per_trans", "_pct" };
 	static const char *const in_name[] = { "tcp.rtt_us", "tcp.rttvar_us", "tcp.cwnd",
-						"tcp.bytes_per_seg", "host.xcpu_ns" };
+						"tcp.bytes_per_seg", "tcp.acks.per_seg", "host.xcpu_ns" };
 
 	if (!strcmp(name, headline))
 		return false;

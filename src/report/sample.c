@@ -382,8 +382,9 @@ static void print_xcpu(FILE *out, const struct base_sample *s)
  * One line on the tcp senders' own account of the window (TCP_INFO): how
  * long they had data in flight and what held them back, how many of
  * their retransmissions the receiver reported as duplicates (not needed:
- * reordering or a delay, not loss, set them off), and how they cut the
- * stream.
+ * reordering or a delay, not loss, set them off), how they cut the
+ * stream, and how often the receivers ACKed it. Request/response: the
+ * segments both ends sent per transaction.
  */
 static void print_tcp(FILE *out, const struct base_sample *s)
 {
@@ -392,7 +393,17 @@ static void print_tcp(FILE *out, const struct base_sample *s)
 	double dsack = base_sample_value(s, "tcp.dsack_dups");
 	double seg = base_sample_value(s, "tcp.bytes_per_seg");
 	double per_write = base_sample_value(s, "tcp.data_segs.per_write");
+	double acks = base_sample_value(s, "tcp.acks.per_seg");
+	double rr_acks = base_sample_value(s, "tcp.acks.per_trans");
 
+	if (!isnan(rr_acks)) {
+		fprintf(out, "tcp: per transaction, both ends: %.2f data segments, %.2f pure ACKs; %.0f retransmits",
+			base_sample_value(s, "tcp.data_segs.per_trans"), rr_acks, rtx);
+		if (rtx > 0)
+			fprintf(out, ", %.0f of them reported duplicate (DSACK)", dsack);
+		fputc('\n', out);
+		return;
+	}
 	if (isnan(busy))
 		return;
 	fprintf(out, "tcp: the sender%s data in flight %.1f%% of the window (held back by the receive window %.1f%%, by a full send buffer %.1f%%)",
@@ -406,6 +417,9 @@ static void print_tcp(FILE *out, const struct base_sample *s)
 		fprintf(out, "; %.0f B per data segment", seg);
 	if (!isnan(per_write))
 		fprintf(out, ", %.2f segments per write", per_write);
+	if (!isnan(acks))
+		fprintf(out, "; the receiver%s sent %.2f ACKs per data segment",
+			s->nflows > 1 ? "s" : "", acks);
 	fputc('\n', out);
 }
 

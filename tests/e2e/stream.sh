@@ -104,6 +104,13 @@ check "tcp_info over the window: shares within 0..100 and within busy, retransmi
 check "tcp_info over the window: at most an MSS per data segment, and segments per write times bytes per segment the bytes per write (within 5%)" \
 	jtrue "$TMP/rwnd.json" '0 < v("tcp.bytes_per_seg") <= max(f["tcp_info"]["snd_mss"] for f in d["flows"])' &&
 	jtrue "$TMP/tcp.json" '0 < v("tcp.bytes_per_seg") <= max(f["tcp_info"]["snd_mss"] for f in d["flows"]) and abs(v("tcp.bytes_per_seg") * v("tcp.data_segs.per_write") / v("io.bytes_per_send") - 1) < 0.05'
+# The receivers' own sockets: the server's three (sent by a server the
+# client asked in its hello) and the client's own in the recv direction.
+# Delayed ACKs cover two segments or more; none of these runs reads over
+# 0.8 here. The machine's OutSegs, over the client's wider window, hold them.
+check "tcp receivers' ACKs: some, at most 1.2 a data segment, within the machine's OutSegs (server's and client's receivers)" \
+	jtrue "$TMP/tcp.json" '0 < v("tcp.acks.per_seg") <= 1.2 and 0 < v("tcp.acks") < v("snmp.Tcp.OutSegs")' &&
+	jtrue "$TMP/buf.json" '0 < v("tcp.acks.per_seg") <= 1.2 and 0 < v("tcp.acks") < v("snmp.Tcp.OutSegs")'
 rw_small=$(jpy "$TMP/rwnd.json" 'round(v("tcp.rwnd_limited_pct"), 2)')
 rw_auto=$(jpy "$TMP/tcp.json" 'round(v("tcp.rwnd_limited_pct"), 2)')
 checkx "a 16K receive window holds the sender back longer than autotuned ones ($rw_small% against $rw_auto% of the window)" \

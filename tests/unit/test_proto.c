@@ -805,7 +805,8 @@ static void make_report(struct proto_end_report *r)
 		.has_tcpi_win = true,
 		.tcpi_win = { .data_segs_out = 76352, .bytes_sent = 5000065536ULL, .retrans = 9, .dsack_dups = 7, .reord_seen = 36,
 			      .busy_us = 5000004,
-			      .rwnd_limited_us = 1000000, .sndbuf_limited_us = 3000000 },
+			      .rwnd_limited_us = 1000000, .sndbuf_limited_us = 3000000,
+			      .has_segs = true, .segs_out = 76360, .data_segs_in = 12 },
 	};
 	sample_flows[1] = (struct proto_flow_report){
 		.id = 1, .tx = false, .win_bytes = 123, .win_msgs = 4,
@@ -813,6 +814,9 @@ static void make_report(struct proto_end_report *r)
 		.udp_reordered = 7, .udp_dup = 8, .sndbuf = 9, .rcvbuf = 10,
 		.sndbuf_end = 11, .rcvbuf_end = 12, .eof = true, .err = 104,
 		.has_tcpi = false, .has_sock_drops = true, .sock_drops = 4242,
+		/* a receiver's window: its ACKs (a client that asked for them) */
+		.has_tcpi_win = true,
+		.tcpi_win = { .has_segs = true, .segs_out = 49627, .data_segs_in = 76352 },
 	};
 	r->nflows = 2;
 	r->flows = sample_flows;
@@ -870,6 +874,9 @@ static void expect_flow_equal(const struct proto_flow_report *a,
 	assert_int_equal(a->tcpi_win.busy_us, b->tcpi_win.busy_us);
 	assert_int_equal(a->tcpi_win.rwnd_limited_us, b->tcpi_win.rwnd_limited_us);
 	assert_int_equal(a->tcpi_win.sndbuf_limited_us, b->tcpi_win.sndbuf_limited_us);
+	assert_int_equal(a->tcpi_win.has_segs, b->tcpi_win.has_segs);
+	assert_int_equal(a->tcpi_win.segs_out, b->tcpi_win.segs_out);
+	assert_int_equal(a->tcpi_win.data_segs_in, b->tcpi_win.data_segs_in);
 }
 
 static void test_end_report_json_round_trip_with_two_flows(void **state)
@@ -918,6 +925,15 @@ static void test_end_report_json_round_trip_with_two_flows(void **state)
 	assert_int_equal(proto_end_report_from_json(j, 2, &out, &err), 0);
 	assert_true(out.flows[0].has_tcpi);
 	assert_false(out.flows[0].has_tcpi_win);
+	proto_end_report_release(&out);
+	/* one from before the segment counts sends the rest of the window */
+	json_t *rxw = json_object_get(json_array_get(json_object_get(j, "flows"), 1),
+				      "tcp_info_window");
+	assert_int_equal(json_object_del(rxw, "segs_out"), 0);
+	assert_int_equal(json_object_del(rxw, "data_segs_in"), 0);
+	assert_int_equal(proto_end_report_from_json(j, 2, &out, &err), 0);
+	assert_true(out.flows[1].has_tcpi_win);
+	assert_false(out.flows[1].tcpi_win.has_segs);
 	proto_end_report_release(&out);
 	/* nor sock_drops */
 	assert_int_equal(json_object_del(json_array_get(json_object_get(j, "flows"), 1),
@@ -1092,10 +1108,15 @@ static void set_tcpi_win_not_object(json_t *j)
 	json_object_set_new(flow0(j), "tcp_info_window", json_integer(3));
 }
 
-static void set_tcpi_win_on_receiver(json_t *j)
+static void set_tcpi_win_data_over_segs(json_t *j)
 {
-	json_object_set_new(flow1(j), "tcp_info_window",
-			    json_deep_copy(json_object_get(flow0(j), "tcp_info_window")));
+	json_object_set_new(json_object_get(flow0(j), "tcp_info_window"),
+			    "segs_out", json_integer(76351));
+}
+
+static void set_tcpi_win_segs_in_missing(json_t *j)
+{
+	json_object_del(json_object_get(flow0(j), "tcp_info_window"), "data_segs_in");
 }
 
 static void set_tcpi_win_dsack_over_u32(json_t *j)
@@ -1128,16 +1149,18 @@ static void test_end_report_rejects_bad_sock_drops(void **state)
 	check_report_rejected(set_sock_drops_over_u32, 2, "'sock_drops' = 4294967296");
 }
 
-/* The window's TCP_INFO: its shares must fit in the time it was busy, only
- * a sender has it, and its fields are checked as tcp_info's are. */
+/* The window's TCP_INFO: its shares must fit in the time it was busy, its
+ * data segments in all it sent, its segment counts come both or neither,
+ * and its fields are checked as tcp_info's are. */
 static void test_end_report_rejects_bad_tcp_info_window(void **state)
 {
 	(void)state;
 	check_report_rejected(set_tcpi_win_limited_over_busy, 2,
 			      "limited 2000005 + 3000000 us exceeds busy 5000004 us");
 	check_report_rejected(set_tcpi_win_not_object, 2, "tcp_info_window must be an object");
-	check_report_rejected(set_tcpi_win_on_receiver, 2,
-			      "tcp_info_window on flow 1, which this end did not send on");
+	check_report_rejected(set_tcpi_win_data_over_segs, 2,
+			      "tcp_info_window of flow 0: 76352 data segments out of 76351 segments");
+	check_report_rejected(set_tcpi_win_segs_in_missing, 2, "data_segs_in");
 	check_report_rejected(set_tcpi_win_dsack_over_u32, 2, "'dsack_dups' = 4294967296");
 	check_report_rejected(set_tcpi_win_busy_missing, 2, "busy_us");
 }

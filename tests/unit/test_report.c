@@ -1085,6 +1085,9 @@ static void test_explain_admits_shares_and_rates_not_relatives(void **state)
 {
 	(void)state;
 	assert_true(report_explains("netstat.TcpExt.TCPBacklogCoalesce.per_mb", "tcp_stream"));
+	assert_true(report_explains("tcp.acks.per_seg", "tcp_stream"));
+	assert_true(report_explains("tcp.acks.per_trans", "tcp_rr"));
+	assert_true(report_explains("cpu.server.workers_switches.per_mb", "udp_stream"));
 	assert_true(report_explains("snmp.Tcp.OutSegs.per_write", "tcp_stream"));
 	assert_true(report_explains("cpu.client.softirq_pct", "tcp_stream"));
 	assert_true(report_explains("host.speed", "tcp_stream"));
@@ -1229,12 +1232,38 @@ static void test_sample_table_tcp_line(void **state)
 	expect_sample_table_has(&s, "; 47 reorderings seen; 44674 B per data segment\n");
 	base_sample_set(&s, "tcp.data_segs.per_write", "", 2.934);
 	expect_sample_table_has(&s, "; 47 reorderings seen; 44674 B per data segment, 2.93 segments per write\n");
+	base_sample_set(&s, "tcp.acks.per_seg", "", 0.6463);
+	expect_sample_table_has(&s, ", 2.93 segments per write; the receiver sent 0.65 ACKs per data segment\n");
 	base_sample_set(&s, "tcp.retransmits", "seg", 0);
 	base_sample_set(&s, "tcp.dsack_dups", "seg", 0);
 	text = capture_sample_table(&s);
 	assert_non_null(strstr(text, "; 0 retransmits; 47 reorderings seen; "));
 	assert_null(strstr(text, "DSACK"));
 	free(text);
+	base_sample_release(&s);
+}
+
+/* tcp_rr's tcp line: both ends' segments per transaction, the DSACK share
+ * only when there were retransmissions; none from an older server. */
+static void test_sample_table_tcp_rr_line(void **state)
+{
+	static const char *const cfg[] = { "test=tcp_rr" };
+	struct base_sample s;
+	char *text;
+
+	(void)state;
+	make_sample(&s, "A", cfg, 1, "transactions.per_s", "trans/s", 35000);
+	text = capture_sample_table(&s);
+	assert_null(strstr(text, "\ntcp: "));
+	free(text);
+	base_sample_set(&s, "tcp.retransmits", "seg", 0);
+	base_sample_set(&s, "tcp.dsack_dups", "seg", 0);
+	base_sample_set(&s, "tcp.data_segs.per_trans", "", 2.0001);
+	base_sample_set(&s, "tcp.acks.per_trans", "", 0.1049);
+	expect_sample_table_has(&s, "\ntcp: per transaction, both ends: 2.00 data segments, 0.10 pure ACKs; 0 retransmits\n");
+	base_sample_set(&s, "tcp.retransmits", "seg", 3);
+	base_sample_set(&s, "tcp.dsack_dups", "seg", 1);
+	expect_sample_table_has(&s, "; 3 retransmits, 1 of them reported duplicate (DSACK)\n");
 	base_sample_release(&s);
 }
 
@@ -1751,6 +1780,7 @@ int main(void)
 		cmocka_unit_test(test_explain_admits_shares_and_rates_not_relatives),
 		cmocka_unit_test(test_sample_table_shows_buffers_at_the_end),
 		cmocka_unit_test(test_sample_table_tcp_line),
+		cmocka_unit_test(test_sample_table_tcp_rr_line),
 		cmocka_unit_test(test_sample_table_udp_line),
 		cmocka_unit_test(test_paired_note_counts_and_orders),
 		cmocka_unit_test(test_fdr_note_and_summary),

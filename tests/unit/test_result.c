@@ -433,6 +433,71 @@ static void test_result_tcp_info_over_the_window(void **state)
 	assert_true(has(f, "tcp.bytes_per_seg"));
 }
 
+/* A stream receiver's pure ACKs per data segment it received, from its
+ * own socket; none from a server that does not send its receiver's
+ * counts, nor from one older than the segment counts. */
+static void test_result_tcp_receiver_acks(void **state)
+{
+	struct fixture *f = *state;
+	struct proto_flow_report *tx = &f->flow[0], *rx = &f->flow[1];
+
+	tx->has_tcpi = true;
+	tx->has_tcpi_win = true;
+	tx->tcpi_win = (struct proto_tcpi_win){ .data_segs_out = 38148, .bytes_sent = 2500065536ULL,
+						.has_segs = true, .segs_out = 38150, .data_segs_in = 0 };
+	build(f);
+	assert_false(has(f, "tcp.acks.per_seg"));
+	rx->has_tcpi_win = true;
+	rx->tcpi_win = (struct proto_tcpi_win){ .has_segs = true, .segs_out = 19074,
+						.data_segs_in = 38148 };
+	build(f);
+	assert_float_equal(metric(f, "tcp.acks"), 19074, 0);
+	assert_float_equal(metric(f, "tcp.acks.per_seg"), 0.5, 1e-12);
+	/* a receiver that sent data too (a window probe, say) counts its ACKs only */
+	rx->tcpi_win.data_segs_out = 6;
+	rx->tcpi_win.segs_out = 19080;
+	build(f);
+	assert_float_equal(metric(f, "tcp.acks"), 19074, 0);
+	rx->tcpi_win.has_segs = false;
+	build(f);
+	assert_false(has(f, "tcp.acks"));
+	assert_false(has(f, "tcp.acks.per_seg"));
+}
+
+/* tcp_rr from both ends' sockets: retransmissions either way, data
+ * segments and pure ACKs per transaction; nothing unless both ends
+ * counted them. */
+static void test_result_tcp_rr_segments(void **state)
+{
+	struct fixture *f = *state;
+	struct proto_flow_report *cl = &f->flow[0], *sv = &f->flow[1];
+
+	f->c.test = JOB_TEST_TCP_RR;
+	cl->win_msgs = 30000;
+	sv->win_msgs = 30000;
+	cl->win_bytes = sv->win_bytes = 30000;
+	cl->has_tcpi_win = true;
+	cl->tcpi_win = (struct proto_tcpi_win){ .data_segs_out = 30001, .retrans = 1,
+						.has_segs = true, .segs_out = 30301,
+						.data_segs_in = 30000 };
+	build(f);
+	assert_false(has(f, "tcp.acks.per_trans"));
+	assert_false(has(f, "tcp.retransmits"));
+	sv->has_tcpi_win = true;
+	sv->tcpi_win = (struct proto_tcpi_win){ .data_segs_out = 30002, .retrans = 2,
+						.dsack_dups = 1, .has_segs = true,
+						.segs_out = 33002, .data_segs_in = 30001 };
+	build(f);
+	assert_float_equal(metric(f, "tcp.retransmits"), 3, 0);
+	assert_float_equal(metric(f, "tcp.dsack_dups"), 1, 0);
+	assert_float_equal(metric(f, "tcp.data_segs.per_trans"), 60003.0 / 30000, 1e-12);
+	assert_float_equal(metric(f, "tcp.acks.per_trans"), 3300.0 / 30000, 1e-12);
+	assert_false(has(f, "tcp.acks.per_seg"));
+	sv->tcpi_win.has_segs = false;
+	build(f);
+	assert_false(has(f, "tcp.acks.per_trans"));
+}
+
 /* A udp receiver's socket drops: summed when every receiver counted them,
  * left out when one did not (an older server), never for tcp. */
 static void test_result_udp_sock_drops(void **state)
@@ -491,6 +556,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_result_tcp_info_over_the_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_udp_sock_drops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_worker_switches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_tcp_receiver_acks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_tcp_rr_segments, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
