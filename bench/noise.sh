@@ -293,7 +293,8 @@ fi
 # one line per successful run in $tmp/ROW.TOOL: "rep value disturbed"; for
 # ours, "rep value X" in $tmp/ROW.speed (X the host.speed of a run that
 # probed it), $tmp/ROW.core (its host.speed.core), $tmp/ROW.backlog (TCPBacklogCoalesce per MB), $tmp/ROW.ctxt
-# (context switches per MB), $tmp/ROW.xcpu (the cross-CPU round trip, ns),
+# (context switches per MB), $tmp/ROW.ssw (the server's workers' switches
+# per MB or transaction), $tmp/ROW.xcpu (the cross-CPU round trip, ns),
 # "rep mixed lo hi" in $tmp/ROW.levels and "rep moved" in $tmp/ROW.moved
 record() { # ROW TOOL REP RESULT
 	local v d note x k lv
@@ -303,6 +304,8 @@ record() { # ROW TOOL REP RESULT
 		x=$(sed -n "s/.*\\<$k=\\([0-9.]*\\).*/\\1/p" <<<"$note")
 		[ -n "$x" ] && echo "$3 $v $x" >>"$tmp/$1.$k"
 	done
+	x=$(sed -n 's/.*sw=[-0-9.]*\/\([0-9.]*\).*/\1/p' <<<"$note")
+	[ -n "$x" ] && echo "$3 $v $x" >>"$tmp/$1.ssw"
 	x=$(sed -n 's/.*mixed=\([01]\).*/\1/p' <<<"$note")
 	lv=$(sed -n 's/.*levels=\([0-9]*\)-\([0-9]*\)%.*/\1 \2/p' <<<"$note")
 	[ -n "$x" ] && [ -n "$lv" ] && echo "$3 $x $lv" >>"$tmp/$1.levels"
@@ -458,6 +461,7 @@ for row in "${ROWS[@]}"; do
 	corr "$row" "$tmp/$row.core" "host core pace" "op/us (host.speed.core)"
 	corr "$row" "$tmp/$row.backlog" "socket backlog" "/MB (TCPBacklogCoalesce)"
 	corr "$row" "$tmp/$row.ctxt" "context switches" "/MB (stat.ctxt)"
+	corr "$row" "$tmp/$row.ssw" "server's sleeps" "/$([ "$row" = tcp_rr ] && echo trans || echo MB) (its workers' switches)"
 	corr "$row" "$tmp/$row.xcpu" "cpus' distance" "ns (host.xcpu_ns)"
 	# ours' figure with the part that went with the distance taken out,
 	# as compare's .xcpu_adj row does: ln figure on ln distance, every
@@ -606,7 +610,9 @@ echo "probe (host.speed, streams only) over ours' runs of the row; host core pac
 echo "pace between interruptions (host.speed.core), which the guest's softirqs leave out; socket"
 echo "backlog: TCP segments"
 echo "queued to the socket backlog per MB (the receiver held the socket lock: the high state of"
-echo "loopback TCP); context switches per MB; cpus' distance: the round trip of a cache line"
+echo "loopback TCP); context switches per MB; the server's sleeps: the times its workers were"
+echo "switched in per MB or per transaction (cpu.server.workers_switches.*: a receiver that ran"
+echo "out of data and slept); cpus' distance: the round trip of a cache line"
 echo "between ours' client and server CPUs (host.xcpu_ns, the cross-CPU probe: a host that moves"
 echo "the vCPUs apart slows loopback traffic); each with its mean, cov and the Pearson correlation"
 echo "of ours' figure with it: r^2 is the share of ours' run-to-run variance that went with"
