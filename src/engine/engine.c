@@ -98,9 +98,8 @@ static void flow_event(struct worker *w, struct engine_ev *ev, uint32_t events)
 		f->ops->io(w, f, events);
 }
 
-/* A flow whose TCP_INFO the reports carry: a tcp sender with its own
- * long-lived connection (tcp_crr's come and go). */
-/* A tcp flow whose TCP_INFO counts are read at the marks: a sender's, a
+/* A flow whose TCP_INFO counts are read at the marks: a tcp flow with its
+ * own long-lived connection (tcp_crr's come and go), a sender's, and a
  * receiver's too with tcpi_rx. */
 static bool flow_counts_tcpi(const struct engine *e, const struct flow *f)
 {
