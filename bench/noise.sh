@@ -440,28 +440,39 @@ PY
 # what went with ours' figure from run to run: the host's speed (the CPU
 # speed probe of ours' stream runs), the socket backlog (TCP) and the
 # context switches per MB; then the runs whose window mixed levels
-# corr ROW FILE WHAT UNIT: "WHAT in ours ROW: mean, cov; Pearson r with ours"
+# corr ROW FILE WHAT UNIT [PER_S]: "WHAT in ours ROW: mean, cov; Pearson r
+# with ours"; with PER_S (ours' unit to MB/s), a figure per MB is also
+# given per second: one that holds a rate per second reads r near -1 per
+# MB by construction, and its cov per second says so
 corr() {
 	[ -s "$2" ] || return 0
-	awk -v d="${DESC[$1]}" -v w="$3" -v u="$4" '
-	{ n++; x[n] = $3; y[n] = $2; sx += $3; sy += $2 }
+	awk -v d="${DESC[$1]}" -v w="$3" -v u="$4" -v k="${5:-0}" '
+	{ n++; x[n] = $3; y[n] = $2; sx += $3; sy += $2; z[n] = $3 * $2 * k; sz += z[n] }
 	END {
 		if (n < 3 || sx <= 0) exit
-		mx = sx / n; my = sy / n
+		mx = sx / n; my = sy / n; mz = sz / n
 		for (i = 1; i <= n; i++) {
 			vx += (x[i] - mx) ^ 2; vy += (y[i] - my) ^ 2; cxy += (x[i] - mx) * (y[i] - my)
+			vz += (z[i] - mz) ^ 2
 		}
 		r = (vx > 0 && vy > 0) ? cxy / sqrt(vx * vy) : 0
-		printf "%-16s in ours %-31s mean %.4g %s, cov %.2f %%; its correlation with ours: r = %.2f (r^2 %.2f), %d runs\n",
+		printf "%-16s in ours %-31s mean %.4g %s, cov %.2f %%; its correlation with ours: r = %.2f (r^2 %.2f), %d runs",
 			w, d ":", mx, u, 100 * sqrt(vx / (n - 1)) / mx, r, r * r, n
+		if (mz > 0)
+			printf "; per second: mean %.4g, cov %.2f %%", mz, 100 * sqrt(vz / (n - 1)) / mz
+		printf "\n"
 	}' "$2"
 }
 for row in "${ROWS[@]}"; do
 	corr "$row" "$tmp/$row.speed" "host speed" "op/us (host.speed)"
 	corr "$row" "$tmp/$row.core" "host core pace" "op/us (host.speed.core)"
 	corr "$row" "$tmp/$row.backlog" "socket backlog" "/MB (TCPBacklogCoalesce)"
-	corr "$row" "$tmp/$row.ctxt" "context switches" "/MB (stat.ctxt)"
-	corr "$row" "$tmp/$row.ssw" "server's sleeps" "/$([ "$row" = tcp_rr ] && echo trans || echo MB) (its workers' switches)"
+	corr "$row" "$tmp/$row.ctxt" "context switches" "/MB (stat.ctxt)" 125
+	if [ "$row" = tcp_rr ]; then
+		corr "$row" "$tmp/$row.ssw" "server's sleeps" "/trans (its workers' switches)"
+	else
+		corr "$row" "$tmp/$row.ssw" "server's sleeps" "/MB (its workers' switches)" 125
+	fi
 	corr "$row" "$tmp/$row.xcpu" "cpus' distance" "ns (host.xcpu_ns)"
 	# ours' figure with the part that went with the distance taken out,
 	# as compare's .xcpu_adj row does: ln figure on ln distance, every
@@ -612,7 +623,9 @@ echo "backlog: TCP segments"
 echo "queued to the socket backlog per MB (the receiver held the socket lock: the high state of"
 echo "loopback TCP); context switches per MB; the server's sleeps: the times its workers were"
 echo "switched in per MB or per transaction (cpu.server.workers_switches.*: a receiver that ran"
-echo "out of data and slept); cpus' distance: the round trip of a cache line"
+echo "out of data and slept); a figure per MB is also given per second (per MB x MB/s): one"
+echo "that kept its rate per second falls per MB as ours' figure rises, r near -1 by"
+echo "construction, and its small cov per second says so; cpus' distance: the round trip of a cache line"
 echo "between ours' client and server CPUs (host.xcpu_ns, the cross-CPU probe: a host that moves"
 echo "the vCPUs apart slows loopback traffic); each with its mean, cov and the Pearson correlation"
 echo "of ours' figure with it: r^2 is the share of ours' run-to-run variance that went with"
