@@ -430,8 +430,9 @@ int collect_parse_snmp6(const char *text, size_t len,
 	return ret;
 }
 
-/* The header of /proc/softirqs: "CPU<n>" fields, n ascending. */
-static int check_softirq_header(const struct collect_line *ln, size_t *ncpu,
+/* The header of /proc/softirqs and /proc/interrupts: "CPU<n>" fields, n
+ * ascending. */
+static int check_cpu_header(const struct collect_line *ln, size_t *ncpu,
 				struct base_err *err)
 {
 	const char *pos = ln->p, *f;
@@ -471,34 +472,26 @@ static bool is_percpu_row(const char *name, size_t len)
 	return false;
 }
 
-static int parse_softirq_row(const struct collect_line *hl,
-			     const struct collect_line *ln, size_t ncpu,
-			     struct collect_counters *out, struct base_err *err)
+/*
+ * Add the row's total "<prefix>.<row>" of the nv values from pos on, each
+ * 32 bits (the kernel's per-CPU unsigned int), and with percpu one entry
+ * "<prefix>.<row>.cpu<N>" per value, named by the header hl's columns.
+ */
+static int add_cpu_row(struct collect_counters *out, const struct collect_line *hl,
+		       const struct collect_line *ln, const char *prefix,
+		       const char *row, size_t rlen, const char *pos, size_t nv,
+		       bool percpu, struct base_err *err)
 {
-	const char *pos = ln->p, *hpos = hl->p, *f, *row, *cpu;
-	size_t flen, rlen, clen, nv, total_idx;
+	const char *hpos = hl->p, *f, *cpu;
+	size_t flen, clen, total_idx = out->n;
 	char cname[16]; /* "cpu" and at most 7 digits */
 	uint64_t sum = 0;
-	bool percpu;
 	int ret = 0;
 
-	if (ln->p == ln->end)
-		return collect_line_err(ln, err, -EINVAL, "empty line");
-	collect_next_field(&pos, ln->end, &row, &rlen);
-	if (rlen < 2 || row[rlen - 1] != ':' || !is_name(row, rlen - 1))
-		return collect_line_err(ln, err, -EINVAL,
-				"expected a softirq name and ':'");
-	rlen--;
-	nv = count_fields(pos, ln->end);
-	if (nv != ncpu)
-		return collect_line_err(ln, err, -EINVAL,
-				"%zu values for %zu CPU columns", nv, ncpu);
-	percpu = is_percpu_row(row, rlen);
-	total_idx = out->n;
-	if (!add(out, ln, "softirq", 7, row, rlen, NULL, 0, 0,
+	if (!add(out, ln, prefix, strlen(prefix), row, rlen, NULL, 0, 0,
 		 percpu ? COLLECT_COUNTER_SUM : 0, err, &ret))
 		return ret;
-	while (collect_next_field(&pos, ln->end, &f, &flen)) {
+	for (size_t i = 0; i < nv && collect_next_field(&pos, ln->end, &f, &flen); i++) {
 		uint64_t v;
 		bool neg;
 
@@ -516,17 +509,44 @@ static int parse_softirq_row(const struct collect_line *hl,
 		/* "CPU12" -> "cpu12"; the header check bounds the digits */
 		memcpy(cname, "cpu", 3);
 		memcpy(cname + 3, cpu + 3, clen - 3);
-		if (!add(out, ln, "softirq", 7, row, rlen, cname, clen, v,
+		if (!add(out, ln, prefix, strlen(prefix), row, rlen, cname, clen, v,
 			 COLLECT_COUNTER_WRAP32, err, &ret))
 			return ret;
 	}
 	out->e[total_idx].value = sum;
 	if (percpu)
-		out->e[total_idx].nparts = (unsigned int)ncpu;
+		out->e[total_idx].nparts = (unsigned int)nv;
 	return 0;
 }
 
-int collect_parse_softirqs(const char *text, size_t len,
+static int parse_softirq_row(const struct collect_line *hl,
+			     const struct collect_line *ln, size_t ncpu,
+			     struct collect_counters *out, struct base_err *err)
+{
+	const char *pos = ln->p, *row;
+	size_t rlen, nv;
+
+	if (ln->p == ln->end)
+		return collect_line_err(ln, err, -EINVAL, "empty line");
+	collect_next_field(&pos, ln->end, &row, &rlen);
+	if (rlen < 2 || row[rlen - 1] != ':' || !is_name(row, rlen - 1))
+		return collect_line_err(ln, err, -EINVAL,
+				"expected a softirq name and ':'");
+	rlen--;
+	nv = count_fields(pos, ln->end);
+	if (nv != ncpu)
+		return collect_line_err(ln, err, -EINVAL,
+				"%zu values for %zu CPU columns", nv, ncpu);
+	return add_cpu_row(out, hl, ln, "softirq", row, rlen, pos, nv,
+			   is_percpu_row(row, rlen), err);
+}
+
+typedef int (*cpu_row_fn)(const struct collect_line *hl, const struct collect_line *ln,
+			  size_t ncpu, struct collect_counters *out, struct base_err *err);
+
+/* A table of /proc/softirqs' or /proc/interrupts' shape: the CPU header,
+ * then rows, each given to row(). */
+static int parse_cpu_table(const char *text, size_t len, cpu_row_fn row,
 			   struct collect_counters *out, struct base_err *err)
 {
 	struct collect_line hl, ln;
@@ -542,15 +562,84 @@ int collect_parse_softirqs(const char *text, size_t len,
 		return ret;
 	if (ret == 0)
 		return base_err_set(err, -EINVAL, "no CPU header line");
-	ret = check_softirq_header(&hl, &ncpu, err);
+	ret = check_cpu_header(&hl, &ncpu, err);
 	if (ret)
 		return ret;
 	while ((ret = next_line(&it, &ln, err)) > 0) {
-		ret = parse_softirq_row(&hl, &ln, ncpu, out, err);
+		ret = row(&hl, &ln, ncpu, out, err);
 		if (ret)
 			return ret;
 	}
 	return ret;
+}
+
+int collect_parse_softirqs(const char *text, size_t len,
+			   struct collect_counters *out, struct base_err *err)
+{
+	return parse_cpu_table(text, len, parse_softirq_row, out, err);
+}
+
+/* An interrupt row's description names an IPI that wakes or calls another
+ * CPU (x86's RES and CAL, arm64's IPI0 and IPI1): those rows also get one
+ * counter per CPU. */
+static bool is_ipi_row(const char *desc, size_t len)
+{
+	static const char *const ipis[] = { "Rescheduling interrupts",
+					    "Function call interrupts" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ipis); i++)
+		if (len == strlen(ipis[i]) && !memcmp(desc, ipis[i], len))
+			return true;
+	return false;
+}
+
+static bool all_digits(const char *f, size_t flen)
+{
+	for (size_t i = 0; i < flen; i++)
+		if (!collect_is_digit(f[i]))
+			return false;
+	return flen > 0;
+}
+
+static int parse_irq_row(const struct collect_line *hl,
+			 const struct collect_line *ln, size_t ncpu,
+			 struct collect_counters *out, struct base_err *err)
+{
+	const char *pos = ln->p, *vals, *row, *f = NULL;
+	size_t rlen, flen, nv = 0;
+
+	if (!collect_next_field(&pos, ln->end, &row, &rlen))
+		return collect_line_err(ln, err, -EINVAL, "empty line");
+	if (rlen < 2 || row[rlen - 1] != ':')
+		return collect_line_err(ln, err, -EINVAL,
+				"expected an interrupt number or name and ':'");
+	rlen--;
+	if (all_digits(row, rlen))
+		return 0; /* a device's line: stat.intr counts those */
+	if (!is_name(row, rlen))
+		return collect_line_err(ln, err, -EINVAL,
+				"expected an interrupt number or name and ':'");
+	vals = pos;
+	while (nv < ncpu && collect_next_field(&pos, ln->end, &f, &flen) &&
+	       all_digits(f, flen))
+		nv++;
+	/* ERR and MIS print one machine-wide count, and nothing after it */
+	if (nv != ncpu && (nv != 1 || count_fields(vals, ln->end) != 1))
+		return collect_line_err(ln, err, -EINVAL,
+				"%zu values for %zu CPU columns", nv, ncpu);
+	/* the description after the values */
+	if (nv == ncpu && collect_next_field(&pos, ln->end, &f, &flen))
+		flen = (size_t)(ln->end - f);
+	else
+		flen = 0;
+	return add_cpu_row(out, hl, ln, "irq", row, rlen, vals, nv,
+			   nv == ncpu && is_ipi_row(f, flen), err);
+}
+
+int collect_parse_interrupts(const char *text, size_t len,
+			     struct collect_counters *out, struct base_err *err)
+{
+	return parse_cpu_table(text, len, parse_irq_row, out, err);
 }
 
 int collect_parse_stat(const char *text, size_t len,
@@ -776,6 +865,72 @@ int collect_counters_add_cpuidle(struct collect_counters *out, const char *sys,
 	return ret;
 }
 
+/* Drop the entries from index n on (their slots too: a later entry is on
+ * no earlier entry's probe chain). */
+static void truncate_to(struct collect_counters *out, size_t n)
+{
+	while (out->n > n) {
+		out->n--;
+		*find_slot(out, out->e[out->n].name) = 0;
+	}
+}
+
+int collect_counters_add_interrupts(struct collect_counters *out, const char *path,
+				    struct base_err *err)
+{
+	size_t n0, len = 0, cap = 0, llen = 0;
+	char *text = NULL, *line = NULL, ebuf[128];
+	ssize_t got;
+	FILE *f;
+	int ret = 0;
+
+	if (!out || !path)
+		return base_err_set(err, -EINVAL, "no snapshot or path");
+	f = fopen(path, "re");
+	if (!f) {
+		ret = -errno;
+		return ret == -ENOENT ? 0 : base_err_set(err, ret, "cannot open %s: %s", path,
+							 strerror_r(-ret, ebuf, sizeof(ebuf)));
+	}
+	/* the header and the named rows only: a large machine's device
+	 * lines run to megabytes */
+	while ((got = getline(&line, &llen, f)) > 0) {
+		const char *p = line;
+
+		while (collect_is_blank(*p))
+			p++;
+		if (len && collect_is_digit(*p))
+			continue;
+		if (len + (size_t)got > cap) {
+			size_t ncap = 2 * (len + (size_t)got);
+			char *t = realloc(text, ncap);
+
+			if (!t) {
+				ret = base_err_set(err, -ENOMEM, "out of memory");
+				break;
+			}
+			text = t;
+			cap = ncap;
+		}
+		memcpy(text + len, line, (size_t)got);
+		len += (size_t)got;
+	}
+	if (!ret && ferror(f))
+		ret = base_err_set(err, -EIO, "cannot read %s", path);
+	fclose(f);
+	free(line);
+	n0 = out->n;
+	if (!ret) {
+		ret = collect_parse_interrupts(text, len, out, err);
+		if (ret) {
+			base_err_prefix(err, "%s", path);
+			truncate_to(out, n0);
+		}
+	}
+	free(text);
+	return ret;
+}
+
 int collect_counters_read(struct collect_counters *out, struct base_err *err)
 {
 	char ebuf[128];
@@ -860,13 +1015,15 @@ static bool sum_delta(const struct collect_counters *a,
 
 int collect_counters_snapshot(struct collect_counters *out, const char *sys,
 			      const struct base_cpulist *cpus, struct base_err *err,
-			      struct base_err *idle_err)
+			      struct base_err *idle_err, struct base_err *irq_err)
 {
 	int ret = collect_counters_read(out, err);
 
 	/* a bad file fails the add before it adds anything */
 	if (!ret)
 		collect_counters_add_cpuidle(out, sys, cpus, idle_err);
+	if (!ret)
+		collect_counters_add_interrupts(out, "/proc/interrupts", irq_err);
 	return ret;
 }
 

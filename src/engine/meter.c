@@ -308,7 +308,7 @@ void engine_meter_mark(struct engine_meter *m, struct engine *e, int which)
 	 * a machine's other CPUs idle whatever the test does */
 	if (m->ctr[which])
 		m->ctr_ok[which] = !collect_counters_snapshot(m->ctr[which], "/sys", &m->col.cpus,
-							      &m->ctr_err, &m->idle_err);
+							      &m->ctr_err, &m->idle_err, &m->irq_err);
 	collect_rusage_read(&m->ru[which]);
 	if (which == 0) {
 		if (m->perf)
@@ -480,6 +480,8 @@ static void report_counters(const struct engine_meter *m,
 	collect_counters_delta(m->ctr[0], m->ctr[1], add_delta, &d);
 	if (m->idle_err.msg[0])
 		json_object_set_new(r->notes, "counters.cpuidle", json_string(m->idle_err.msg));
+	if (m->irq_err.msg[0])
+		json_object_set_new(r->notes, "counters.interrupts", json_string(m->irq_err.msg));
 	if (d.resets) {
 		snprintf(note, sizeof(note), "%u counters went backwards and were left out",
 			 d.resets);

@@ -53,6 +53,7 @@ struct engine_meter {
 	bool marked[2], ctr_ok[2];
 	struct base_err ctr_err;
 	struct base_err idle_err; /* why the idle states were left out */
+	struct base_err irq_err;  /* why the interrupts were left out */
 	struct collect_perf *perf;
 	struct collect_profile *prof;
 	struct collect_ksyms *ksyms;

@@ -644,6 +644,7 @@ static const char *const per_unit_counters[] = {
 	"snmp.Udp.RcvbufErrors", "snmp.Udp.SndbufErrors", "snmp.Ip.InReceives",
 	"netstat.TcpExt.TCPRcvCollapsed", "netstat.TcpExt.TCPBacklogCoalesce",
 	"softirq.NET_RX", "softirq.NET_TX", "stat.ctxt", "stat.intr",
+	"irq.RES", "irq.CAL",
 	"perf.instructions", "perf.cycles", "perf.cache_misses",
 };
 

@@ -52,7 +52,7 @@ static bool fmt_sockbuf(uint64_t start, uint64_t end, char *buf, size_t len)
 static bool collected(const char *name)
 {
 	static const char *const prefixes[] = { "snmp.", "snmp6.", "netstat.",
-						"softirq.", "stat.", "perf.",
+						"softirq.", "irq.", "stat.", "perf.",
 						"profile.", "server." };
 
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
@@ -358,15 +358,69 @@ static void print_window(FILE *out, const struct base_sample *s)
 }
 
 /*
+ * The IPIs that woke or called another CPU (irq.RES and irq.CAL, the
+ * client host's) per unit of work, and the CPU that took most of them:
+ * "12.6 IPIs (wake-ups, calls) per MB, 99% to cpu1". Empty without them.
+ */
+static void ipi_text(const struct base_sample *s, char *buf, size_t len)
+{
+	const char *unit = "MB";
+	double per = base_sample_value(s, "irq.CAL.per_mb") + base_sample_value(s, "irq.RES.per_mb");
+	double total = 0, top = -1;
+	long top_cpu = -1;
+
+	buf[0] = '\0';
+	if (isnan(per)) {
+		unit = "transaction";
+		per = base_sample_value(s, "irq.CAL.per_trans") +
+		      base_sample_value(s, "irq.RES.per_trans");
+	}
+	if (isnan(per))
+		return;
+	for (size_t i = 0; i < s->nmetrics; i++) {
+		const char *n = s->metrics[i].name;
+		char res[40], *end;
+		long cpu;
+		double v;
+
+		if (strncmp(n, "irq.CAL.cpu", 11))
+			continue;
+		cpu = strtol(n + 11, &end, 10);
+		if (end == n + 11 || *end || cpu < 0)
+			continue;
+		snprintf(res, sizeof(res), "irq.RES.cpu%ld", cpu);
+		v = s->metrics[i].value;
+		if (base_sample_get(s, res))
+			v += base_sample_value(s, res);
+		total += v;
+		if (v > top) {
+			top = v;
+			top_cpu = cpu;
+		}
+	}
+	if (total > 0)
+		snprintf(buf, len, "%.1f IPIs (wake-ups, calls) per %s, %.0f%% to cpu%ld", per,
+			 unit, 100.0 * top / total, top_cpu);
+	else
+		snprintf(buf, len, "%.1f IPIs (wake-ups, calls) per %s", per, unit);
+}
+
+/*
  * One line on where the host kept the test's CPUs (the cross-CPU probe):
- * how far apart, and whether the host moved them within the window.
+ * how far apart, and whether the host moved them within the window; and
+ * how often one CPU woke or called another.
  */
 static void print_xcpu(FILE *out, const struct base_sample *s)
 {
 	double ns = base_sample_value(s, "host.xcpu_ns"), tau = base_sample_value(s, "window.rate_xcpu_tau");
+	char ipi[128];
 
-	if (isnan(ns))
+	ipi_text(s, ipi, sizeof(ipi));
+	if (isnan(ns)) {
+		if (ipi[0])
+			fprintf(out, "cpus: %s\n", ipi);
 		return;
+	}
 	fprintf(out, "cpus: a cache line's round trip between the test's CPUs %.0f ns (median of %.0f rounds)",
 		ns, base_sample_value(s, "host.xcpu.rounds"));
 	if (base_sample_value(s, "window.xcpu_moved") == 1)
@@ -375,6 +429,8 @@ static void print_xcpu(FILE *out, const struct base_sample *s)
 	if (!isnan(tau) && base_sample_value(s, "window.rate_xcpu_p") < 0.01)
 		fprintf(out, "; the rate %s as they moved apart (Kendall tau %+.2f)",
 			tau < 0 ? "fell" : "rose", tau);
+	if (ipi[0])
+		fprintf(out, "; %s", ipi);
 	fputc('\n', out);
 }
 

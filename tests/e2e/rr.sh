@@ -35,6 +35,13 @@ timeout 60 "$NR" run tcp_rr "${RUN_SHORT[@]}" --json >"$TMP/rr1.json" 2>"$TMP/rr
 check "tcp_rr 1 flow: each end's worker switched in 0.9-1.5 times a transaction" \
 	jtrue "$TMP/rr1.json" 'all(0.9 <= v("cpu.%s.workers_switches.per_trans" % e) <= 1.5 and v("cpu.%s.workers_switches" % e) > 0 for e in ("client", "server"))' ||
 	diag "$TMP/rr1.json" 'workers_switches|transactions.per_s'
+# A wake-up of a sleeping worker on another CPU is queued there with one
+# IPI at most (none when that CPU polls in idle): the IPIs that wake or call
+# another CPU are at most one per switch-in of either end's worker, and a
+# little of the machine's own. The per-CPU counts add up to the total.
+check "tcp_rr 1 flow: wake-up and call IPIs at most one per worker switch-in; per CPU they sum to the total" \
+	jtrue "$TMP/rr1.json" 'v("irq.CAL.per_trans") + v("irq.RES.per_trans") <= 1.1 * (v("cpu.client.workers_switches.per_trans") + v("cpu.server.workers_switches.per_trans")) + 0.1 and all(sum(m[k]["value"] for k in m if re.fullmatch(r"irq\.%s\.cpu[0-9]+" % row, k)) == v("irq." + row) for row in ("CAL", "RES"))' ||
+	diag "$TMP/rr1.json" 'irq|workers_switches'
 # Both ends' sockets: a 1-byte request and a 1-byte reply, one data segment
 # each (and a retransmission now and then); the ACKs ride on them.
 check "tcp_rr: 2 data segments a transaction from both ends' sockets (within 1%), pure ACKs under 1" \

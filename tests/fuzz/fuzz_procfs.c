@@ -12,7 +12,7 @@
  * The first byte picks the file, the rest is its text: /proc/net/snmp,
  * /proc/net/netstat, /proc/net/snmp6, /proc/softirqs, /proc/stat (the
  * counters' reader and the CPU-time reader), /proc/kallsyms,
- * /proc/<pid>/task/<tid>/schedstat and .../stat. Their format moves with
+ * /proc/<pid>/task/<tid>/schedstat and .../stat, /proc/interrupts. Their format moves with
  * the kernel version, and a thread's name inside .../stat is whatever the
  * thread chose. Promised (collect/): malformed text is an error naming
  * the line, never a crash or a read past the text; counters parsed twice
@@ -51,6 +51,10 @@ static void counters(int which, const char *text, size_t len)
 	case 2:
 		ret = collect_parse_softirqs(text, len, a, &err);
 		ret2 = collect_parse_softirqs(text, len, b, NULL);
+		break;
+	case 8:
+		ret = collect_parse_interrupts(text, len, a, &err);
+		ret2 = collect_parse_interrupts(text, len, b, NULL);
 		break;
 	default:
 		ret = collect_parse_stat(text, len, a, &err);
@@ -129,8 +133,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	which = data[0] % 8;
-	if (which <= 3)
+	which = data[0] % 9;
+	if (which <= 3 || which == 8)
 		counters(which, text, len);
 	else if (which == 4)
 		cpustat(text, len);

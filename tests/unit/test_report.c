@@ -1267,6 +1267,36 @@ static void test_sample_table_tcp_rr_line(void **state)
 	base_sample_release(&s);
 }
 
+/* The cpus line: the IPIs that woke or called another CPU per unit of
+ * work and the CPU that took most, beside the probe's round trip or
+ * alone; nothing without them. */
+static void test_sample_table_cpus_line_ipis(void **state)
+{
+	static const char *const cfg[] = { "test=udp_stream" };
+	struct base_sample s;
+	char *text;
+
+	(void)state;
+	make_sample(&s, "A", cfg, 1, "throughput.gbps", "Gbps", 5.5);
+	text = capture_sample_table(&s);
+	assert_null(strstr(text, "\ncpus: "));
+	free(text);
+	base_sample_set(&s, "irq.CAL.per_mb", "", 12.3);
+	base_sample_set(&s, "irq.RES.per_mb", "", 0.2);
+	base_sample_set(&s, "irq.CAL", "count", 24400);
+	base_sample_set(&s, "irq.CAL.cpu0", "count", 100);
+	base_sample_set(&s, "irq.CAL.cpu1", "count", 24300);
+	base_sample_set(&s, "irq.RES", "count", 400);
+	base_sample_set(&s, "irq.RES.cpu0", "count", 150);
+	base_sample_set(&s, "irq.RES.cpu1", "count", 250);
+	base_sample_set(&s, "irq.RES.cpu1.per_mb", "", 0.1);
+	expect_sample_table_has(&s, "\ncpus: 12.5 IPIs (wake-ups, calls) per MB, 99% to cpu1\n");
+	base_sample_set(&s, "host.xcpu_ns", "ns", 421.6);
+	base_sample_set(&s, "host.xcpu.rounds", "", 40);
+	expect_sample_table_has(&s, "\ncpus: a cache line's round trip between the test's CPUs 422 ns (median of 40 rounds); 12.5 IPIs (wake-ups, calls) per MB, 99% to cpu1\n");
+	base_sample_release(&s);
+}
+
 /* The udp line: lost by sequence numbers beside the sockets' own drops;
  * none from a server that did not count them. */
 static void test_sample_table_udp_line(void **state)
@@ -1781,6 +1811,7 @@ int main(void)
 		cmocka_unit_test(test_sample_table_shows_buffers_at_the_end),
 		cmocka_unit_test(test_sample_table_tcp_line),
 		cmocka_unit_test(test_sample_table_tcp_rr_line),
+		cmocka_unit_test(test_sample_table_cpus_line_ipis),
 		cmocka_unit_test(test_sample_table_udp_line),
 		cmocka_unit_test(test_paired_note_counts_and_orders),
 		cmocka_unit_test(test_fdr_note_and_summary),
