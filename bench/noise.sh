@@ -180,6 +180,9 @@ run_ours() {
 		    ("sw=" + ([$m["cpu.client.workers_switches.per_mb"].value // $m["cpu.client.workers_switches.per_trans"].value,
 		               $m["cpu.server.workers_switches.per_mb"].value // $m["cpu.server.workers_switches.per_trans"].value]
 		              | map(if . == null then "-" else (. * 100 | round / 100 | tostring) end) | join("/"))),
+		    ("ipi=" + ([$m["irq.CAL.per_mb"].value // $m["irq.CAL.per_trans"].value,
+		                $m["irq.RES.per_mb"].value // $m["irq.RES.per_trans"].value]
+		               | if .[0] == null then "-" else (add * 100 | round / 100 | tostring) end)),
 		    ("xcpu=" + (($m["host.xcpu_ns"].value // null)
 		                | if . then (. * 10 | round / 10 | tostring) else "-" end)),
 		    ("moved=" + (($m["window.xcpu_moved"].value // null) | if . == null then "-" else tostring end)) ]
@@ -294,13 +297,14 @@ fi
 # ours, "rep value X" in $tmp/ROW.speed (X the host.speed of a run that
 # probed it), $tmp/ROW.core (its host.speed.core), $tmp/ROW.backlog (TCPBacklogCoalesce per MB), $tmp/ROW.ctxt
 # (context switches per MB), $tmp/ROW.ssw (the server's workers' switches
-# per MB or transaction), $tmp/ROW.xcpu (the cross-CPU round trip, ns),
+# per MB or transaction), $tmp/ROW.ipi (the IPIs that woke or called a
+# CPU, per MB or transaction), $tmp/ROW.xcpu (the cross-CPU round trip, ns),
 # "rep mixed lo hi" in $tmp/ROW.levels and "rep moved" in $tmp/ROW.moved
 record() { # ROW TOOL REP RESULT
 	local v d note x k lv
 	read -r v d note <<<"$4"
 	echo "$3 $v $d" >>"$tmp/$1.$2"
-	for k in speed core backlog ctxt xcpu; do
+	for k in speed core backlog ctxt ipi xcpu; do
 		x=$(sed -n "s/.*\\<$k=\\([0-9.]*\\).*/\\1/p" <<<"$note")
 		[ -n "$x" ] && echo "$3 $v $x" >>"$tmp/$1.$k"
 	done
@@ -473,6 +477,11 @@ for row in "${ROWS[@]}"; do
 	else
 		corr "$row" "$tmp/$row.ssw" "server's sleeps" "/MB (its workers' switches)" 125
 	fi
+	if [ "$row" = tcp_rr ]; then
+		corr "$row" "$tmp/$row.ipi" "wake-up IPIs" "/trans (irq.CAL + irq.RES)"
+	else
+		corr "$row" "$tmp/$row.ipi" "wake-up IPIs" "/MB (irq.CAL + irq.RES)" 125
+	fi
 	corr "$row" "$tmp/$row.xcpu" "cpus' distance" "ns (host.xcpu_ns)"
 	# ours' figure with the part that went with the distance taken out,
 	# as compare's .xcpu_adj row does: ln figure on ln distance, every
@@ -625,7 +634,9 @@ echo "loopback TCP); context switches per MB; the server's sleeps: the times its
 echo "switched in per MB or per transaction (cpu.server.workers_switches.*: a receiver that ran"
 echo "out of data and slept); a figure per MB is also given per second (per MB x MB/s): one"
 echo "that kept its rate per second falls per MB as ours' figure rises, r near -1 by"
-echo "construction, and its small cov per second says so; cpus' distance: the round trip of a cache line"
+echo "construction, and its small cov per second says so; wake-up IPIs: the interrupts one CPU"
+echo "sent another to wake a sleeper or run a call (irq.CAL + irq.RES, the machine's; each of"
+echo "the server's sleeps on another CPU than its waker costs one); cpus' distance: the round trip of a cache line"
 echo "between ours' client and server CPUs (host.xcpu_ns, the cross-CPU probe: a host that moves"
 echo "the vCPUs apart slows loopback traffic); each with its mean, cov and the Pearson correlation"
 echo "of ours' figure with it: r^2 is the share of ours' run-to-run variance that went with"
