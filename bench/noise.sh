@@ -467,6 +467,27 @@ corr() {
 		printf "\n"
 	}' "$2"
 }
+# peer_xcpu ROW: the peer's figure against the distance ours' run of the
+# same repetition read just before it: a peer whose figure does not follow
+# the vCPUs' placement is held by something else (iperf3's udp by its one
+# datagram a send call)
+peer_xcpu() {
+	local peer=${PEER[$1]}
+	[ -s "$tmp/$1.xcpu" ] && [ -s "$tmp/$1.$peer" ] || return 0
+	awk -v d="${DESC[$1]}" -v p="$peer" '
+	FNR == NR { x[$1] = $3; next }
+	($1 in x) { n++; a[n] = x[$1]; b[n] = $2; sa += a[n]; sb += b[n] }
+	END {
+		if (n < 3) exit
+		ma = sa / n; mb = sb / n
+		for (i = 1; i <= n; i++) {
+			va += (a[i] - ma) ^ 2; vb += (b[i] - mb) ^ 2; c += (a[i] - ma) * (b[i] - mb)
+		}
+		r = (va > 0 && vb > 0) ? c / sqrt(va * vb) : 0
+		printf "%-16s in %-36s the cpus'"'"' distance ours read in the same repetition: r = %.2f (r^2 %.2f), %d runs\n",
+			p, d ":", r, r * r, n
+	}' "$tmp/$1.xcpu" "$tmp/$1.$peer"
+}
 for row in "${ROWS[@]}"; do
 	corr "$row" "$tmp/$row.speed" "host speed" "op/us (host.speed)"
 	corr "$row" "$tmp/$row.core" "host core pace" "op/us (host.speed.core)"
@@ -483,6 +504,7 @@ for row in "${ROWS[@]}"; do
 		corr "$row" "$tmp/$row.ipi" "wake-up IPIs" "/MB (irq.CAL + irq.RES)" 125
 	fi
 	corr "$row" "$tmp/$row.xcpu" "cpus' distance" "ns (host.xcpu_ns)"
+	peer_xcpu "$row"
 	# ours' figure with the part that went with the distance taken out,
 	# as compare's .xcpu_adj row does: ln figure on ln distance, every
 	# run moved along the slope to the geometric mean distance (the slope
@@ -638,7 +660,9 @@ echo "construction, and its small cov per second says so; wake-up IPIs: the inte
 echo "sent another to wake a sleeper or run a call (irq.CAL + irq.RES, the machine's; each of"
 echo "the server's sleeps on another CPU than its waker costs one); cpus' distance: the round trip of a cache line"
 echo "between ours' client and server CPUs (host.xcpu_ns, the cross-CPU probe: a host that moves"
-echo "the vCPUs apart slows loopback traffic); each with its mean, cov and the Pearson correlation"
+echo "the vCPUs apart slows loopback traffic), and the peer's figure against it (the distance"
+echo "ours read in the same repetition: a peer that does not follow it is held by something"
+echo "else); each with its mean, cov and the Pearson correlation"
 echo "of ours' figure with it: r^2 is the share of ours' run-to-run variance that went with"
 echo "it.  shared drift: ours and the peer ran back to back in every repetition; r near 1"
 echo "says the spread both show is the machine's, moving both together; ours/peer per repetition"
