@@ -467,6 +467,36 @@ corr() {
 		printf "\n"
 	}' "$2"
 }
+# xcpu_adjusted WHO ROW FILE: WHO's figures ("rep value distance" in FILE)
+# with what went with the cpus' distance taken out: ln figure on ln
+# distance, every run moved along the slope to the geometric mean distance
+# (the slope fitted to these runs takes a degree of freedom: n - 2); as
+# compare, only when the distance spans a move (1.5x), not the probe's
+# jitter. The cov also goes to $tmp/ROW.adj.WHO.
+xcpu_adjusted() {
+	[ -s "$3" ] || return 0
+	awk -v d="${DESC[$2]}" -v who="$1" -v out="$tmp/$2.adj.$1" '
+	$2 > 0 && $3 > 0 { n++; x[n] = log($3); y[n] = log($2); sx += x[n]; sy += y[n]
+		if (n == 1 || x[n] < lo) lo = x[n]; if (n == 1 || x[n] > hi) hi = x[n] }
+	END {
+		if (n < 4) exit
+		if (hi - lo < log(1.5)) {
+			printf "%-16s in %-4s %-31s not estimable (the distance spanned no move: under 1.5x), %d runs\n",
+				"adjusted for it", who, d ":", n
+			exit
+		}
+		mx = sx / n; my = sy / n
+		for (i = 1; i <= n; i++) { sxx += (x[i] - mx) ^ 2; sxy += (x[i] - mx) * (y[i] - my) }
+		b = sxx > 0 ? sxy / sxx : 0
+		for (i = 1; i <= n; i++) { v[i] = exp(y[i] - b * (x[i] - mx)); s1 += v[i] }
+		m = s1 / n
+		for (i = 1; i <= n; i++) s2 += (v[i] - m) ^ 2
+		cv = 100 * sqrt(s2 / (n - 2)) / m
+		printf "%-16s in %-4s %-31s cov %.2f %% (slope %.2f of ln figure per ln ns, at %.0f ns), %d runs\n",
+			"adjusted for it", who, d ":", cv, b, exp(mx), n
+		print cv > out
+	}' "$3"
+}
 # peer_xcpu ROW: the peer's figure against the distance ours' run of the
 # same repetition read just before it: a peer whose figure does not follow
 # the vCPUs' placement is held by something else (iperf3's udp by its one
@@ -506,29 +536,20 @@ for row in "${ROWS[@]}"; do
 	corr "$row" "$tmp/$row.xcpu" "cpus' distance" "ns (host.xcpu_ns)"
 	peer_xcpu "$row"
 	# ours' figure with the part that went with the distance taken out,
-	# as compare's .xcpu_adj row does: ln figure on ln distance, every
-	# run moved along the slope to the geometric mean distance (the slope
-	# fitted to these runs takes a degree of freedom: n - 2); compare fits
-	# only when the distance spans a move (1.5x), not the probe's jitter
-	[ -s "$tmp/$row.xcpu" ] && awk -v d="${DESC[$row]}" '
-	$2 > 0 && $3 > 0 { n++; x[n] = log($3); y[n] = log($2); sx += x[n]; sy += y[n]
-		if (n == 1 || x[n] < lo) lo = x[n]; if (n == 1 || x[n] > hi) hi = x[n] }
-	END {
-		if (n < 4) exit
-		if (hi - lo < log(1.5)) {
-			printf "%-16s in ours %-31s not estimable (the distance spanned no move: under 1.5x), %d runs\n",
-				"adjusted for it", d ":", n
-			exit
-		}
-		mx = sx / n; my = sy / n
-		for (i = 1; i <= n; i++) { sxx += (x[i] - mx) ^ 2; sxy += (x[i] - mx) * (y[i] - my) }
-		b = sxx > 0 ? sxy / sxx : 0
-		for (i = 1; i <= n; i++) { v[i] = exp(y[i] - b * (x[i] - mx)); s1 += v[i] }
-		m = s1 / n
-		for (i = 1; i <= n; i++) s2 += (v[i] - m) ^ 2
-		printf "%-16s in ours %-31s cov %.2f %% (slope %.2f of ln figure per ln ns, at %.0f ns), %d runs\n",
-			"adjusted for it", d ":", 100 * sqrt(s2 / (n - 2)) / m, b, exp(mx), n
-	}' "$tmp/$row.xcpu"
+	# as compare's .xcpu_adj row does; and the peer's, against the distance
+	# ours read in the same repetition, with a slope of its own
+	xcpu_adjusted ours "$row" "$tmp/$row.xcpu"
+	peer=${PEER[$row]}
+	if [ -s "$tmp/$row.xcpu" ] && [ -s "$tmp/$row.$peer" ]; then
+		awk 'FNR == NR { x[$1] = $3; next } ($1 in x) { print $1, $2, x[$1] }' \
+			"$tmp/$row.xcpu" "$tmp/$row.$peer" >"$tmp/$row.peer_xcpu"
+		xcpu_adjusted "$peer" "$row" "$tmp/$row.peer_xcpu"
+	fi
+	if [ -s "$tmp/$row.adj.ours" ] && [ -s "$tmp/$row.adj.$peer" ]; then
+		awk -v d="${DESC[$row]}" -v p="$peer" 'FNR == NR { o = $1; next } { q = $1 }
+			END { if (q > 0) printf "%-16s in %-36s ours %.2f %% / %s %.2f %% = %.2f, at the same placement of the vCPUs\n",
+				"adjusted o/p", d ":", o, p, q, o / q }' "$tmp/$row.adj.ours" "$tmp/$row.adj.$peer"
+	fi
 	# the same from within the windows, as compare does when every sample
 	# kept its 100 ms rates and round trips (stats_adjust_windows): the
 	# slope of ln rate on ln round trip over the intervals, each window's
@@ -676,7 +697,9 @@ echo "each row says which holds: the own noise the target leaves ours, or out of
 echo "adjusted for it: ours' figures with what went with the cpus' distance taken out (ln figure"
 echo "regressed on ln host.xcpu_ns over ours' runs of the row, each run moved along the slope to"
 echo "the geometric mean distance, as compare's .xcpu_adj row does between two labels): the"
-echo "noise that is left when the host's placement of the vCPUs is accounted for.  within"
+echo "noise that is left when the host's placement of the vCPUs is accounted for; the peer's"
+echo "the same against the distance ours read in the same repetition, with a slope of its own,"
+echo "and adjusted o/p the ratio of the two: the target's comparison at one placement.  within"
 echo "windows: the same with the slope from the 100 ms rates and round trips inside each run's"
 echo "window (each window's own means out), every run scaled by its rates moved along it, as"
 echo "compare's .xcpu_adj row does when the samples kept their windows.  The target column is"
