@@ -22,8 +22,11 @@
 #define MAX_IPS_LIMIT ((size_t)1 << 24)
 #define FREQ_HZ_MAX 100000
 #define DRAIN_MS_MAX 1000
-/* A record's first bytes that matter: header, ip, pid/tid or id, lost. */
-#define REC_HEAD_BYTES 32
+/* Frames of a charging sample's kernel callchain (sample_max_stack). */
+#define CHAIN_FRAMES 8
+/* A record's first bytes that matter: header, ip, pid/tid or id, lost;
+ * and a callchain's count and its frames with a few context marks. */
+#define REC_HEAD_BYTES (32 + 8 + 8 * (CHAIN_FRAMES + 4))
 
 /* One CPU's event and its mapped ring. */
 struct ring {
@@ -48,7 +51,7 @@ struct ip_slot {
  * is joined, so they need no lock.
  */
 struct counts {
-	uint64_t samples, lost, bad, user, kernel, unknown, other, drains;
+	uint64_t samples, lost, bad, user, kernel, unknown, other, drains, charged;
 	size_t nips;
 };
 
@@ -63,6 +66,9 @@ struct collect_profile {
 	unsigned int drain_ms;
 	struct ip_slot *tab;
 	size_t tab_mask, max_ips;
+	/* cpu-clock with a symbol table: samples where interrupts came back
+	 * on are charged to the caller (PERF_SAMPLE_CALLCHAIN) */
+	const struct collect_ksyms *charge_ks;
 	struct counts c;
 	bool dirty; /* counts of an earlier window to clear at start */
 	int state;
@@ -157,15 +163,64 @@ static void count_ip(struct collect_profile *p, uint64_t ip)
 	}
 }
 
+/* The helpers that turn interrupts back on. A cpu-clock sample is a timer
+ * interrupt: one that fell due while interrupts were off is taken where
+ * they come back on, so without a hardware NMI these helpers collect the
+ * samples of every interrupts-off stretch that ends in them. */
+static bool irq_on_helper(const char *name)
+{
+	static const char *const helpers[] = {
+		"pvm_irq_enable", "__raw_callee_save_pvm_irq_enable",
+		"pv_native_irq_enable", "native_irq_enable", "xen_irq_enable",
+		"__raw_callee_save_xen_irq_enable", "_raw_spin_unlock_irq",
+		"_raw_spin_unlock_irqrestore", "_raw_read_unlock_irq",
+		"_raw_read_unlock_irqrestore", "_raw_write_unlock_irq",
+		"_raw_write_unlock_irqrestore",
+	};
+
+	for (size_t i = 0; i < sizeof(helpers) / sizeof(*helpers); i++)
+		if (!strcmp(name, helpers[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The IP to count for a kernel sample at ip with the callchain of nr
+ * frames at chain: ip, or, when ip is in a helper that turned interrupts
+ * back on, the first caller outside the helpers (its return address less
+ * one, inside the call). Context marks (PERF_CONTEXT_*) are skipped.
+ */
+static uint64_t charged_ip(struct collect_profile *p, uint64_t ip,
+			   const unsigned char *chain, uint64_t nr)
+{
+	struct collect_ksym s;
+
+	if (collect_ksyms_resolve(p->charge_ks, ip, &s) || !irq_on_helper(s.name))
+		return ip;
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t a;
+
+		memcpy(&a, chain + 8 * i, 8);
+		if (a >= (uint64_t)PERF_CONTEXT_MAX || a == ip)
+			continue;
+		if (!collect_ksyms_resolve(p->charge_ks, a - 1, &s) && irq_on_helper(s.name))
+			continue;
+		p->c.charged++;
+		return a - 1;
+	}
+	return ip;
+}
+
 static void handle_record(struct collect_profile *p,
 			  const struct perf_event_header *h,
 			  const unsigned char *rec, size_t n)
 {
-	uint64_t v;
+	uint64_t v, nr;
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		/* PERF_SAMPLE_IP | PERF_SAMPLE_TID: ip, then pid and tid */
+		/* PERF_SAMPLE_IP | PERF_SAMPLE_TID: ip, then pid and tid;
+		 * charging adds PERF_SAMPLE_CALLCHAIN: nr, then the frames */
 		if (n < sizeof(*h) + 8) {
 			p->c.bad++;
 			return;
@@ -175,6 +230,13 @@ static void handle_record(struct collect_profile *p,
 		switch (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) {
 		case PERF_RECORD_MISC_KERNEL:
 			p->c.kernel++;
+			if (p->charge_ks && n >= sizeof(*h) + 24) {
+				memcpy(&nr, rec + sizeof(*h) + 16, 8);
+				/* what the record holds of the frames */
+				if (nr > (n - sizeof(*h) - 24) / 8)
+					nr = (n - sizeof(*h) - 24) / 8;
+				v = charged_ip(p, v, rec + sizeof(*h) + 24, nr);
+			}
 			count_ip(p, v);
 			break;
 		case PERF_RECORD_MISC_USER:
@@ -306,6 +368,11 @@ static int open_events(struct collect_profile *p, uint32_t type,
 	attr.freq = 1;
 	attr.sample_freq = freq_hz;
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	if (type == PERF_TYPE_SOFTWARE && p->charge_ks) {
+		attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		attr.exclude_callchain_user = 1;
+		attr.sample_max_stack = CHAIN_FRAMES;
+	}
 	attr.disabled = 1;
 	/* nobody waits on the fds: wake up as rarely as the kernel allows */
 	attr.watermark = 1;
@@ -436,6 +503,7 @@ int collect_profile_open(struct collect_profile **out,
 	p->drain_ms = opts->drain_ms ? opts->drain_ms :
 				       COLLECT_PROFILE_DRAIN_MS;
 	p->max_ips = opts->max_ips ? opts->max_ips : COLLECT_PROFILE_MAX_IPS;
+	p->charge_ks = opts->ks;
 	while (slots < 2 * p->max_ips)
 		slots *= 2;
 	p->tab_mask = slots - 1;
@@ -482,6 +550,14 @@ int collect_profile_open(struct collect_profile **out,
 		ret = open_events(p, PERF_TYPE_SOFTWARE,
 				  PERF_COUNT_SW_CPU_CLOCK, freq, ring_bytes,
 				  &bad_cpu);
+		/* a kernel without sample_max_stack (before 4.8), or one whose
+		 * perf_event_max_stack is lower: count where samples land */
+		if ((ret == -E2BIG || ret == -EINVAL || ret == -EOVERFLOW) && p->charge_ks) {
+			p->charge_ks = NULL;
+			ret = open_events(p, PERF_TYPE_SOFTWARE,
+					  PERF_COUNT_SW_CPU_CLOCK, freq, ring_bytes,
+					  &bad_cpu);
+		}
 		p->event = "cpu-clock";
 		if (ret == -ENODEV || ret == -EINVAL) {
 			ret = base_err_set(err, -ENODEV,
@@ -764,6 +840,8 @@ int collect_profile_result(const struct collect_profile *p,
 	out->bad = p->c.bad;
 	out->user = p->c.user;
 	out->kernel = p->c.kernel;
+	out->charging = p->charge_ks && !strcmp(p->event, "cpu-clock");
+	out->charged = p->c.charged;
 	out->drains = p->c.drains;
 	out->collector_cpu_ns = p->collector_cpu_ns;
 	out->kernel_resolved = ks != NULL;

@@ -57,6 +57,20 @@ struct collect_profile_opts {
 	/* NULL: collect_perf_sys_ops. Borrowed until collect_profile_free().
 	 * The fake needs open, ioctl, mmap, munmap and close. */
 	const struct collect_perf_ops *ops;
+	/*
+	 * The kernel's symbols, borrowed until collect_profile_free(), or
+	 * NULL. With cpu-clock (a timer interrupt, not an NMI), a sample that
+	 * fell due while interrupts were off is taken where they come back
+	 * on: in pvm_irq_enable, _raw_spin_unlock_irqrestore and the like,
+	 * which then hold the samples of every interrupts-off stretch that
+	 * ends in them (46-48% of a loopback tcp_stream's on the PVM guest).
+	 * Given ks, cpu-clock samples also carry their kernel callchain (at
+	 * most 8 frames) and such a sample is counted at the first caller
+	 * outside those helpers: the function whose interrupts-off stretch
+	 * it was (sock_def_readable, do_syscall_64). Cycles are NMIs where
+	 * the machine has them and are counted where they land.
+	 */
+	const struct collect_ksyms *ks;
 };
 
 /* One row of the result: a kernel symbol or one of the bracketed rows. */
@@ -88,6 +102,11 @@ struct collect_profile_result {
 	/* samples in user and in kernel mode; the others (guest,
 	 * hypervisor) are in the [unknown] row */
 	uint64_t user, kernel;
+	/* the events sampled callchains to charge (opts.ks with cpu-clock,
+	 * and a kernel that took them); of the kernel samples, those taken
+	 * where interrupts came back on and counted at the caller */
+	bool charging;
+	uint64_t charged;
 	uint64_t drains;    /* collector passes over the rings */
 	/* CPU time of the collector thread, ns: the profiler's own cost. */
 	int64_t collector_cpu_ns;

@@ -67,17 +67,22 @@ static void open_perf(struct engine_meter *m)
 	}
 	if (m->col.profile) {
 		struct collect_profile_opts po = { .cpus = &cpus, .event = COLLECT_PROFILE_AUTO };
+		char ks_note[sizeof(m->prof_note)] = "";
 
-		err.msg[0] = '\0';
-		if (collect_profile_open(&m->prof, &po, &err)) {
-			snprintf(m->prof_note, sizeof(m->prof_note), "%s", err.msg);
-			return;
-		}
 		err.msg[0] = '\0';
 		/* symbols now, outside the window: the load takes ~70 ms */
 		if (collect_ksyms_load(&m->ksyms, NULL, &err))
-			snprintf(m->prof_note, sizeof(m->prof_note),
-				 "kernel symbols unavailable: %s", err.msg);
+			snprintf(ks_note, sizeof(ks_note), "kernel symbols unavailable: %s",
+				 err.msg);
+		po.ks = m->ksyms;
+		err.msg[0] = '\0';
+		if (collect_profile_open(&m->prof, &po, &err)) {
+			snprintf(m->prof_note, sizeof(m->prof_note), "%s", err.msg);
+			collect_ksyms_free(m->ksyms);
+			m->ksyms = NULL;
+			return;
+		}
+		snprintf(m->prof_note, sizeof(m->prof_note), "%s", ks_note);
 	}
 }
 
@@ -701,10 +706,14 @@ static void report_profile(const struct engine_meter *m, struct proto_end_report
 		json_object_set_new(r->metrics, pr.rows[i].metric,
 				    json_real(pr.rows[i].self_pct));
 	json_object_set_new(r->metrics, "profile.samples", json_real((double)pr.samples));
+	if (pr.charging && pr.samples)
+		json_object_set_new(r->metrics, "profile.charged_pct",
+				    json_real(100.0 * (double)pr.charged / (double)pr.samples));
 	json_object_set_new(r->metrics, "profile.lost", json_real((double)pr.lost));
-	snprintf(note, sizeof(note), "%s%s%s%s", pr.event,
+	snprintf(note, sizeof(note), "%s%s%s%s%s", pr.event,
 		 pr.fallback_reason[0] ? " (cycles: " : "", pr.fallback_reason,
-		 pr.fallback_reason[0] ? ")" : "");
+		 pr.fallback_reason[0] ? ")" : "",
+		 pr.charging ? "; samples due while interrupts were off counted at the caller that turned them back on" : "");
 	json_object_set_new(r->notes, "profile.event", json_string(note));
 	if (pr.active_ns < pr.window_ns) {
 		snprintf(note, sizeof(note), "sampled in %.1f%% of the window (--overhead)",

@@ -156,6 +156,9 @@ static void print_profile(FILE *out, const struct base_sample *s)
 		return;
 	qsort(rows, n, sizeof(*rows), by_value_desc);
 	fprintf(out, "\nprofile: top symbols by self share of samples on the test's CPUs\n");
+	if (base_sample_get(s, "profile.charged_pct"))
+		fprintf(out, "(%.1f%% fell due while interrupts were off and are counted at the function that turned them back on)\n",
+			base_sample_value(s, "profile.charged_pct"));
 	for (size_t i = 0; i < n && i < 25; i++)
 		fprintf(out, "  %6.2f%%  %s\n", rows[i]->value, rows[i]->name + 13);
 }

@@ -477,6 +477,7 @@ struct pfake_ev {
 static struct {
 	int hw_err, hw_err_cpu; /* hw_err_cpu -2: every cpu */
 	int sw_err, sw_err_cpu;
+	int chain_err; /* refuse PERF_SAMPLE_CALLCHAIN with it */
 	int mmap_err;
 	bool no_layout;   /* leave data_offset/data_size 0, as old kernels */
 	bool bad_layout;  /* a data_size that is not a power of 2 */
@@ -509,6 +510,8 @@ static int pfake_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 	if (attr->type == PERF_TYPE_SOFTWARE && pf.sw_err &&
 	    (pf.sw_err_cpu == -2 || pf.sw_err_cpu == cpu))
 		return pf.sw_err;
+	if ((attr->sample_type & PERF_SAMPLE_CALLCHAIN) && pf.chain_err)
+		return pf.chain_err;
 	assert_true(pf.nev < PFAKE_MAX);
 	e = &pf.ev[pf.nev];
 	e->attr = *attr;
@@ -1022,6 +1025,137 @@ static void test_profile_top_n_cuts_the_ranking(void **state)
 	collect_ksyms_free(ks);
 }
 
+/* ---- interrupts-off samples charged to the caller (cpu-clock) ---- */
+
+static const char charge_syms[] =
+	"ffffffff81100000 T pvm_irq_enable\n"
+	"ffffffff81100040 T __raw_callee_save_pvm_irq_enable\n"
+	"ffffffff81100080 T _raw_spin_unlock_irqrestore\n"
+	"ffffffff811000c0 T sock_def_readable\n"
+	"ffffffff81100200 T do_syscall_64\n"
+	"ffffffff82044400 T udp_sendmsg\n"
+	"ffffffff82045000 T udp_sendmsg_end\n";
+#define PVM_IRQ_ENABLE 0xffffffff81100000ull
+#define CALLEE_SAVE 0xffffffff81100040ull
+#define UNLOCK_IRQRESTORE 0xffffffff81100080ull
+#define SOCK_DEF_READABLE 0xffffffff811000c0ull
+#define DO_SYSCALL_64 0xffffffff81100200ull
+
+/* A kernel sample at ip with a callchain of nr frames (context marks
+ * included) of which only keep are written: a record the kernel cut. */
+static void rec_chain(struct recbuf *r, uint64_t ip, const uint64_t *frames,
+		      uint64_t nr, uint64_t keep)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL,
+				       (uint16_t)(32 + 8 * keep) };
+	uint32_t pidtid[2] = { 4242, 4243 };
+
+	rec_add(r, &h, sizeof(h));
+	rec_add(r, &ip, 8);
+	rec_add(r, pidtid, 8);
+	rec_add(r, &nr, 8);
+	rec_add(r, frames, 8 * keep);
+}
+
+static struct collect_profile *open_charging(const struct base_cpulist *cpus,
+					     const struct collect_ksyms *ks,
+					     enum collect_profile_event ev)
+{
+	struct collect_profile_opts o = { .cpus = cpus, .ring_pages = 1, .drain_ms = 5,
+					  .event = ev, .ops = &pfake_ops, .ks = ks };
+	struct collect_profile *p = NULL;
+	struct base_err err = { "" };
+
+	if (collect_profile_open(&p, &o, &err))
+		fail_msg("open: %s", err.msg);
+	return p;
+}
+
+/*
+ * With the symbols and cpu-clock, each event samples its kernel
+ * callchain (8 frames at most, none of user space); a sample in a helper
+ * that turned interrupts back on is counted at the first caller outside
+ * the helpers (its return address less one), context marks skipped; one
+ * whose chain holds only helpers, or whose record was cut before a
+ * caller, stays where it landed; any other sample is counted where it
+ * landed.
+ */
+static void test_profile_charges_interrupts_off_samples_to_the_caller(void **state)
+{
+	struct base_cpulist cpus = { .n = 1, .cpu = { 0 } };
+	struct collect_ksyms *ks = NULL;
+	struct collect_profile_result r;
+	struct perf_event_mmap_page *pg;
+	struct collect_profile *p;
+	struct recbuf a = { .n = 0 };
+	const uint64_t ctx = (uint64_t)PERF_CONTEXT_KERNEL;
+	const uint64_t unlock[] = { ctx, PVM_IRQ_ENABLE + 0x12, CALLEE_SAVE + 0x9,
+				    UNLOCK_IRQRESTORE + 0x1c, SOCK_DEF_READABLE + 0x44,
+				    UDP_SENDMSG + 0x100 };
+	const uint64_t syscall[] = { ctx, PVM_IRQ_ENABLE + 0x12, DO_SYSCALL_64 + 0x30 };
+	const uint64_t helpers[] = { ctx, PVM_IRQ_ENABLE + 0x12, CALLEE_SAVE + 0x9 };
+	const uint64_t work[] = { ctx, UDP_SENDMSG + 0x10, DO_SYSCALL_64 + 0x30 };
+
+	(void)state;
+	assert_int_equal(collect_ksyms_parse(&ks, charge_syms, strlen(charge_syms), NULL), 0);
+	pfake_reset();
+	p = open_charging(&cpus, ks, COLLECT_PROFILE_CPU_CLOCK);
+	assert_int_equal(pf.ev[0].attr.sample_type,
+			 PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN);
+	assert_int_equal(pf.ev[0].attr.exclude_callchain_user, 1);
+	assert_int_equal(pf.ev[0].attr.sample_max_stack, 8);
+	pg = ring_of(0);
+	assert_int_equal(collect_profile_start(p, NULL), 0);
+	for (int i = 0; i < 3; i++)
+		rec_chain(&a, PVM_IRQ_ENABLE + 0x12, unlock, 6, 6);
+	rec_chain(&a, PVM_IRQ_ENABLE + 0x12, syscall, 3, 3);
+	rec_chain(&a, PVM_IRQ_ENABLE + 0x12, helpers, 3, 3);
+	/* the record says 6 frames but holds 3: no caller read past it */
+	rec_chain(&a, PVM_IRQ_ENABLE + 0x12, unlock, 6, 3);
+	rec_chain(&a, UDP_SENDMSG + 0x10, work, 3, 3);
+	ring_put(pg, a.b, a.n);
+	assert_int_equal(collect_profile_stop(p, NULL), 0);
+	assert_int_equal(collect_profile_result(p, ks, 10, &r, NULL), 0);
+	assert_int_equal(r.samples, 7);
+	assert_int_equal(r.kernel, 7);
+	assert_true(r.charging);
+	assert_int_equal(r.charged, 4);
+	assert_int_equal(r.bad, 0);
+	assert_int_equal(r.nrows, 4);
+	check_row(&r, 0, "sock_def_readable", 3);
+	check_row(&r, 1, "pvm_irq_enable", 2);
+	check_row(&r, 2, "do_syscall_64", 1);
+	check_row(&r, 3, "udp_sendmsg", 1);
+	collect_profile_result_release(&r);
+	collect_profile_free(p);
+
+	/* cycles (an NMI where the machine has it): counted where they land */
+	pfake_reset();
+	p = open_charging(&cpus, ks, COLLECT_PROFILE_CYCLES);
+	assert_int_equal(pf.ev[0].attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID);
+	collect_profile_free(p);
+	/* a kernel that refuses callchains: cpu-clock without them */
+	pfake_reset();
+	pf.chain_err = -EOVERFLOW;
+	p = open_charging(&cpus, ks, COLLECT_PROFILE_CPU_CLOCK);
+	assert_int_equal(pfake_open_fds(), 1);
+	assert_int_equal(pf.ev[pf.nev - 1].attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID);
+	a.n = 0;
+	pg = ring_of(0);
+	assert_int_equal(collect_profile_start(p, NULL), 0);
+	rec_kernel(&a, PVM_IRQ_ENABLE + 0x12, 2);
+	ring_put(pg, a.b, a.n);
+	assert_int_equal(collect_profile_stop(p, NULL), 0);
+	assert_int_equal(collect_profile_result(p, ks, 10, &r, NULL), 0);
+	assert_false(r.charging);
+	assert_int_equal(r.charged, 0);
+	check_row(&r, 0, "pvm_irq_enable", 2);
+	collect_profile_result_release(&r);
+	collect_profile_free(p);
+	assert_int_equal(pfake_open_fds(), 0);
+	collect_ksyms_free(ks);
+}
+
 static void test_profile_auto_falls_back_to_cpu_clock(void **state)
 {
 	struct base_cpulist cpus = { .n = 2, .cpu = { 0, 1 } };
@@ -1310,7 +1444,9 @@ static bool net_symbol(const char *name)
 static void test_profile_real_udp_loopback_shows_network_symbols(void **state)
 {
 	struct base_cpulist cpus = { .n = 0 };
-	struct collect_profile_opts o = { .cpus = &cpus };
+	/* cpu-clock with the symbols: charged as on a machine without an
+	 * NMI, whatever this one has */
+	struct collect_profile_opts o = { .cpus = &cpus, .event = COLLECT_PROFILE_CPU_CLOCK };
 	struct collect_profile_result r;
 	struct collect_ksyms *ks = NULL;
 	struct collect_profile *p = NULL;
@@ -1334,6 +1470,7 @@ static void test_profile_real_udp_loopback_shows_network_symbols(void **state)
 	for (int c = 0; c < CPU_SETSIZE && cpus.n < BASE_CPU_MAX; c++)
 		if (CPU_ISSET(c, &set))
 			cpus.cpu[cpus.n++] = (uint16_t)c;
+	o.ks = ks;
 	ret = collect_profile_open(&p, &o, &err);
 	if (ret == -EACCES || ret == -EPERM) {
 		print_message("skipped: %s\n", err.msg);
@@ -1362,7 +1499,7 @@ static void test_profile_real_udp_loopback_shows_network_symbols(void **state)
 
 	print_message("%s (%s) on %u cpus: %llu samples in %.0f ms (%.0f/s), "
 		      "%llu lost, %llu drains, collector %.2f ms cpu (%.2f%% "
-		      "of one cpu), %llu datagrams\n",
+		      "of one cpu), %llu datagrams, %llu charged to a caller\n",
 		      r.event, r.fallback_reason[0] ? r.fallback_reason : "-",
 		      cpus.n, (unsigned long long)r.samples,
 		      (double)r.window_ns / 1e6,
@@ -1372,7 +1509,7 @@ static void test_profile_real_udp_loopback_shows_network_symbols(void **state)
 		      (double)r.collector_cpu_ns / 1e6,
 		      100.0 * (double)r.collector_cpu_ns /
 			      (double)r.window_ns,
-		      (unsigned long long)u.sent);
+		      (unsigned long long)u.sent, (unsigned long long)r.charged);
 	for (size_t i = 0; i < r.nrows && i < 10; i++)
 		print_message("  %5.1f%%  %s%s%s%s\n", r.rows[i].self_pct,
 			      r.rows[i].name, r.rows[i].module ? " [" : "",
@@ -1385,6 +1522,12 @@ static void test_profile_real_udp_loopback_shows_network_symbols(void **state)
 	assert_true(r.kernel_resolved);
 	assert_int_equal(r.bad, 0);
 	assert_true(found);
+	/* a datagram's wake-up takes the receiver's queue lock with
+	 * interrupts off: some samples fall due there and are charged */
+	if (r.charging)
+		assert_true(r.charged > 0 && r.charged <= r.kernel);
+	else
+		print_message("the kernel took no callchains: nothing charged\n");
 
 	collect_profile_result_release(&r);
 	collect_profile_free(p);
@@ -1418,6 +1561,7 @@ int main(void)
 		cmocka_unit_test(
 			test_profile_rows_merge_same_name_across_modules),
 		cmocka_unit_test(test_profile_top_n_cuts_the_ranking),
+		cmocka_unit_test(test_profile_charges_interrupts_off_samples_to_the_caller),
 		cmocka_unit_test(test_profile_auto_falls_back_to_cpu_clock),
 		cmocka_unit_test(test_profile_event_choice_and_errors),
 		cmocka_unit_test(test_profile_bad_options_and_misuse),
