@@ -367,18 +367,24 @@ static void print_window(FILE *out, const struct base_sample *s)
  */
 static void ipi_text(const struct base_sample *s, char *buf, size_t len)
 {
-	const char *unit = "MB";
-	double per = base_sample_value(s, "irq.CAL.per_mb") + base_sample_value(s, "irq.RES.per_mb");
-	double total = 0, top = -1;
+	const char *unit = "per_mb";
+	double per = 0, total = 0, top = -1;
 	long top_cpu = -1;
+	int rows = 0;
 
 	buf[0] = '\0';
-	if (isnan(per)) {
-		unit = "transaction";
-		per = base_sample_value(s, "irq.CAL.per_trans") +
-		      base_sample_value(s, "irq.RES.per_trans");
+	if (!base_sample_get(s, "irq.CAL.per_mb") && !base_sample_get(s, "irq.RES.per_mb"))
+		unit = "per_trans";
+	for (int i = 0; i < 2; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "irq.%s.%s", i ? "RES" : "CAL", unit);
+		if (base_sample_get(s, name)) {
+			per += base_sample_value(s, name);
+			rows++;
+		}
 	}
-	if (isnan(per))
+	if (!rows)
 		return;
 	for (size_t i = 0; i < s->nmetrics; i++) {
 		const char *n = s->metrics[i].name;
@@ -401,6 +407,7 @@ static void ipi_text(const struct base_sample *s, char *buf, size_t len)
 			top_cpu = cpu;
 		}
 	}
+	unit = strcmp(unit, "per_mb") ? "transaction" : "MB";
 	if (total > 0)
 		snprintf(buf, len, "%.1f IPIs (wake-ups, calls) per %s, %.0f%% to cpu%ld", per,
 			 unit, 100.0 * top / total, top_cpu);
