@@ -710,10 +710,11 @@ static void report_profile(const struct engine_meter *m, struct proto_end_report
 		json_object_set_new(r->metrics, "profile.charged_pct",
 				    json_real(100.0 * (double)pr.charged / (double)pr.samples));
 	json_object_set_new(r->metrics, "profile.lost", json_real((double)pr.lost));
+	/* the charging first: compare shows the start of a long note */
 	snprintf(note, sizeof(note), "%s%s%s%s%s", pr.event,
+		 pr.charging ? ", interrupts-off samples charged to callers" : "",
 		 pr.fallback_reason[0] ? " (cycles: " : "", pr.fallback_reason,
-		 pr.fallback_reason[0] ? ")" : "",
-		 pr.charging ? "; samples due while interrupts were off counted at the caller that turned them back on" : "");
+		 pr.fallback_reason[0] ? ")" : "");
 	json_object_set_new(r->notes, "profile.event", json_string(note));
 	if (pr.active_ns < pr.window_ns) {
 		snprintf(note, sizeof(note), "sampled in %.1f%% of the window (--overhead)",

@@ -9,9 +9,13 @@
 #include "report/internal.h"
 #include "report/report.h"
 
-/* Entries of the short environment that the full snapshot does not hold. */
+/* Entries of the short environment that the full snapshot does not hold;
+ * and the profiler's event, which decides what a profile row means (cycles
+ * against cpu-clock, interrupts-off samples where they landed against
+ * charged to their callers) */
 static const char *const short_keys[] = { "hostname", "mem_total_kb",
-					  "clocksource", "tmp_fs", "build" };
+					  "clocksource", "tmp_fs", "build",
+					  "collect.profile.event" };
 static const char *const sides[] = { "client", "server" };
 /* Families the full snapshot gained later (builds before did not record them):
  * an entry of one that a side lacks is a difference only when that side

@@ -353,7 +353,7 @@ check "--profile is part of the configuration (it slows what it measures)" \
 # back on, so the helpers that do it hold none but the ones no caller
 # could be found for; the event note says so
 check "--profile on cpu-clock: interrupts-off samples charged to their callers, the helpers keep at most what is left" \
-	jtrue "$TMP/prof.json" 'd["env"]["client"]["collect.profile.event"].startswith("cycles") or ("counted at the caller" in d["env"]["client"]["collect.profile.event"] and 0 < v("profile.charged_pct") <= 100 and sum(v(k) for k in m if k in ("profile.self.pvm_irq_enable", "profile.self._raw_spin_unlock_irqrestore", "profile.self.native_irq_enable")) < v("profile.charged_pct"))' ||
+	jtrue "$TMP/prof.json" 'd["env"]["client"]["collect.profile.event"].startswith("cycles") or ("interrupts-off samples charged to callers" in d["env"]["client"]["collect.profile.event"] and 0 < v("profile.charged_pct") <= 100 and sum(v(k) for k in m if k in ("profile.self.pvm_irq_enable", "profile.self._raw_spin_unlock_irqrestore", "profile.self.native_irq_enable")) < v("profile.charged_pct"))' ||
 	diag "$TMP/prof.json" 'profile'
 timeout 60 "$NR" run udp_stream -l 500ms --warmup 0 --profile --no-store >"$TMP/prof.txt"
 check "--profile prints the top symbols" grep -q "^profile: top symbols" "$TMP/prof.txt"

@@ -800,6 +800,14 @@ static void test_env_changes_name_what_differs(void **state)
 	assert_int_equal(base_sample_env(&bare, "server.hostname", "vm"), 0);
 	assert_false(report_env_snapshots(&a, &bare));
 	assert_int_equal(report_env_changes(&a, &bare, NULL, NULL), 0);
+	/* the profiler's event: what a profile row means */
+	assert_int_equal(base_sample_env(&a, "client.collect.profile.event", "cpu-clock"), 0);
+	assert_int_equal(base_sample_env(&bare, "client.collect.profile.event",
+					 "cpu-clock, interrupts-off samples charged to callers"), 0);
+	seen.n = 0;
+	assert_int_equal(report_env_changes(&a, &bare, note_change, &seen), 1);
+	assert_string_equal(seen.entry[0], "client.collect.profile.event");
+	assert_string_equal(seen.a[0], "cpu-clock");
 	base_sample_release(&a);
 	base_sample_release(&b);
 	base_sample_release(&bare);
