@@ -78,6 +78,41 @@ static double *values(const struct base_sample *s, size_t n, const char *name)
 	return v;
 }
 
+/*
+ * A figure per MB (streams) or per transaction (request/response) is a
+ * count over the work done: one that kept its pace per second falls per
+ * unit as the rate rises, a tau near -1 that says nothing but the rate.
+ * After its row, that figure per second (x times the rate: MB/s is Gbps
+ * x 125), its cov and its own tau with the headline, and when that tau is
+ * not significant (p >= alpha) that it kept its pace.
+ */
+static void per_second(FILE *out, const char *name, const double *x, const double *y,
+		       size_t n, const char *headline, double alpha)
+{
+	double scale, *ps = malloc(n * sizeof(*ps)), med = NAN, cv = NAN;
+	const double *const cand[] = { ps };
+	struct stats_covary c;
+	size_t nc = 0;
+
+	if (!strcmp(headline, "throughput.gbps") && has_suffix(name, ".per_mb"))
+		scale = 125;
+	else if (!strcmp(headline, "transactions.per_s") && has_suffix(name, ".per_trans"))
+		scale = 1;
+	else
+		scale = 0;
+	if (!ps || !scale) {
+		free(ps);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		ps[i] = x[i] * y[i] * scale;
+	if (!stats_covary(y, cand, 1, n, &c, &nc) && nc == 1 && !stats_median(ps, n, &med) &&
+	    !stats_cv_pct(ps, n, &cv))
+		fprintf(out, "; per second %.4g (cov %.1f%%), tau %+.2f, p %.2g%s", med, cv, c.tau,
+			c.p, c.p >= alpha ? ": it kept its pace, per unit it follows the rate by construction" : "");
+	free(ps);
+}
+
 int report_explain(FILE *out, const struct base_sample *s, size_t n,
 		   const char *test, size_t top, double alpha)
 {
@@ -117,8 +152,11 @@ int report_explain(FILE *out, const struct base_sample *s, size_t n,
 				     "Benjamini-Hochberg q < %g over the %zu metrics tested):\n",
 				headline, n, alpha, ncv);
 		stats_median(x[cv[i].index], n, &med);
-		fprintf(out, "  %-44s tau %+.2f  q %.2g  median %.4g %s\n", names[cv[i].index],
-			cv[i].tau, cv[i].q, med, unit ? unit->unit : "");
+		fprintf(out, "  %-44s tau %+.2f  q %.2g  median %.4g%s%s", names[cv[i].index],
+			cv[i].tau, cv[i].q, med, unit && unit->unit[0] ? " " : "",
+			unit ? unit->unit : "");
+		per_second(out, names[cv[i].index], x[cv[i].index], y, n, headline, alpha);
+		fputc('\n', out);
 	}
 	if (!shown && ncv)
 		fprintf(out, "nothing went with %s from sample to sample (Kendall's tau over %zu samples, "

@@ -1140,13 +1140,22 @@ static void test_explain_lists_what_went_with_the_headline(void **state)
 		assert_int_equal(base_sample_set(&s[i], "snmp.Tcp.OutSegs", "count", 1e6 * g), 0);
 		assert_int_equal(base_sample_set(&s[i], "cpu.foreign_busy_pct", "%",
 						 (double)((i * 7) % 10)), 0);
+		/* sleeps that kept their pace per second: per MB they fall
+		 * as the rate rises */
+		assert_int_equal(base_sample_set(&s[i], "cpu.server.workers_switches.per_mb", "",
+						 30000 * (1 + 0.002 * (double)((i * 7) % 10)) / (g * 125)), 0);
 	}
 	f = open_memstream(&text, &len);
 	assert_non_null(f);
 	assert_int_equal(report_explain(f, s, 10, "tcp_stream", 8, 0.05), 0);
 	fclose(f);
 	assert_non_null(strstr(text, "what went with throughput.gbps from sample to sample "
-				     "(Kendall's tau over 10 samples, Benjamini-Hochberg q < 0.05 over the 3 metrics tested):\n"));
+				     "(Kendall's tau over 10 samples, Benjamini-Hochberg q < 0.05 over the 4 metrics tested):\n"));
+	/* per second: the sleeps kept their pace and say so; the context
+	 * switches, which fell faster than the rate rose, do not */
+	assert_non_null(strstr(text, "  cpu.server.workers_switches.per_mb           tau -1.00  q "));
+	assert_non_null(strstr(text, "median 7.049; per second 3.027e+04 (cov 0.6%), tau +0.20, p 0.47: it kept its pace, per unit it follows the rate by construction\n"));
+	assert_non_null(strstr(text, "median 259.5 /MB; per second 1.119e+06 (cov 1.9%), tau -0.82, p 0.0013\n"));
 	/* both at tau +-1, the rising one first on ties; the count is not a candidate */
 	assert_non_null(strstr(text, "  netstat.TcpExt.TCPBacklogCoalesce.per_mb     tau +1.00"));
 	assert_non_null(strstr(text, "  stat.ctxt.per_mb"));
