@@ -292,6 +292,35 @@ void report_corner_text(FILE *out, const struct report_corner *c, size_t n, cons
 		fprintf(out, " (%zu of the %zu that have it)", c->n, c->with);
 }
 
+/*
+ * The rows per MB or per transaction, per second: whether each kept its
+ * pace (no significant change per second: per unit it moved with the
+ * headline by construction) or moved per second too.
+ */
+static void per_second_note(FILE *out, const struct stats_table *t)
+{
+	const char *unit = strcmp(t->headline, "throughput.gbps") ? "transaction" : "MB";
+	size_t k = 0;
+
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct stats_row *r = &t->rows[i];
+		const struct stats_compare *c = &r->per_s;
+
+		if (!r->shown || !r->per_s_tested || isnan(c->p))
+			continue;
+		fprintf(out, k++ ? "; " : "note: the figures per %s above, per second: ", unit);
+		fprintf(out, "%s %+.1f%% [%+.1f%%, %+.1f%%] (p = %.2g): %s", r->metric, c->shift_pct,
+			c->shift_lo_pct, c->shift_hi_pct, c->p,
+			c->verdict == STATS_SAME ?
+				"it kept its pace, and per unit moved with the headline by construction" :
+			c->verdict == STATS_INCONCLUSIVE ? "no change shown per second" :
+			c->verdict == STATS_MINOR ? "it moved per second, less than a change that matters" :
+						    "it moved per second too");
+	}
+	if (k)
+		fputc('\n', out);
+}
+
 void report_compare_table(FILE *out, const struct stats_table *t,
 			  const char *label_a, const char *label_b, const char *common)
 {
@@ -346,6 +375,7 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 	if (t->hidden + t->nrows > shown)
 		fprintf(out, "(%zu other metrics did not change; --all lists them)\n",
 			t->hidden + t->nrows - shown);
+	per_second_note(out, t);
 	if (nt->too_few)
 		fprintf(out, "note: fewer than 4 samples a side: no test is possible, measure more (--reps)\n");
 	if (nt->fdr_downgraded) {
@@ -603,6 +633,15 @@ json_t *report_compare_json(const struct stats_table *t)
 				"verdict_text", v, "runs_needed", (json_int_t)r->c.runs_needed);
 		if (row && r->fdr_n)
 			json_object_set_new(row, "fdr_downgraded", json_boolean(r->fdr_downgraded));
+		if (row && r->per_s_tested)
+			json_object_set_new(row, "per_second",
+					    json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
+						      "a_median", jnum(r->per_s.median_a),
+						      "b_median", jnum(r->per_s.median_b),
+						      "shift_pct", jnum(r->per_s.shift_pct),
+						      "shift_lo_pct", jnum(r->per_s.shift_lo_pct),
+						      "shift_hi_pct", jnum(r->per_s.shift_hi_pct),
+						      "p", jnum(r->per_s.p)));
 		json_array_append_new(rows, row);
 	}
 	j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:{s:b, s:I, s:I, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:I, s:b, s:b}}",

@@ -103,9 +103,18 @@ static bool is_profile(const char *name)
 	return !strncmp(name, "profile.", 8);
 }
 
+/* A figure per unit of work (".per_mb", ".per_trans", ".per_write"...):
+ * a ratio, held to the relative floor, not a count's. */
+static bool is_per_unit(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	return dot && !strncmp(dot, ".per_", 5);
+}
+
 static bool is_counter(const struct stats_row *r)
 {
-	return r->dir == METRIC_NEUTRAL && !is_profile(r->metric) &&
+	return r->dir == METRIC_NEUTRAL && !is_profile(r->metric) && !is_per_unit(r->metric) &&
 	       strncmp(r->metric, "cpu.", 4) && strncmp(r->metric, "window.", 7);
 }
 
@@ -696,6 +705,63 @@ out:
 	return ret;
 }
 
+/* The scale from a figure per unit times the headline to a figure per
+ * second: 125 for per MB against Gbps, 1 for per transaction against
+ * transactions/s; 0 when the figure is not per unit of the headline. */
+static double per_second_scale(const char *metric, const char *headline)
+{
+	size_t n = strlen(metric);
+
+	if (!strcmp(headline, "throughput.gbps") && n > 7 && !strcmp(metric + n - 7, ".per_mb"))
+		return 125;
+	if (!strcmp(headline, "transactions.per_s") && n > 10 &&
+	    !strcmp(metric + n - 10, ".per_trans"))
+		return 1;
+	return 0;
+}
+
+/* The figure per second of each sample that has it and the headline. */
+static size_t per_second(const struct base_sample *const *s, size_t n, const char *metric,
+			 const char *headline, double scale, double *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct sample_metric *m = base_sample_get(s[i], metric);
+		const struct sample_metric *h = base_sample_get(s[i], headline);
+
+		if (m && h && isfinite(m->value) && isfinite(h->value))
+			out[k++] = m->value * h->value * scale;
+	}
+	return k;
+}
+
+/* The shown rows per unit of work, compared per second too. */
+static int per_second_rows(const struct base_sample *const *a, size_t na,
+			   const struct base_sample *const *b, size_t nb,
+			   const struct stats_table_opts *o, const char *headline,
+			   struct stats_row *rows, size_t nrows, double *va, double *vb)
+{
+	for (size_t i = 0; i < nrows; i++) {
+		struct stats_row *r = &rows[i];
+		double scale = per_second_scale(r->metric, headline);
+		size_t ka, kb;
+		int ret;
+
+		if (!r->shown || !scale)
+			continue;
+		ka = per_second(a, na, r->metric, headline, scale, va);
+		kb = per_second(b, nb, r->metric, headline, scale, vb);
+		if (!ka || !kb)
+			continue;
+		if ((ret = stats_compare_samples(va, ka, vb, kb, STATS_NEUTRAL, &o->cmp,
+						 &r->per_s)))
+			return ret;
+		r->per_s_tested = true;
+	}
+	return 0;
+}
+
 static int build(const struct base_sample *const *a, size_t na,
 		 const struct base_sample *const *b, size_t nb,
 		 const struct stats_table_opts *o, struct stats_table *out)
@@ -760,6 +826,8 @@ static int build(const struct base_sample *const *a, size_t na,
 		}
 	}
 	host_notes(rows, nrows, o, &out->notes);
+	if ((ret = per_second_rows(a, na, b, nb, o, out->headline, rows, nrows, va, vb)))
+		goto out;
 	out->notes.builds_differ = strcmp(base_sample_env_get(a[0], "client.build", ""),
 					  base_sample_env_get(b[0], "client.build", "")) != 0;
 	for (size_t i = 0; i < nrows; i++) {

@@ -12,7 +12,9 @@
 struct stats_table_opts {
 	struct stats_compare_opts cmp; /* alpha, min_change_pct (headline) ... */
 	double other_min_change_pct;   /* for the other metrics; 2.0 */
-	double counter_floor;          /* neutral counters: |median change| >= this per run; 100 */
+	double counter_floor;          /* neutral counts: |median change| >= this per run; 100
+					* (a figure per MB, per transaction, per write... is
+					* held to other_min_change_pct) */
 	double profile_floor_pp;       /* profile.* rows: >= this many percentage points; 1.0 */
 	bool all;                      /* list every metric, changed or not */
 	bool keep_disturbed;           /* pool samples flagged window.disturbed */
@@ -38,6 +40,13 @@ struct stats_row {
 	 * is the family's, and whether that q took back a call its own p made */
 	size_t fdr_n;
 	bool fdr_downgraded;
+	/* a shown figure per MB (streams) or per transaction (request/
+	 * response): the same compared per second (value x the sample's
+	 * headline: MB/s is Gbps x 125), for the samples that have both. A
+	 * count that kept its pace per second moves per unit by the rate's
+	 * change, by construction */
+	bool per_s_tested;
+	struct stats_compare per_s;
 };
 
 /* Notes under a configuration's rows, when a guard fires. */

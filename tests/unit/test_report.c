@@ -546,6 +546,77 @@ static char *capture_compare_table(const struct stats_table *t, const char *comm
 	return buf;
 }
 
+/*
+ * A/B with the rate 10% lower: the context switches kept their pace per
+ * second (11% more per MB by construction), the wake-up IPIs rose 20% per
+ * second. Both per-MB rows are shown (a ratio is held to the relative
+ * floor, not to a count's 100), each compared per second too, and the
+ * note tells the two apart; a raw count that moved by less than 100 a run
+ * stays hidden.
+ */
+static void test_compare_per_unit_rows_are_compared_per_second(void **state)
+{
+	static const double ga[] = { 30.1, 29.8, 30.4, 30.0, 29.9, 30.2 };
+	static const double gb[] = { 27.1, 26.9, 27.3, 27.0, 26.8, 27.2 };
+	static const double jit[] = { 1.000, 1.002, 0.998, 1.001, 0.999, 1.003 };
+	struct base_sample a[6], b[6];
+	const struct base_sample *pa[6], *pb[6];
+	const struct stats_row *ctxt = NULL, *ipi = NULL;
+	struct stats_table_opts o;
+	struct stats_table t;
+	char *text;
+
+	(void)state;
+	for (size_t i = 0; i < 6; i++) {
+		struct base_sample *x[2] = { &a[i], &b[i] };
+
+		for (int k = 0; k < 2; k++) {
+			double g = k ? gb[i] : ga[i];
+
+			base_sample_init(x[k]);
+			snprintf(x[k]->config_key, sizeof(x[k]->config_key), "test=tcp_stream");
+			assert_int_equal(base_sample_param(x[k], "test", "tcp_stream"), 0);
+			assert_int_equal(base_sample_set(x[k], "throughput.gbps", "Gbps", g), 0);
+			assert_int_equal(base_sample_set(x[k], "stat.ctxt.per_mb", "",
+							 60000 * jit[i] / (g * 125)), 0);
+			assert_int_equal(base_sample_set(x[k], "irq.CAL.per_mb", "",
+							 (k ? 36000 : 30000) * jit[5 - i] / (g * 125)), 0);
+			assert_int_equal(base_sample_set(x[k], "stat.ctxt", "count", 1000 + 10 * k + (double)i), 0);
+		}
+		pa[i] = &a[i];
+		pb[i] = &b[i];
+	}
+	stats_table_opts_init(&o);
+	assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, &t), 0);
+	for (size_t i = 0; i < t.nrows; i++) {
+		if (!strcmp(t.rows[i].metric, "stat.ctxt.per_mb"))
+			ctxt = &t.rows[i];
+		if (!strcmp(t.rows[i].metric, "irq.CAL.per_mb"))
+			ipi = &t.rows[i];
+		assert_string_not_equal(t.rows[i].metric, "stat.ctxt");
+	}
+	assert_non_null(ctxt);
+	assert_non_null(ipi);
+	assert_true(ctxt->shown && ctxt->per_s_tested && ipi->per_s_tested);
+	assert_true(ctxt->c.shift_pct > 10 && ctxt->c.shift_pct < 12.5);
+	assert_int_equal(ctxt->per_s.verdict, STATS_SAME);
+	assert_true(fabs(ctxt->per_s.shift_pct) < 0.5);
+	assert_int_equal(ipi->per_s.verdict, STATS_CHANGED);
+	assert_true(ipi->per_s.shift_pct > 19 && ipi->per_s.shift_pct < 21);
+	text = capture_compare_table(&t, NULL);
+	assert_non_null(strstr(text, "note: the figures per MB above, per second: "));
+	assert_non_null(strstr(text, "stat.ctxt.per_mb +0.0% ["));
+	assert_non_null(strstr(text, "it kept its pace, and per unit moved with the headline by construction"));
+	assert_non_null(strstr(text, "irq.CAL.per_mb +20.0% ["));
+	assert_non_null(strstr(text, "(p = 0.0022): it moved per second too"));
+	free(text);
+	stats_table_release(&t);
+	for (size_t i = 0; i < 6; i++) {
+		base_sample_release(&a[i]);
+		base_sample_release(&b[i]);
+	}
+}
+
 /* The config line leaves out what every configuration compared shares. */
 static void test_compare_table_config_line_without_the_common_part(void **state)
 {
@@ -1817,6 +1888,7 @@ int main(void)
 		cmocka_unit_test(test_compare_table_columns_line_up),
 		cmocka_unit_test(test_series_table_rows_cells_and_gaps),
 		cmocka_unit_test(test_corner_names_what_the_called_configurations_share),
+		cmocka_unit_test(test_compare_per_unit_rows_are_compared_per_second),
 		cmocka_unit_test(test_compare_table_config_line_without_the_common_part),
 		cmocka_unit_test(test_env_changes_name_what_differs),
 		cmocka_unit_test(test_env_changes_later_families_need_both_sides),
