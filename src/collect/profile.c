@@ -532,6 +532,9 @@ int collect_profile_open(struct collect_profile **out,
 				  PERF_COUNT_HW_CPU_CYCLES, freq, ring_bytes,
 				  &bad_cpu);
 		p->event = "cycles";
+		/* an NMI: counted where it lands, its records without chains */
+		if (!ret)
+			p->charge_ks = NULL;
 		if (ret && opts->event == COLLECT_PROFILE_CYCLES) {
 			collect_perf_strerror(ret, why, sizeof(why));
 			ret = base_err_set(err, ret,
@@ -840,7 +843,7 @@ int collect_profile_result(const struct collect_profile *p,
 	out->bad = p->c.bad;
 	out->user = p->c.user;
 	out->kernel = p->c.kernel;
-	out->charging = p->charge_ks && !strcmp(p->event, "cpu-clock");
+	out->charging = p->charge_ks != NULL;
 	out->charged = p->c.charged;
 	out->drains = p->c.drains;
 	out->collector_cpu_ns = p->collector_cpu_ns;

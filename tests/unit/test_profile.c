@@ -1133,6 +1133,16 @@ static void test_profile_charges_interrupts_off_samples_to_the_caller(void **sta
 	pfake_reset();
 	p = open_charging(&cpus, ks, COLLECT_PROFILE_CYCLES);
 	assert_int_equal(pf.ev[0].attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID);
+	a.n = 0;
+	pg = ring_of(0);
+	assert_int_equal(collect_profile_start(p, NULL), 0);
+	rec_kernel(&a, PVM_IRQ_ENABLE + 0x12, 1);
+	ring_put(pg, a.b, a.n);
+	assert_int_equal(collect_profile_stop(p, NULL), 0);
+	assert_int_equal(collect_profile_result(p, ks, 10, &r, NULL), 0);
+	assert_false(r.charging);
+	check_row(&r, 0, "pvm_irq_enable", 1);
+	collect_profile_result_release(&r);
 	collect_profile_free(p);
 	/* a kernel that refuses callchains: cpu-clock without them */
 	pfake_reset();
