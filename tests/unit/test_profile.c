@@ -1071,6 +1071,24 @@ static struct collect_profile *open_charging(const struct base_cpulist *cpus,
 	return p;
 }
 
+/* A window of n samples in pvm_irq_enable on cpu 0, without chains: they
+ * stay where they landed and the result says nothing was charged. */
+static void expect_uncharged(struct collect_profile *p, const struct collect_ksyms *ks, int n)
+{
+	struct collect_profile_result r;
+	struct recbuf a = { .n = 0 };
+
+	assert_int_equal(collect_profile_start(p, NULL), 0);
+	rec_kernel(&a, PVM_IRQ_ENABLE + 0x12, n);
+	ring_put(ring_of(0), a.b, a.n);
+	assert_int_equal(collect_profile_stop(p, NULL), 0);
+	assert_int_equal(collect_profile_result(p, ks, 10, &r, NULL), 0);
+	assert_false(r.charging);
+	assert_int_equal(r.charged, 0);
+	check_row(&r, 0, "pvm_irq_enable", (uint64_t)n);
+	collect_profile_result_release(&r);
+}
+
 /*
  * With the symbols and cpu-clock, each event samples its kernel
  * callchain (8 frames at most, none of user space); a sample in a helper
@@ -1133,16 +1151,7 @@ static void test_profile_charges_interrupts_off_samples_to_the_caller(void **sta
 	pfake_reset();
 	p = open_charging(&cpus, ks, COLLECT_PROFILE_CYCLES);
 	assert_int_equal(pf.ev[0].attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID);
-	a.n = 0;
-	pg = ring_of(0);
-	assert_int_equal(collect_profile_start(p, NULL), 0);
-	rec_kernel(&a, PVM_IRQ_ENABLE + 0x12, 1);
-	ring_put(pg, a.b, a.n);
-	assert_int_equal(collect_profile_stop(p, NULL), 0);
-	assert_int_equal(collect_profile_result(p, ks, 10, &r, NULL), 0);
-	assert_false(r.charging);
-	check_row(&r, 0, "pvm_irq_enable", 1);
-	collect_profile_result_release(&r);
+	expect_uncharged(p, ks, 1);
 	collect_profile_free(p);
 	/* a kernel that refuses callchains: cpu-clock without them */
 	pfake_reset();
@@ -1150,17 +1159,7 @@ static void test_profile_charges_interrupts_off_samples_to_the_caller(void **sta
 	p = open_charging(&cpus, ks, COLLECT_PROFILE_CPU_CLOCK);
 	assert_int_equal(pfake_open_fds(), 1);
 	assert_int_equal(pf.ev[pf.nev - 1].attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID);
-	a.n = 0;
-	pg = ring_of(0);
-	assert_int_equal(collect_profile_start(p, NULL), 0);
-	rec_kernel(&a, PVM_IRQ_ENABLE + 0x12, 2);
-	ring_put(pg, a.b, a.n);
-	assert_int_equal(collect_profile_stop(p, NULL), 0);
-	assert_int_equal(collect_profile_result(p, ks, 10, &r, NULL), 0);
-	assert_false(r.charging);
-	assert_int_equal(r.charged, 0);
-	check_row(&r, 0, "pvm_irq_enable", 2);
-	collect_profile_result_release(&r);
+	expect_uncharged(p, ks, 2);
 	collect_profile_free(p);
 	assert_int_equal(pfake_open_fds(), 0);
 	collect_ksyms_free(ks);
