@@ -89,17 +89,12 @@ static double *values(const struct base_sample *s, size_t n, const char *name)
 static void per_second(FILE *out, const char *name, const double *x, const double *y,
 		       size_t n, const char *headline, double alpha)
 {
-	double scale, *ps = malloc(n * sizeof(*ps)), med = NAN, cv = NAN;
+	double scale = stats_per_second_scale(name, headline);
+	double *ps = malloc(n * sizeof(*ps)), med = NAN, cv = NAN;
 	const double *const cand[] = { ps };
 	struct stats_covary c;
 	size_t nc = 0;
 
-	if (!strcmp(headline, "throughput.gbps") && has_suffix(name, ".per_mb"))
-		scale = 125;
-	else if (!strcmp(headline, "transactions.per_s") && has_suffix(name, ".per_trans"))
-		scale = 1;
-	else
-		scale = 0;
 	if (!ps || !scale) {
 		free(ps);
 		return;

@@ -705,10 +705,7 @@ out:
 	return ret;
 }
 
-/* The scale from a figure per unit times the headline to a figure per
- * second: 125 for per MB against Gbps, 1 for per transaction against
- * transactions/s; 0 when the figure is not per unit of the headline. */
-static double per_second_scale(const char *metric, const char *headline)
+double stats_per_second_scale(const char *metric, const char *headline)
 {
 	size_t n = strlen(metric);
 
@@ -744,7 +741,7 @@ static int per_second_rows(const struct base_sample *const *a, size_t na,
 {
 	for (size_t i = 0; i < nrows; i++) {
 		struct stats_row *r = &rows[i];
-		double scale = per_second_scale(r->metric, headline);
+		double scale = stats_per_second_scale(r->metric, headline);
 		size_t ka, kb;
 		int ret;
 

@@ -177,6 +177,15 @@ const struct stats_row *stats_table_headline(const struct stats_table *t);
 /* The headline metric of a test (throughput.gbps, transactions.per_s...). */
 const char *stats_headline_metric(const char *test);
 
+/*
+ * The scale from a figure per unit of work times the headline to that
+ * figure per second: 125 for one per MB (".per_mb") against
+ * throughput.gbps (MB/s is Gbps x 125), 1 for one per transaction
+ * (".per_trans") against transactions.per_s; 0 when metric is not per
+ * unit of that headline. Pure function.
+ */
+double stats_per_second_scale(const char *metric, const char *headline);
+
 void stats_table_opts_init(struct stats_table_opts *o);
 
 /*

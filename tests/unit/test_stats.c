@@ -2423,6 +2423,18 @@ static void test_table_paired_row_is_a_crossover(void **state)
 	gsl_rng_free(rng);
 }
 
+/* Per second from per unit: only a figure per unit of its own headline. */
+static void test_per_second_scale_of_a_figure_per_unit(void **state)
+{
+	(void)state;
+	assert_float_equal(stats_per_second_scale("irq.CAL.per_mb", "throughput.gbps"), 125, 0);
+	assert_float_equal(stats_per_second_scale("irq.CAL.per_trans", "transactions.per_s"), 1, 0);
+	assert_float_equal(stats_per_second_scale("irq.CAL.per_trans", "throughput.gbps"), 0, 0);
+	assert_float_equal(stats_per_second_scale("irq.CAL.per_mb", "transactions.per_s"), 0, 0);
+	assert_float_equal(stats_per_second_scale("snmp.Tcp.OutSegs.per_write", "throughput.gbps"), 0, 0);
+	assert_float_equal(stats_per_second_scale(".per_mb", "throughput.gbps"), 0, 0);
+}
+
 static void test_table_notes_a_host_speed_change(void **state)
 {
 	/* B's throughput is 10% lower, and so was the host's speed */
@@ -3477,6 +3489,7 @@ int main(void)
 		cmocka_unit_test(
 			test_compare_aa_false_regression_rate_at_most_alpha),
 		cmocka_unit_test(test_compare_finds_injected_5pct_regression),
+		cmocka_unit_test(test_per_second_scale_of_a_figure_per_unit),
 		cmocka_unit_test(test_table_notes_a_host_speed_change),
 		cmocka_unit_test(test_table_speed_note_says_whether_the_core_moved),
 		cmocka_unit_test(test_table_paired_row_takes_out_what_drifted_between_rounds),
