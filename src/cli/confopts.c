@@ -133,6 +133,9 @@ int cli_config_opt(int opt, const char *arg, struct job_config *c)
 		c->hold_cpu_latency = true;
 		c->cpu_latency_us = (uint32_t)v;
 		return 1;
+	case CLI_OPT_SPIN:
+		c->spin = true;
+		return 1;
 	case CLI_OPT_CPUS:
 		return cli_cpulist("--cpus", arg, &c->cpus) ? 1 : -1;
 	case CLI_OPT_RCPUS:

@@ -14,7 +14,7 @@ enum {
 	CLI_OPT_BATCH, CLI_OPT_CPUS, CLI_OPT_RCPUS, CLI_OPT_BURST,
 	CLI_OPT_RATE, CLI_OPT_RR_TIMEOUT, CLI_OPT_PLACEMENT, CLI_OPT_UDP_GSO,
 	CLI_OPT_UDP_GRO, CLI_OPT_SENDFILE_FROM, CLI_OPT_BUF_OFFSET,
-	CLI_OPT_CPU_LATENCY,
+	CLI_OPT_CPU_LATENCY, CLI_OPT_SPIN,
 };
 
 /* Their short letters, for getopt_long's optstring. */
@@ -39,6 +39,7 @@ enum {
 	{ "sendfile-from", required_argument, NULL, CLI_OPT_SENDFILE_FROM },  \
 	{ "buf-offset", required_argument, NULL, CLI_OPT_BUF_OFFSET },        \
 	{ "cpu-latency", required_argument, NULL, CLI_OPT_CPU_LATENCY },      \
+	{ "spin", no_argument, NULL, CLI_OPT_SPIN },                          \
 	{ "cpus", required_argument, NULL, CLI_OPT_CPUS },                    \
 	{ "remote-cpus", required_argument, NULL, CLI_OPT_RCPUS },            \
 	{ "placement", required_argument, NULL, CLI_OPT_PLACEMENT },          \

@@ -630,6 +630,7 @@ static int run_test(struct client *c, struct engine_run *out,
 		.drain_ns = 5 * NS_PER_S,
 		.hold_cpu_latency = cfg->hold_cpu_latency,
 		.cpu_latency_us = cfg->cpu_latency_us,
+		.spin = cfg->spin,
 		.tcpi_rx = true,
 	};
 	json_t *m = NULL, *ports = json_array(), *res = NULL;

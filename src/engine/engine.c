@@ -199,6 +199,9 @@ static void nudge(struct worker *w)
  * the flow's own recv waits, so a transaction costs no epoll_wait. Stop
  * arrives as a flag, looked at after every wake-up (engine_join keeps
  * nudging until the worker is out); writes that would block wait in poll().
+ * With spin the socket stays non-blocking and the same loop polls it: a
+ * recv that finds nothing comes straight back, as does the poll(), and
+ * the worker yields its CPU to whoever else is ready to run there.
  */
 static void worker_block_loop(struct worker *w)
 {
@@ -268,7 +271,8 @@ static void worker_block_loop(struct worker *w)
 
 			if (f->interest & EPOLLIN)
 				p.events |= POLLIN;
-			if (poll(&p, 1, (int)(BLOCK_TICK_NS / NS_PER_MS)) > 0) {
+			if (poll(&p, 1, e->o.spin ? 0 :
+					(int)(BLOCK_TICK_NS / NS_PER_MS)) > 0) {
 				ev = (p.revents & POLLIN ? EPOLLIN : 0) |
 				     (p.revents & POLLOUT ? EPOLLOUT : 0) |
 				     (p.revents & (POLLERR | POLLHUP) ?
@@ -280,10 +284,13 @@ static void worker_block_loop(struct worker *w)
 		}
 		progressed = flow_settled(f) != done;
 		done = flow_settled(f);
+		if (e->o.spin && !progressed)
+			sched_yield(); /* whoever shares the CPU runs now */
 	}
 }
 
-/* Block in recv for a worker with one closed-loop request/response flow. */
+/* Block (or, with spin, poll) in recv for a worker with one closed-loop
+ * request/response flow. */
 static int worker_blocking(struct worker *w)
 {
 	const struct engine_opts *o = &w->e->o;
@@ -294,7 +301,8 @@ static int worker_blocking(struct worker *w)
 		return 0;
 	pthread_once(&nudge_once, nudge_install);
 	fl = fcntl(w->flows[0]->fd, F_GETFL);
-	if (fl < 0 || fcntl(w->flows[0]->fd, F_SETFL, fl & ~O_NONBLOCK))
+	if (fl < 0 || (!o->spin &&
+		       fcntl(w->flows[0]->fd, F_SETFL, fl & ~O_NONBLOCK)))
 		return -errno;
 	/*
 	 * Out of the epoll set too: while registered, epoll's entry stays on
@@ -357,7 +365,8 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	struct engine *e = w->e;
 	struct epoll_event ev[64];
-	int64_t drain_end = 0, now;
+	/* quiet_since: the last wait that returned events, once stopping */
+	int64_t drain_end = 0, quiet_since = 0, now;
 
 	atomic_store(&w->tid, (int)gettid());
 	if (e->o.sendfile) {
@@ -403,6 +412,8 @@ static void *worker_main(void *arg)
 			if (e->o.udp && now + UDP_QUIET_NS < wake)
 				wake = now + UDP_QUIET_NS;
 		}
+		if (e->o.spin)
+			wake = now; /* look and come back, whatever is due */
 		if (wake != INT64_MAX) {
 			int64_t d = wake > now ? wake - now : 0;
 
@@ -416,10 +427,19 @@ static void *worker_main(void *arg)
 				continue;
 			break;
 		}
-		if (n == 0 && w->stopping && e->o.udp &&
-		    base_now_ns() - now >= UDP_QUIET_NS)
-			break; /* quiet: every datagram in flight has landed */
-		if (w->yield && !w->stopping)
+		if (n > 0)
+			quiet_since = 0;
+		else if (w->stopping && e->o.udp) {
+			int64_t t = base_now_ns();
+
+			if (!quiet_since)
+				quiet_since = now;
+			if (t - quiet_since >= UDP_QUIET_NS)
+				break; /* quiet: every datagram in flight has landed */
+		}
+		/* a spinning worker that found nothing lets whoever shares
+		 * its CPU (the other end, a control thread) run first */
+		if ((w->yield || (e->o.spin && !n)) && !w->stopping)
 			sched_yield();
 		for (int i = 0; i < n; i++) {
 			struct engine_ev *p = ev[i].data.ptr;

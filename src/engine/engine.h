@@ -59,6 +59,9 @@ struct engine_opts {
 	 * free (job_config's hold_cpu_latency) */
 	bool hold_cpu_latency;
 	uint32_t cpu_latency_us;
+	/* workers never sleep waiting on their sockets: every wait polls
+	 * (job_config's spin) */
+	bool spin;
 	/* tcp: read TCP_INFO at the marks on the flows this end receives on
 	 * too, not only on those it sends on */
 	bool tcpi_rx;

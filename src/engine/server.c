@@ -586,6 +586,7 @@ static int session_run(struct session *s, struct base_err *err)
 	eo.drain_ns = 5 * NS_PER_S;
 	eo.hold_cpu_latency = s->cfg.hold_cpu_latency;
 	eo.cpu_latency_us = s->cfg.cpu_latency_us;
+	eo.spin = s->cfg.spin;
 	eo.tcpi_rx = s->tcpi_rx;
 	s->eng = engine_new(&eo, err);
 	if (!s->eng) {

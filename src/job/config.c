@@ -681,6 +681,9 @@ void job_config_each_param(const struct job_config *c,
 		fn(ctx, "sendfile_from", job_sendfile_from_name(c->sendfile_from));
 	fmt_buf(c->sndbuf, v, sizeof(v));
 	fn(ctx, "sndbuf", v);
+	/* only when on, like udp_gro below */
+	if (c->spin)
+		fn(ctx, "spin", "1");
 	snprintf(v, sizeof(v), "%" PRIu32, c->streams);
 	fn(ctx, "streams", v);
 	if (veth) {
@@ -955,6 +958,9 @@ json_t *job_config_to_json(const struct job_config *c)
 		json_object_set_new(j, "udp_gro", json_true());
 	if (j && c->profile)
 		json_object_set_new(j, "profile", json_true());
+	/* a peer that predates it would sleep in its waits */
+	if (j && c->spin)
+		json_object_set_new(j, "spin", json_true());
 	/* a peer that predates it refuses the field: it would send from a
 	 * memfd under a key that says otherwise */
 	if (j && c->sendfile_from)
@@ -1013,7 +1019,7 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		"rr_timeout_ns", "rmsg", "topology", "mtu", "gro", "gso", "tso",
 		"tbf_rate", "cpu_quota", "placement", "warmup_auto",
 		"udp_gso", "udp_gro", "sendfile_from", "buf_offset", "profile",
-		"cpu_latency",
+		"cpu_latency", "spin",
 	};
 	const char *key, *s = NULL;
 	char q[BASE_QUOTE_LEN];
@@ -1133,6 +1139,12 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		return base_err_set(err, -EINVAL,
 				    "configuration field 'profile': expected true or false");
 	c->profile = json_is_true(v);
+	/* absent: the workers slept in their waits */
+	v = json_object_get(obj, "spin");
+	if (v && !json_is_boolean(v))
+		return base_err_set(err, -EINVAL,
+				    "configuration field 'spin': expected true or false");
+	c->spin = json_is_true(v);
 	/* absent: what older versions ran, a memfd */
 	v = json_object_get(obj, "sendfile_from");
 	if (!v && c->test == JOB_TEST_TCP_SENDFILE)

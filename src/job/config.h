@@ -132,6 +132,10 @@ struct job_config {
 	 * vCPUs apart and together) */
 	bool hold_cpu_latency;
 	uint32_t cpu_latency_us;
+	/* spin: both ends' workers poll their sockets without ever sleeping
+	 * (non-blocking calls, epoll with no timeout), so no transaction or
+	 * batch waits on a wake-up; each worker keeps its CPU fully busy */
+	bool spin;
 	uint64_t req_bytes, resp_bytes; /* request/response sizes; 0 = 1 */
 	uint32_t burst;      /* transactions in flight per flow; 0 = 1 */
 	double rate;         /* open loop: transactions/s per flow; 0 = closed */

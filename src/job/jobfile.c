@@ -87,6 +87,7 @@ enum pid {
 	P_SENDFILE_FROM,
 	P_BUF_OFFSET,
 	P_CPU_LATENCY,
+	P_SPIN,
 	P_COUNT,
 };
 
@@ -143,6 +144,8 @@ static const struct pdef pdefs[P_COUNT] = {
 	[P_BUF_OFFSET] = { "buf_offset", PK_INT, 0, JOB_MAX_BUF_OFFSET, NULL },
 	/* the CPU latency QoS request both ends hold, in microseconds */
 	[P_CPU_LATENCY] = { "cpu_latency", PK_INT, 0, JOB_MAX_CPU_LATENCY_US, "none" },
+	/* workers poll their sockets and never sleep */
+	[P_SPIN] = { "spin", PK_BOOL, 0, 0, NULL },
 };
 
 /* A parsed parameter value: the field of its kind is set, the rest zero. */
@@ -618,6 +621,9 @@ static void apply(struct job_config *c, enum pid p, const struct job_value *v)
 		break;
 	case P_UDP_GRO:
 		c->udp_gro = v->i;
+		break;
+	case P_SPIN:
+		c->spin = v->i;
 		break;
 	case P_SENDFILE_FROM:
 		c->sendfile_from = (enum job_sendfile_from)v->i;

@@ -42,6 +42,23 @@ check "tcp_rr 1 flow: each end's worker switched in 0.9-1.5 times a transaction"
 check "tcp_rr 1 flow: wake-up and call IPIs at most one per worker switch-in; per CPU they sum to the total" \
 	jtrue "$TMP/rr1.json" 'v("irq.CAL.per_trans") + v("irq.RES.per_trans") <= 1.1 * (v("cpu.client.workers_switches.per_trans") + v("cpu.server.workers_switches.per_trans")) + 0.1 and all(sum(m[k]["value"] for k in m if re.fullmatch(r"irq\.%s\.cpu[0-9]+" % row, k)) == v("irq." + row) for row in ("CAL", "RES"))' ||
 	diag "$TMP/rr1.json" 'irq|workers_switches'
+# --spin: the same flow with waits that poll. No worker sleeps, so none is
+# switched in for a transaction and no IPI wakes one (blocking: one each a
+# transaction, above); the key says so, and the transactions and their
+# latencies are counted as before. The same on one CPU for both ends, where
+# a worker that found nothing must yield for the other end to run at all.
+timeout 60 "$NR" run tcp_rr "${RUN_SHORT[@]}" --spin --json --no-store >"$TMP/spin.json" 2>"$TMP/spin.err"
+check "tcp_rr --spin: key spin=1; under 0.05 switch-ins an end and 0.05 wake-up IPIs a transaction" \
+	jtrue "$TMP/spin.json" '" spin=1 " in d["config"]["key"] and v("transactions.per_s") > 0 and all(v("cpu.%s.workers_switches.per_trans" % e) < 0.05 for e in ("client", "server")) and v("irq.CAL.per_trans") + v("irq.RES.per_trans") < 0.05' ||
+	diag "$TMP/spin.json" 'irq|workers_switches|transactions.per_s'
+check "tcp_rr --spin: latency percentiles ordered, histogram holds the window's transactions" \
+	jtrue "$TMP/spin.json" "$LAT_OK and $HIST_OK and abs(d['latency_histogram_ns']['n'] - sum(f['sender_msgs'] for f in d['flows'])) <= 2"
+for t in tcp_rr udp_rr; do
+	timeout 60 "$NR" run $t "${RUN_SHORT[@]}" --spin --cpus 0 --remote-cpus 0 --json --no-store >"$TMP/spin1.json" 2>"$TMP/spin1.err"
+	check "$t --spin, both ends on cpu 0: transactions made, no reply lost, every request answered" \
+		jtrue "$TMP/spin1.json" 'v("transactions.per_s") > 1000 and m.get("udp.lost", {"value": 0})["value"] == 0 and all(f["sender_total_bytes"] == f["receiver_total_bytes"] > 0 for f in d["flows"])' ||
+		diag "$TMP/spin1.json" 'transactions|lost'
+done
 # Both ends' sockets: a 1-byte request and a 1-byte reply, one data segment
 # each (and a retransmission now and then); the ACKs ride on them.
 check "tcp_rr: 2 data segments a transaction from both ends' sockets (within 1%), pure ACKs under 1" \

@@ -270,6 +270,14 @@ timeout 60 "$NR" run udp_stream -m 14720 --udp-gso 1472 "${RUN_SHORT[@]}" --dir 
 check "udp bidir with gso: a call holds at most a quarter of the receive buffer, loss under 50%" \
 	jtrue "$TMP/ugbidir.json" 'min(d["flows"][0]["sockbuf_start"]["client_rcvbuf"], d["flows"][0]["sockbuf_start"]["server_rcvbuf"]) // 4 // 14720 * 10 >= v("io.msgs_per_send") >= 10 and v("udp.loss_pct") < 50'
 
+# --spin: the receiver polls instead of sleeping, so it is switched in far
+# less than once a MB (blocking: 3-10 here) and no IPI wakes it; after stop
+# it still drains until quiet, not until the drain's time limit.
+timeout 60 "$NR" run udp_stream -m 1452 "${RUN_SHORT[@]}" --spin --json --no-store >"$TMP/uspin.json" 2>"$TMP/uspin.err"
+check "udp_stream --spin: key spin=1, receiver under 1 switch-in a MB, drained without the time limit" \
+	jtrue "$TMP/uspin.json" '" spin=1 " in d["config"]["key"] and v("throughput.gbps") > 0 and v("cpu.server.workers_switches.per_mb") < 1 and "window.drain_timeout" not in m' ||
+	diag "$TMP/uspin.json" 'switches|drain|gbps'
+
 # UDP with a tiny receive buffer on the server: loss is counted and plausible.
 timeout 60 "$NR" run udp_stream -m 1400 --remote-rcvbuf 4K --batch 16 "${RUN_SHORT[@]}" --json >"$TMP/udp.json"
 check "udp loss counted with a tiny receiver buffer" jtrue "$TMP/udp.json" 'v("udp.lost") > 0 and 0 < v("udp.loss_pct") < 100'

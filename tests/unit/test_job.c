@@ -1574,6 +1574,51 @@ static void test_cpu_latency_key_json_and_default(void **state)
 	expect_finalize_rejects(&c, "invalid cpu_latency 1000001: expected 0 to 1000000 microseconds", NULL);
 }
 
+/*
+ * spin: every test, in the key and the JSON only when on, so configurations
+ * without it keep their keys; a non-boolean in a peer's JSON is named.
+ */
+static void test_spin_key_json_and_default(void **state)
+{
+	struct job_config c, back;
+	struct base_err err = { "" };
+	char key[KEY_LEN], plain[KEY_LEN];
+	json_t *j;
+
+	(void)state;
+	job_config_init(&c);
+	c.test = JOB_TEST_UDP_STREAM;
+	finalize_ok(&c, 2);
+	assert_false(c.spin);
+	key_of(&c, plain);
+	assert_null(strstr(plain, "spin"));
+	j = job_config_to_json(&c);
+	assert_null(json_object_get(j, "spin"));
+	json_decref(j);
+
+	c.spin = true;
+	finalize_ok(&c, 2);
+	key_of(&c, key);
+	assert_non_null(strstr(key, " sndbuf=auto spin=1 streams=1 "));
+	expect_json_round_trip(&c);
+	j = job_config_to_json(&c);
+	assert_true(json_is_true(json_object_get(j, "spin")));
+	assert_int_equal(job_config_from_json(j, &back, &err), 0);
+	assert_true(back.spin);
+
+	/* absent: the workers slept, and the key of a run without it */
+	json_object_del(j, "spin");
+	assert_int_equal(job_config_from_json(j, &back, &err), 0);
+	assert_false(back.spin);
+	key_of(&back, key);
+	assert_string_equal(key, plain);
+
+	json_object_set_new(j, "spin", json_integer(1));
+	assert_int_equal(job_config_from_json(j, &back, &err), -EINVAL);
+	expect_msg_has(&err, "configuration field 'spin': expected true or false");
+	json_decref(j);
+}
+
 /* job_key_diff names what sets two keys apart, pair by pair in key order. */
 static void test_key_diff_names_each_parameter_that_differs(void **state)
 {
@@ -1821,6 +1866,7 @@ int main(void)
 		cmocka_unit_test(test_sendfile_from_key_json_and_default),
 		cmocka_unit_test(test_buf_offset_key_json_and_default),
 		cmocka_unit_test(test_cpu_latency_key_json_and_default),
+		cmocka_unit_test(test_spin_key_json_and_default),
 		cmocka_unit_test(test_key_diff_names_each_parameter_that_differs),
 		cmocka_unit_test(test_keys_common_and_the_rest),
 		cmocka_unit_test(test_udp_offloads_key_json_and_limits),

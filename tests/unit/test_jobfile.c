@@ -625,6 +625,18 @@ static void test_every_parameter_reaches_the_configuration(void **state)
 	job_file_free(jf);
 	expect_parse_error("params:\n  cpu_latency: [0, -1]\n",
 			   "x.yaml:2:20: invalid value '-1' for 'cpu_latency': expected an integer from 0 to 1000000, or none");
+
+	/* waits that sleep against waits that poll: one axis */
+	jf = parse_ok("params:\n  test: tcp_rr\n  spin: [false, true]\n");
+	n = expand_ok(jf, &cells);
+	assert_int_equal(n, 2);
+	assert_false(cells[0].cfg.spin);
+	assert_true(cells[1].cfg.spin);
+	assert_string_equal(cells[1].desc, "spin=true");
+	job_cells_free(cells, n);
+	job_file_free(jf);
+	expect_parse_error("params:\n  spin: always\n",
+			   "x.yaml:2:9: invalid value 'always' for 'spin': expected true or false");
 }
 
 static void test_seed_is_drawn_when_absent_and_kept_when_given(void **state)
