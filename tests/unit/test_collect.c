@@ -427,10 +427,21 @@ static void test_pct_busy_from_wall_time_when_ticks_are_missing(void **state)
 	assert_int_equal(collect_cpu_pct(a, b, cpus, &p), 0);
 	assert_pct(&p, 30, 45, 15, 0, 0, 0, 10, 100);
 	assert_near(p.busy_ticks, 100);
-	/* ticks beyond the wall time (a late read): the ticks' sum is the time */
-	b->t_ns = a->t_ns + 500000000;
+	/* ticks beyond the wall time: 160 in 0.6 s (120). The busy ticks
+	 * are samples that a load in step with the tick inflates; only the
+	 * clocks count whole: idle 80, iowait 10, steal 10 of 120, busy 25,
+	 * 16.67 points not stolen split 20:30:10; the ticks' busy share
+	 * (43.75) is held to it */
+	b->t_ns = a->t_ns + 600000000;
 	assert_int_equal(collect_cpu_pct(a, b, NULL, &p), 0);
-	assert_pct(&p, 12.5, 18.75, 6.25, 0, 50, 6.25, 6.25, 43.75);
+	assert_pct(&p, 50.0 / 9, 25.0 / 3, 25.0 / 9, 0, 200.0 / 3, 25.0 / 3, 25.0 / 3, 25);
+	assert_near(p.busy_ticks, 25);
+	/* the clocks beyond the wall time (a read that lagged its stamp):
+	 * their sum, 100 ticks, is the time; all of the busy share stolen */
+	b->t_ns = a->t_ns + 400000000;
+	assert_int_equal(collect_cpu_pct(a, b, NULL, &p), 0);
+	assert_pct(&p, 0, 0, 0, 0, 80, 10, 10, 10);
+	assert_near(p.busy_ticks, 10);
 	free(cpus);
 	collect_cpustat_free(a);
 	collect_cpustat_free(b);
