@@ -365,7 +365,8 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	struct engine *e = w->e;
 	struct epoll_event ev[64];
-	/* quiet_since: the last wait that returned events, once stopping */
+	/* quiet_since: once stopping, when the waits began to return
+	 * nothing (0: the last one returned events) */
 	int64_t drain_end = 0, quiet_since = 0, now;
 
 	atomic_store(&w->tid, (int)gettid());
@@ -430,16 +431,14 @@ static void *worker_main(void *arg)
 		if (n > 0)
 			quiet_since = 0;
 		else if (w->stopping && e->o.udp) {
-			int64_t t = base_now_ns();
-
 			if (!quiet_since)
 				quiet_since = now;
-			if (t - quiet_since >= UDP_QUIET_NS)
+			if (base_now_ns() - quiet_since >= UDP_QUIET_NS)
 				break; /* quiet: every datagram in flight has landed */
 		}
 		/* a spinning worker that found nothing lets whoever shares
 		 * its CPU (the other end, a control thread) run first */
-		if ((w->yield || (e->o.spin && !n)) && !w->stopping)
+		if ((w->yield && !w->stopping) || (e->o.spin && !n))
 			sched_yield();
 		for (int i = 0; i < n; i++) {
 			struct engine_ev *p = ev[i].data.ptr;
