@@ -99,8 +99,8 @@ struct collect_cpu_pct {
  *
  * The time is the wall time between the reads (t_ns, hz) on each CPU, or
  * idle, iowait and steal's sum when that is larger (a read that lagged its
- * stamp), or the ticks' sum when the reads' times are unknown. A tickless kernel counts
- * idle and iowait exactly (the sleeps' length) and steal from the host's
+ * stamp), or the ticks' sum when the reads' times are unknown. A tickless
+ * kernel counts idle and iowait exactly (the sleeps' length) and steal from the host's
  * steal clock, but user, system, irq and softirq only at the ticks that
  * fire while the CPU is busy: a CPU busy in bursts shorter than a tick,
  * idle between them, loses most of its busy ticks (a tcp_rr CPU showed
@@ -108,8 +108,8 @@ struct collect_cpu_pct {
  * and iowait, steal its own share, and user, system, irq and softirq split
  * the rest in the ratio of their ticks. busy_ticks is the busy share the
  * ticks alone give, at most busy (a load in step with the tick puts
- * every tick in a burst; the test's foreign CPU is reckoned from it: the busy
- * time sleeps leave over also holds the kernel's idle exits and wakeups
+ * every tick in a burst); the test's foreign CPU is reckoned from it (the
+ * busy time sleeps leave over also holds the kernel's idle exits and wakeups
  * on behalf of the test, 4-8% of a 2-CPU machine on loopback, which no
  * task is charged with).
  *

@@ -958,7 +958,8 @@ json_t *job_config_to_json(const struct job_config *c)
 		json_object_set_new(j, "udp_gro", json_true());
 	if (j && c->profile)
 		json_object_set_new(j, "profile", json_true());
-	/* a peer that predates it would sleep in its waits */
+	/* only when on: a peer that predates it refuses the field, where it
+	 * would otherwise sleep under a key that says it spun */
 	if (j && c->spin)
 		json_object_set_new(j, "spin", json_true());
 	/* a peer that predates it refuses the field: it would send from a
@@ -992,6 +993,21 @@ static int get_int(const json_t *obj, const char *key, int64_t min,
 				    "configuration field '%s' = %" PRId64
 				    ": expected %" PRId64 " to %" PRId64,
 				    key, *out, min, max);
+	return 0;
+}
+
+/* A field that may be absent (false, as in what versions before it sent)
+ * or true or false. */
+static int get_opt_bool(const json_t *obj, const char *key, bool *out,
+			struct base_err *err)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	if (v && !json_is_boolean(v))
+		return base_err_set(err, -EINVAL,
+				    "configuration field '%s': expected true or false",
+				    key);
+	*out = json_is_true(v);
 	return 0;
 }
 
@@ -1123,28 +1139,13 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		return ret;
 	if (*s && (ret = base_parse_cpulist(s, &c->remote_cpus, err)))
 		return ret;
-	v = json_object_get(obj, "warmup_auto");
-	if (v && !json_is_boolean(v))
-		return base_err_set(err, -EINVAL,
-				    "configuration field 'warmup_auto': expected true or false");
-	c->warmup_auto = json_is_true(v);
-	v = json_object_get(obj, "udp_gro");
-	if (v && !json_is_boolean(v))
-		return base_err_set(err, -EINVAL,
-				    "configuration field 'udp_gro': expected true or false");
-	c->udp_gro = json_is_true(v);
-	/* absent: not profiled (and so were those stored before the field) */
-	v = json_object_get(obj, "profile");
-	if (v && !json_is_boolean(v))
-		return base_err_set(err, -EINVAL,
-				    "configuration field 'profile': expected true or false");
-	c->profile = json_is_true(v);
-	/* absent: the workers slept in their waits */
-	v = json_object_get(obj, "spin");
-	if (v && !json_is_boolean(v))
-		return base_err_set(err, -EINVAL,
-				    "configuration field 'spin': expected true or false");
-	c->spin = json_is_true(v);
+	/* absent: not profiled (and so were those stored before the field);
+	 * the workers slept in their waits (spin) */
+	if ((ret = get_opt_bool(obj, "warmup_auto", &c->warmup_auto, err)) ||
+	    (ret = get_opt_bool(obj, "udp_gro", &c->udp_gro, err)) ||
+	    (ret = get_opt_bool(obj, "profile", &c->profile, err)) ||
+	    (ret = get_opt_bool(obj, "spin", &c->spin, err)))
+		return ret;
 	/* absent: what older versions ran, a memfd */
 	v = json_object_get(obj, "sendfile_from");
 	if (!v && c->test == JOB_TEST_TCP_SENDFILE)
