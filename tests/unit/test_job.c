@@ -65,6 +65,19 @@ static void key_of(const struct job_config *c, char *buf)
 	assert_int_equal(job_config_key(c, buf, KEY_LEN), 0);
 }
 
+/* A field set only when on: c (with it off) has it in neither its key,
+ * which goes to plain, nor its JSON. */
+static void expect_off_field(const struct job_config *c, const char *field,
+			     char *plain)
+{
+	json_t *j = job_config_to_json(c);
+
+	key_of(c, plain);
+	assert_null(strstr(plain, field));
+	assert_null(json_object_get(j, field));
+	json_decref(j);
+}
+
 static void set_cpus(struct base_cpulist *l, const char *s)
 {
 	struct base_err err = { .msg = "" };
@@ -1535,11 +1548,7 @@ static void test_cpu_latency_key_json_and_default(void **state)
 	c.test = JOB_TEST_TCP_RR;
 	finalize_ok(&c, 2);
 	assert_false(c.hold_cpu_latency);
-	key_of(&c, plain);
-	assert_null(strstr(plain, "cpu_latency"));
-	j = job_config_to_json(&c);
-	assert_null(json_object_get(j, "cpu_latency"));
-	json_decref(j);
+	expect_off_field(&c, "cpu_latency", plain);
 
 	c.hold_cpu_latency = true;
 	c.cpu_latency_us = 0;
@@ -1590,11 +1599,7 @@ static void test_spin_key_json_and_default(void **state)
 	c.test = JOB_TEST_UDP_STREAM;
 	finalize_ok(&c, 2);
 	assert_false(c.spin);
-	key_of(&c, plain);
-	assert_null(strstr(plain, "spin"));
-	j = job_config_to_json(&c);
-	assert_null(json_object_get(j, "spin"));
-	json_decref(j);
+	expect_off_field(&c, "spin", plain);
 
 	c.spin = true;
 	finalize_ok(&c, 2);
@@ -1793,10 +1798,8 @@ static void test_profile_in_key_and_json(void **state)
 	job_config_init(&c);
 	c.test = JOB_TEST_TCP_STREAM;
 	finalize_ok(&c, 2);
-	key_of(&c, plain);
-	assert_null(strstr(plain, "profile"));
+	expect_off_field(&c, "profile", plain);
 	j = job_config_to_json(&c);
-	assert_null(json_object_get(j, "profile"));
 	assert_int_equal(job_config_from_json(j, &back, &err), 0);
 	assert_false(back.profile);
 	json_decref(j);
