@@ -28,6 +28,7 @@ int cmd_export(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 
 struct store;
 struct job_config;

@@ -23,6 +23,7 @@ static const struct {
 	{ "export", cmd_export, "write stored samples as JSON lines" },
 	{ "topo", cmd_topo, "set up, show or remove test topologies" },
 	{ "bisect", cmd_bisect, "find the commit that made a regression (git bisect run)" },
+	{ "probe", cmd_probe, "watch where the host keeps the CPUs and how busy it is" },
 };
 
 static void usage(FILE *f)

@@ -611,4 +611,55 @@ check "compare: a side all disturbed is compared and counted in all_disturbed_b;
 	diag "$TMP/alldist.txt" note
 checkx "compare's text says so" 'grep -qE "^note: compared although flagged disturbed by foreign CPU load, as every sample of the side was \(left out, none would remain\): [02] in quiet2, 2 in alldist; what disturbed them is in their figures$" "$TMP/alldist.txt"'
 
+# probe: the cross-CPU round trip and the machine's busy share with no
+# traffic. Its rounds fall one period apart (20 in 2 s at 100 ms; a round
+# under way at the end is dropped), one pair of neighbours each: nproc - 1
+# pairs; the intervals' times step by the interval.
+ncpu=$(nproc)
+if [ "$ncpu" -lt 2 ]; then
+	ok "probe # SKIP one CPU: no pair to probe"
+else
+	timeout 30 "$NR" probe -l 2s -i 500ms --json >"$TMP/probe.json" 2>"$TMP/probe.err"
+	rc=$?
+	check "probe -l 2s -i 500ms: $((ncpu - 1)) pairs, 18-20 rounds in all (timed or missed), median within each pair's range, 4 intervals 0.5 s apart" \
+		jtrue "$TMP/probe.json" "$rc == 0 and len(d['pairs']) == min($ncpu - 1, 16) and 18 <= d['rounds'] + d['missed'] <= 20 and d['rounds'] == sum(p['rounds'] for p in d['pairs']) and all(p['rounds'] == 0 or 0 < p['min_ns'] <= p['median_ns'] <= p['max_ns'] for p in d['pairs']) and [i['t_s'] for i in d['intervals']] == [0.5, 1.0, 1.5, 2.0] and 0 <= d['busy_pct'] <= 100 and not d['interrupted']" ||
+		diag "$TMP/probe.err"
+	# every CPU kept busy: the machine reads busy, and the probe's
+	# real-time threads still time their rounds
+	hog
+	timeout 30 "$NR" probe -l 1s -i 0 --json >"$TMP/probe_hog.json" 2>&1
+	rc=$?
+	unhog
+	check "probe under a busy loop on every CPU: the machine over 80% busy, rounds still timed, no intervals with -i 0" \
+		jtrue "$TMP/probe_hog.json" "$rc == 0 and d['busy_pct'] > 80 and (d['rounds'] > 0 or not d['realtime']) and d['intervals'] == []" ||
+		diag "$TMP/probe_hog.json" 'busy|rounds|realtime'
+	# SIGINT ends it early with what it saw
+	"$NR" probe -l 60s -i 200ms >"$TMP/probe_int.out" 2>&1 &
+	ppid=$!
+	PIDS+=("$ppid")
+	sleep 1
+	kill -INT "$ppid"
+	wait "$ppid"
+	rc=$?
+	checkx "probe: SIGINT after 1 s of 60 ends it at once, exit 0, its summary says interrupted and gives the rounds" \
+		'[ $rc -eq 0 ] && grep -qE "^probe: [0-9.]+ s, .*; interrupted$" "$TMP/probe_int.out" &&
+		 grep -qE "^cpus [0-9]+-[0-9]+ +(round trip [0-9]+ ns median|no round came through)" "$TMP/probe_int.out" &&
+		 [ "$(grep -cE "^ +[0-9.]+ s  round trip" "$TMP/probe_int.out")" -ge 3 ]' || diag "$TMP/probe_int.out"
+	"$NR" probe --cpus 0 >"$TMP/probe_bad.out" 2>&1
+	r1=$?
+	"$NR" probe --cpus "0,$ncpu" >>"$TMP/probe_bad.out" 2>&1
+	r2=$?
+	"$NR" probe -l 1s -i 2s >>"$TMP/probe_bad.out" 2>&1
+	r3=$?
+	taskset -c 0 "$NR" probe -l 1s >>"$TMP/probe_bad.out" 2>&1
+	r4=$?
+	checkx "probe refuses one CPU, a CPU it may not use, an interval past the duration (2), and says when it may use one CPU only (3)" \
+		'[ $r1 -eq 2 ] && [ $r2 -eq 2 ] && [ $r3 -eq 2 ] && [ $r4 -eq 3 ] &&
+		 grep -q "invalid --cpus '"'"'0'"'"': expected at least two CPUs" "$TMP/probe_bad.out" &&
+		 grep -q "invalid --cpus '"'"'0,$ncpu'"'"': cpu $ncpu is not one this process may use" "$TMP/probe_bad.out" &&
+		 grep -q "invalid --interval '"'"'2s'"'"': expected 0, or from the period" "$TMP/probe_bad.out" &&
+		 grep -q "nothing to probe: this process may use one CPU (0), a round trip needs two" "$TMP/probe_bad.out"' ||
+		diag "$TMP/probe_bad.out"
+fi
+
 exit 0

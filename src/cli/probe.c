@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* `netregress probe`: where the host keeps the CPUs and how busy it is, with no traffic. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/cpus.h"
+#include "base/time.h"
+#include "cli/cli.h"
+#include "collect/cpu.h"
+#include "collect/xcpu.h"
+#include "stats/guard.h"
+#include "stats/levels.h"
+
+static const char probe_help[] =
+	"usage: netregress probe [options]\n"
+	"\n"
+	"Watch, with no traffic, what moves a loopback figure on this machine:\n"
+	"how far apart the host keeps the CPUs (a cache line's round trip between\n"
+	"each pair, the probe a run does every 100 ms, host.xcpu_ns), and how\n"
+	"busy the machine is and how much of it the host steals. For a look at a\n"
+	"machine before measuring on it, and for timing another tool's run by\n"
+	"the same yardstick (bench/noise.sh runs it beside iperf3 and sockperf).\n"
+	"SIGINT or SIGTERM ends it early with what it saw.\n"
+	"\n"
+	"  -l, --duration TIME     how long (default 10s; 100ms to 24h)\n"
+	"  -i, --interval TIME     a line every TIME (default 1s; 0: the end only)\n"
+	"      --cpus LIST         the CPUs whose neighbours to probe: pairs of\n"
+	"                          consecutive ones, a-b, b-c, ... (default every\n"
+	"                          CPU this process may use; at least two)\n"
+	"      --period TIME       a round every TIME, one pair each in turn\n"
+	"                          (default 100ms, as in a run; 1ms to 10s)\n"
+	"      --json              one JSON document at the end instead\n";
+
+enum { OPT_CPUS = 256, OPT_PERIOD, OPT_JSON };
+
+static const struct option probe_opts[] = {
+	{ "duration", required_argument, NULL, 'l' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "period", required_argument, NULL, OPT_PERIOD },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+#define PROBE_MAX_NS (24 * 3600 * NS_PER_S)
+
+/* One printed interval: the mean round trip of the rounds in it (NaN:
+ * none), and the machine's busy and stolen shares over it. */
+struct probe_iv {
+	double t_s, xcpu_ns, busy_pct, steal_pct;
+};
+
+struct probe {
+	int64_t dur_ns, iv_ns, period_ns;
+	bool json;
+	const char *cpus_arg, *iv_arg; /* as given, for messages; NULL: not */
+	struct base_cpulist cpus;
+	struct collect_xcpu_pair pair[COLLECT_XCPU_PAIRS_MAX];
+	size_t npairs;
+	/* each period's mean round trip, NaN when no round came through */
+	double *tick;
+	size_t ntick;
+	struct probe_iv *iv;
+	size_t niv;
+	double elapsed_s;
+	struct collect_cpu_pct all; /* over the whole probe */
+	bool all_ok;
+	struct collect_xcpu_result xr;
+	struct stats_levels lv;
+	double tick_mean_ns;
+	bool moved;
+};
+
+static bool parse_args(int argc, char **argv, struct probe *p, int *code)
+{
+	int opt;
+
+	p->dur_ns = 10 * NS_PER_S;
+	p->iv_ns = NS_PER_S;
+	p->period_ns = 100 * NS_PER_MS;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "l:i:h", probe_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'l':
+			if (!cli_duration("--duration", optarg, &p->dur_ns))
+				goto usage;
+			if (p->dur_ns < 100 * NS_PER_MS || p->dur_ns > PROBE_MAX_NS) {
+				cli_error("invalid --duration '%s': expected 100ms to 24h", optarg);
+				goto usage;
+			}
+			break;
+		case 'i':
+			if (!cli_duration("--interval", optarg, &p->iv_ns))
+				goto usage;
+			p->iv_arg = optarg;
+			break;
+		case OPT_CPUS:
+			if (!cli_cpulist("--cpus", optarg, &p->cpus))
+				goto usage;
+			if (p->cpus.n < 2) {
+				cli_error("invalid --cpus '%s': expected at least two CPUs", optarg);
+				goto usage;
+			}
+			p->cpus_arg = optarg;
+			break;
+		case OPT_PERIOD:
+			if (!cli_duration("--period", optarg, &p->period_ns))
+				goto usage;
+			if (p->period_ns < NS_PER_MS || p->period_ns > 10 * NS_PER_S) {
+				cli_error("invalid --period '%s': expected 1ms to 10s", optarg);
+				goto usage;
+			}
+			break;
+		case OPT_JSON:
+			p->json = true;
+			break;
+		case 'h':
+			fputs(probe_help, stdout);
+			*code = EXIT_OK;
+			return false;
+		default:
+			goto usage;
+		}
+	}
+	if (optind < argc) {
+		cli_error("unexpected argument '%s': probe takes options only", argv[optind]);
+		goto usage;
+	}
+	if (p->iv_ns && (p->iv_ns < p->period_ns || p->iv_ns > p->dur_ns)) {
+		cli_error("invalid --interval '%s': expected 0, or from the period (%.3g s) to the duration (%.3g s)",
+			  p->iv_arg, (double)p->period_ns / NS_PER_S, (double)p->dur_ns / NS_PER_S);
+		goto usage;
+	}
+	return true;
+usage:
+	*code = cli_usage_hint("probe");
+	return false;
+}
+
+/* Each of --cpus must be one this process may use; without it, all of
+ * them. The pairs to probe; false with *code the exit code. */
+static bool pick_cpus(struct probe *p, int *code)
+{
+	struct base_cpulist allowed;
+	char have[BASE_CPULIST_STRLEN];
+
+	*code = EXIT_RUNTIME;
+	if (base_cpus_allowed(&allowed)) {
+		cli_error("cannot tell which CPUs this process may use");
+		return false;
+	}
+	base_format_cpulist(&allowed, have, sizeof(have));
+	if (!p->cpus.n) {
+		if (allowed.n < 2) {
+			cli_error("nothing to probe: this process may use one CPU (%s), a round trip needs two",
+				  have);
+			return false;
+		}
+		p->cpus = allowed;
+	}
+	for (uint16_t i = 0; i < p->cpus.n; i++) {
+		uint16_t j = 0;
+
+		while (j < allowed.n && allowed.cpu[j] != p->cpus.cpu[i])
+			j++;
+		if (j == allowed.n) {
+			cli_error("invalid --cpus '%s': cpu %u is not one this process may use (%s)",
+				  p->cpus_arg, p->cpus.cpu[i], have);
+			*code = cli_usage_hint("probe");
+			return false;
+		}
+	}
+	p->npairs = collect_xcpu_pairs(NULL, NULL, &p->cpus, p->pair);
+	return true;
+}
+
+static bool sleep_until(int64_t t_ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t_ns / NS_PER_S),
+			       .tv_nsec = (long)(t_ns % NS_PER_S) };
+
+	while (!cli_interrupted &&
+	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	return !cli_interrupted;
+}
+
+static void print_iv(const struct probe_iv *v)
+{
+	char x[32] = "-";
+
+	if (isfinite(v->xcpu_ns))
+		snprintf(x, sizeof(x), "%.0f ns", v->xcpu_ns);
+	printf("%7.1f s  round trip %8s  busy %5.1f%%  steal %5.1f%%\n", v->t_s, x,
+	       v->busy_pct, v->steal_pct);
+	fflush(stdout);
+}
+
+/*
+ * The probe's loop: the rounds fall one period apart from the start; the
+ * totals are read half a period after each, the machine's CPU time at each
+ * interval's end. Returns 0 or -errno (err says what).
+ */
+static int watch(struct probe *p, struct collect_xcpu *x, struct base_err *err)
+{
+	struct collect_cpustat *st[3] = { collect_cpustat_new(), collect_cpustat_new(),
+					  collect_cpustat_new() };
+	size_t cap = (size_t)(p->dur_ns / p->period_ns) + 1;
+	int64_t per_iv = p->iv_ns ? (p->iv_ns + p->period_ns / 2) / p->period_ns : 0;
+	double rounds0 = 0, sum0 = 0, iv_rounds = 0, iv_sum = 0;
+	/* the last interval's end (at first the start) and the next one's */
+	struct collect_cpustat *prev = st[0], *cur = st[1];
+	int64_t t0;
+	int ret = -ENOMEM;
+
+	p->tick = malloc(cap * sizeof(*p->tick));
+	p->iv = per_iv ? calloc((size_t)(cap / (size_t)per_iv) + 1, sizeof(*p->iv)) : NULL;
+	if (!st[0] || !st[1] || !st[2] || !p->tick || (per_iv && !p->iv))
+		goto out;
+	if ((ret = collect_cpustat_read(st[0], err)))
+		goto out;
+	t0 = base_now_ns();
+	if ((ret = collect_xcpu_start(x, 0))) {
+		base_err_set(err, ret, "the cross-CPU probe did not start");
+		goto out;
+	}
+	for (int64_t k = 1; (int64_t)p->ntick < (int64_t)cap && k * p->period_ns <= p->dur_ns; k++) {
+		double r, s;
+
+		if (!sleep_until(t0 + k * p->period_ns + p->period_ns / 2))
+			break;
+		collect_xcpu_totals(x, &r, &s);
+		p->tick[p->ntick++] = r > rounds0 ? (s - sum0) / (r - rounds0) : NAN;
+		rounds0 = r;
+		sum0 = s;
+		if (per_iv && k % per_iv == 0) {
+			struct probe_iv *v = &p->iv[p->niv++];
+			struct collect_cpu_pct c;
+
+			v->t_s = (double)(k * p->period_ns) / NS_PER_S;
+			v->xcpu_ns = r > iv_rounds ? (s - iv_sum) / (r - iv_rounds) : NAN;
+			iv_rounds = r;
+			iv_sum = s;
+			v->busy_pct = v->steal_pct = NAN;
+			if (!collect_cpustat_read(cur, NULL) &&
+			    !collect_cpu_pct(prev, cur, NULL, &c)) {
+				v->busy_pct = c.busy;
+				v->steal_pct = c.steal;
+				prev = cur;
+				cur = cur == st[1] ? st[2] : st[1];
+			}
+			if (!p->json)
+				print_iv(v);
+		}
+	}
+	collect_xcpu_stop(x);
+	p->elapsed_s = (double)(base_now_ns() - t0) / NS_PER_S;
+	p->all_ok = !collect_cpustat_read(st[2], NULL) &&
+		    !collect_cpu_pct(st[0], st[2], NULL, &p->all);
+	ret = collect_xcpu_result(x, &p->xr);
+	if (ret)
+		base_err_set(err, ret, "the cross-CPU probe kept no result");
+out:
+	if (ret == -ENOMEM)
+		base_err_set(err, ret, "out of memory");
+	for (int i = 0; i < 3; i++)
+		collect_cpustat_free(st[i]);
+	return ret;
+}
+
+/* The levels the rounds' figures held (as a run's window.xcpu_moved). */
+static int levels(struct probe *p)
+{
+	double sum = 0;
+	size_t k = 0;
+	int ret;
+
+	/* the finite figures in time order, in place: tick is not read again */
+	for (size_t i = 0; i < p->ntick; i++)
+		if (isfinite(p->tick[i])) {
+			p->tick[k++] = p->tick[i];
+			sum += p->tick[i];
+		}
+	p->ntick = k;
+	p->tick_mean_ns = k ? sum / (double)k : NAN;
+	if ((ret = stats_levels(p->tick, k, &p->lv)))
+		return ret;
+	p->moved = p->lv.tested && stats_xcpu_levels_moved(&p->lv);
+	return 0;
+}
+
+static void pair_name(const struct collect_xcpu_pair_result *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u-%u", r->a, r->b);
+}
+
+static void print_text(const struct probe *p)
+{
+	char name[16];
+
+	printf("probe: %.1f s, a round every %.0f ms, %zu pair%s in turn%s%s\n", p->elapsed_s,
+	       (double)p->period_ns / NS_PER_MS, p->xr.npairs, p->xr.npairs == 1 ? "" : "s",
+	       p->xr.realtime ? "" : " (SCHED_FIFO refused: at normal priority)",
+	       cli_interrupted ? "; interrupted" : "");
+	for (size_t i = 0; i < p->xr.npairs; i++) {
+		const struct collect_xcpu_pair_result *r = &p->xr.pair[i];
+
+		pair_name(r, name, sizeof(name));
+		if (!r->rounds)
+			printf("cpus %-7s no round came through (%u missed)\n", name, r->missed);
+		else
+			printf("cpus %-7s round trip %.0f ns median, %.0f to %.0f; %u rounds, %u missed\n",
+			       name, r->median_ns, r->min_ns, r->max_ns, r->rounds, r->missed);
+	}
+	if (!p->lv.tested)
+		printf("levels       not told: %zu rounds' figures, %d needed\n", p->ntick,
+		       2 * STATS_LEVEL_MIN_N);
+	else if (p->lv.count == 1)
+		printf("levels       one: the host kept the CPUs where they were\n");
+	else
+		printf("levels       %zu, %.0f to %.0f ns%s\n", p->lv.count,
+		       p->lv.lo_pct * p->tick_mean_ns / 100, p->lv.hi_pct * p->tick_mean_ns / 100,
+		       p->moved ? ": MOVED, the host moved the CPUs (as window.xcpu_moved)" : "");
+	if (p->all_ok)
+		printf("machine      busy %.1f%% of its CPUs, the host's steal %.1f%%\n",
+		       p->all.busy, p->all.steal);
+}
+
+static json_t *num_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *to_json(const struct probe *p)
+{
+	json_t *doc = json_pack("{s:f, s:f, s:b, s:b, s:I, s:I, s:o}", "duration_s", p->elapsed_s,
+				"period_s", (double)p->period_ns / NS_PER_S, "realtime",
+				p->xr.realtime, "interrupted", cli_interrupted != 0, "rounds",
+				(json_int_t)p->xr.rounds, "missed", (json_int_t)p->xr.missed,
+				"xcpu_ns", num_or_null(p->xr.rounds ? p->xr.median_ns : NAN));
+	json_t *pairs = json_array(), *ivs = json_array();
+	char name[16];
+
+	if (!doc || !pairs || !ivs)
+		goto fail;
+	for (size_t i = 0; i < p->xr.npairs; i++) {
+		const struct collect_xcpu_pair_result *r = &p->xr.pair[i];
+		bool ok = r->rounds > 0;
+
+		pair_name(r, name, sizeof(name));
+		if (json_array_append_new(pairs,
+				json_pack("{s:s, s:i, s:i, s:I, s:I, s:o, s:o, s:o}", "cpus", name,
+					  "a", r->a, "b", r->b, "rounds", (json_int_t)r->rounds,
+					  "missed", (json_int_t)r->missed, "median_ns",
+					  num_or_null(ok ? r->median_ns : NAN), "min_ns",
+					  num_or_null(ok ? r->min_ns : NAN), "max_ns",
+					  num_or_null(ok ? r->max_ns : NAN))))
+			goto fail;
+	}
+	for (size_t i = 0; i < p->niv; i++) {
+		const struct probe_iv *v = &p->iv[i];
+
+		if (json_array_append_new(ivs, json_pack("{s:f, s:o, s:o, s:o}", "t_s", v->t_s,
+							 "xcpu_ns", num_or_null(v->xcpu_ns),
+							 "busy_pct", num_or_null(v->busy_pct),
+							 "steal_pct", num_or_null(v->steal_pct))))
+			goto fail;
+	}
+	if (json_object_set_new(doc, "pairs", pairs) ||
+	    json_object_set_new(doc, "intervals", ivs))
+		goto fail_doc;
+	pairs = ivs = NULL;
+	if (json_object_set_new(doc, "levels",
+			p->lv.tested ?
+				json_pack("{s:I, s:f, s:f, s:b}", "count", (json_int_t)p->lv.count,
+					  "lo_ns", p->lv.lo_pct * p->tick_mean_ns / 100,
+					  "hi_ns", p->lv.hi_pct * p->tick_mean_ns / 100,
+					  "moved", p->moved) :
+				json_null()) ||
+	    json_object_set_new(doc, "busy_pct", num_or_null(p->all_ok ? p->all.busy : NAN)) ||
+	    json_object_set_new(doc, "steal_pct", num_or_null(p->all_ok ? p->all.steal : NAN)))
+		goto fail_doc;
+	return doc;
+fail:
+	json_decref(pairs);
+	json_decref(ivs);
+fail_doc:
+	json_decref(doc);
+	return NULL;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	struct probe p = { 0 };
+	struct collect_xcpu *x = NULL;
+	struct base_err err = { "" };
+	struct collect_xcpu_opts xo;
+	int code, ret;
+
+	if (!parse_args(argc, argv, &p, &code))
+		return code;
+	if (!pick_cpus(&p, &code))
+		return code;
+	cli_signals();
+	xo = (struct collect_xcpu_opts){ .pairs = p.pair, .npairs = p.npairs,
+					 .period_ns = p.period_ns };
+	code = EXIT_RUNTIME;
+	if ((ret = collect_xcpu_open(&x, &xo, &err))) {
+		cli_error("the cross-CPU probe: %s", err.msg);
+		goto out;
+	}
+	if (!p.json) {
+		char list[BASE_CPULIST_STRLEN];
+
+		base_format_cpulist(&p.cpus, list, sizeof(list));
+		printf("probing cpus %s for %.1f s (pairs of neighbours, a round every %.0f ms)\n",
+		       list, (double)p.dur_ns / NS_PER_S, (double)p.period_ns / NS_PER_MS);
+	}
+	if ((ret = watch(&p, x, &err))) {
+		cli_error("probe: %s", err.msg);
+		goto out;
+	}
+	if (levels(&p)) {
+		cli_error("probe: out of memory");
+		goto out;
+	}
+	if (p.json) {
+		json_t *doc = to_json(&p);
+
+		if (!doc) {
+			cli_error("probe: out of memory");
+			goto out;
+		}
+		json_dumpf(doc, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(doc);
+	} else {
+		print_text(&p);
+	}
+	code = EXIT_OK;
+out:
+	collect_xcpu_free(x);
+	free(p.tick);
+	free(p.iv);
+	return code;
+}
