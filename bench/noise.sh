@@ -52,7 +52,12 @@
 # moved over ours' runs and its correlation with ours' figure (r^2: the
 # share of ours' run-to-run variance that went with it), how many of ours'
 # runs mixed levels within their window (window.mixed) and in how many the
-# host moved the CPUs (window.xcpu_moved).
+# host moved the CPUs (window.xcpu_moved).  Each peer's run has the same
+# cross-CPU probe beside it (`netregress probe`, the rounds ours' runs do
+# every 100 ms, at the same cost), so the peer's figure is set against the
+# distance of its own run, not ours' run before it: the host moves the
+# vCPUs within seconds, and a distance read at another time would hide how
+# closely a peer follows it.
 #
 # Environment:
 #   REPS   repetitions of each row (default 7)
@@ -90,11 +95,13 @@ tmp=
 SERVE_PID=
 IPERF_PID=
 SOCKPERF_PID=
+PROBE_PID=
 CUR_PID=
 
 cleanup() {
 	trap - EXIT INT TERM HUP
 	stop_pid "$CUR_PID"
+	stop_pid "$PROBE_PID"
 	stop_pid "$SOCKPERF_PID"
 	stop_pid "$IPERF_PID"
 	stop_pid "$SERVE_PID"
@@ -252,6 +259,24 @@ run_sockperf() {
 		printf "%.9g 0 avg_rtt=%sus\n", r / s, avg }')
 }
 
+# ---------------------------------------------------------------- probe
+# probe_start / probe_stop: `netregress probe` beside a peer's run; stop
+# ends it (SIGTERM: it gives what it saw) and sets PROBE_NS to the median
+# round trip between the CPUs over the run, or "" (a binary without the
+# command, no round timed)
+probe_start() {
+	"$NR" probe -l 24h -i 0 --json >"$tmp/probe.json" 2>"$tmp/probe.err" &
+	PROBE_PID=$!
+}
+probe_stop() {
+	PROBE_NS=
+	stop_pid "$PROBE_PID"
+	PROBE_PID=
+	PROBE_NS=$(jq -r 'if .xcpu_ns then .xcpu_ns * 10 | round / 10 else empty end' \
+		"$tmp/probe.json" 2>/dev/null)
+	[ -n "$PROBE_NS" ] || log "    netregress probe gave no round trip: $(tail -n 2 "$tmp/probe.err" | tr '\n' ' ')"
+}
+
 # ---------------------------------------------------------------- floor
 # run_dd COUNT -> RES="GB/s": COUNT blocks of 1 MiB from /dev/zero to
 # /dev/null on cpu 0 (dd's own byte count and elapsed time)
@@ -299,11 +324,19 @@ fi
 # (context switches per MB), $tmp/ROW.ssw (the server's workers' switches
 # per MB or transaction), $tmp/ROW.ipi (the IPIs that woke or called a
 # CPU, per MB or transaction), $tmp/ROW.xcpu (the cross-CPU round trip, ns),
-# "rep mixed lo hi" in $tmp/ROW.levels and "rep moved" in $tmp/ROW.moved
+# "rep mixed lo hi" in $tmp/ROW.levels and "rep moved" in $tmp/ROW.moved;
+# for the peer, "rep value X" in $tmp/ROW.peer_xcpu (the round trip its own
+# run read, from the probe beside it)
 record() { # ROW TOOL REP RESULT
 	local v d note x k lv
 	read -r v d note <<<"$4"
 	echo "$3 $v $d" >>"$tmp/$1.$2"
+	if [ "$2" != ours ]; then
+		x=$(sed -n 's/.*\<xcpu=\([0-9.]*\).*/\1/p' <<<"$note")
+		[ -n "$x" ] && echo "$3 $v $x" >>"$tmp/$1.peer_xcpu"
+		log "$(printf '    %-9s %14.4f %-8s %s' "$2" "$v" "${UNIT[$1]}" "$note")"
+		return
+	fi
 	for k in speed core backlog ctxt ipi xcpu; do
 		x=$(sed -n "s/.*\\<$k=\\([0-9.]*\\).*/\\1/p" <<<"$note")
 		[ -n "$x" ] && echo "$3 $v $x" >>"$tmp/$1.$k"
@@ -341,10 +374,14 @@ for rep in $(seq "$REPS"); do
 		log "[rep $rep/$REPS] $row: ${DESC[$row]}"
 		run_ours "${METRIC[$row]}" ${OURS[$row]} && record "$row" ours "$rep" "$RES" &&
 			cp "$tmp/ours.json" "$tmp/$row.win.$rep.json"
+		probe_start
 		case ${PEER[$row]} in
 		iperf3) run_iperf3 ${PARGS[$row]} ;;
 		sockperf) run_sockperf ${PARGS[$row]} ;;
-		esac && record "$row" "${PEER[$row]}" "$rep" "$RES"
+		esac
+		rc=$?
+		probe_stop
+		[ $rc -eq 0 ] && record "$row" "${PEER[$row]}" "$rep" "$RES${PROBE_NS:+ xcpu=$PROBE_NS}"
 	done
 done
 # nothing of ours may run during the closing probe
@@ -497,16 +534,14 @@ xcpu_adjusted() {
 		print cv > out
 	}' "$3"
 }
-# peer_xcpu ROW: the peer's figure against the distance ours' run of the
-# same repetition read just before it: a peer whose figure does not follow
-# the vCPUs' placement is held by something else (iperf3's udp by its one
-# datagram a send call)
+# peer_xcpu ROW: the peer's figure against the distance the probe beside
+# its own run read: a peer whose figure does not follow the vCPUs'
+# placement is held by something else
 peer_xcpu() {
 	local peer=${PEER[$1]}
-	[ -s "$tmp/$1.xcpu" ] && [ -s "$tmp/$1.$peer" ] || return 0
+	[ -s "$tmp/$1.peer_xcpu" ] || return 0
 	awk -v d="${DESC[$1]}" -v p="$peer" '
-	FNR == NR { x[$1] = $3; next }
-	($1 in x) { n++; a[n] = x[$1]; b[n] = $2; sa += a[n]; sb += b[n] }
+	$2 > 0 && $3 > 0 { n++; a[n] = $3; b[n] = $2; sa += a[n]; sb += b[n] }
 	END {
 		if (n < 3) exit
 		ma = sa / n; mb = sb / n
@@ -514,9 +549,9 @@ peer_xcpu() {
 			va += (a[i] - ma) ^ 2; vb += (b[i] - mb) ^ 2; c += (a[i] - ma) * (b[i] - mb)
 		}
 		r = (va > 0 && vb > 0) ? c / sqrt(va * vb) : 0
-		printf "%-16s in %-36s the cpus'"'"' distance ours read in the same repetition: r = %.2f (r^2 %.2f), %d runs\n",
-			p, d ":", r, r * r, n
-	}' "$tmp/$1.xcpu" "$tmp/$1.$peer"
+		printf "%-16s in %-36s the cpus'"'"' distance over its own runs (netregress probe): mean %.4g ns, r = %.2f (r^2 %.2f), %d runs\n",
+			p, d ":", ma, r, r * r, n
+	}' "$tmp/$1.peer_xcpu"
 }
 for row in "${ROWS[@]}"; do
 	corr "$row" "$tmp/$row.speed" "host speed" "op/us (host.speed)"
@@ -537,14 +572,10 @@ for row in "${ROWS[@]}"; do
 	peer_xcpu "$row"
 	# ours' figure with the part that went with the distance taken out,
 	# as compare's .xcpu_adj row does; and the peer's, against the distance
-	# ours read in the same repetition, with a slope of its own
+	# of its own runs, with a slope of its own
 	xcpu_adjusted ours "$row" "$tmp/$row.xcpu"
 	peer=${PEER[$row]}
-	if [ -s "$tmp/$row.xcpu" ] && [ -s "$tmp/$row.$peer" ]; then
-		awk 'FNR == NR { x[$1] = $3; next } ($1 in x) { print $1, $2, x[$1] }' \
-			"$tmp/$row.xcpu" "$tmp/$row.$peer" >"$tmp/$row.peer_xcpu"
-		xcpu_adjusted "$peer" "$row" "$tmp/$row.peer_xcpu"
-	fi
+	xcpu_adjusted "$peer" "$row" "$tmp/$row.peer_xcpu"
 	if [ -s "$tmp/$row.adj.ours" ] && [ -s "$tmp/$row.adj.$peer" ]; then
 		awk -v d="${DESC[$row]}" -v p="$peer" 'FNR == NR { o = $1; next } { q = $1 }
 			END { if (q > 0) printf "%-16s in %-36s ours %.2f %% / %s %.2f %% = %.2f, at the same placement of the vCPUs\n",
@@ -681,9 +712,10 @@ echo "construction, and its small cov per second says so; wake-up IPIs: the inte
 echo "sent another to wake a sleeper or run a call (irq.CAL + irq.RES, the machine's; each of"
 echo "the server's sleeps on another CPU than its waker costs one); cpus' distance: the round trip of a cache line"
 echo "between ours' client and server CPUs (host.xcpu_ns, the cross-CPU probe: a host that moves"
-echo "the vCPUs apart slows loopback traffic), and the peer's figure against it (the distance"
-echo "ours read in the same repetition: a peer that does not follow it is held by something"
-echo "else); each with its mean, cov and the Pearson correlation"
+echo "the vCPUs apart slows loopback traffic), and the peer's figure against the same round"
+echo "trip read beside each of its runs (netregress probe, the same rounds at the same cost: a"
+echo "peer that does not follow it is held by something else); each with its mean, cov and"
+echo "the Pearson correlation"
 echo "of ours' figure with it: r^2 is the share of ours' run-to-run variance that went with"
 echo "it.  shared drift: ours and the peer ran back to back in every repetition; r near 1"
 echo "says the spread both show is the machine's, moving both together; ours/peer per repetition"
@@ -698,7 +730,7 @@ echo "adjusted for it: ours' figures with what went with the cpus' distance take
 echo "regressed on ln host.xcpu_ns over ours' runs of the row, each run moved along the slope to"
 echo "the geometric mean distance, as compare's .xcpu_adj row does between two labels): the"
 echo "noise that is left when the host's placement of the vCPUs is accounted for; the peer's"
-echo "the same against the distance ours read in the same repetition, with a slope of its own,"
+echo "the same against the distance beside its own runs, with a slope of its own,"
 echo "and adjusted o/p the ratio of the two: the target's comparison at one placement.  within"
 echo "windows: the same with the slope from the 100 ms rates and round trips inside each run's"
 echo "window (each window's own means out), every run scaled by its rates moved along it, as"
