@@ -402,7 +402,7 @@ int cmd_probe(int argc, char **argv)
 	struct collect_xcpu *x = NULL;
 	struct base_err err = { "" };
 	struct collect_xcpu_opts xo;
-	int code, ret;
+	int code;
 
 	if (!parse_args(argc, argv, &p, &code))
 		return code;
@@ -412,7 +412,7 @@ int cmd_probe(int argc, char **argv)
 	xo = (struct collect_xcpu_opts){ .pairs = p.pair, .npairs = p.npairs,
 					 .period_ns = p.period_ns };
 	code = EXIT_RUNTIME;
-	if ((ret = collect_xcpu_open(&x, &xo, &err))) {
+	if (collect_xcpu_open(&x, &xo, &err)) {
 		cli_error("the cross-CPU probe: %s", err.msg);
 		goto out;
 	}
@@ -423,7 +423,7 @@ int cmd_probe(int argc, char **argv)
 		printf("probing cpus %s for %.1f s (pairs of neighbours, a round every %.0f ms)\n",
 		       list, (double)p.dur_ns / NS_PER_S, (double)p.period_ns / NS_PER_MS);
 	}
-	if ((ret = watch(&p, x, &err))) {
+	if (watch(&p, x, &err)) {
 		cli_error("probe: %s", err.msg);
 		goto out;
 	}
