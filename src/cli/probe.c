@@ -13,6 +13,7 @@
 #include "base/time.h"
 #include "cli/cli.h"
 #include "collect/cpu.h"
+#include "collect/speed.h"
 #include "collect/xcpu.h"
 #include "stats/guard.h"
 #include "stats/levels.h"
@@ -35,15 +36,20 @@ static const char probe_help[] =
 	"                          CPU this process may use; at least two)\n"
 	"      --period TIME       a round every TIME, one pair each in turn\n"
 	"                          (default 100ms, as in a run; 1ms to 10s)\n"
+	"      --speed             also the speed probe on each of those CPUs (a\n"
+	"                          50 us burst every 50 ms, as a stream run does:\n"
+	"                          host.speed): the rate, what interruptions took\n"
+	"                          and the core's own pace between them\n"
 	"      --json              one JSON document at the end instead\n";
 
-enum { OPT_CPUS = 256, OPT_PERIOD, OPT_JSON };
+enum { OPT_CPUS = 256, OPT_PERIOD, OPT_SPEED, OPT_JSON };
 
 static const struct option probe_opts[] = {
 	{ "duration", required_argument, NULL, 'l' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "period", required_argument, NULL, OPT_PERIOD },
+	{ "speed", no_argument, NULL, OPT_SPEED },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -52,14 +58,15 @@ static const struct option probe_opts[] = {
 #define PROBE_MAX_NS (24 * 3600 * NS_PER_S)
 
 /* One printed interval: the mean round trip of the rounds in it (NaN:
- * none), and the machine's busy and stolen shares over it. */
+ * none), the speed probe's rate over its bursts (op/us; NaN: none or not
+ * asked), and the machine's busy and stolen shares over it. */
 struct probe_iv {
-	double t_s, xcpu_ns, busy_pct, steal_pct;
+	double t_s, xcpu_ns, speed, busy_pct, steal_pct;
 };
 
 struct probe {
 	int64_t dur_ns, iv_ns, period_ns;
-	bool json;
+	bool json, speed;
 	const char *cpus_arg, *iv_arg; /* as given, for messages; NULL: not */
 	struct base_cpulist cpus;
 	struct collect_xcpu_pair pair[COLLECT_XCPU_PAIRS_MAX];
@@ -73,6 +80,7 @@ struct probe {
 	struct collect_cpu_pct all; /* over the whole probe */
 	bool all_ok;
 	struct collect_xcpu_result xr;
+	struct collect_speed_result sr; /* with speed */
 	struct stats_levels lv;
 	double tick_mean_ns;
 	bool moved;
@@ -117,6 +125,9 @@ static bool parse_args(int argc, char **argv, struct probe *p, int *code)
 				cli_error("invalid --period '%s': expected 1ms to 10s", optarg);
 				goto usage;
 			}
+			break;
+		case OPT_SPEED:
+			p->speed = true;
 			break;
 		case OPT_JSON:
 			p->json = true;
@@ -192,29 +203,35 @@ static bool sleep_until(int64_t t_ns)
 	return !cli_interrupted;
 }
 
-static void print_iv(const struct probe_iv *v)
+static void print_iv(const struct probe_iv *v, bool speed)
 {
-	char x[32] = "-";
+	char x[32] = "-", sp[48] = "";
 
 	if (isfinite(v->xcpu_ns))
 		snprintf(x, sizeof(x), "%.0f ns", v->xcpu_ns);
-	printf("%7.1f s  round trip %8s  busy %5.1f%%  steal %5.1f%%\n", v->t_s, x,
+	if (speed && isfinite(v->speed))
+		snprintf(sp, sizeof(sp), "  speed %6.1f op/us", v->speed);
+	else if (speed)
+		snprintf(sp, sizeof(sp), "  speed %6s op/us", "-");
+	printf("%7.1f s  round trip %8s%s  busy %5.1f%%  steal %5.1f%%\n", v->t_s, x, sp,
 	       v->busy_pct, v->steal_pct);
 	fflush(stdout);
 }
 
 /*
  * The probe's loop: the rounds fall one period apart from the start; the
- * totals are read half a period after each, the machine's CPU time at each
- * interval's end. Returns 0 or -errno (err says what).
+ * totals are read half a period after each, the machine's CPU time and the
+ * speed probe's bursts (sp, or NULL) at each interval's end. Returns 0 or
+ * -errno (err says what).
  */
-static int watch(struct probe *p, struct collect_xcpu *x, struct base_err *err)
+static int watch(struct probe *p, struct collect_xcpu *x, struct collect_speed *sp,
+		 struct base_err *err)
 {
 	struct collect_cpustat *st[3] = { collect_cpustat_new(), collect_cpustat_new(),
 					  collect_cpustat_new() };
 	size_t cap = (size_t)(p->dur_ns / p->period_ns) + 1;
 	int64_t per_iv = p->iv_ns ? (p->iv_ns + p->period_ns / 2) / p->period_ns : 0;
-	double rounds0 = 0, sum0 = 0, iv_rounds = 0, iv_sum = 0;
+	double rounds0 = 0, sum0 = 0, iv_rounds = 0, iv_sum = 0, steps0 = 0, time0 = 0;
 	/* the last interval's end (at first the start) and the next one's */
 	struct collect_cpustat *prev = st[0], *cur = st[1];
 	int64_t t0;
@@ -226,6 +243,10 @@ static int watch(struct probe *p, struct collect_xcpu *x, struct base_err *err)
 		goto out;
 	if ((ret = collect_cpustat_read(st[0], err)))
 		goto out;
+	if (sp && (ret = collect_speed_start(sp))) {
+		base_err_set(err, ret, "the speed probe did not start");
+		goto out;
+	}
 	t0 = base_now_ns();
 	if ((ret = collect_xcpu_start(x, 0))) {
 		base_err_set(err, ret, "the cross-CPU probe did not start");
@@ -243,12 +264,19 @@ static int watch(struct probe *p, struct collect_xcpu *x, struct base_err *err)
 		if (per_iv && k % per_iv == 0) {
 			struct probe_iv *v = &p->iv[p->niv++];
 			struct collect_cpu_pct c;
+			double steps, time_ns;
 
 			v->t_s = (double)(k * p->period_ns) / NS_PER_S;
 			v->xcpu_ns = r > iv_rounds ? (s - iv_sum) / (r - iv_rounds) : NAN;
 			iv_rounds = r;
 			iv_sum = s;
-			v->busy_pct = v->steal_pct = NAN;
+			v->speed = v->busy_pct = v->steal_pct = NAN;
+			if (sp && !collect_speed_totals(sp, &steps, &time_ns)) {
+				if (time_ns > time0)
+					v->speed = (steps - steps0) * 1000 / (time_ns - time0);
+				steps0 = steps;
+				time0 = time_ns;
+			}
 			if (!collect_cpustat_read(cur, NULL) &&
 			    !collect_cpu_pct(prev, cur, NULL, &c)) {
 				v->busy_pct = c.busy;
@@ -257,10 +285,12 @@ static int watch(struct probe *p, struct collect_xcpu *x, struct base_err *err)
 				cur = cur == st[1] ? st[2] : st[1];
 			}
 			if (!p->json)
-				print_iv(v);
+				print_iv(v, sp != NULL);
 		}
 	}
 	collect_xcpu_stop(x);
+	if (sp && !collect_speed_stop(sp) && collect_speed_result(sp, &p->sr))
+		p->sr.ncpu = 0;
 	p->elapsed_s = (double)(base_now_ns() - t0) / NS_PER_S;
 	p->all_ok = !collect_cpustat_read(st[2], NULL) &&
 		    !collect_cpu_pct(st[0], st[2], NULL, &p->all);
@@ -328,6 +358,16 @@ static void print_text(const struct probe *p)
 		printf("levels       %zu, %.0f to %.0f ns%s\n", p->lv.count,
 		       p->lv.lo_pct * p->tick_mean_ns / 100, p->lv.hi_pct * p->tick_mean_ns / 100,
 		       p->moved ? ": MOVED, the host moved the CPUs (as window.xcpu_moved)" : "");
+	for (size_t i = 0; i < p->sr.ncpu; i++) {
+		const struct collect_speed_cpu *c = &p->sr.cpu[i];
+
+		if (!c->bursts)
+			printf("speed cpu %-3d no burst timed\n", c->cpu);
+		else
+			printf("speed cpu %-3d %.1f op/us (bursts %.1f to %.1f, cov %.2f%%), %.2f%% of it lost to interruptions, the core's pace %.1f; %u bursts\n",
+			       c->cpu, c->mean, c->min, c->max, c->cov_pct, c->lost_pct, c->core,
+			       c->bursts);
+	}
 	if (p->all_ok)
 		printf("machine      busy %.1f%% of its CPUs, the host's steal %.1f%%\n",
 		       p->all.busy, p->all.steal);
@@ -336,6 +376,31 @@ static void print_text(const struct probe *p)
 static json_t *num_or_null(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* The speed probe's CPUs as a JSON array (NULL when out of memory). */
+static json_t *speed_json(const struct collect_speed_result *r)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < r->ncpu; i++) {
+		const struct collect_speed_cpu *c = &r->cpu[i];
+		bool ok = c->bursts > 0;
+
+		if (json_array_append_new(a,
+				json_pack("{s:i, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "cpu", c->cpu,
+					  "bursts", (json_int_t)c->bursts, "mean",
+					  num_or_null(ok ? c->mean : NAN), "min",
+					  num_or_null(ok ? c->min : NAN), "max",
+					  num_or_null(ok ? c->max : NAN), "cov_pct",
+					  num_or_null(ok ? c->cov_pct : NAN), "lost_pct",
+					  num_or_null(ok ? c->lost_pct : NAN), "core",
+					  num_or_null(ok ? c->core : NAN)))) {
+			json_decref(a);
+			a = NULL;
+		}
+	}
+	return a;
 }
 
 static json_t *to_json(const struct probe *p)
@@ -367,12 +432,20 @@ static json_t *to_json(const struct probe *p)
 	for (size_t i = 0; i < p->niv; i++) {
 		const struct probe_iv *v = &p->iv[i];
 
-		if (json_array_append_new(ivs, json_pack("{s:f, s:o, s:o, s:o}", "t_s", v->t_s,
-							 "xcpu_ns", num_or_null(v->xcpu_ns),
-							 "busy_pct", num_or_null(v->busy_pct),
-							 "steal_pct", num_or_null(v->steal_pct))))
+		json_t *j = json_pack("{s:f, s:o, s:o, s:o}", "t_s", v->t_s, "xcpu_ns",
+				      num_or_null(v->xcpu_ns), "busy_pct",
+				      num_or_null(v->busy_pct), "steal_pct",
+				      num_or_null(v->steal_pct));
+
+		if (j && p->speed && json_object_set_new(j, "speed", num_or_null(v->speed))) {
+			json_decref(j);
+			goto fail;
+		}
+		if (json_array_append_new(ivs, j))
 			goto fail;
 	}
+	if (p->speed && json_object_set_new(doc, "speed", speed_json(&p->sr)))
+		goto fail;
 	if (json_object_set_new(doc, "pairs", pairs) ||
 	    json_object_set_new(doc, "intervals", ivs))
 		goto fail_doc;
@@ -400,6 +473,7 @@ int cmd_probe(int argc, char **argv)
 {
 	struct probe p = { 0 };
 	struct collect_xcpu *x = NULL;
+	struct collect_speed *sp = NULL;
 	struct base_err err = { "" };
 	struct collect_xcpu_opts xo;
 	int code;
@@ -416,6 +490,11 @@ int cmd_probe(int argc, char **argv)
 		cli_error("the cross-CPU probe: %s", err.msg);
 		goto out;
 	}
+	if (p.speed &&
+	    collect_speed_open(&sp, &(struct collect_speed_opts){ .cpus = &p.cpus }, &err)) {
+		cli_error("the speed probe: %s", err.msg);
+		goto out;
+	}
 	if (!p.json) {
 		char list[BASE_CPULIST_STRLEN];
 
@@ -423,7 +502,7 @@ int cmd_probe(int argc, char **argv)
 		printf("probing cpus %s for %.1f s (pairs of neighbours, a round every %.0f ms)\n",
 		       list, (double)p.dur_ns / NS_PER_S, (double)p.period_ns / NS_PER_MS);
 	}
-	if (watch(&p, x, &err)) {
+	if (watch(&p, x, sp, &err)) {
 		cli_error("probe: %s", err.msg);
 		goto out;
 	}
@@ -446,6 +525,7 @@ int cmd_probe(int argc, char **argv)
 	}
 	code = EXIT_OK;
 out:
+	collect_speed_free(sp);
 	collect_xcpu_free(x);
 	free(p.tick);
 	free(p.iv);

@@ -624,6 +624,13 @@ else
 	check "probe -l 2s -i 500ms: $((ncpu - 1)) pairs, 18-20 rounds in all (timed or missed), median within each pair's range, 4 intervals 0.5 s apart" \
 		jtrue "$TMP/probe.json" "$rc == 0 and len(d['pairs']) == min($ncpu - 1, 16) and 18 <= d['rounds'] + d['missed'] <= 20 and d['rounds'] == sum(p['rounds'] for p in d['pairs']) and all(p['rounds'] == 0 or 0 < p['min_ns'] <= p['median_ns'] <= p['max_ns'] for p in d['pairs']) and [i['t_s'] for i in d['intervals']] == [0.5, 1.0, 1.5, 2.0] and 0 <= d['busy_pct'] <= 100 and not d['interrupted']" ||
 		diag "$TMP/probe.err"
+	# --speed: a speed figure for every CPU probed, over its bursts (50 ms
+	# apart: about 20 in 1 s) and in every interval
+	timeout 30 "$NR" probe -l 1s -i 500ms --speed --json >"$TMP/probe_speed.json" 2>&1
+	rc=$?
+	check "probe --speed: each of the $ncpu CPUs with bursts, 0 < min <= mean <= max, lost within 0-100%, a core pace; a speed in both intervals" \
+		jtrue "$TMP/probe_speed.json" "$rc == 0 and sorted(c['cpu'] for c in d['speed']) == list(range($ncpu)) and all(c['bursts'] >= 5 and 0 < c['min'] <= c['mean'] <= c['max'] and 0 <= c['lost_pct'] <= 100 and c['core'] > 0 for c in d['speed']) and len(d['intervals']) == 2 and all(i['speed'] > 0 for i in d['intervals'])" ||
+		diag "$TMP/probe_speed.json"
 	# every CPU kept busy: the machine reads busy, and the probe's
 	# real-time threads still time their rounds
 	hog
