@@ -8,11 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/cpus.h"
 #include "base/time.h"
 #include "cli/cli.h"
 #include "collect/cpu.h"
+#include "collect/others.h"
 #include "collect/speed.h"
 #include "collect/xcpu.h"
 #include "stats/guard.h"
@@ -79,6 +81,11 @@ struct probe {
 	double elapsed_s;
 	struct collect_cpu_pct all; /* over the whole probe */
 	bool all_ok;
+	/* the other processes' exact CPU over it (this one left out), and the
+	 * machine's CPU time it is a share of; others_ok false: unread */
+	struct collect_others_sum others;
+	bool others_ok;
+	double machine_ns;
 	struct collect_xcpu_result xr;
 	struct collect_speed_result sr; /* with speed */
 	struct stats_levels lv;
@@ -229,6 +236,8 @@ static int watch(struct probe *p, struct collect_xcpu *x, struct collect_speed *
 {
 	struct collect_cpustat *st[3] = { collect_cpustat_new(), collect_cpustat_new(),
 					  collect_cpustat_new() };
+	struct collect_others *o[2] = { collect_others_new(), collect_others_new() };
+	bool o_ok;
 	size_t cap = (size_t)(p->dur_ns / p->period_ns) + 1;
 	int64_t per_iv = p->iv_ns ? (p->iv_ns + p->period_ns / 2) / p->period_ns : 0;
 	double rounds0 = 0, sum0 = 0, iv_rounds = 0, iv_sum = 0, steps0 = 0, time0 = 0;
@@ -239,8 +248,9 @@ static int watch(struct probe *p, struct collect_xcpu *x, struct collect_speed *
 
 	p->tick = malloc(cap * sizeof(*p->tick));
 	p->iv = per_iv ? calloc((size_t)(cap / (size_t)per_iv) + 1, sizeof(*p->iv)) : NULL;
-	if (!st[0] || !st[1] || !st[2] || !p->tick || (per_iv && !p->iv))
+	if (!st[0] || !st[1] || !st[2] || !o[0] || !o[1] || !p->tick || (per_iv && !p->iv))
 		goto out;
+	o_ok = !collect_others_snap(o[0], "/proc", NULL);
 	if ((ret = collect_cpustat_read(st[0], err)))
 		goto out;
 	if (sp && (ret = collect_speed_start(sp))) {
@@ -294,6 +304,16 @@ static int watch(struct probe *p, struct collect_xcpu *x, struct collect_speed *
 	p->elapsed_s = (double)(base_now_ns() - t0) / NS_PER_S;
 	p->all_ok = !collect_cpustat_read(st[2], NULL) &&
 		    !collect_cpu_pct(st[0], st[2], NULL, &p->all);
+	if (o_ok && p->all_ok && !collect_others_snap(o[1], "/proc", NULL)) {
+		pid_t self = getpid();
+		int ncpu = 0;
+
+		for (int i = 0; i < st[2]->ncpu; i++)
+			ncpu += st[2]->present[i];
+		collect_others_delta(o[0], o[1], NULL, 0, &self, 1, &p->others);
+		p->machine_ns = (double)ncpu * (double)(st[2]->t_ns - st[0]->t_ns);
+		p->others_ok = p->machine_ns > 0;
+	}
 	ret = collect_xcpu_result(x, &p->xr);
 	if (ret)
 		base_err_set(err, ret, "the cross-CPU probe kept no result");
@@ -302,6 +322,8 @@ out:
 		base_err_set(err, ret, "out of memory");
 	for (int i = 0; i < 3; i++)
 		collect_cpustat_free(st[i]);
+	collect_others_free(o[0]);
+	collect_others_free(o[1]);
 	return ret;
 }
 
@@ -329,6 +351,12 @@ static int levels(struct probe *p)
 static void pair_name(const struct collect_xcpu_pair_result *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%u-%u", r->a, r->b);
+}
+
+/* run_ns as % of the machine's CPU time over the probe */
+static double pct_of(const struct probe *p, uint64_t run_ns)
+{
+	return 100.0 * (double)run_ns / p->machine_ns;
 }
 
 static void print_text(const struct probe *p)
@@ -371,6 +399,14 @@ static void print_text(const struct probe *p)
 	if (p->all_ok)
 		printf("machine      busy %.1f%% of its CPUs, the host's steal %.1f%%\n",
 		       p->all.busy, p->all.steal);
+	if (p->others_ok) {
+		printf("others       %.1f%% in %u processes", pct_of(p, p->others.others_ns),
+		       p->others.nprocs);
+		for (size_t i = 0; i < p->others.ntop; i++)
+			printf("%s%s[%d] %.1f%%", i ? ", " : ": ", p->others.top[i].comm,
+			       (int)p->others.top[i].pid, pct_of(p, p->others.top[i].run_ns));
+		printf("; kernel threads %.1f%%\n", pct_of(p, p->others.kthreads_ns));
+	}
 }
 
 static json_t *num_or_null(double v)
@@ -401,6 +437,27 @@ static json_t *speed_json(const struct collect_speed_result *r)
 		}
 	}
 	return a;
+}
+
+/* The other processes' CPU (others_ok), as % of the machine's. */
+static json_t *others_json(const struct probe *p)
+{
+	json_t *top = json_array(), *j;
+
+	for (size_t i = 0; top && i < p->others.ntop; i++)
+		if (json_array_append_new(top, json_pack("{s:i, s:s, s:f}", "pid",
+							 (int)p->others.top[i].pid, "comm",
+							 p->others.top[i].comm, "pct",
+							 pct_of(p, p->others.top[i].run_ns)))) {
+			json_decref(top);
+			top = NULL;
+		}
+	if (!top)
+		return NULL;
+	j = json_pack("{s:f, s:I, s:f, s:o}", "pct", pct_of(p, p->others.others_ns), "procs",
+		      (json_int_t)p->others.nprocs, "kthreads_pct",
+		      pct_of(p, p->others.kthreads_ns), "top", top);
+	return j;
 }
 
 static json_t *to_json(const struct probe *p)
@@ -445,6 +502,8 @@ static json_t *to_json(const struct probe *p)
 			goto fail;
 	}
 	if (p->speed && json_object_set_new(doc, "speed", speed_json(&p->sr)))
+		goto fail;
+	if (p->others_ok && json_object_set_new(doc, "others", others_json(p)))
 		goto fail;
 	if (json_object_set_new(doc, "pairs", pairs) ||
 	    json_object_set_new(doc, "intervals", ivs))
