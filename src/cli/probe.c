@@ -306,12 +306,10 @@ static int watch(struct probe *p, struct collect_xcpu *x, struct collect_speed *
 		    !collect_cpu_pct(st[0], st[2], NULL, &p->all);
 	if (o_ok && p->all_ok && !collect_others_snap(o[1], "/proc", NULL)) {
 		pid_t self = getpid();
-		int ncpu = 0;
 
-		for (int i = 0; i < st[2]->ncpu; i++)
-			ncpu += st[2]->present[i];
 		collect_others_delta(o[0], o[1], NULL, 0, &self, 1, &p->others);
-		p->machine_ns = (double)ncpu * (double)(st[2]->t_ns - st[0]->t_ns);
+		p->machine_ns = (double)collect_cpustat_ncpu(st[2]) *
+				(double)(st[2]->t_ns - st[0]->t_ns);
 		p->others_ok = p->machine_ns > 0;
 	}
 	ret = collect_xcpu_result(x, &p->xr);

@@ -105,15 +105,14 @@ static bool probe(struct collect_cpustat *st[2], struct collect_others *o[2],
 	struct collect_others_sum sum;
 	struct collect_cpu_pct p;
 	pid_t self = getpid();
-	int ncpu = 0;
+	int ncpu;
 
 	if (collect_cpustat_read(st[0], NULL) || collect_others_snap(o[0], "/proc", NULL) ||
 	    !nap(CLI_SETTLE_IDLE_NS) ||
 	    collect_others_snap(o[1], "/proc", NULL) || collect_cpustat_read(st[1], NULL) ||
 	    collect_cpu_pct(st[0], st[1], NULL, &p))
 		return false;
-	for (int i = 0; i < st[1]->ncpu; i++)
-		ncpu += st[1]->present[i];
+	ncpu = collect_cpustat_ncpu(st[1]);
 	collect_others_delta(o[0], o[1], NULL, 0, &self, 1, &sum);
 	q->busy_pct = p.busy;
 	q->steal_pct = p.steal;

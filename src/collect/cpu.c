@@ -228,6 +228,15 @@ void collect_cpustat_free(struct collect_cpustat *st)
 	free(st);
 }
 
+int collect_cpustat_ncpu(const struct collect_cpustat *st)
+{
+	int n = 0;
+
+	for (int i = 0; i < st->ncpu; i++)
+		n += st->present[i];
+	return n;
+}
+
 int collect_cpustat_read(struct collect_cpustat *out, struct base_err *err)
 {
 	char *buf = NULL, ebuf[128];

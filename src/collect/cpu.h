@@ -78,6 +78,10 @@ int collect_cpustat_parse(const char *text, size_t len,
  */
 int collect_cpustat_read(struct collect_cpustat *out, struct base_err *err);
 
+/* The CPUs a snapshot has a line for: the machine's online CPUs, whose
+ * time its "cpu" total sums. Pure; any thread. */
+int collect_cpustat_ncpu(const struct collect_cpustat *st);
+
 /* Split of CPU time over an interval, in percent (0..100) of the selected
  * CPUs' time. user includes nice; sys is system; busy is
  * 100 - idle - iowait. The fields except busy sum to 100, but for a

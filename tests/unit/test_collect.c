@@ -187,6 +187,8 @@ static void test_parse_offline_cpu_leaves_a_gap(void **state)
 	assert_false(st->present[2]);
 	assert_int_equal(st->cpu[2].user, 0);
 	assert_int_equal(st->intr, 0);
+	/* the machine's CPUs: the lines it has, not the highest index + 1 */
+	assert_int_equal(collect_cpustat_ncpu(st), 3);
 	collect_cpustat_free(st);
 }
 
