@@ -32,7 +32,9 @@ static const char probe_help[] =
 	"SIGINT or SIGTERM ends it early with what it saw.\n"
 	"\n"
 	"  -l, --duration TIME     how long (default 10s; 100ms to 24h)\n"
-	"  -i, --interval TIME     a line every TIME (default 1s; 0: the end only)\n"
+	"  -i, --interval TIME     a line every TIME (default 1s, or the period or\n"
+	"                          the duration when that is longer or shorter;\n"
+	"                          0: the end only)\n"
 	"      --cpus LIST         the CPUs whose neighbours to probe: pairs of\n"
 	"                          consecutive ones, a-b, b-c, ... (default every\n"
 	"                          CPU this process may use; at least two; the\n"
@@ -70,7 +72,8 @@ struct probe_iv {
 struct probe {
 	int64_t dur_ns, iv_ns, period_ns;
 	bool json, speed;
-	const char *cpus_arg, *iv_arg; /* as given, for messages; NULL: not */
+	/* as given, for messages; NULL: not given */
+	const char *cpus_arg, *iv_arg, *period_arg;
 	struct base_cpulist cpus;
 	struct collect_xcpu_pair pair[COLLECT_XCPU_PAIRS_MAX];
 	size_t npairs;
@@ -133,6 +136,7 @@ static bool parse_args(int argc, char **argv, struct probe *p, int *code)
 				cli_error("invalid --period '%s': expected 1ms to 10s", optarg);
 				goto usage;
 			}
+			p->period_arg = optarg;
 			break;
 		case OPT_SPEED:
 			p->speed = true;
@@ -152,6 +156,15 @@ static bool parse_args(int argc, char **argv, struct probe *p, int *code)
 		cli_error("unexpected argument '%s': probe takes options only", argv[optind]);
 		goto usage;
 	}
+	if (p->period_ns > p->dur_ns) {
+		cli_error("invalid --period '%s': expected at most the duration (%.3g s)",
+			  p->period_arg, (double)p->dur_ns / NS_PER_S);
+		goto usage;
+	}
+	/* the default interval, a second, within the period and the duration */
+	if (!p->iv_arg)
+		p->iv_ns = p->iv_ns < p->period_ns ? p->period_ns :
+			   p->iv_ns > p->dur_ns ? p->dur_ns : p->iv_ns;
 	if (p->iv_ns && (p->iv_ns < p->period_ns || p->iv_ns > p->dur_ns)) {
 		cli_error("invalid --interval '%s': expected 0, or from the period (%.3g s) to the duration (%.3g s)",
 			  p->iv_arg, (double)p->period_ns / NS_PER_S, (double)p->dur_ns / NS_PER_S);

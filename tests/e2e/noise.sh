@@ -624,6 +624,12 @@ else
 	check "probe -l 2s -i 500ms: $((ncpu - 1)) pairs, 18-20 rounds in all (timed or missed), median within each pair's range, 4 intervals 0.5 s apart" \
 		jtrue "$TMP/probe.json" "$rc == 0 and len(d['pairs']) == min($ncpu - 1, 16) and 18 <= d['rounds'] + d['missed'] <= 20 and d['rounds'] == sum(p['rounds'] for p in d['pairs']) and all(p['rounds'] == 0 or 0 < p['min_ns'] <= p['median_ns'] <= p['max_ns'] for p in d['pairs']) and [i['t_s'] for i in d['intervals']] == [0.5, 1.0, 1.5, 2.0] and 0 <= d['busy_pct'] <= 100 and not d['interrupted']" ||
 		diag "$TMP/probe.err"
+	# without -i, a line a second, or one at the end of a shorter probe
+	"$NR" probe -l 500ms >"$TMP/probe_short.out" 2>&1
+	rc=$?
+	checkx "probe -l 500ms: its one interval line at 0.5 s (the default second held to the duration)" \
+		'[ $rc -eq 0 ] && [ "$(grep -cE "^ +[0-9.]+ s  round trip" "$TMP/probe_short.out")" -eq 1 ] &&
+		 grep -qE "^ +0\.5 s  round trip" "$TMP/probe_short.out"' || diag "$TMP/probe_short.out"
 	# --speed: a speed figure for every CPU probed, over its bursts (50 ms
 	# apart: about 20 in 1 s) and in every interval
 	timeout 30 "$NR" probe -l 1s -i 500ms --speed --json >"$TMP/probe_speed.json" 2>&1
@@ -660,8 +666,11 @@ else
 	r3=$?
 	taskset -c 0 "$NR" probe -l 1s >>"$TMP/probe_bad.out" 2>&1
 	r4=$?
-	checkx "probe refuses one CPU, a CPU it may not use, an interval past the duration (2), and says when it may use one CPU only (3)" \
-		'[ $r1 -eq 2 ] && [ $r2 -eq 2 ] && [ $r3 -eq 2 ] && [ $r4 -eq 3 ] &&
+	"$NR" probe -l 1s --period 2s >>"$TMP/probe_bad.out" 2>&1
+	r5=$?
+	checkx "probe refuses one CPU, a CPU it may not use, an interval past the duration, a period past it (2), and says when it may use one CPU only (3)" \
+		'[ $r1 -eq 2 ] && [ $r2 -eq 2 ] && [ $r3 -eq 2 ] && [ $r4 -eq 3 ] && [ $r5 -eq 2 ] &&
+		 grep -q "invalid --period '"'"'2s'"'"': expected at most the duration (1 s)" "$TMP/probe_bad.out" &&
 		 grep -q "invalid --cpus '"'"'0'"'"': expected at least two CPUs" "$TMP/probe_bad.out" &&
 		 grep -q "invalid --cpus '"'"'0,$ncpu'"'"': cpu $ncpu is not one this process may use" "$TMP/probe_bad.out" &&
 		 grep -q "invalid --interval '"'"'2s'"'"': expected 0, or from the period" "$TMP/probe_bad.out" &&
