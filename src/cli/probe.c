@@ -61,6 +61,8 @@ static const struct option probe_opts[] = {
 };
 
 #define PROBE_MAX_NS (24 * 3600 * NS_PER_S)
+/* how long a round's leader waits for its partner (a run: 200 us) */
+#define PROBE_ARRIVE_NS (2 * NS_PER_MS)
 
 /* One printed interval: the mean round trip of the rounds in it (NaN:
  * none), the speed probe's rate over its bursts (op/us; NaN: none or not
@@ -554,8 +556,11 @@ int cmd_probe(int argc, char **argv)
 	if (!pick_cpus(&p, &code))
 		return code;
 	cli_signals();
+	/* an idle machine's halted vCPUs wake late (collect/xcpu.h) */
 	xo = (struct collect_xcpu_opts){ .pairs = p.pair, .npairs = p.npairs,
-					 .period_ns = p.period_ns };
+					 .period_ns = p.period_ns,
+					 .arrive_ns = p.period_ns < PROBE_ARRIVE_NS ?
+							      p.period_ns : PROBE_ARRIVE_NS };
 	code = EXIT_RUNTIME;
 	if (collect_xcpu_open(&x, &xo, &err)) {
 		cli_error("the cross-CPU probe: %s", err.msg);

@@ -15,8 +15,9 @@
 
 #define DEFAULT_PERIOD_NS (100 * NS_PER_MS)
 #define MIN_PERIOD_NS NS_PER_MS
-/* how long the leader waits for its partner to wake and say so */
-#define ARRIVE_NS (200 * NS_PER_US)
+/* how long the leader waits for its partner to wake and say so, unless
+ * the options say otherwise */
+#define DEFAULT_ARRIVE_NS (200 * NS_PER_US)
 /* how long one batch of round trips may take before the round is missed */
 #define BATCH_LIMIT_NS (50 * NS_PER_US)
 /* check the clock every this many spins, not on each */
@@ -46,7 +47,7 @@ struct collect_xcpu {
 	struct line line;
 	struct collect_window w; /* a round across a change of gen is dropped */
 	bool realtime;
-	int64_t period_ns, beat_ns;
+	int64_t period_ns, beat_ns, arrive_ns;
 	struct base_hist *all; /* every pair's figures */
 	uint32_t rounds, missed;
 	double sum_ns;
@@ -121,9 +122,9 @@ size_t collect_xcpu_pairs(const struct base_cpulist *a, const struct base_cpulis
  * partner stops answering. False when the partner did not come or an
  * answer took too long.
  */
-static bool lead(struct line *l, uint64_t id, int64_t *batch)
+static bool lead(struct line *l, uint64_t id, int64_t arrive_ns, int64_t *batch)
 {
-	int64_t limit = base_now_ns() + ARRIVE_NS;
+	int64_t limit = base_now_ns() + arrive_ns;
 	unsigned spins = 0;
 	bool ok = false;
 
@@ -155,9 +156,9 @@ out:
 
 /* The partner's side: answer every odd ball until the leader is done, for
  * at most as long as the leader could take. */
-static void answer(struct line *l, uint64_t id)
+static void answer(struct line *l, uint64_t id, int64_t arrive_ns)
 {
-	int64_t limit = base_now_ns() + 2 * ARRIVE_NS +
+	int64_t limit = base_now_ns() + 2 * arrive_ns +
 			COLLECT_XCPU_BATCHES * BATCH_LIMIT_NS;
 	uint_fast64_t v = atomic_load_explicit(&l->ball, memory_order_acquire);
 	unsigned spins = 0;
@@ -241,11 +242,11 @@ static void *xthread_main(void *arg)
 		id = (uint64_t)gen << 32 | (uint32_t)last;
 		pthread_mutex_unlock(&s->w.mu);
 		if (p->b == t->cpu) {
-			answer(&s->line, id);
+			answer(&s->line, id, s->arrive_ns);
 			pthread_mutex_lock(&s->w.mu);
 			continue;
 		}
-		ok = lead(&s->line, id, batch);
+		ok = lead(&s->line, id, s->arrive_ns, batch);
 		pthread_mutex_lock(&s->w.mu);
 		if (s->w.running && !s->w.paused && s->w.gen == gen)
 			record(s, p, ok, ok ? collect_xcpu_figure(batch, COLLECT_XCPU_BATCHES,
@@ -304,6 +305,11 @@ int collect_xcpu_open(struct collect_xcpu **out, const struct collect_xcpu_opts 
 		return base_err_set(err, -EINVAL,
 				    "cross-CPU probe: period %lld ns, expected at least %lld",
 				    (long long)opts->period_ns, (long long)MIN_PERIOD_NS);
+	if (opts->arrive_ns < 0 ||
+	    opts->arrive_ns > (opts->period_ns ? opts->period_ns : DEFAULT_PERIOD_NS))
+		return base_err_set(err, -EINVAL,
+				    "cross-CPU probe: arrival bound %lld ns, expected 0 to the period",
+				    (long long)opts->arrive_ns);
 	ncpu = distinct_cpus(opts->pairs, opts->npairs, cpu);
 	/* the bounced line is a cache line of its own: malloc's 16 bytes of
 	 * alignment are not enough */
@@ -331,6 +337,7 @@ int collect_xcpu_open(struct collect_xcpu **out, const struct collect_xcpu_opts 
 	for (size_t i = 0; i < s->npairs; i++)
 		base_hist_init(s->pair[i].hist);
 	s->period_ns = opts->period_ns ? opts->period_ns : DEFAULT_PERIOD_NS;
+	s->arrive_ns = opts->arrive_ns ? opts->arrive_ns : DEFAULT_ARRIVE_NS;
 	s->realtime = true;
 	collect_window_init(&s->w);
 	for (size_t i = 0; i < ncpu; i++) {

@@ -51,6 +51,13 @@ struct collect_xcpu_opts {
 	const struct collect_xcpu_pair *pairs; /* borrowed during _open only */
 	size_t npairs;                         /* 1..COLLECT_XCPU_PAIRS_MAX */
 	int64_t period_ns;                     /* 0: 100 ms; at least 1 ms */
+	/* how long the leader waits for its partner to arrive (0: 200 us, as
+	 * a run's: longer would take its CPU from the test when the partner's
+	 * is busy). On an idle 2-vCPU guest here a timer woke a halted vCPU
+	 * 117-138 us late at the median and up to 2.8 ms (p99), so the two
+	 * missed one round in 20 at 200 us: an idle machine's probe
+	 * (netregress probe) waits longer. At most the period. */
+	int64_t arrive_ns;
 };
 
 /* One pair over the window. */
@@ -88,7 +95,7 @@ size_t collect_xcpu_pairs(const struct base_cpulist *a, const struct base_cpulis
  * Start one thread per distinct CPU of the pairs, pinned, idle until
  * collect_xcpu_start(). Returns 0 and *out (free with collect_xcpu_free),
  * -EINVAL for bad opts (no pairs, too many, a pair on one CPU, a period
- * under 1 ms), or a negative errno when a thread cannot start or be
+ * under 1 ms, an arrival bound below 0 or past the period), or a negative errno when a thread cannot start or be
  * pinned, err naming the CPU. Control thread, outside the window.
  */
 int collect_xcpu_open(struct collect_xcpu **out, const struct collect_xcpu_opts *opts,
