@@ -54,9 +54,10 @@ struct collect_xcpu_opts {
 	/* how long the leader waits for its partner to arrive (0: 200 us, as
 	 * a run's: longer would take its CPU from the test when the partner's
 	 * is busy). On an idle 2-vCPU guest here a timer woke a halted vCPU
-	 * 117-138 us late at the median and up to 2.8 ms (p99), so the two
-	 * missed one round in 20 at 200 us: an idle machine's probe
-	 * (netregress probe) waits longer. At most the period. */
+	 * 117-138 us late at the median and 2.8 ms at the 99th percentile,
+	 * and two woken for one deadline came more than 200 us apart once in
+	 * 19: an idle machine's probe (netregress probe) waits longer. At
+	 * most the period. */
 	int64_t arrive_ns;
 };
 
@@ -95,8 +96,9 @@ size_t collect_xcpu_pairs(const struct base_cpulist *a, const struct base_cpulis
  * Start one thread per distinct CPU of the pairs, pinned, idle until
  * collect_xcpu_start(). Returns 0 and *out (free with collect_xcpu_free),
  * -EINVAL for bad opts (no pairs, too many, a pair on one CPU, a period
- * under 1 ms, an arrival bound below 0 or past the period), or a negative errno when a thread cannot start or be
- * pinned, err naming the CPU. Control thread, outside the window.
+ * under 1 ms, an arrival bound below 0 or past the period), or a negative
+ * errno when a thread cannot start or be pinned, err naming the CPU.
+ * Control thread, outside the window.
  */
 int collect_xcpu_open(struct collect_xcpu **out, const struct collect_xcpu_opts *opts,
 		      struct base_err *err);
