@@ -14,6 +14,7 @@
 #include "base/time.h"
 #include "cli/cli.h"
 #include "collect/cpu.h"
+#include "collect/exits.h"
 #include "collect/others.h"
 #include "collect/speed.h"
 #include "collect/xcpu.h"
@@ -92,6 +93,10 @@ struct probe {
 	struct collect_others_sum others;
 	bool others_ok;
 	double machine_ns;
+	/* the exit records of the tasks that ended within it (root), or NULL
+	 * and why not */
+	struct collect_exits *exits;
+	char exits_note[160];
 	struct collect_xcpu_result xr;
 	struct collect_speed_result sr; /* with speed */
 	struct stats_levels lv;
@@ -241,6 +246,19 @@ static void print_iv(const struct probe_iv *v, bool speed)
 	fflush(stdout);
 }
 
+/* Read the exit records waiting; a listener that fails is dropped, with
+ * a note (the others then leave out the tasks that ended). */
+static void drain_exits(struct probe *p)
+{
+	struct base_err err = { "" };
+
+	if (p->exits && collect_exits_drain(p->exits, &err)) {
+		snprintf(p->exits_note, sizeof(p->exits_note), "%s", err.msg);
+		collect_exits_free(p->exits);
+		p->exits = NULL;
+	}
+}
+
 /*
  * The probe's loop: the rounds fall one period apart from the start; the
  * totals are read half a period after each, the machine's CPU time and the
@@ -266,6 +284,10 @@ static int watch(struct probe *p, struct collect_xcpu *x, struct collect_speed *
 	p->iv = per_iv ? calloc((size_t)(cap / (size_t)per_iv) + 1, sizeof(*p->iv)) : NULL;
 	if (!st[0] || !st[1] || !st[2] || !o[0] || !o[1] || !p->tick || (per_iv && !p->iv))
 		goto out;
+	/* the records from before the first snapshot would count twice */
+	drain_exits(p);
+	if (p->exits)
+		collect_exits_clear(p->exits);
 	o_ok = !collect_others_snap(o[0], "/proc", NULL);
 	if ((ret = collect_cpustat_read(st[0], err)))
 		goto out;
@@ -283,6 +305,8 @@ static int watch(struct probe *p, struct collect_xcpu *x, struct collect_speed *
 
 		if (!sleep_until(t0 + k * p->period_ns + p->period_ns / 2))
 			break;
+		/* the listener's buffer holds some thousands: keep it drained */
+		drain_exits(p);
 		collect_xcpu_totals(x, &r, &s);
 		p->tick[p->ntick++] = r > rounds0 ? (s - sum0) / (r - rounds0) : NAN;
 		rounds0 = r;
@@ -321,9 +345,16 @@ static int watch(struct probe *p, struct collect_xcpu *x, struct collect_speed *
 	p->all_ok = !collect_cpustat_read(st[2], NULL) &&
 		    !collect_cpu_pct(st[0], st[2], NULL, &p->all);
 	if (o_ok && p->all_ok && !collect_others_snap(o[1], "/proc", NULL)) {
+		const struct collect_exit *ex = NULL;
 		pid_t self = getpid();
+		size_t nex = 0;
 
-		collect_others_delta(o[0], o[1], NULL, 0, &self, 1, &p->others);
+		drain_exits(p);
+		if (p->exits) {
+			collect_exits_sort(p->exits);
+			ex = collect_exits_records(p->exits, &nex);
+		}
+		collect_others_delta(o[0], o[1], ex, nex, &self, 1, &p->others);
 		p->machine_ns = (double)collect_cpustat_ncpu(st[2]) *
 				(double)(st[2]->t_ns - st[0]->t_ns);
 		p->others_ok = p->machine_ns > 0;
@@ -416,10 +447,24 @@ static void print_text(const struct probe *p)
 	if (p->others_ok) {
 		printf("others       %.1f%% in %u processes", pct_of(p, p->others.others_ns),
 		       p->others.nprocs);
-		for (size_t i = 0; i < p->others.ntop; i++)
-			printf("%s%s[%d] %.1f%%", i ? ", " : ": ", p->others.top[i].comm,
-			       (int)p->others.top[i].pid, pct_of(p, p->others.top[i].run_ns));
+		for (size_t i = 0; i < p->others.ntop; i++) {
+			printf("%s%s", i ? ", " : ": ", p->others.top[i].comm);
+			/* several ended processes of one name have no one pid */
+			if (p->others.top[i].pid)
+				printf("[%d]", (int)p->others.top[i].pid);
+			else
+				printf(" (%u ended)", p->others.top[i].ended);
+			printf(" %.1f%%", pct_of(p, p->others.top[i].run_ns));
+		}
 		printf("; kernel threads %.1f%%\n", pct_of(p, p->others.kthreads_ns));
+		if (p->exits)
+			printf("             of it %.1f%% in %u tasks that ended within the probe%s\n",
+			       pct_of(p, p->others.exited_ns), p->others.nexited,
+			       collect_exits_lost(p->exits) ?
+				       " (some records were lost: the others read low)" : "");
+		else
+			printf("             without the tasks that ended within the probe: %s\n",
+			       p->exits_note);
 	}
 }
 
@@ -459,10 +504,12 @@ static json_t *others_json(const struct probe *p)
 	json_t *top = json_array(), *j;
 
 	for (size_t i = 0; top && i < p->others.ntop; i++)
-		if (json_array_append_new(top, json_pack("{s:i, s:s, s:f}", "pid",
+		if (json_array_append_new(top, json_pack("{s:i, s:s, s:f, s:I}", "pid",
 							 (int)p->others.top[i].pid, "comm",
 							 p->others.top[i].comm, "pct",
-							 pct_of(p, p->others.top[i].run_ns)))) {
+							 pct_of(p, p->others.top[i].run_ns),
+							 "ended",
+							 (json_int_t)p->others.top[i].ended))) {
 			json_decref(top);
 			top = NULL;
 		}
@@ -471,6 +518,15 @@ static json_t *others_json(const struct probe *p)
 	j = json_pack("{s:f, s:I, s:f, s:o}", "pct", pct_of(p, p->others.others_ns), "procs",
 		      (json_int_t)p->others.nprocs, "kthreads_pct",
 		      pct_of(p, p->others.kthreads_ns), "top", top);
+	if (j && (p->exits ? json_object_set_new(j, "exited",
+					json_pack("{s:f, s:I, s:b}", "pct",
+						  pct_of(p, p->others.exited_ns), "tasks",
+						  (json_int_t)p->others.nexited, "lost",
+						  collect_exits_lost(p->exits))) :
+			     json_object_set_new(j, "exited_note", json_string(p->exits_note)))) {
+		json_decref(j);
+		j = NULL;
+	}
 	return j;
 }
 
@@ -571,6 +627,15 @@ int cmd_probe(int argc, char **argv)
 		cli_error("the speed probe: %s", err.msg);
 		goto out;
 	}
+	/* before the window: listening forks a child to check itself */
+	p.exits = collect_exits_new();
+	if (!p.exits)
+		snprintf(p.exits_note, sizeof(p.exits_note), "out of memory");
+	else if (collect_exits_listen(p.exits, &err)) {
+		snprintf(p.exits_note, sizeof(p.exits_note), "%s", err.msg);
+		collect_exits_free(p.exits);
+		p.exits = NULL;
+	}
 	if (!p.json) {
 		char list[BASE_CPULIST_STRLEN];
 
@@ -601,6 +666,7 @@ int cmd_probe(int argc, char **argv)
 	}
 	code = EXIT_OK;
 out:
+	collect_exits_free(p.exits);
 	collect_speed_free(sp);
 	collect_xcpu_free(x);
 	free(p.tick);

@@ -646,6 +646,22 @@ else
 	check "probe under a busy loop on every CPU: the machine over 80% busy, over 70% of it other processes' (the loops, bash, the busiest), rounds still timed, no intervals with -i 0" \
 		jtrue "$TMP/probe_hog.json" "$rc == 0 and d['busy_pct'] > 80 and d['others']['pct'] > 70 and d['others']['top'][0]['comm'] == 'bash' and d['others']['top'][0]['pid'] in [$(IFS=,; echo "${HOGS[*]}")] and (d['rounds'] > 0 or not d['realtime']) and d['intervals'] == []" ||
 		diag "$TMP/probe_hog.json" 'busy|rounds|realtime'
+	# processes that start and end within the probe count, from their exit
+	# records (root): 200 runs of /bin/true, started 0.5 s in
+	"$NR" probe -l 3s -i 0 --json >"$TMP/probe_ex.json" 2>&1 &
+	ppid=$!
+	PIDS+=("$ppid")
+	sleep 0.5
+	for _ in $(seq 200); do /bin/true; done
+	wait "$ppid"
+	rc=$?
+	if [ $rc -eq 0 ] && jtrue "$TMP/probe_ex.json" "'exited_note' in d['others']"; then
+		ok "probe: tasks that ended within it # SKIP no exit records: $(jpy "$TMP/probe_ex.json" "d['others']['exited_note']")"
+	else
+		check "probe: 200 runs of /bin/true within it are counted from their exit records (at least 150 tasks ended, 'true' among the busiest, without one pid)" \
+			jtrue "$TMP/probe_ex.json" "$rc == 0 and d['others']['exited']['tasks'] >= 150 and any(t['comm'] == 'true' and t['pid'] == 0 and t['ended'] >= 150 for t in d['others']['top'])" ||
+			diag "$TMP/probe_ex.json" 'comm|tasks|ended|note'
+	fi
 	# SIGINT ends it early with what it saw
 	"$NR" probe -l 60s -i 200ms >"$TMP/probe_int.out" 2>&1 &
 	ppid=$!
