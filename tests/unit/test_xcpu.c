@@ -228,41 +228,6 @@ static void test_xcpu_pause_stops_the_rounds(void **state)
 	collect_xcpu_free(s);
 }
 
-/* The rounds missed in 300 ms at a 5 ms period when the leader waits
- * arrive_ns for its partner. */
-static uint32_t missed_with(int64_t arrive_ns)
-{
-	struct collect_xcpu_pair p = two_cpus();
-	struct collect_xcpu_opts o = { .pairs = &p, .npairs = 1, .period_ns = 5 * NS_PER_MS,
-				       .arrive_ns = arrive_ns };
-	struct collect_xcpu_result r;
-	struct collect_xcpu *s = NULL;
-	struct base_err err = { "" };
-
-	assert_int_equal(collect_xcpu_open(&s, &o, &err), 0);
-	assert_int_equal(collect_xcpu_start(s, 0), 0);
-	sleep_ns(300 * NS_PER_MS);
-	assert_int_equal(collect_xcpu_stop(s), 0);
-	assert_int_equal(collect_xcpu_result(s, &r), 0);
-	collect_xcpu_free(s);
-	return r.missed;
-}
-
-static void test_xcpu_arrival_bound_decides_a_late_partner(void **state)
-{
-	uint32_t quick, patient;
-
-	(void)state;
-	/* both wake at the same deadline, never at the same instant: a
-	 * leader that waits 1 us misses every round its partner comes second
-	 * (about half), one that waits 2 ms hardly any */
-	quick = missed_with(NS_PER_US);
-	patient = missed_with(2 * NS_PER_MS);
-	print_message("missed of 60: %u waiting 1 us, %u waiting 2 ms\n", quick, patient);
-	if (!(quick > patient + 5))
-		fail_msg("missed %u rounds of 60 waiting 1 us, %u waiting 2 ms", quick, patient);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,7 +237,6 @@ int main(void)
 		cmocka_unit_test(test_xcpu_open_rejects_bad_options),
 		cmocka_unit_test(test_xcpu_window_times_round_trips),
 		cmocka_unit_test(test_xcpu_pause_stops_the_rounds),
-		cmocka_unit_test(test_xcpu_arrival_bound_decides_a_late_partner),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
