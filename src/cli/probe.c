@@ -628,14 +628,8 @@ int cmd_probe(int argc, char **argv)
 		goto out;
 	}
 	/* before the window: listening forks a child to check itself */
-	p.exits = collect_exits_new();
-	if (!p.exits)
-		snprintf(p.exits_note, sizeof(p.exits_note), "out of memory");
-	else if (collect_exits_listen(p.exits, &err)) {
+	if (collect_exits_open(&p.exits, &err))
 		snprintf(p.exits_note, sizeof(p.exits_note), "%s", err.msg);
-		collect_exits_free(p.exits);
-		p.exits = NULL;
-	}
 	if (!p.json) {
 		char list[BASE_CPULIST_STRLEN];
 

@@ -75,7 +75,7 @@ int cli_testbed_veth_run(struct cli_testbed *tb, const struct engine_client_opts
 			 struct engine_run *run, struct base_err *err)
 {
 	struct engine_client_opts lo = *o;
-	struct collect_exits *exits = collect_exits_new();
+	struct collect_exits *exits = NULL;
 	int saved = -1, ret;
 
 	memset(run, 0, sizeof(*run));
@@ -86,7 +86,7 @@ int cli_testbed_veth_run(struct cli_testbed *tb, const struct engine_client_opts
 	/* the kernel sends exit records to the first network namespace
 	 * only: the listener opens here, before the client's (without it
 	 * the meter's own says why it has none) */
-	if (exits && !collect_exits_listen(exits, NULL))
+	if (!collect_exits_open(&exits, NULL))
 		lo.exits = exits;
 	if ((ret = topo_enter(tb->topo, TOPO_CLIENT, &saved, err)))
 		goto out;

@@ -42,6 +42,22 @@ struct collect_exits *collect_exits_new(void)
 	return x;
 }
 
+int collect_exits_open(struct collect_exits **out, struct base_err *err)
+{
+	struct collect_exits *x = collect_exits_new();
+	int ret;
+
+	*out = NULL;
+	if (!x)
+		return base_err_set(err, -ENOMEM, "out of memory");
+	if ((ret = collect_exits_listen(x, err))) {
+		collect_exits_free(x);
+		return ret;
+	}
+	*out = x;
+	return 0;
+}
+
 /* One generic netlink request with one attribute; 0 or a negative errno. */
 static int request(int fd, uint16_t type, uint16_t flags, uint8_t cmd, uint16_t attr,
 		   const void *val, size_t len, uint32_t seq)

@@ -70,6 +70,11 @@ void collect_exits_free(struct collect_exits *x);
  */
 int collect_exits_listen(struct collect_exits *x, struct base_err *err);
 
+/* collect_exits_new() and collect_exits_listen() in one: *out listening,
+ * or NULL with err saying why (-ENOMEM, or listen's error). Returns 0 or
+ * that negative errno. Outside the window (it forks). */
+int collect_exits_open(struct collect_exits **out, struct base_err *err);
+
 /*
  * Read every record waiting on the listener, without blocking, and keep
  * them after those held. Returns 0 or a negative errno with err; records

@@ -126,15 +126,8 @@ static void open_exits(struct engine_meter *m)
 		m->exits_lent = true;
 		return;
 	}
-	m->exits = collect_exits_new();
-	if (!m->exits)
-		snprintf(m->exits_note, sizeof(m->exits_note), "out of memory");
-	else if (collect_exits_listen(m->exits, &err))
+	if (collect_exits_open(&m->exits, &err))
 		snprintf(m->exits_note, sizeof(m->exits_note), "%s", err.msg);
-	if (m->exits_note[0]) {
-		collect_exits_free(m->exits);
-		m->exits = NULL;
-	}
 }
 
 int engine_meter_init(struct engine_meter *m, const struct base_cpulist *cpus,
