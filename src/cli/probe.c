@@ -104,6 +104,20 @@ struct probe {
 	bool moved;
 };
 
+/* A duration flag's value within [lo, hi] (range says so in words); on
+ * failure the message names it. */
+static bool duration_within(const char *flag, const char *arg, int64_t lo, int64_t hi,
+			    const char *range, int64_t *out)
+{
+	if (!cli_duration(flag, arg, out))
+		return false;
+	if (*out < lo || *out > hi) {
+		cli_error("invalid %s '%s': expected %s", flag, arg, range);
+		return false;
+	}
+	return true;
+}
+
 static bool parse_args(int argc, char **argv, struct probe *p, int *code)
 {
 	int opt;
@@ -115,12 +129,9 @@ static bool parse_args(int argc, char **argv, struct probe *p, int *code)
 	while ((opt = getopt_long(argc, argv, "l:i:h", probe_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'l':
-			if (!cli_duration("--duration", optarg, &p->dur_ns))
+			if (!duration_within("--duration", optarg, 100 * NS_PER_MS, PROBE_MAX_NS,
+					     "100ms to 24h", &p->dur_ns))
 				goto usage;
-			if (p->dur_ns < 100 * NS_PER_MS || p->dur_ns > PROBE_MAX_NS) {
-				cli_error("invalid --duration '%s': expected 100ms to 24h", optarg);
-				goto usage;
-			}
 			break;
 		case 'i':
 			if (!cli_duration("--interval", optarg, &p->iv_ns))
@@ -137,12 +148,9 @@ static bool parse_args(int argc, char **argv, struct probe *p, int *code)
 			p->cpus_arg = optarg;
 			break;
 		case OPT_PERIOD:
-			if (!cli_duration("--period", optarg, &p->period_ns))
+			if (!duration_within("--period", optarg, NS_PER_MS, 10 * NS_PER_S,
+					     "1ms to 10s", &p->period_ns))
 				goto usage;
-			if (p->period_ns < NS_PER_MS || p->period_ns > 10 * NS_PER_S) {
-				cli_error("invalid --period '%s': expected 1ms to 10s", optarg);
-				goto usage;
-			}
 			p->period_arg = optarg;
 			break;
 		case OPT_SPEED:
