@@ -200,6 +200,48 @@ void report_redef_text(FILE *out, const struct stats_notes *nt, size_t i,
 	fputc(')', out);
 }
 
+/* The median of one label at one distance, and its count of samples there. */
+static void mix_median_text(FILE *out, double med, size_t k)
+{
+	if (isnan(med))
+		fprintf(out, " - (%zu)", k);
+	else
+		fprintf(out, " %.5g (%zu)", med, k);
+}
+
+/* One distance's medians of the headline in report_mix_text(). */
+static void mix_medians(FILE *out, const struct stats_notes *nt, int far, const char *a,
+			const char *b, void (*put)(FILE *, const char *))
+{
+	const double ma = nt->xcpu_mix_median[far][0], mb = nt->xcpu_mix_median[far][1];
+	const size_t fa = nt->xcpu_mix_far_a, fb = nt->xcpu_mix_far_b;
+
+	fprintf(out, "%s ", far ? "far" : "near");
+	put(out, a);
+	mix_median_text(out, ma, far ? fa : nt->xcpu_mix_na - fa);
+	fputs(" and ", out);
+	put(out, b);
+	mix_median_text(out, mb, far ? fb : nt->xcpu_mix_nb - fb);
+	if (!isnan(ma) && !isnan(mb) && ma != 0)
+		fprintf(out, ", %+.1f%%", 100 * (mb - ma) / ma);
+}
+
+void report_mix_text(FILE *out, const struct stats_notes *nt, const char *a, const char *b,
+		     void (*put)(FILE *, const char *))
+{
+	fprintf(out, "the host kept the test's CPUs at two distances, a cache line's round trip (host.xcpu_ns) of %.0f-%.0f ns and of %.0f-%.0f ns, and the labels sat at the far one in different shares: %zu of %zu samples of ",
+		nt->xcpu_mix_lo_ns[0], nt->xcpu_mix_hi_ns[0], nt->xcpu_mix_lo_ns[1],
+		nt->xcpu_mix_hi_ns[1], nt->xcpu_mix_far_a, nt->xcpu_mix_na);
+	put(out, a);
+	fprintf(out, ", %zu of %zu of ", nt->xcpu_mix_far_b, nt->xcpu_mix_nb);
+	put(out, b);
+	fputs(". Loopback traffic slows with the distance, so a difference of the pools may be the mix's; the headline's medians at one distance: ",
+	      out);
+	mix_medians(out, nt, 0, a, b, put);
+	fputs("; ", out);
+	mix_medians(out, nt, 1, a, b, put);
+}
+
 /* A label as it is, for the text table. */
 static void put_plain(FILE *out, const char *s)
 {
@@ -438,6 +480,11 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 			nt->xcpu_shift_pct > 0 ? "farther apart" : "closer together", label_b,
 			nt->xcpu_a_ns, label_a, nt->xcpu_b_ns, nt->xcpu_shift_pct,
 			nt->xcpu_lo_pct, nt->xcpu_hi_pct, nt->xcpu_p);
+	if (nt->xcpu_mix) {
+		fputs("note: ", out);
+		report_mix_text(out, nt, label_a, label_b, put_plain);
+		fputc('\n', out);
+	}
 	if (nt->adj_applied) {
 		fputs("note: ", out);
 		report_adj_note(out, nt);
@@ -604,6 +651,24 @@ static json_t *note_num(bool on, double v)
 	return on ? jnum(v) : json_null();
 }
 
+/* nt->xcpu_mix: each distance's range, samples and the labels' medians. */
+static json_t *mix_json(const struct stats_notes *nt)
+{
+	json_t *d[2];
+
+	for (int far = 0; far < 2; far++)
+		d[far] = json_pack("{s:o, s:o, s:I, s:I, s:o, s:o}",
+				   "lo_ns", jnum(nt->xcpu_mix_lo_ns[far]),
+				   "hi_ns", jnum(nt->xcpu_mix_hi_ns[far]),
+				   "a_samples", (json_int_t)(far ? nt->xcpu_mix_far_a :
+							   nt->xcpu_mix_na - nt->xcpu_mix_far_a),
+				   "b_samples", (json_int_t)(far ? nt->xcpu_mix_far_b :
+							   nt->xcpu_mix_nb - nt->xcpu_mix_far_b),
+				   "a_median", jnum(nt->xcpu_mix_median[far][0]),
+				   "b_median", jnum(nt->xcpu_mix_median[far][1]));
+	return json_pack("{s:o, s:o}", "near", d[0], "far", d[1]);
+}
+
 json_t *report_compare_json(const struct stats_table *t)
 {
 	json_t *rows = json_array(), *j;
@@ -713,6 +778,8 @@ json_t *report_compare_json(const struct stats_table *t)
 		json_object_set_new(nt, "all_disturbed_b", json_integer((json_int_t)t->notes.all_disturbed_b));
 		if (t->notes.disturbed_busiest[0])
 			json_object_set_new(nt, "disturbed_busiest", json_string(t->notes.disturbed_busiest));
+		if (t->notes.xcpu_mix)
+			json_object_set_new(nt, "xcpu_mix", mix_json(&t->notes));
 		for (size_t i = 0; i < t->notes.nredef; i++) {
 			json_t *rd = json_object_get(nt, "redefined");
 

@@ -888,6 +888,11 @@ static void html_pair(FILE *out, const struct report_doc *d,
 			fprintf(out, " the test's CPUs sat %s: the round trip of a cache line between them (host.xcpu_ns) went from %.0f to %.0f ns, %+.1f%% [%+.1f%%, %+.1f%%] (p = %.4f): part of a change may be the host's placement.",
 				nt->xcpu_shift_pct > 0 ? "farther apart" : "closer together", nt->xcpu_a_ns, nt->xcpu_b_ns,
 				nt->xcpu_shift_pct, nt->xcpu_lo_pct, nt->xcpu_hi_pct, nt->xcpu_p);
+		if (nt->xcpu_mix) {
+			fputc(' ', out);
+			report_mix_text(out, nt, d->labels[cmp->a].name, d->labels[cmp->b].name, esc);
+			fputc('.', out);
+		}
 		if (nt->adj_applied) {
 			/* digits, letters and punctuation only: nothing to escape */
 			fputc(' ', out);

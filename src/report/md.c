@@ -363,6 +363,13 @@ static void md_notes(FILE *out, const struct report_doc *d,
 			nt->xcpu_shift_pct > 0 ? "farther apart" : "closer together", nt->xcpu_a_ns, nt->xcpu_b_ns,
 			nt->xcpu_shift_pct, nt->xcpu_lo_pct, nt->xcpu_hi_pct, nt->xcpu_p);
 	}
+	if (nt->xcpu_mix) {
+		fputs("- ", out);
+		md_code(out, desc);
+		fputs(": ", out);
+		report_mix_text(out, nt, a, b, report_md_escape);
+		fputc('\n', out);
+	}
 	if (nt->adj_applied) {
 		fputs("- ", out);
 		md_code(out, desc);

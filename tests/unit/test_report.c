@@ -56,6 +56,46 @@ __attribute__((noinline)) static char *capture_sample_table(const struct base_sa
 	return buf;
 }
 
+/* What report_mix_text() writes for nt with labels a and b, escaped for
+ * Markdown (free() it). */
+__attribute__((noinline)) static char *capture_mix(const struct stats_notes *nt, const char *a,
+						   const char *b)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	report_mix_text(f, nt, a, b, report_md_escape);
+	fclose(f);
+	return buf;
+}
+
+/* The note of two distances: ranges, shares, and each label's median at
+ * each distance with the change where both had samples there. */
+static void test_mix_text_gives_each_distance_its_medians(void **state)
+{
+	struct stats_notes nt = {
+		.xcpu_mix = true,
+		.xcpu_mix_lo_ns = { 85, 447 },
+		.xcpu_mix_hi_ns = { 140, 480 },
+		.xcpu_mix_na = 6, .xcpu_mix_nb = 6,
+		.xcpu_mix_far_a = 0, .xcpu_mix_far_b = 4,
+		.xcpu_mix_median = { { 35210, 34870 }, { NAN, 28100 } },
+	};
+	char *t;
+
+	(void)state;
+	t = capture_mix(&nt, "v6.7", "v6_8");
+	assert_non_null(strstr(t, "round trip (host.xcpu_ns) of 85-140 ns and of 447-480 ns"));
+	assert_non_null(strstr(t, "0 of 6 samples of v6.7, 4 of 6 of v6\\_8."));
+	assert_non_null(strstr(t, "near v6.7 35210 (6) and v6\\_8 34870 (2), -1.0%"));
+	assert_non_null(strstr(t, "far v6.7 - (0) and v6\\_8 28100 (4)"));
+	/* no change where a label had no sample */
+	assert_null(strstr(t, "(4), "));
+	free(t);
+}
+
 /* The sample's text holds want. */
 static void expect_sample_table_has(const struct base_sample *smp, const char *want)
 {
@@ -1874,6 +1914,7 @@ static void test_disturbed_text_says_how_long_the_workers_waited(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mix_text_gives_each_distance_its_medians),
 		cmocka_unit_test(test_ticks_linear_uses_1_2_5_steps_from_zero),
 		cmocka_unit_test(test_ticks_linear_widens_a_single_value),
 		cmocka_unit_test(test_ticks_linear_rejects_bad_ranges),

@@ -3350,6 +3350,8 @@ static void test_table_adjusts_the_headline_for_the_distance(void **state)
 	 * with an interval far narrower than the raw one */
 	assert_int_equal(stats_table_build(pa, 8, pb, 8, &o, &t), 0);
 	assert_true(t.notes.adj_tested && t.notes.adj_applied);
+	/* the adjusted row takes the distance up: no note of the mix */
+	assert_false(t.notes.xcpu_mix);
 	assert_float_equal(t.notes.adj_slope, -0.45, 0.03);
 	assert_true(t.rows[0].headline);
 	adj = &t.rows[1];
@@ -3387,6 +3389,93 @@ static void test_table_adjusts_the_headline_for_the_distance(void **state)
 	free_samples(a, 8);
 	free_samples(b, 8);
 	free_samples(c, 8);
+}
+
+/* stats_table_build() of samples a and b (headlines ga, gb; host.xcpu_ns
+ * xa, xb, 6 a side) into t */
+static void mix_table(const double *ga, const double *xa, const double *gb, const double *xb,
+		      struct stats_table *t)
+{
+	struct base_sample *a = xcpu_samples(6, ga, xa), *b = xcpu_samples(6, gb, xb);
+	const struct base_sample *pa[6], *pb[6];
+	struct stats_table_opts o;
+
+	for (size_t i = 0; i < 6; i++) {
+		pa[i] = &a[i];
+		pb[i] = &b[i];
+	}
+	stats_table_opts_init(&o);
+	assert_int_equal(stats_table_build(pa, 6, pb, 6, &o, t), 0);
+	free_samples(a, 6);
+	free_samples(b, 6);
+}
+
+/*
+ * Both labels at both distances, B far more often: the rank test of
+ * host.xcpu_ns cannot call the shift with 6 a side and no slope passes
+ * (the rates follow the distance too little against their noise), so the
+ * note says how the samples split and gives each label's median at each
+ * distance.
+ */
+static void test_table_notes_a_different_mix_of_two_distances(void **state)
+{
+	static const double xa[] = { 118, 452, 121, 119, 122, 120 };
+	static const double xb[] = { 447, 120, 455, 118, 450, 449 };
+	static const double xs[] = { 121, 449, 119, 451, 118, 453 };
+	static const double xc[] = { 120, 180, 150, 200, 160, 170 };
+	static const double xd[] = { 118, 190, 140, 175, 155, 165 };
+	static const double xn[] = { 118, 120, 121, 119, 122, 120 };
+	static const double ga[] = { 30.0, 29.0, 30.4, 28.9, 30.2, 29.5 };
+	static const double gb[] = { 29.2, 30.3, 30.0, 29.9, 28.8, 29.6 };
+	struct stats_table t;
+	double x[6];
+
+	(void)state;
+	mix_table(ga, xa, gb, xb, &t);
+	assert_false(t.notes.xcpu_changed);
+	assert_false(t.notes.adj_applied);
+	assert_true(t.notes.xcpu_mix);
+	assert_true(stats_notes_any(&t.notes));
+	assert_float_equal(t.notes.xcpu_mix_lo_ns[0], 118, 1e-9);
+	assert_float_equal(t.notes.xcpu_mix_hi_ns[0], 122, 1e-9);
+	assert_float_equal(t.notes.xcpu_mix_lo_ns[1], 447, 1e-9);
+	assert_float_equal(t.notes.xcpu_mix_hi_ns[1], 455, 1e-9);
+	assert_int_equal(t.notes.xcpu_mix_na, 6);
+	assert_int_equal(t.notes.xcpu_mix_nb, 6);
+	assert_int_equal(t.notes.xcpu_mix_far_a, 1);
+	assert_int_equal(t.notes.xcpu_mix_far_b, 4);
+	/* near: A 30.0 30.4 28.9 30.2 29.5, B 30.3 29.9; far: A 29.0, B
+	 * 29.2 30.0 28.8 29.6 */
+	assert_float_equal(t.notes.xcpu_mix_median[0][0], 30.0, 1e-9);
+	assert_float_equal(t.notes.xcpu_mix_median[0][1], 30.1, 1e-9);
+	assert_float_equal(t.notes.xcpu_mix_median[1][0], 29.0, 1e-9);
+	assert_float_equal(t.notes.xcpu_mix_median[1][1], 29.4, 1e-9);
+	stats_table_release(&t);
+	/* the same share far on both sides (2 of 6): nothing to say */
+	mix_table(ga, xs, gb, xs, &t);
+	assert_false(t.notes.xcpu_mix);
+	stats_table_release(&t);
+	/* no gap of a move among the round trips (118-200 ns): one distance */
+	mix_table(ga, xc, gb, xd, &t);
+	assert_false(t.notes.xcpu_mix);
+	stats_table_release(&t);
+	/* B all near, one sample of A far: A 1 of 6, B none there */
+	memcpy(x, xa, sizeof(x));
+	x[1] = 121;
+	x[3] = 900;
+	mix_table(ga, x, gb, xn, &t);
+	assert_true(t.notes.xcpu_mix);
+	assert_int_equal(t.notes.xcpu_mix_far_a, 1);
+	assert_int_equal(t.notes.xcpu_mix_far_b, 0);
+	assert_true(isnan(t.notes.xcpu_mix_median[1][1]));
+	assert_float_equal(t.notes.xcpu_mix_lo_ns[1], 900, 1e-9);
+	stats_table_release(&t);
+	/* a sample without a round trip: nothing is said */
+	memcpy(x, xa, sizeof(x));
+	x[2] = NAN;
+	mix_table(ga, x, gb, xb, &t);
+	assert_false(t.notes.xcpu_mix);
+	stats_table_release(&t);
 }
 
 static void test_covary_ranks_what_went_with_y_and_adjusts_for_many(void **state)
@@ -3510,6 +3599,7 @@ int main(void)
 		cmocka_unit_test(test_adjust_log_cv_takes_it_out_of_one_set),
 		cmocka_unit_test(test_adjust_log_aa_keeps_the_false_positive_rate),
 		cmocka_unit_test(test_table_adjusts_the_headline_for_the_distance),
+		cmocka_unit_test(test_table_notes_a_different_mix_of_two_distances),
 		cmocka_unit_test(test_adjust_windows_takes_out_the_moves_within_windows),
 		cmocka_unit_test(test_adjust_windows_needs_moves_within_windows),
 		cmocka_unit_test(test_table_adjusts_from_the_windows),
