@@ -209,37 +209,41 @@ static void mix_median_text(FILE *out, double med, size_t k)
 		fprintf(out, " %.5g (%zu)", med, k);
 }
 
+/* The samples of side (0: a, 1: b) at distance d (1: far). */
+static size_t mix_count(const struct stats_xcpu_mix *m, size_t d, size_t side)
+{
+	return d ? m->far[side] : m->n[side] - m->far[side];
+}
+
 /* One distance's medians of the headline in report_mix_text(). */
-static void mix_medians(FILE *out, const struct stats_notes *nt, int far, const char *a,
+static void mix_medians(FILE *out, const struct stats_xcpu_mix *m, size_t d, const char *a,
 			const char *b, void (*put)(FILE *, const char *))
 {
-	const double ma = nt->xcpu_mix_median[far][0], mb = nt->xcpu_mix_median[far][1];
-	const size_t fa = nt->xcpu_mix_far_a, fb = nt->xcpu_mix_far_b;
+	const double ma = m->median[d][0], mb = m->median[d][1];
 
-	fprintf(out, "%s ", far ? "far" : "near");
+	fprintf(out, "%s ", d ? "far" : "near");
 	put(out, a);
-	mix_median_text(out, ma, far ? fa : nt->xcpu_mix_na - fa);
+	mix_median_text(out, ma, mix_count(m, d, 0));
 	fputs(" and ", out);
 	put(out, b);
-	mix_median_text(out, mb, far ? fb : nt->xcpu_mix_nb - fb);
+	mix_median_text(out, mb, mix_count(m, d, 1));
 	if (!isnan(ma) && !isnan(mb) && ma != 0)
 		fprintf(out, ", %+.1f%%", 100 * (mb - ma) / ma);
 }
 
-void report_mix_text(FILE *out, const struct stats_notes *nt, const char *a, const char *b,
+void report_mix_text(FILE *out, const struct stats_xcpu_mix *m, const char *a, const char *b,
 		     void (*put)(FILE *, const char *))
 {
 	fprintf(out, "the host kept the test's CPUs at two distances, a cache line's round trip (host.xcpu_ns) of %.0f-%.0f ns and of %.0f-%.0f ns, and the labels sat at the far one in different shares: %zu of %zu samples of ",
-		nt->xcpu_mix_lo_ns[0], nt->xcpu_mix_hi_ns[0], nt->xcpu_mix_lo_ns[1],
-		nt->xcpu_mix_hi_ns[1], nt->xcpu_mix_far_a, nt->xcpu_mix_na);
+		m->lo_ns[0], m->hi_ns[0], m->lo_ns[1], m->hi_ns[1], m->far[0], m->n[0]);
 	put(out, a);
-	fprintf(out, ", %zu of %zu of ", nt->xcpu_mix_far_b, nt->xcpu_mix_nb);
+	fprintf(out, ", %zu of %zu of ", m->far[1], m->n[1]);
 	put(out, b);
 	fputs(". Loopback traffic slows with the distance, so a difference of the pools may be the mix's; the headline's medians at one distance: ",
 	      out);
-	mix_medians(out, nt, 0, a, b, put);
+	mix_medians(out, m, 0, a, b, put);
 	fputs("; ", out);
-	mix_medians(out, nt, 1, a, b, put);
+	mix_medians(out, m, 1, a, b, put);
 }
 
 /* A label as it is, for the text table. */
@@ -482,7 +486,7 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 			nt->xcpu_lo_pct, nt->xcpu_hi_pct, nt->xcpu_p);
 	if (nt->xcpu_mix) {
 		fputs("note: ", out);
-		report_mix_text(out, nt, label_a, label_b, put_plain);
+		report_mix_text(out, &nt->mix, label_a, label_b, put_plain);
 		fputc('\n', out);
 	}
 	if (nt->adj_applied) {
@@ -652,20 +656,16 @@ static json_t *note_num(bool on, double v)
 }
 
 /* nt->xcpu_mix: each distance's range, samples and the labels' medians. */
-static json_t *mix_json(const struct stats_notes *nt)
+static json_t *mix_json(const struct stats_xcpu_mix *m)
 {
 	json_t *d[2];
 
-	for (int far = 0; far < 2; far++)
-		d[far] = json_pack("{s:o, s:o, s:I, s:I, s:o, s:o}",
-				   "lo_ns", jnum(nt->xcpu_mix_lo_ns[far]),
-				   "hi_ns", jnum(nt->xcpu_mix_hi_ns[far]),
-				   "a_samples", (json_int_t)(far ? nt->xcpu_mix_far_a :
-							   nt->xcpu_mix_na - nt->xcpu_mix_far_a),
-				   "b_samples", (json_int_t)(far ? nt->xcpu_mix_far_b :
-							   nt->xcpu_mix_nb - nt->xcpu_mix_far_b),
-				   "a_median", jnum(nt->xcpu_mix_median[far][0]),
-				   "b_median", jnum(nt->xcpu_mix_median[far][1]));
+	for (size_t k = 0; k < 2; k++)
+		d[k] = json_pack("{s:o, s:o, s:I, s:I, s:o, s:o}", "lo_ns", jnum(m->lo_ns[k]),
+				 "hi_ns", jnum(m->hi_ns[k]),
+				 "a_samples", (json_int_t)mix_count(m, k, 0),
+				 "b_samples", (json_int_t)mix_count(m, k, 1),
+				 "a_median", jnum(m->median[k][0]), "b_median", jnum(m->median[k][1]));
 	return json_pack("{s:o, s:o}", "near", d[0], "far", d[1]);
 }
 
@@ -779,7 +779,7 @@ json_t *report_compare_json(const struct stats_table *t)
 		if (t->notes.disturbed_busiest[0])
 			json_object_set_new(nt, "disturbed_busiest", json_string(t->notes.disturbed_busiest));
 		if (t->notes.xcpu_mix)
-			json_object_set_new(nt, "xcpu_mix", mix_json(&t->notes));
+			json_object_set_new(nt, "xcpu_mix", mix_json(&t->notes.mix));
 		for (size_t i = 0; i < t->notes.nredef; i++) {
 			json_t *rd = json_object_get(nt, "redefined");
 

@@ -890,7 +890,7 @@ static void html_pair(FILE *out, const struct report_doc *d,
 				nt->xcpu_shift_pct, nt->xcpu_lo_pct, nt->xcpu_hi_pct, nt->xcpu_p);
 		if (nt->xcpu_mix) {
 			fputc(' ', out);
-			report_mix_text(out, nt, d->labels[cmp->a].name, d->labels[cmp->b].name, esc);
+			report_mix_text(out, &nt->mix, d->labels[cmp->a].name, d->labels[cmp->b].name, esc);
 			fputc('.', out);
 		}
 		if (nt->adj_applied) {

@@ -136,9 +136,10 @@ struct stats_notes;
 /* The sentence of an applied .xcpu_adj row's note (its slope, from the
  * windows or from the samples), without a full stop: every format's. */
 void report_adj_note(FILE *out, const struct stats_notes *nt);
-/* The labels' mix of two distances of the test's CPUs (nt->xcpu_mix), the
- * labels a and b written by put (escaped as the format needs). */
-void report_mix_text(FILE *out, const struct stats_notes *nt, const char *a, const char *b,
+/* The labels' mix of two distances of the test's CPUs (a note's
+ * xcpu_mix), the labels a and b written by put (escaped as the format
+ * needs). */
+void report_mix_text(FILE *out, const struct stats_xcpu_mix *m, const char *a, const char *b,
 		     void (*put)(FILE *, const char *));
 /* What a change of the CPU speed probe (nt->speed_changed) may mean, the
  * words after its figures, without a full stop: every format's. */

@@ -367,7 +367,7 @@ static void md_notes(FILE *out, const struct report_doc *d,
 		fputs("- ", out);
 		md_code(out, desc);
 		fputs(": ", out);
-		report_mix_text(out, nt, a, b, report_md_escape);
+		report_mix_text(out, &nt->mix, a, b, report_md_escape);
 		fputc('\n', out);
 	}
 	if (nt->adj_applied) {

@@ -9,6 +9,7 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "stats/desc.h"
 #include "stats/internal.h"
 #include "stats/levels.h"
 
@@ -262,4 +263,91 @@ out:
 	free(x);
 	free(rt);
 	return ret;
+}
+
+struct placed {
+	double x, y;
+	size_t side;
+};
+
+static int by_round_trip(const void *p, const void *q)
+{
+	double x = ((const struct placed *)p)->x, y = ((const struct placed *)q)->x;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of y of side's samples among pl[from..to), NaN when it had
+ * none there; v is scratch. */
+static double side_median(const struct placed *pl, size_t from, size_t to, size_t side,
+			  double *v)
+{
+	double med = NAN;
+	size_t k = 0;
+
+	for (size_t i = from; i < to; i++)
+		if (pl[i].side == side && !isnan(pl[i].y))
+			v[k++] = pl[i].y;
+	if (k)
+		stats_median(v, k, &med);
+	return med;
+}
+
+int stats_xcpu_mix(const double *xa, const double *ya, size_t na, const double *xb,
+		   const double *yb, size_t nb, struct stats_xcpu_mix *out)
+{
+	size_t n = na + nb, cut = 0;
+	struct placed *pl;
+	double *v, gap = 0;
+
+	if (!out || (na && !xa) || (nb && !xb))
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->n[0] = na;
+	out->n[1] = nb;
+	if (n < 2)
+		return 0;
+	pl = malloc(n * sizeof(*pl));
+	v = malloc(n * sizeof(*v));
+	if (!pl || !v) {
+		free(pl);
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t side = i >= na, k = side ? i - na : i;
+		const double *y = side ? yb : ya;
+
+		pl[i] = (struct placed){ side ? xb[k] : xa[k], y ? y[k] : NAN, side };
+		if (!(pl[i].x > 0) || !isfinite(pl[i].x))
+			goto out;
+	}
+	qsort(pl, n, sizeof(*pl), by_round_trip);
+	for (size_t i = 1; i < n; i++) {
+		if (pl[i].x / pl[i - 1].x > gap) {
+			gap = pl[i].x / pl[i - 1].x;
+			cut = i;
+		}
+	}
+	if (gap < STATS_XCPU_MOVED_RATIO)
+		goto out;
+	out->split = true;
+	for (size_t i = cut; i < n; i++)
+		out->far[pl[i].side]++;
+	out->lo_ns[0] = pl[0].x;
+	out->hi_ns[0] = pl[cut - 1].x;
+	out->lo_ns[1] = pl[cut].x;
+	out->hi_ns[1] = pl[n - 1].x;
+	for (size_t d = 0; d < 2; d++)
+		for (size_t side = 0; side < 2; side++)
+			out->median[d][side] = side_median(pl, d ? cut : 0, d ? n : cut, side, v);
+out:
+	free(pl);
+	free(v);
+	return 0;
+}
+
+bool stats_xcpu_mix_differs(const struct stats_xcpu_mix *m)
+{
+	return m->split && m->far[0] * m->n[1] != m->far[1] * m->n[0];
 }

@@ -147,4 +147,29 @@ struct stats_host_moved {
 int stats_host_moved(const double *rates, const double *xcpus, size_t n,
 		     struct stats_host_moved *out);
 
+/* Where two sides' samples sat: see stats_xcpu_mix(). */
+struct stats_xcpu_mix {
+	bool split;                /* two distances */
+	double lo_ns[2], hi_ns[2]; /* the near one's range, the far one's */
+	size_t n[2], far[2];       /* each side's samples, those far */
+	/* the median of y of side s at distance d, median[d][s] (d 1: far);
+	 * NaN where the side had no sample there, or no y was given */
+	double median[2][2];
+};
+
+/*
+ * Where the host kept the test's CPUs for two sides' samples, from their
+ * cross-CPU round trips (host.xcpu_ns) xa[0..na) and xb[0..nb): split at
+ * the widest gap between them sorted, when that gap is a move
+ * (STATS_XCPU_MOVED_RATIO), else one distance (split false); with ya and
+ * yb (may be NULL) a figure of each sample, its median per side and
+ * distance. A round trip that is not a positive number leaves nothing to
+ * say (split false). Returns 0, -EINVAL (NULL) or -ENOMEM.
+ */
+int stats_xcpu_mix(const double *xa, const double *ya, size_t na, const double *xb,
+		   const double *yb, size_t nb, struct stats_xcpu_mix *out);
+
+/* Whether the sides sat at the far distance in different shares. */
+bool stats_xcpu_mix_differs(const struct stats_xcpu_mix *m);
+
 #endif

@@ -237,33 +237,6 @@ static int build(const struct base_sample *const *a, size_t na,
 		 const struct base_sample *const *b, size_t nb,
 		 const struct stats_table_opts *o, struct stats_table *out);
 
-struct placed {
-	double x, y;
-	bool b;
-};
-
-static int by_x(const void *p, const void *q)
-{
-	double x = ((const struct placed *)p)->x, y = ((const struct placed *)q)->x;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of the headline of label b's samples at one distance
- * (pl[from..to)), NaN when it had none there; v is scratch. */
-static double mix_median(const struct placed *pl, size_t from, size_t to, bool b, double *v)
-{
-	double med = NAN;
-	size_t k = 0;
-
-	for (size_t i = from; i < to; i++)
-		if (pl[i].b == b)
-			v[k++] = pl[i].y;
-	if (k)
-		stats_median(v, k, &med);
-	return med;
-}
-
 /*
  * Where the host kept the test's CPUs at two distances and the labels
  * sat at them in different shares, each label's pool mixes the two in its
@@ -272,64 +245,37 @@ static double mix_median(const struct placed *pl, size_t from, size_t to, bool b
  * pools may be the mix's. The rank test of host.xcpu_ns misses such a
  * mix when both labels have both distances (medians of 85 and 328 ns, 6
  * samples a side, p over 0.05), and the .xcpu_adj row needs a slope that
- * passes its test. Then nt->xcpu_mix says how the samples split (at the
- * widest gap between their sorted round trips, when it is a move) and the
- * headline's median of each label at each distance, for a comparison at
- * one distance. Every sample needs both figures; else nothing is said.
+ * passes its test. Then nt->xcpu_mix says how the samples split
+ * (stats_xcpu_mix) with the headline's median of each label at each
+ * distance, for a comparison at one distance. Every sample needs both
+ * figures; else nothing is said.
  */
 static int placement_mix(const struct base_sample *const *a, size_t na,
 			 const struct base_sample *const *b, size_t nb,
 			 const char *headline, struct stats_notes *nt)
 {
-	size_t n = na + nb, cut = 0;
-	struct placed *pl = malloc(n * sizeof(*pl));
-	double *v = malloc(n * sizeof(*v)), gap = 0;
+	size_t n = na + nb;
+	double *x = malloc(n * sizeof(*x)), *y = malloc(n * sizeof(*y));
+	int ret = 0;
 
-	if (!pl || !v) {
-		free(pl);
-		free(v);
-		return -ENOMEM;
+	if (!x || !y) {
+		ret = -ENOMEM;
+		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct base_sample *s = i < na ? a[i] : b[i - na];
 
-		pl[i] = (struct placed){ base_sample_value(s, "host.xcpu_ns"),
-					 base_sample_value(s, headline), i >= na };
-		if (!(pl[i].x > 0) || !isfinite(pl[i].x) || !isfinite(pl[i].y))
+		x[i] = base_sample_value(s, "host.xcpu_ns");
+		y[i] = base_sample_value(s, headline);
+		if (!isfinite(y[i]))
 			goto out;
 	}
-	qsort(pl, n, sizeof(*pl), by_x);
-	for (size_t i = 1; i < n; i++) {
-		if (pl[i].x / pl[i - 1].x > gap) {
-			gap = pl[i].x / pl[i - 1].x;
-			cut = i;
-		}
-	}
-	if (gap < STATS_XCPU_MOVED_RATIO)
-		goto out;
-	nt->xcpu_mix_na = na;
-	nt->xcpu_mix_nb = nb;
-	nt->xcpu_mix_far_a = nt->xcpu_mix_far_b = 0;
-	for (size_t i = cut; i < n; i++) {
-		nt->xcpu_mix_far_b += pl[i].b;
-		nt->xcpu_mix_far_a += !pl[i].b;
-	}
-	/* the same share far: each pool mixes the distances alike */
-	if (nt->xcpu_mix_far_a * nb == nt->xcpu_mix_far_b * na)
-		goto out;
-	nt->xcpu_mix = true;
-	nt->xcpu_mix_lo_ns[0] = pl[0].x;
-	nt->xcpu_mix_hi_ns[0] = pl[cut - 1].x;
-	nt->xcpu_mix_lo_ns[1] = pl[cut].x;
-	nt->xcpu_mix_hi_ns[1] = pl[n - 1].x;
-	for (int far = 0; far < 2; far++)
-		for (int side = 0; side < 2; side++)
-			nt->xcpu_mix_median[far][side] =
-				mix_median(pl, far ? cut : 0, far ? n : cut, side, v);
+	ret = stats_xcpu_mix(x, y, na, x + na, y + na, nb, &nt->mix);
+	nt->xcpu_mix = !ret && stats_xcpu_mix_differs(&nt->mix);
 out:
-	free(pl);
-	free(v);
-	return 0;
+	free(x);
+	free(y);
+	return ret;
 }
 
 static bool flagged(const struct base_sample *s, const char *name)

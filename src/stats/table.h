@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "base/sample.h"
+#include "stats/guard.h"
 #include "stats/verdict.h"
 
 struct stats_table_opts {
@@ -114,17 +115,12 @@ struct stats_notes {
 	 * labels, tested as host.speed is; its medians, shift and interval */
 	bool xcpu_changed;
 	double xcpu_a_ns, xcpu_b_ns, xcpu_shift_pct, xcpu_lo_pct, xcpu_hi_pct, xcpu_p;
-	/* the samples' round trips (host.xcpu_ns) fell at two distances, the
-	 * widest gap between them sorted being a move (STATS_XCPU_MOVED_RATIO),
-	 * and the labels sat at the far one in different shares, when neither
-	 * the note above nor the .xcpu_adj row took the distance up: each
-	 * distance's range, the samples of each label and how many sat far,
-	 * and the headline's median of each label at each distance,
-	 * xcpu_mix_median[far][b] (NaN: no sample there) */
+	/* the samples' round trips (host.xcpu_ns) fell at two distances and
+	 * the labels sat at the far one in different shares (stats_xcpu_mix,
+	 * the headline's medians in mix.median), when neither the note above
+	 * nor the .xcpu_adj row took the distance up */
 	bool xcpu_mix;
-	double xcpu_mix_lo_ns[2], xcpu_mix_hi_ns[2];
-	size_t xcpu_mix_na, xcpu_mix_nb, xcpu_mix_far_a, xcpu_mix_far_b;
-	double xcpu_mix_median[2][2];
+	struct stats_xcpu_mix mix;
 	/* the headline against host.xcpu_ns within the labels (stats_adjust_log):
 	 * tested when every sample has both and the round trip spanned a move
 	 * (STATS_XCPU_MOVED_RATIO) within a label; applied when the common slope passed its test, and then the

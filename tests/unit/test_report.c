@@ -58,7 +58,7 @@ __attribute__((noinline)) static char *capture_sample_table(const struct base_sa
 
 /* What report_mix_text() writes for nt with labels a and b, escaped for
  * Markdown (free() it). */
-__attribute__((noinline)) static char *capture_mix(const struct stats_notes *nt, const char *a,
+__attribute__((noinline)) static char *capture_mix(const struct stats_xcpu_mix *m, const char *a,
 						   const char *b)
 {
 	char *buf = NULL;
@@ -66,7 +66,7 @@ __attribute__((noinline)) static char *capture_mix(const struct stats_notes *nt,
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	report_mix_text(f, nt, a, b, report_md_escape);
+	report_mix_text(f, m, a, b, report_md_escape);
 	fclose(f);
 	return buf;
 }
@@ -75,18 +75,18 @@ __attribute__((noinline)) static char *capture_mix(const struct stats_notes *nt,
  * each distance with the change where both had samples there. */
 static void test_mix_text_gives_each_distance_its_medians(void **state)
 {
-	struct stats_notes nt = {
-		.xcpu_mix = true,
-		.xcpu_mix_lo_ns = { 85, 447 },
-		.xcpu_mix_hi_ns = { 140, 480 },
-		.xcpu_mix_na = 6, .xcpu_mix_nb = 6,
-		.xcpu_mix_far_a = 0, .xcpu_mix_far_b = 4,
-		.xcpu_mix_median = { { 35210, 34870 }, { NAN, 28100 } },
+	struct stats_xcpu_mix m = {
+		.split = true,
+		.lo_ns = { 85, 447 },
+		.hi_ns = { 140, 480 },
+		.n = { 6, 6 },
+		.far = { 0, 4 },
+		.median = { { 35210, 34870 }, { NAN, 28100 } },
 	};
 	char *t;
 
 	(void)state;
-	t = capture_mix(&nt, "v6.7", "v6_8");
+	t = capture_mix(&m, "v6.7", "v6_8");
 	assert_non_null(strstr(t, "round trip (host.xcpu_ns) of 85-140 ns and of 447-480 ns"));
 	assert_non_null(strstr(t, "0 of 6 samples of v6.7, 4 of 6 of v6\\_8."));
 	assert_non_null(strstr(t, "near v6.7 35210 (6) and v6\\_8 34870 (2), -1.0%"));

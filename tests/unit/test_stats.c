@@ -3436,20 +3436,20 @@ static void test_table_notes_a_different_mix_of_two_distances(void **state)
 	assert_false(t.notes.adj_applied);
 	assert_true(t.notes.xcpu_mix);
 	assert_true(stats_notes_any(&t.notes));
-	assert_float_equal(t.notes.xcpu_mix_lo_ns[0], 118, 1e-9);
-	assert_float_equal(t.notes.xcpu_mix_hi_ns[0], 122, 1e-9);
-	assert_float_equal(t.notes.xcpu_mix_lo_ns[1], 447, 1e-9);
-	assert_float_equal(t.notes.xcpu_mix_hi_ns[1], 455, 1e-9);
-	assert_int_equal(t.notes.xcpu_mix_na, 6);
-	assert_int_equal(t.notes.xcpu_mix_nb, 6);
-	assert_int_equal(t.notes.xcpu_mix_far_a, 1);
-	assert_int_equal(t.notes.xcpu_mix_far_b, 4);
+	assert_float_equal(t.notes.mix.lo_ns[0], 118, 1e-9);
+	assert_float_equal(t.notes.mix.hi_ns[0], 122, 1e-9);
+	assert_float_equal(t.notes.mix.lo_ns[1], 447, 1e-9);
+	assert_float_equal(t.notes.mix.hi_ns[1], 455, 1e-9);
+	assert_int_equal(t.notes.mix.n[0], 6);
+	assert_int_equal(t.notes.mix.n[1], 6);
+	assert_int_equal(t.notes.mix.far[0], 1);
+	assert_int_equal(t.notes.mix.far[1], 4);
 	/* near: A 30.0 30.4 28.9 30.2 29.5, B 30.3 29.9; far: A 29.0, B
 	 * 29.2 30.0 28.8 29.6 */
-	assert_float_equal(t.notes.xcpu_mix_median[0][0], 30.0, 1e-9);
-	assert_float_equal(t.notes.xcpu_mix_median[0][1], 30.1, 1e-9);
-	assert_float_equal(t.notes.xcpu_mix_median[1][0], 29.0, 1e-9);
-	assert_float_equal(t.notes.xcpu_mix_median[1][1], 29.4, 1e-9);
+	assert_float_equal(t.notes.mix.median[0][0], 30.0, 1e-9);
+	assert_float_equal(t.notes.mix.median[0][1], 30.1, 1e-9);
+	assert_float_equal(t.notes.mix.median[1][0], 29.0, 1e-9);
+	assert_float_equal(t.notes.mix.median[1][1], 29.4, 1e-9);
 	stats_table_release(&t);
 	/* the same share far on both sides (2 of 6): nothing to say */
 	mix_table(ga, xs, gb, xs, &t);
@@ -3465,10 +3465,10 @@ static void test_table_notes_a_different_mix_of_two_distances(void **state)
 	x[3] = 900;
 	mix_table(ga, x, gb, xn, &t);
 	assert_true(t.notes.xcpu_mix);
-	assert_int_equal(t.notes.xcpu_mix_far_a, 1);
-	assert_int_equal(t.notes.xcpu_mix_far_b, 0);
-	assert_true(isnan(t.notes.xcpu_mix_median[1][1]));
-	assert_float_equal(t.notes.xcpu_mix_lo_ns[1], 900, 1e-9);
+	assert_int_equal(t.notes.mix.far[0], 1);
+	assert_int_equal(t.notes.mix.far[1], 0);
+	assert_true(isnan(t.notes.mix.median[1][1]));
+	assert_float_equal(t.notes.mix.lo_ns[1], 900, 1e-9);
 	stats_table_release(&t);
 	/* a sample without a round trip: nothing is said */
 	memcpy(x, xa, sizeof(x));
@@ -3476,6 +3476,34 @@ static void test_table_notes_a_different_mix_of_two_distances(void **state)
 	mix_table(ga, x, gb, xb, &t);
 	assert_false(t.notes.xcpu_mix);
 	stats_table_release(&t);
+}
+
+/* stats_xcpu_mix() on its own: without figures, one side empty, one
+ * sample, a round trip that is not a number, NULL */
+static void test_xcpu_mix_splits_at_the_widest_gap_that_is_a_move(void **state)
+{
+	static const double xa[] = { 450, 120, 125 }, xb[] = { 118, 460, 470, 455 };
+	static const double bad[] = { 120, 0, 450 };
+	struct stats_xcpu_mix m;
+
+	(void)state;
+	assert_int_equal(stats_xcpu_mix(xa, NULL, 3, xb, NULL, 4, &m), 0);
+	assert_true(m.split && stats_xcpu_mix_differs(&m));
+	assert_int_equal(m.far[0], 1);
+	assert_int_equal(m.far[1], 3);
+	assert_float_equal(m.hi_ns[0], 125, 0);
+	assert_float_equal(m.lo_ns[1], 450, 0);
+	assert_true(isnan(m.median[0][0]) && isnan(m.median[1][1]));
+	/* B alone: two distances, but no other side to differ from */
+	assert_int_equal(stats_xcpu_mix(NULL, NULL, 0, xb, NULL, 4, &m), 0);
+	assert_true(m.split);
+	assert_false(stats_xcpu_mix_differs(&m));
+	assert_int_equal(stats_xcpu_mix(xa, NULL, 1, xb, NULL, 0, &m), 0);
+	assert_false(m.split);
+	assert_int_equal(stats_xcpu_mix(bad, NULL, 3, xb, NULL, 4, &m), 0);
+	assert_false(m.split);
+	assert_int_equal(stats_xcpu_mix(xa, NULL, 3, xb, NULL, 4, NULL), -EINVAL);
+	assert_int_equal(stats_xcpu_mix(NULL, NULL, 3, xb, NULL, 4, &m), -EINVAL);
 }
 
 static void test_covary_ranks_what_went_with_y_and_adjusts_for_many(void **state)
@@ -3600,6 +3628,7 @@ int main(void)
 		cmocka_unit_test(test_adjust_log_aa_keeps_the_false_positive_rate),
 		cmocka_unit_test(test_table_adjusts_the_headline_for_the_distance),
 		cmocka_unit_test(test_table_notes_a_different_mix_of_two_distances),
+		cmocka_unit_test(test_xcpu_mix_splits_at_the_widest_gap_that_is_a_move),
 		cmocka_unit_test(test_adjust_windows_takes_out_the_moves_within_windows),
 		cmocka_unit_test(test_adjust_windows_needs_moves_within_windows),
 		cmocka_unit_test(test_table_adjusts_from_the_windows),
