@@ -279,7 +279,7 @@ static int print_placement(const double *gv, const double *gx, size_t ng, const 
 	for (size_t d = 0; d < 2; d++) {
 		printf("        %-4s", d ? "far" : "near");
 		for (size_t side = 0; side < 2; side++) {
-			size_t k = d ? m.far[side] : m.n[side] - m.far[side];
+			size_t k = stats_xcpu_mix_count(&m, d, side);
 
 			printf("  %s ", side ? "bad" : "good");
 			if (k)

@@ -209,12 +209,6 @@ static void mix_median_text(FILE *out, double med, size_t k)
 		fprintf(out, " %.5g (%zu)", med, k);
 }
 
-/* The samples of side (0: a, 1: b) at distance d (1: far). */
-static size_t mix_count(const struct stats_xcpu_mix *m, size_t d, size_t side)
-{
-	return d ? m->far[side] : m->n[side] - m->far[side];
-}
-
 /* One distance's medians of the headline in report_mix_text(). */
 static void mix_medians(FILE *out, const struct stats_xcpu_mix *m, size_t d, const char *a,
 			const char *b, void (*put)(FILE *, const char *))
@@ -223,10 +217,10 @@ static void mix_medians(FILE *out, const struct stats_xcpu_mix *m, size_t d, con
 
 	fprintf(out, "%s ", d ? "far" : "near");
 	put(out, a);
-	mix_median_text(out, ma, mix_count(m, d, 0));
+	mix_median_text(out, ma, stats_xcpu_mix_count(m, d, 0));
 	fputs(" and ", out);
 	put(out, b);
-	mix_median_text(out, mb, mix_count(m, d, 1));
+	mix_median_text(out, mb, stats_xcpu_mix_count(m, d, 1));
 	if (!isnan(ma) && !isnan(mb) && ma != 0)
 		fprintf(out, ", %+.1f%%", 100 * (mb - ma) / ma);
 }
@@ -663,8 +657,8 @@ static json_t *mix_json(const struct stats_xcpu_mix *m)
 	for (size_t k = 0; k < 2; k++)
 		d[k] = json_pack("{s:o, s:o, s:I, s:I, s:o, s:o}", "lo_ns", jnum(m->lo_ns[k]),
 				 "hi_ns", jnum(m->hi_ns[k]),
-				 "a_samples", (json_int_t)mix_count(m, k, 0),
-				 "b_samples", (json_int_t)mix_count(m, k, 1),
+				 "a_samples", (json_int_t)stats_xcpu_mix_count(m, k, 0),
+				 "b_samples", (json_int_t)stats_xcpu_mix_count(m, k, 1),
 				 "a_median", jnum(m->median[k][0]), "b_median", jnum(m->median[k][1]));
 	return json_pack("{s:o, s:o}", "near", d[0], "far", d[1]);
 }

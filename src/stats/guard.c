@@ -351,3 +351,8 @@ bool stats_xcpu_mix_differs(const struct stats_xcpu_mix *m)
 {
 	return m->split && m->far[0] * m->n[1] != m->far[1] * m->n[0];
 }
+
+size_t stats_xcpu_mix_count(const struct stats_xcpu_mix *m, size_t d, size_t side)
+{
+	return d ? m->far[side] : m->n[side] - m->far[side];
+}

@@ -171,5 +171,7 @@ int stats_xcpu_mix(const double *xa, const double *ya, size_t na, const double *
 
 /* Whether the sides sat at the far distance in different shares. */
 bool stats_xcpu_mix_differs(const struct stats_xcpu_mix *m);
+/* The samples of side (0, 1) at distance d (0 near, 1 far). */
+size_t stats_xcpu_mix_count(const struct stats_xcpu_mix *m, size_t d, size_t side);
 
 #endif
