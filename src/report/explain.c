@@ -181,6 +181,43 @@ static void spread_left(FILE *out, const struct stats_adjust *ad, double cv)
 		fputs("; not significant: nothing taken out\n", out);
 }
 
+/*
+ * The samples at two distances of the test's CPUs (stats_xcpu_mix of them
+ * all as one side): each distance's round trips, samples, and the
+ * headline's median and cov there, the spread left at one placement.
+ * Returns 1 when it printed the line, 0 when not (one distance, or a
+ * sample without its round trip), -ENOMEM.
+ */
+static int spread_split(FILE *out, const double *y, const double *x, size_t n)
+{
+	struct stats_xcpu_mix m;
+	double *v;
+	int ret = x ? stats_xcpu_mix(x, y, n, NULL, NULL, 0, &m) : 0;
+
+	if (ret || !x || !m.split)
+		return ret;
+	if (!(v = malloc(n * sizeof(*v))))
+		return -ENOMEM;
+	fputs("the CPUs at two distances between the samples (host.xcpu_ns):", out);
+	for (size_t d = 0; d < 2; d++) {
+		double cv = NAN;
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if ((x[i] >= m.lo_ns[1]) == (d == 1))
+				v[k++] = y[i];
+		if (k >= 2)
+			stats_cv_pct(v, k, &cv);
+		fprintf(out, "%s %s %.0f-%.0f ns in %zu, median %.5g", d ? ";" : "", d ? "far" : "near",
+			m.lo_ns[d], m.hi_ns[d], k, m.median[d][0]);
+		if (!isnan(cv))
+			fprintf(out, ", cov %.2f%%", cv);
+	}
+	fputs(" (the cov at one placement)\n", out);
+	free(v);
+	return 1;
+}
+
 int report_windows_spread(FILE *out, const double *y, const struct stats_window *w,
 			  const double *x, size_t n)
 {
@@ -210,5 +247,7 @@ int report_windows_spread(FILE *out, const double *y, const struct stats_window 
 			smp.slope, smp.slope_lo, smp.slope_hi, smp.slope_p, n, 100 * smp.r2);
 		spread_left(out, &smp, cv);
 	}
-	return w || smp.tested;
+	if ((ret = spread_split(out, y, x, n)) < 0)
+		return ret;
+	return w || smp.tested || ret;
 }

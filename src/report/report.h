@@ -124,7 +124,9 @@ int report_explain(FILE *out, const struct base_sample *s, size_t n,
  * too few windows, or a window had too few intervals). When the windows
  * gave no fit, the samples may: a second line with the slope of the
  * headline against their host.xcpu_ns (stats_adjust_log_cv, as compare's
- * row does then), printed when it was tested. y[i] is sample i's
+ * row does then), printed when it was tested. Where the samples' round
+ * trips fell at two distances (stats_xcpu_mix), a line with each one's
+ * samples and the headline's median and cov there. y[i] is sample i's
  * headline, w[i] its window (w NULL: a sample kept none), x[i] its
  * host.xcpu_ns (NaN without; x NULL: none). Prints nothing for fewer than
  * STATS_ADJUST_MIN_N samples. Returns 1 when it printed a line, 0 when

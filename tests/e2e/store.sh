@@ -565,8 +565,11 @@ check "... and nothing on windows for samples that kept none" \
 check "... but the fit between those samples, the one compare's row makes from them" \
 	grep -qE "^the CPUs' distance between the samples: ln\(headline\) = -0\.[345][0-9]* \[-0\.[0-9]+, -0\.[0-9]+\] x ln\(host\.xcpu_ns\) \(p = 0\.0[0-9]*, 8 samples, [0-9]+% of their variance\); with it taken out \(every sample at [0-9]+ ns\): cov [0-9.]+%, as compare's \.xcpu_adj row sees it$" "$TMP/adj.show" ||
 	diag "$TMP/adj.show" 'distance|^config'
+check "... and the samples at each of the two distances, with the median and cov at each" \
+	grep -qE "^the CPUs at two distances between the samples \(host\.xcpu_ns\): near 1[12][0-9]-1[12][0-9] ns in 4, median (29|30|31)\.[0-9]+, cov [0-9]\.[0-9]+%; far 4[3-6][0-9]-4[3-6][0-9] ns in 4, median 1[5-8]\.[0-9]+, cov [0-9]\.[0-9]+% \(the cov at one placement\)$" "$TMP/adj.show" ||
+	diag "$TMP/adj.show" 'distance|^config'
 check "... and none for the steady ones, whose round trips spanned no move" \
-	sh -c '! grep -q "distance between the samples" "$1"' _ "$TMP/steady.show"
+	sh -c '! grep -q "distance between the samples\|two distances" "$1"' _ "$TMP/steady.show"
 check "... and the samples-only adjustment above said it came from the samples" \
 	jtrue "$TMP/adj.json" 'd["configs"][0]["notes"]["adj_from"] == "samples" and d["configs"][0]["notes"]["adj_windows"] == 0 and d["configs"][0]["notes"]["adj_moved_windows"] == 0'
 
