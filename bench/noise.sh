@@ -553,6 +553,45 @@ peer_xcpu() {
 			p, d ":", ma, r, r * r, n
 	}' "$tmp/$1.peer_xcpu"
 }
+# one_placement ROW: ours and the peer at one placement, with no slope: the
+# distances of both tools' runs (ours' host.xcpu_ns, the probe beside the
+# peer's) split at the widest gap between them when it is a move (1.5x,
+# as compare's note of two distances), and within each distance that both
+# ran at 3 times or more, each tool's cov and the ratio
+one_placement() {
+	local peer=${PEER[$1]}
+	[ -s "$tmp/$1.xcpu" ] && [ -s "$tmp/$1.peer_xcpu" ] || return 0
+	python3 - "${DESC[$1]}" "$peer" "$tmp/$1.xcpu" "$tmp/$1.peer_xcpu" <<'PY'
+import math, sys
+desc, peer, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+runs = []
+for who, f in zip(("ours", peer), files):
+    for line in open(f):
+        _, v, x = line.split()[:3]
+        if float(v) > 0 and float(x) > 0:
+            runs.append((float(x), float(v), who))
+if len(runs) < 2:
+    sys.exit(0)
+xs = sorted(r[0] for r in runs)
+gap, cut = max((xs[i] / xs[i - 1], i) for i in range(1, len(xs)))
+groups = [("one distance", xs[0], xs[-1])] if gap < 1.5 else \
+         [("near", xs[0], xs[cut - 1]), ("far", xs[cut], xs[-1])]
+def cov(v):
+    m = sum(v) / len(v)
+    return 100 * math.sqrt(sum((a - m) ** 2 for a in v) / (len(v) - 1)) / m
+parts = []
+for name, lo, hi in groups:
+    o = [v for x, v, w in runs if w == "ours" and lo <= x <= hi]
+    p = [v for x, v, w in runs if w == peer and lo <= x <= hi]
+    head = "%s (%.0f-%.0f ns): ours %d, %s %d runs" % (name, lo, hi, len(o), peer, len(p))
+    if len(o) < 3 or len(p) < 3:
+        parts.append(head + ": too few to compare")
+        continue
+    co, cp = cov(o), cov(p)
+    parts.append("%s; cov %.2f %% and %.2f %%, o/p %.2f" % (head, co, cp, co / cp if cp > 0 else float("nan")))
+print("%-16s in %-36s %s" % ("one placement", desc + ":", "; ".join(parts)))
+PY
+}
 for row in "${ROWS[@]}"; do
 	corr "$row" "$tmp/$row.speed" "host speed" "op/us (host.speed)"
 	corr "$row" "$tmp/$row.core" "host core pace" "op/us (host.speed.core)"
@@ -581,6 +620,7 @@ for row in "${ROWS[@]}"; do
 			END { if (q > 0) printf "%-16s in %-36s ours %.2f %% / %s %.2f %% = %.2f, at the same placement of the vCPUs\n",
 				"adjusted o/p", d ":", o, p, q, o / q }' "$tmp/$row.adj.ours" "$tmp/$row.adj.$peer"
 	fi
+	one_placement "$row"
 	# the same from within the windows, as compare does when every sample
 	# kept its 100 ms rates and round trips (stats_adjust_windows): the
 	# slope of ln rate on ln round trip over the intervals, each window's
@@ -738,5 +778,8 @@ echo "compare's .xcpu_adj row does when the samples kept their windows.  The tar
 echo "over the raw figures."
 echo "levels: ours' runs whose 100 ms rates left a level and came back (window.mixed).  host"
 echo "moved cpus: ours' runs in which the cross-CPU round trip changed level within the window."
+echo "one placement: the runs of both tools split at the widest gap between their distances"
+echo "when it is a move (1.5x), and at each distance both ran at 3 times or more, each tool's"
+echo "cov and the ratio: the target's comparison at one placement with no slope fitted."
 echo "cov ratio: the table's cov o/p with the 95% interval of a ratio of two standard deviations"
 echo "(normal runs, F quantiles from GSL), and whether the target's 0.50 lies beyond it."
