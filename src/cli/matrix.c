@@ -661,6 +661,19 @@ static unsigned summary_rows(const struct matrix *m, size_t l)
 			printf(" %8.1f%%", acv);
 		printf("  %s\n", stats_headline_metric(job_test_name(c->cfg.test)));
 	}
+	/* under the table, the configurations whose samples sat at two
+	 * distances: the spread at each */
+	for (size_t i = 0; i < m->ncells; i++) {
+		const struct cell_state *cs = &m->st[l * m->ncells + i];
+		const struct cli_tally *k = cs->k.n ? &cs->k : &cs->d;
+		const struct job_cell *c = &m->cells[i];
+		char prefix[160];
+
+		snprintf(prefix, sizeof(prefix), "%s: ",
+			 c->desc[0] ? c->desc : job_test_name(c->cfg.test));
+		if (report_spread_split(stdout, prefix, k->v, k->x, k->n) < 0)
+			cli_error("out of memory: the CPUs' distances are not shown");
+	}
 	return all_disturbed;
 }
 

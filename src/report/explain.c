@@ -181,14 +181,8 @@ static void spread_left(FILE *out, const struct stats_adjust *ad, double cv)
 		fputs("; not significant: nothing taken out\n", out);
 }
 
-/*
- * The samples at two distances of the test's CPUs (stats_xcpu_mix of them
- * all as one side): each distance's round trips, samples, and the
- * headline's median and cov there, the spread left at one placement.
- * Returns 1 when it printed the line, 0 when not (one distance, or a
- * sample without its round trip), -ENOMEM.
- */
-static int spread_split(FILE *out, const double *y, const double *x, size_t n)
+int report_spread_split(FILE *out, const char *prefix, const double *y, const double *x,
+			size_t n)
 {
 	struct stats_xcpu_mix m;
 	double *v;
@@ -198,7 +192,7 @@ static int spread_split(FILE *out, const double *y, const double *x, size_t n)
 		return ret;
 	if (!(v = malloc(n * sizeof(*v))))
 		return -ENOMEM;
-	fputs("the CPUs at two distances between the samples (host.xcpu_ns):", out);
+	fprintf(out, "%sthe CPUs at two distances between the samples (host.xcpu_ns):", prefix);
 	for (size_t d = 0; d < 2; d++) {
 		double cv = NAN;
 		size_t k = 0;
@@ -247,7 +241,7 @@ int report_windows_spread(FILE *out, const double *y, const struct stats_window 
 			smp.slope, smp.slope_lo, smp.slope_hi, smp.slope_p, n, 100 * smp.r2);
 		spread_left(out, &smp, cv);
 	}
-	if ((ret = spread_split(out, y, x, n)) < 0)
+	if ((ret = report_spread_split(out, "", y, x, n)) < 0)
 		return ret;
 	return w || smp.tested || ret;
 }

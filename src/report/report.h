@@ -134,6 +134,16 @@ int report_explain(FILE *out, const struct base_sample *s, size_t n,
  */
 int report_windows_spread(FILE *out, const double *y, const struct stats_window *w,
 			  const double *x, size_t n);
+/*
+ * Where samples sat at two distances of the test's CPUs (stats_xcpu_mix of
+ * their round trips x[0..n), NaN or x NULL: none, as one side): a line,
+ * after prefix, with each distance's round trips, its samples and the
+ * median and cov of y there, the spread left at one placement. Returns 1
+ * when it printed the line, 0 when not (one distance, or a sample without
+ * its round trip), -ENOMEM.
+ */
+int report_spread_split(FILE *out, const char *prefix, const double *y, const double *x,
+			size_t n);
 /* Whether a metric may explain the headline's spread in a test rather than
  * restate it: shares (_pct), figures per MB, write, read or transaction,
  * host.speed, profile shares, the TCP round trip and window; not the

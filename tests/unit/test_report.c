@@ -96,6 +96,51 @@ static void test_mix_text_gives_each_distance_its_medians(void **state)
 	free(t);
 }
 
+/* What report_spread_split() writes for y, x (free() it); its return in *ret. */
+__attribute__((noinline)) static char *capture_split(const double *y, const double *x, size_t n,
+						     int *ret)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	*ret = report_spread_split(f, "cfg: ", y, x, n);
+	fclose(f);
+	return buf;
+}
+
+/* One label's samples at two distances: each one's samples, median and
+ * cov; nothing at one distance, or with a sample without its round trip. */
+static void test_spread_split_gives_the_cov_at_each_distance(void **state)
+{
+	static const double y[] = { 30, 17, 31, 16, 29, 17.5 };
+	static const double x[] = { 120, 450, 118, 460, 122, 455 };
+	static const double one[] = { 120, 150, 118, 160, 122, 155 };
+	double some[6];
+	char *t;
+	int ret;
+
+	(void)state;
+	t = capture_split(y, x, 6, &ret);
+	assert_int_equal(ret, 1);
+	assert_string_equal(t, "cfg: the CPUs at two distances between the samples (host.xcpu_ns): near 118-122 ns in 3, median 30, cov 3.33%; far 450-460 ns in 3, median 17, cov 4.54% (the cov at one placement)\n");
+	free(t);
+	t = capture_split(y, one, 6, &ret);
+	assert_int_equal(ret, 0);
+	assert_string_equal(t, "");
+	free(t);
+	memcpy(some, x, sizeof(some));
+	some[3] = NAN;
+	t = capture_split(y, some, 6, &ret);
+	assert_int_equal(ret, 0);
+	assert_string_equal(t, "");
+	free(t);
+	t = capture_split(y, NULL, 6, &ret);
+	assert_int_equal(ret, 0);
+	free(t);
+}
+
 /* The sample's text holds want. */
 static void expect_sample_table_has(const struct base_sample *smp, const char *want)
 {
@@ -1915,6 +1960,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mix_text_gives_each_distance_its_medians),
+		cmocka_unit_test(test_spread_split_gives_the_cov_at_each_distance),
 		cmocka_unit_test(test_ticks_linear_uses_1_2_5_steps_from_zero),
 		cmocka_unit_test(test_ticks_linear_widens_a_single_value),
 		cmocka_unit_test(test_ticks_linear_rejects_bad_ranges),
