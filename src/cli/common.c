@@ -204,8 +204,9 @@ static void add_host_trend(const struct engine_run *run, bool not_steady,
 /*
  * Where the host kept the test's CPUs within the window (the cross-CPU
  * probe's round trip per 100 ms tick): its levels, window.xcpu_moved when
- * they were far apart (the host moved a vCPU), and how the rate went with
- * the round trip.
+ * they were far apart (the host moved a vCPU), then how much of the window
+ * they spent far apart and the rate there, and how the rate went with the
+ * round trip.
  */
 static void add_host_moved(const struct engine_run *run, struct base_sample *s)
 {
@@ -223,6 +224,11 @@ static void add_host_moved(const struct engine_run *run, struct base_sample *s)
 	base_sample_set(s, "window.xcpu_lo_ns", "ns", h.lo_ns);
 	base_sample_set(s, "window.xcpu_hi_ns", "ns", h.hi_ns);
 	base_sample_set(s, "window.xcpu_moved", "", h.moved ? 1 : 0);
+	if (!h.moved)
+		return;
+	base_sample_set(s, "window.xcpu_far_pct", "%", h.far_pct);
+	if (!isnan(h.rate_far_pct))
+		base_sample_set(s, "window.rate_far_pct", "%", h.rate_far_pct);
 }
 
 /*

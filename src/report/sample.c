@@ -433,9 +433,18 @@ static void print_xcpu(FILE *out, const struct base_sample *s)
 	}
 	fprintf(out, "cpus: a cache line's round trip between the test's CPUs %.0f ns (median of %.0f rounds)",
 		ns, base_sample_value(s, "host.xcpu.rounds"));
-	if (base_sample_value(s, "window.xcpu_moved") == 1)
-		fprintf(out, "; MOVED: the host moved them within the window (%.0f to %.0f ns)",
+	if (base_sample_value(s, "window.xcpu_moved") == 1) {
+		double far = base_sample_value(s, "window.xcpu_far_pct"),
+		       rate = base_sample_value(s, "window.rate_far_pct");
+
+		fprintf(out, "; MOVED: the host moved them within the window (%.0f to %.0f ns",
 			base_sample_value(s, "window.xcpu_lo_ns"), base_sample_value(s, "window.xcpu_hi_ns"));
+		if (!isnan(far))
+			fprintf(out, "; far apart %.0f%% of it", far);
+		if (!isnan(rate))
+			fprintf(out, ", where the rate read %.0f%% of the rest's", rate);
+		fputc(')', out);
+	}
 	if (!isnan(tau) && base_sample_value(s, "window.rate_xcpu_p") < 0.01)
 		fprintf(out, "; the rate %s as they moved apart (Kendall tau %+.2f)",
 			tau < 0 ? "fell" : "rose", tau);

@@ -222,6 +222,26 @@ bool stats_xcpu_levels_moved(const struct stats_levels *lv)
 	       lv->hi_pct / lv->lo_pct >= STATS_XCPU_MOVED_RATIO;
 }
 
+/* The ticks at or past mid (far apart) of a moved window: their share and
+ * their mean rate against the others'. Levels more than one apart hold
+ * ticks on both sides of their geometric middle. */
+static void far_share(const double *x, const double *rt, size_t k, double mid,
+		      struct stats_host_moved *out)
+{
+	double sum[2] = { 0, 0 };
+	size_t cnt[2] = { 0, 0 };
+
+	for (size_t i = 0; i < k; i++) {
+		size_t far = x[i] >= mid;
+
+		sum[far] += rt[i];
+		cnt[far]++;
+	}
+	out->far_pct = 100.0 * (double)cnt[1] / (double)k;
+	if (cnt[0] && cnt[1] && sum[0] > 0)
+		out->rate_far_pct = 100.0 * (sum[1] / (double)cnt[1]) / (sum[0] / (double)cnt[0]);
+}
+
 int stats_host_moved(const double *rates, const double *xcpus, size_t n,
 		     struct stats_host_moved *out)
 {
@@ -233,6 +253,7 @@ int stats_host_moved(const double *rates, const double *xcpus, size_t n,
 	if (!rates || !xcpus || !out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
+	out->rate_far_pct = NAN;
 	x = malloc((n ? n : 1) * sizeof(*x));
 	rt = malloc((n ? n : 1) * sizeof(*rt));
 	if (!x || !rt) {
@@ -259,6 +280,8 @@ int stats_host_moved(const double *rates, const double *xcpus, size_t n,
 	out->lo_ns = lv.lo_pct * (sum / (double)k) / 100;
 	out->hi_ns = lv.hi_pct * (sum / (double)k) / 100;
 	out->moved = stats_xcpu_levels_moved(&lv);
+	if (out->moved)
+		far_share(x, rt, k, sqrt(out->lo_ns * out->hi_ns), out);
 out:
 	free(x);
 	free(rt);

@@ -131,6 +131,13 @@ struct stats_host_moved {
 	double lo_ns, hi_ns; /* its lowest and highest level */
 	/* hi_ns / lo_ns >= STATS_XCPU_MOVED_RATIO */
 	bool moved;
+	/* moved: the share of the ticks with a round trip whose round trip
+	 * was at or past the geometric middle of lo_ns and hi_ns (far
+	 * apart), in %; and the mean rate of those ticks as % of the mean
+	 * rate of the others (NAN when the others' is not positive): how
+	 * much of the window the host kept the CPUs far apart, and what
+	 * the rate did there. 0 and NAN when not moved. */
+	double far_pct, rate_far_pct;
 	/* Kendall of the rates against the round trips (tested with at
 	 * least 4 ticks): tau < 0 when the rate fell as the CPUs moved apart */
 	struct stats_trend rate_xcpu;

@@ -479,7 +479,13 @@ ok = (pairs and all(a in cpus(p["cpus"]) and b in cpus(p["remote_cpus"]) and a !
       and "window.rate_xcpu_tau" in m
       # levels need 20 intervals with a round, as the rate's levels do
       and (m["window.intervals"] < 20 or m["window.xcpu_moved"] in (0, 1)
-           and m["window.xcpu_lo_ns"] <= m["window.xcpu_hi_ns"]))
+           and m["window.xcpu_lo_ns"] <= m["window.xcpu_hi_ns"])
+      # how much of a moved window sat far apart, and the rate there: a
+      # moved window's alone, with ticks on both sides
+      and (m.get("window.xcpu_moved") == 1) == ("window.xcpu_far_pct" in m)
+      and ("window.xcpu_far_pct" not in m or 0 < m["window.xcpu_far_pct"] < 100)
+      and ("window.rate_far_pct" not in m or
+           "window.xcpu_far_pct" in m and m["window.rate_far_pct"] >= 0))
 sys.exit(0 if ok else 1)
 PY
 }

@@ -1472,6 +1472,36 @@ static void test_sample_table_cpus_line_ipis(void **state)
 	base_sample_release(&s);
 }
 
+/* The cpus line of a window in which the host moved the CPUs: the levels,
+ * then how much of the window they sat far apart and the rate there, each
+ * only when the sample has it (samples of builds before them do not). */
+static void test_sample_table_cpus_line_moved(void **state)
+{
+	static const char *const cfg[] = { "test=tcp_rr" };
+	struct base_sample s;
+	char *text;
+
+	(void)state;
+	make_sample(&s, "A", cfg, 1, "transactions.per_s", "trans/s", 19170);
+	base_sample_set(&s, "host.xcpu_ns", "ns", 83);
+	base_sample_set(&s, "host.xcpu.rounds", "", 50);
+	base_sample_set(&s, "window.xcpu_moved", "", 1);
+	base_sample_set(&s, "window.xcpu_lo_ns", "ns", 87.4);
+	base_sample_set(&s, "window.xcpu_hi_ns", "ns", 330.9);
+	expect_sample_table_has(&s, "\ncpus: a cache line's round trip between the test's CPUs 83 ns (median of 50 rounds); MOVED: the host moved them within the window (87 to 331 ns)\n");
+	base_sample_set(&s, "window.xcpu_far_pct", "%", 26.6);
+	expect_sample_table_has(&s, "; MOVED: the host moved them within the window (87 to 331 ns; far apart 27% of it)\n");
+	base_sample_set(&s, "window.rate_far_pct", "%", 79.2);
+	expect_sample_table_has(&s, "; MOVED: the host moved them within the window (87 to 331 ns; far apart 27% of it, where the rate read 79% of the rest's)\n");
+	/* not moved: none of it */
+	base_sample_set(&s, "window.xcpu_moved", "", 0);
+	text = capture_sample_table(&s);
+	assert_null(strstr(text, "MOVED"));
+	assert_null(strstr(text, "far apart"));
+	free(text);
+	base_sample_release(&s);
+}
+
 /* The udp line: lost by sequence numbers beside the sockets' own drops;
  * none from a server that did not count them. */
 static void test_sample_table_udp_line(void **state)
@@ -1990,6 +2020,7 @@ int main(void)
 		cmocka_unit_test(test_sample_table_tcp_line),
 		cmocka_unit_test(test_sample_table_tcp_rr_line),
 		cmocka_unit_test(test_sample_table_cpus_line_ipis),
+		cmocka_unit_test(test_sample_table_cpus_line_moved),
 		cmocka_unit_test(test_sample_table_udp_line),
 		cmocka_unit_test(test_paired_note_counts_and_orders),
 		cmocka_unit_test(test_fdr_note_and_summary),

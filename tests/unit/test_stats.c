@@ -1451,12 +1451,34 @@ static void test_host_moved_when_the_round_trip_changed_level(void **state)
 	assert_float_equal(h.lo_ns, 120, 3);
 	assert_float_equal(h.hi_ns, 430, 10);
 	assert_true(h.rate_xcpu.tested && h.rate_xcpu.tau < -0.25 && h.rate_xcpu.p < 0.01);
+	/* far apart half the window, at half the rate */
+	assert_float_equal(h.far_pct, 50, 1e-9);
+	assert_float_equal(h.rate_far_pct, 50, 0.5);
 	/* moved apart for one second of four in the middle: found too */
 	for (int i = 0; i < 40; i++)
 		apart[i] = (i >= 15 && i < 25 ? 430 : 120) * (1 + 0.02 * ((i * 7 % 5) - 2) / 2);
 	assert_int_equal(stats_host_moved(rates, apart, 40, &h), 0);
 	assert_true(h.tested && h.moved);
 	assert_int_equal(h.levels, 3);
+	/* 10 ticks of 40, half of them before the rate's step and half
+	 * after, as the other ticks: the same mean rate */
+	assert_float_equal(h.far_pct, 25, 1e-9);
+	assert_float_equal(h.rate_far_pct, 100, 2);
+	/* apart for the 12 ticks from the 25th while the rate held: the
+	 * share, at its rate */
+	stepped(flat, 20, 20);
+	for (int i = 0; i < 40; i++)
+		apart[i] = i >= 25 && i < 37 ? 350 : 85;
+	assert_int_equal(stats_host_moved(flat, apart, 40, &h), 0);
+	assert_true(h.moved);
+	assert_float_equal(h.far_pct, 30, 1e-9);
+	assert_float_equal(h.rate_far_pct, 100, 3);
+	/* a rate of 0 near them leaves no ratio */
+	for (int i = 0; i < 40; i++)
+		flat[i] = i >= 25 && i < 37 ? 5 : 0;
+	assert_int_equal(stats_host_moved(flat, apart, 40, &h), 0);
+	assert_true(h.moved);
+	assert_true(isnan(h.rate_far_pct));
 	for (int i = 0; i < 40; i++)
 		apart[i] = (i < 20 ? 120 : 430) * (1 + 0.02 * ((i * 7 % 5) - 2) / 2);
 	/* a step of 115 to 135 ns within one placement is a level, not a move */
@@ -1464,6 +1486,8 @@ static void test_host_moved_when_the_round_trip_changed_level(void **state)
 	assert_int_equal(stats_host_moved(rates, jitter, 40, &h), 0);
 	assert_true(h.tested);
 	assert_false(h.moved);
+	assert_float_equal(h.far_pct, 0, 0);
+	assert_true(isnan(h.rate_far_pct));
 	/* one placement throughout: one level */
 	stepped(flat, 120, 120);
 	assert_int_equal(stats_host_moved(rates, flat, 40, &h), 0);
@@ -1476,6 +1500,7 @@ static void test_host_moved_when_the_round_trip_changed_level(void **state)
 	assert_int_equal(stats_host_moved(rates, gappy, 40, &h), 0);
 	assert_false(h.tested);
 	assert_false(h.moved);
+	assert_true(isnan(h.rate_far_pct));
 	assert_true(h.rate_xcpu.tested && h.rate_xcpu.tau < 0);
 	assert_int_equal(stats_host_moved(NULL, apart, 40, &h), -EINVAL);
 	rates[3] = NAN;
