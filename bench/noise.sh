@@ -52,7 +52,9 @@
 # moved over ours' runs and its correlation with ours' figure (r^2: the
 # share of ours' run-to-run variance that went with it), how many of ours'
 # runs mixed levels within their window (window.mixed) and in how many the
-# host moved the CPUs (window.xcpu_moved).  Each peer's run has the same
+# host moved the CPUs (window.xcpu_moved; a run's stderr line gives how
+# much of such a window they sat far apart, far=, window.xcpu_far_pct).
+# Each peer's run has the same
 # cross-CPU probe beside it (`netregress probe`, the rounds ours' runs do
 # every 100 ms, at the same cost), so the peer's figure is set against the
 # distance of its own run, not ours' run before it: the host moves the
@@ -192,7 +194,9 @@ run_ours() {
 		               | if .[0] == null then "-" else (add * 100 | round / 100 | tostring) end)),
 		    ("xcpu=" + (($m["host.xcpu_ns"].value // null)
 		                | if . then (. * 10 | round / 10 | tostring) else "-" end)),
-		    ("moved=" + (($m["window.xcpu_moved"].value // null) | if . == null then "-" else tostring end)) ]
+		    ("moved=" + (($m["window.xcpu_moved"].value // null) | if . == null then "-" else tostring end)),
+		    ("far=" + (($m["window.xcpu_far_pct"].value // null)
+		               | if . == null then "-" else (round | tostring) + "%" end)) ]
 		| if .[0] == null then empty else map(tostring) | join(" ") end' "$out" 2>/dev/null)
 	if [ $rc -ne 0 ] || [ -z "$res" ]; then
 		log "    netregress run $* failed (rc=$rc): $(tail -n 3 "$err" | tr '\n' ' ')"
