@@ -979,6 +979,46 @@ static void add_tcp_win(struct base_sample *s, const struct tcp_win *w)
 	base_sample_set(s, "tcp.sndbuf_limited_pct", "%", w->sndbuf_pct / w->n);
 }
 
+/* Whether the comma-separated list holds name. */
+static bool list_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list;; p++) {
+		size_t k = strcspn(p, ",");
+
+		if (k == n && !strncmp(p, name, n))
+			return true;
+		p += k;
+		if (!*p)
+			return false;
+	}
+}
+
+/* The congestion control the tcp senders ran, as their sockets report it
+ * (--cc, else the system's default, or what a program attached there
+ * chose): env tcp.cc, the distinct names in flow order ("bbr",
+ * "bbr,cubic"). Nothing from ends that do not report it. */
+static void add_cc(struct base_sample *s, const struct job_config *c,
+		   const struct engine_run *r, uint32_t nflows)
+{
+	char names[8 * PROTO_CC_MAX] = "";
+	size_t len = 0;
+
+	for (uint32_t i = 0; i < nflows; i++) {
+		const struct proto_flow_report *tx =
+			find(job_config_flow_c2s(c, i) ? &r->local : &r->remote, i);
+		const char *cc = tx && tx->has_tcpi ? tx->tcpi.cc : "";
+
+		if (!cc[0] || list_has(names, cc) || len + strlen(cc) + 2 > sizeof(names))
+			continue;
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+					len ? "," : "", cc);
+	}
+	if (len)
+		base_sample_env(s, "tcp.cc", "%s", names);
+}
+
 int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 		      const char *label, bool same_host, struct base_sample *s,
 		      struct base_err *err)
@@ -1079,6 +1119,7 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 		if (rx_end->window_ns > rx_ns_max)
 			rx_ns_max = rx_end->window_ns;
 	}
+	add_cc(s, c, r, nflows);
 	if (job_test_kind(c->test) != JOB_KIND_STREAM) {
 		ret = add_rr(c, r, s, per_flow, nflows, err);
 		free(per_flow);

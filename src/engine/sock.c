@@ -222,6 +222,10 @@ int engine_sock_tcp_info(int fd, struct proto_tcpi *out)
 	/* fields newer than the running kernel stay zero (l is shorter) */
 	out->delivery_rate_bps = ti.tcpi_delivery_rate * 8;
 	out->bytes_retrans = ti.tcpi_bytes_retrans;
+	l = sizeof(out->cc) - 1;
+	memset(out->cc, 0, sizeof(out->cc));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, out->cc, &l) < 0)
+		out->cc[0] = '\0';
 	return 0;
 }
 

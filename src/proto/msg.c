@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,6 +159,9 @@ static json_t *flow_to_json(const struct proto_flow_report *f)
 				  "snd_mss", (json_int_t)f->tcpi.snd_mss,
 				  "delivery_rate_bps", (json_int_t)f->tcpi.delivery_rate_bps,
 				  "bytes_retrans", (json_int_t)f->tcpi.bytes_retrans));
+	if (j && f->has_tcpi && f->tcpi.cc[0])
+		json_object_set_new(json_object_get(j, "tcp_info"), "cc",
+				    json_string(f->tcpi.cc));
 	if (j && f->has_sock_drops)
 		json_object_set_new(j, "sock_drops", json_integer((json_int_t)f->sock_drops));
 	if (j && f->has_tcpi_win)
@@ -240,6 +244,14 @@ static int flow_from_json(const json_t *j, struct proto_flow_report *f,
 		U32_FIELD(ti, "snd_mss", f->tcpi.snd_mss);
 		U64_FIELD(ti, "delivery_rate_bps", f->tcpi.delivery_rate_bps);
 		U64_FIELD(ti, "bytes_retrans", f->tcpi.bytes_retrans);
+		/* an end older than the name sends none */
+		if (json_object_get(ti, "cc")) {
+			const char *cc;
+
+			if ((ret = proto_get_str(ti, "cc", sizeof(f->tcpi.cc) - 1, &cc, err)))
+				return ret;
+			snprintf(f->tcpi.cc, sizeof(f->tcpi.cc), "%s", cc);
+		}
 	}
 	/* an end older than the window's figures sends none */
 	if (json_object_get(j, "sock_drops")) {

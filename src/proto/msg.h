@@ -9,10 +9,15 @@
 
 #include "base/err.h"
 
+#define PROTO_CC_MAX 16 /* the kernel's TCP_CA_NAME_MAX */
+
 /* Sender's TCP_INFO at the end of a run. */
 struct proto_tcpi {
 	uint32_t total_retrans, rtt_us, rttvar_us, snd_cwnd, snd_mss;
 	uint64_t delivery_rate_bps, bytes_retrans;
+	/* the congestion control the socket ran (TCP_CONGESTION), as the
+	 * kernel reports it; "" where unknown (older ends) */
+	char cc[PROTO_CC_MAX];
 };
 
 /*

@@ -459,7 +459,8 @@ static void print_xcpu(FILE *out, const struct base_sample *s)
  * their retransmissions the receiver reported as duplicates (not needed:
  * reordering or a delay, not loss, set them off), how they cut the
  * stream, and how often the receivers ACKed it. Request/response: the
- * segments both ends sent per transaction.
+ * segments both ends sent per transaction. After "tcp", the congestion
+ * control the senders ran, where they reported it.
  */
 static void print_tcp(FILE *out, const struct base_sample *s)
 {
@@ -470,18 +471,23 @@ static void print_tcp(FILE *out, const struct base_sample *s)
 	double per_write = base_sample_value(s, "tcp.data_segs.per_write");
 	double acks = base_sample_value(s, "tcp.acks.per_seg");
 	double rr_acks = base_sample_value(s, "tcp.acks.per_trans");
+	const char *cc = base_sample_env_get(s, "tcp.cc", NULL);
+	bool dflt = !strcmp(base_sample_param_get(s, "cc", "default"), "default");
 
+	if (isnan(rr_acks) && isnan(busy))
+		return;
+	fputs("tcp", out);
+	if (cc)
+		fprintf(out, " (%s%s)", cc, dflt ? ", the system's default" : "");
 	if (!isnan(rr_acks)) {
-		fprintf(out, "tcp: per transaction, both ends: %.2f data segments, %.2f pure ACKs; %.0f retransmits",
+		fprintf(out, ": per transaction, both ends: %.2f data segments, %.2f pure ACKs; %.0f retransmits",
 			base_sample_value(s, "tcp.data_segs.per_trans"), rr_acks, rtx);
 		if (rtx > 0)
 			fprintf(out, ", %.0f of them reported duplicate (DSACK)", dsack);
 		fputc('\n', out);
 		return;
 	}
-	if (isnan(busy))
-		return;
-	fprintf(out, "tcp: the sender%s data in flight %.1f%% of the window (held back by the receive window %.1f%%, by a full send buffer %.1f%%)",
+	fprintf(out, ": the sender%s data in flight %.1f%% of the window (held back by the receive window %.1f%%, by a full send buffer %.1f%%)",
 		s->nflows > 1 ? "s (mean) had" : " had", busy,
 		base_sample_value(s, "tcp.rwnd_limited_pct"), base_sample_value(s, "tcp.sndbuf_limited_pct"));
 	fprintf(out, "; %.0f retransmits", rtx);

@@ -82,12 +82,17 @@ check "-n 150% runs $want flows on $(nproc) cpus, the key holds the count" \
 	jtrue "$TMP/pct.json" "len(d['flows']) == $want and ' streams=$want ' in d['config']['key']"
 
 # Requested buffers are echoed as granted: Linux doubles SO_RCVBUF/SO_SNDBUF.
-timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --dir recv -m 256 --nodelay \
+timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --dir recv -m 256 --nodelay --cc reno \
 	--rcvbuf 8K --sndbuf 16K --remote-sndbuf 8K --remote-rcvbuf 32K --json >"$TMP/buf.json"
 check "granted buffers are the doubled requests on both ends" \
 	jtrue "$TMP/buf.json" 'all(f["sockbuf_start"] == {"client_rcvbuf": 16384, "client_sndbuf": 32768, "server_sndbuf": 16384, "server_rcvbuf": 65536} for f in d["flows"])'
 check "recv direction: the client receives" \
 	jtrue "$TMP/buf.json" 'd["flows"][0]["dir"] == "recv" and d["flows"][0]["receiver_total_bytes"] == d["flows"][0]["sender_total_bytes"] > 0 and "rcvbuf=8192" in d["config"]["key"] and "nodelay=1" in d["config"]["key"]'
+# The congestion control is echoed as the senders' sockets report it: the
+# server's here (--dir recv), over the wire; the system's default otherwise.
+check "congestion control: --cc reno echoed from the server's sender, the default from /proc" \
+	jtrue "$TMP/buf.json" 'd["env"]["tcp"]["cc"] == "reno" and " cc=reno " in d["config"]["key"]' &&
+	jtrue "$TMP/tcp.json" 'd["env"]["tcp"]["cc"] == open("/proc/sys/net/ipv4/tcp_congestion_control").read().strip()'
 
 # The sender's TCP_INFO over the window: a receive buffer of 8K (16K
 # granted) against 128K writes holds the sender back by the receive window,

@@ -801,7 +801,7 @@ static void make_report(struct proto_end_report *r)
 		.tcpi = { .total_retrans = 12, .rtt_us = 45, .rttvar_us = 7,
 			  .snd_cwnd = 640, .snd_mss = 65483,
 			  .delivery_rate_bps = 41000000000ULL,
-			  .bytes_retrans = 786432 },
+			  .bytes_retrans = 786432, .cc = "bbr" },
 		.has_tcpi_win = true,
 		.tcpi_win = { .data_segs_out = 76352, .bytes_sent = 5000065536ULL, .retrans = 9, .dsack_dups = 7, .reord_seen = 36,
 			      .busy_us = 5000004,
@@ -863,6 +863,7 @@ static void expect_flow_equal(const struct proto_flow_report *a,
 	assert_int_equal(a->tcpi.snd_mss, b->tcpi.snd_mss);
 	assert_int_equal(a->tcpi.delivery_rate_bps, b->tcpi.delivery_rate_bps);
 	assert_int_equal(a->tcpi.bytes_retrans, b->tcpi.bytes_retrans);
+	assert_string_equal(a->tcpi.cc, b->tcpi.cc);
 	assert_int_equal(a->has_sock_drops, b->has_sock_drops);
 	assert_int_equal(a->sock_drops, b->sock_drops);
 	assert_int_equal(a->has_tcpi_win, b->has_tcpi_win);
@@ -918,6 +919,15 @@ static void test_end_report_json_round_trip_with_two_flows(void **state)
 	assert_int_equal(json_object_del(json_object_get(j, "cpu_all"), "busy_ticks"), 0);
 	assert_int_equal(proto_end_report_from_json(j, 2, &out, &err), 0);
 	assert_true(out.cpu_all.busy == 19.4375 && out.cpu_all.busy_ticks == 19.4375);
+	proto_end_report_release(&out);
+	/* a peer from before the congestion control's name sends none */
+	assert_int_equal(json_object_del(json_object_get(json_array_get(json_object_get(j, "flows"), 0),
+							 "tcp_info"),
+					 "cc"),
+			 0);
+	assert_int_equal(proto_end_report_from_json(j, 2, &out, &err), 0);
+	assert_true(out.flows[0].has_tcpi);
+	assert_string_equal(out.flows[0].tcpi.cc, "");
 	proto_end_report_release(&out);
 	/* a peer from before the window's TCP_INFO sends none: not an error */
 	assert_int_equal(json_object_del(json_array_get(json_object_get(j, "flows"), 0),
@@ -1103,6 +1113,23 @@ static void set_tcpi_win_limited_over_busy(json_t *j)
 			    "rwnd_limited_us", json_integer(2000005));
 }
 
+static void set_tcpi_cc_too_long(json_t *j)
+{
+	json_object_set_new(json_object_get(flow0(j), "tcp_info"), "cc",
+			    json_string("a_name_of_16_chr"));
+}
+
+static void set_tcpi_cc_control(json_t *j)
+{
+	json_object_set_new(json_object_get(flow0(j), "tcp_info"), "cc",
+			    json_string("bbr\033[2J"));
+}
+
+static void set_tcpi_cc_not_string(json_t *j)
+{
+	json_object_set_new(json_object_get(flow0(j), "tcp_info"), "cc", json_integer(1));
+}
+
 static void set_tcpi_win_not_object(json_t *j)
 {
 	json_object_set_new(flow0(j), "tcp_info_window", json_integer(3));
@@ -1171,6 +1198,10 @@ static void test_end_report_rejects_tcp_info_over_32_bits(void **state)
 	(void)state;
 	check_report_rejected(set_tcpi_rtt_over_u32, 2, "'rtt_us' = 4294967341");
 	check_report_rejected(set_tcpi_cwnd_over_u32, 2, "'snd_cwnd' = 4294967296");
+	/* the name is shown: at most the kernel's 15 bytes, no control character */
+	check_report_rejected(set_tcpi_cc_too_long, 2, "field 'cc' must be a string of at most 15 bytes");
+	check_report_rejected(set_tcpi_cc_control, 2, "field 'cc' must be a string");
+	check_report_rejected(set_tcpi_cc_not_string, 2, "field 'cc' must be a string");
 }
 
 static void test_end_report_rejects_negative_counts(void **state)

@@ -1413,6 +1413,23 @@ static void test_sample_table_tcp_line(void **state)
 	assert_non_null(strstr(text, "; 0 retransmits; 47 reorderings seen; "));
 	assert_null(strstr(text, "DSACK"));
 	free(text);
+	/* the congestion control the sender reported, after "tcp" */
+	base_sample_env(&s, "tcp.cc", "bbr");
+	expect_sample_table_has(&s, "\ntcp (bbr, the system's default): the sender had data in flight 99.0% ");
+	base_sample_release(&s);
+}
+
+/* What --cc asked for is not the system's default. */
+static void test_sample_table_tcp_line_cc_asked(void **state)
+{
+	static const char *const cfg[] = { "test=tcp_stream", "cc=reno" };
+	struct base_sample s;
+
+	(void)state;
+	make_sample(&s, "A", cfg, 2, "throughput.gbps", "Gbps", 35);
+	base_sample_set(&s, "tcp.busy_pct", "%", 50);
+	base_sample_env(&s, "tcp.cc", "reno");
+	expect_sample_table_has(&s, "\ntcp (reno): the sender had data in flight 50.0% ");
 	base_sample_release(&s);
 }
 
@@ -1437,6 +1454,8 @@ static void test_sample_table_tcp_rr_line(void **state)
 	base_sample_set(&s, "tcp.retransmits", "seg", 3);
 	base_sample_set(&s, "tcp.dsack_dups", "seg", 1);
 	expect_sample_table_has(&s, "; 3 retransmits, 1 of them reported duplicate (DSACK)\n");
+	base_sample_env(&s, "tcp.cc", "cubic");
+	expect_sample_table_has(&s, "\ntcp (cubic, the system's default): per transaction, both ends: 2.00 data segments");
 	base_sample_release(&s);
 }
 
@@ -2018,6 +2037,7 @@ int main(void)
 		cmocka_unit_test(test_explain_admits_shares_and_rates_not_relatives),
 		cmocka_unit_test(test_sample_table_shows_buffers_at_the_end),
 		cmocka_unit_test(test_sample_table_tcp_line),
+		cmocka_unit_test(test_sample_table_tcp_line_cc_asked),
 		cmocka_unit_test(test_sample_table_tcp_rr_line),
 		cmocka_unit_test(test_sample_table_cpus_line_ipis),
 		cmocka_unit_test(test_sample_table_cpus_line_moved),

@@ -433,6 +433,46 @@ static void test_result_tcp_info_over_the_window(void **state)
 	assert_true(has(f, "tcp.bytes_per_seg"));
 }
 
+/* The senders' congestion control as env tcp.cc: each distinct name once,
+ * in flow order, the server's senders' too (bidir: flows 2 and 3 go from
+ * the server); nothing from senders that did not name it. */
+static void test_result_congestion_control(void **state)
+{
+	struct fixture *f = *state;
+	struct proto_flow_report cl[4], sv[4];
+	static const char *const names[] = { "bbr2", "bbr", "bbr", "cubic" };
+
+	memset(cl, 0, sizeof(cl));
+	memset(sv, 0, sizeof(sv));
+	f->c.streams = 2;
+	f->c.dir = JOB_DIR_BIDIR;
+	for (uint32_t i = 0; i < 4; i++) {
+		struct proto_flow_report *tx = i < 2 ? &cl[i] : &sv[i];
+
+		cl[i].id = sv[i].id = i;
+		cl[i].win_bytes = sv[i].win_bytes = 1000000;
+		tx->tx = tx->has_tcpi = true;
+		snprintf(tx->tcpi.cc, sizeof(tx->tcpi.cc), "%s", names[i]);
+	}
+	f->r.local.flows = cl;
+	f->r.remote.flows = sv;
+	f->r.local.nflows = f->r.remote.nflows = 4;
+	build(f);
+	assert_string_equal(base_sample_env_get(&f->s, "tcp.cc", ""), "bbr2,bbr,cubic");
+	/* a name that another begins with is its own */
+	snprintf(cl[0].tcpi.cc, sizeof(cl[0].tcpi.cc), "bbr");
+	snprintf(sv[2].tcpi.cc, sizeof(sv[2].tcpi.cc), "bbr2");
+	build(f);
+	assert_string_equal(base_sample_env_get(&f->s, "tcp.cc", ""), "bbr,bbr2,cubic");
+	/* an older end names none */
+	sv[2].tcpi.cc[0] = sv[3].tcpi.cc[0] = '\0';
+	build(f);
+	assert_string_equal(base_sample_env_get(&f->s, "tcp.cc", ""), "bbr");
+	cl[0].has_tcpi = cl[1].has_tcpi = false;
+	build(f);
+	assert_null(base_sample_env_get(&f->s, "tcp.cc", NULL));
+}
+
 /* A stream receiver's pure ACKs per data segment it received, from its
  * own socket; none from a server that does not send its receiver's
  * counts, nor from one older than the segment counts. */
@@ -554,6 +594,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_result_shared_cpus_not_judged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_two_machines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_tcp_info_over_the_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_congestion_control, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_udp_sock_drops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_worker_switches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_tcp_receiver_acks, setup, teardown),
