@@ -38,7 +38,8 @@ static const struct {
 	{ "tcp.retransmits", METRIC_LOWER },
 	{ "tcp.rtt_us", METRIC_LOWER },
 	{ "tcp.rttvar_us", METRIC_LOWER },
-	{ "tcp.delivery_rate_gbps", METRIC_HIGHER },
+	/* tcp.delivery_rate_gbps stays neutral: the kernel's last rate sample
+	 * counts delivered segments as MSS-sized (docs/results.md) */
 	/* CPU use moves with the work done: neutral; per unit of work it is a cost */
 	{ "cpu.", METRIC_NEUTRAL },
 	{ "cpu.service_demand.", METRIC_LOWER },

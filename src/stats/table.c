@@ -113,10 +113,24 @@ static bool is_per_unit(const char *name)
 	return dot && !strncmp(dot, ".per_", 5);
 }
 
-static bool is_counter(const struct stats_row *r)
+/* A neutral figure other than the CPU split and the window's flags... */
+static bool is_other_neutral(const struct stats_row *r)
 {
 	return r->dir == METRIC_NEUTRAL && !is_profile(r->metric) && !is_per_unit(r->metric) &&
 	       strncmp(r->metric, "cpu.", 4) && strncmp(r->metric, "window.", 7);
+}
+
+/* ... that counts events (snmp, irq, softirq, segments, messages) */
+static bool is_counter(const struct stats_row *r)
+{
+	return is_other_neutral(r) && (!strcmp(r->unit, "count") || !strcmp(r->unit, "seg") ||
+				       !strcmp(r->unit, "msg"));
+}
+
+/* ... or is a share in percent (tcp.busy_pct, tcp.rwnd_limited_pct) */
+static bool is_share(const struct stats_row *r)
+{
+	return is_other_neutral(r) && !strcmp(r->unit, "%");
 }
 
 /* Changed enough to show: significant after BH and past the floors. */
@@ -127,7 +141,7 @@ static bool worth_showing(const struct stats_row *r,
 
 	if (!(r->q < o->cmp.alpha))
 		return false;
-	if (is_profile(r->metric))
+	if (is_profile(r->metric) || is_share(r))
 		return diff >= o->profile_floor_pp;
 	if (is_counter(r))
 		return diff >= o->counter_floor;

@@ -13,10 +13,13 @@
 struct stats_table_opts {
 	struct stats_compare_opts cmp; /* alpha, min_change_pct (headline) ... */
 	double other_min_change_pct;   /* for the other metrics; 2.0 */
-	double counter_floor;          /* neutral counts: |median change| >= this per run; 100
-					* (a figure per MB, per transaction, per write... is
-					* held to other_min_change_pct) */
-	double profile_floor_pp;       /* profile.* rows: >= this many percentage points; 1.0 */
+	double counter_floor;          /* neutral counts (unit count, seg or msg):
+					* |median change| >= this per run; 100 (a figure per
+					* MB, per transaction, per write... is held to
+					* other_min_change_pct, as are neutral figures of
+					* other units: s, ns, op/us, Gbps) */
+	double profile_floor_pp;       /* profile.* rows and neutral shares in % outside
+					* cpu.*: >= this many percentage points; 1.0 */
 	bool all;                      /* list every metric, changed or not */
 	bool keep_disturbed;           /* pool samples flagged window.disturbed */
 };

@@ -1873,6 +1873,58 @@ static void two_labels_release(struct two_labels *l)
 	free_samples(l->b, l->n);
 }
 
+/* Whether the table shows the metric (the rows not shown leave it). */
+static bool row_shown(const struct stats_table *t, const char *metric)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		if (!strcmp(t->rows[i].metric, metric))
+			return t->rows[i].shown;
+	return false;
+}
+
+/*
+ * The other metrics' floors go by what a figure is: events counted (count,
+ * seg, msg) must move 100 a run, a share in % one point, and figures of
+ * any other unit (op/us, ns, s) 2%, as the per-unit ones. Each of these
+ * moved beyond doubt (6 against 6, no overlap).
+ */
+static void test_other_metrics_held_to_their_unit_floor(void **state)
+{
+	static const double g[6] = { 10, 10.1, 9.9, 10, 10.2, 9.8 };
+	static const struct {
+		const char *name, *unit;
+		double a, b;
+		bool shown;
+	} m[] = {
+		{ "tcp.busy_pct", "%", 99.5, 60, true },      /* 39.5 points */
+		{ "tcp.rwnd_limited_pct", "%", 0.02, 0.5, false }, /* under a point */
+		{ "host.speed", "op/us", 870, 800, true },    /* -8% */
+		{ "host.xcpu_ns", "ns", 85, 120, true },      /* +41% */
+		{ "tasks.ksoftirqd_s", "s", 0.1, 0.9, true },
+		{ "host.speed.core", "op/us", 880, 879, false }, /* -0.1% */
+		{ "snmp.Tcp.RetransSegs", "count", 2, 15, false }, /* 13 a run */
+		{ "tcp.dsack_dups", "seg", 20, 400, true },   /* 380 a run */
+	};
+	struct two_labels l;
+	struct stats_table t;
+
+	(void)state;
+	two_labels_init(&l, 6, g);
+	for (size_t i = 0; i < 6; i++)
+		for (size_t k = 0; k < ARRAY_SIZE(m); k++) {
+			double d = 1e-4 * (double)i * m[k].a; /* no overlap */
+
+			assert_int_equal(base_sample_set(&l.a[i], m[k].name, m[k].unit, m[k].a + d), 0);
+			assert_int_equal(base_sample_set(&l.b[i], m[k].name, m[k].unit, m[k].b + d), 0);
+		}
+	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+	for (size_t k = 0; k < ARRAY_SIZE(m); k++)
+		if (row_shown(&t, m[k].name) != m[k].shown)
+			fail_msg("%s: shown %d, expected %d", m[k].name, !m[k].shown, m[k].shown);
+	stats_table_release(&t);
+	two_labels_release(&l);
+}
+
 /*
  * Samples that straddle a change of a metric's definition (some with the
  * metric the new one came with, some without) get a note naming it, with
@@ -3644,6 +3696,7 @@ int main(void)
 		cmocka_unit_test(test_all_disturbed_side_is_compared_and_noted),
 		cmocka_unit_test(test_disturbed_samples_counted_with_other_processes),
 		cmocka_unit_test(test_redefined_metrics_noted_where_samples_straddle),
+		cmocka_unit_test(test_other_metrics_held_to_their_unit_floor),
 		cmocka_unit_test(test_kendall_matches_scipy),
 		cmocka_unit_test(test_host_trend_only_when_the_speed_moved_with_the_rate),
 		cmocka_unit_test(test_host_moved_when_the_round_trip_changed_level),
