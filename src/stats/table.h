@@ -39,6 +39,8 @@ struct stats_row {
 	double q;          /* Benjamini-Hochberg adjusted p over the other metrics */
 	double noise_pct;  /* pooled %stddev, for sorting by effect / noise */
 	bool shown;        /* passes the filters (always for the headline) */
+	bool tested;       /* one of the other metrics' BH family: not the
+			    * headline, and not the same in every sample */
 	/* the headline, .xcpu_adj and .paired rows over several
 	 * configurations (stats_tables_fdr): the family's size (0: none), q
 	 * is the family's, and whether that q took back a call its own p made */

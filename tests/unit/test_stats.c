@@ -1926,6 +1926,48 @@ static void test_other_metrics_held_to_their_unit_floor(void **state)
 }
 
 /*
+ * A metric that read the same in every sample of both labels (a counter
+ * that stayed 0) could not tell them apart and stays out of the others'
+ * BH family: 30 such beside one that moved beyond doubt (6 against 6, no
+ * overlap: p = 2/924) leave its q at its p, where a family of 31 would
+ * have made it 0.067 and hidden it. One that varied in a single sample
+ * is in the family.
+ */
+static void test_metrics_the_same_everywhere_not_in_the_family(void **state)
+{
+	static const double g[6] = { 10, 10.1, 9.9, 10, 10.2, 9.8 };
+	struct two_labels l;
+	struct stats_table t;
+	char name[64];
+
+	(void)state;
+	two_labels_init(&l, 6, g);
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(base_sample_set(&l.a[i], "tcp.busy_pct", "%", 99 + 0.1 * (double)i), 0);
+		assert_int_equal(base_sample_set(&l.b[i], "tcp.busy_pct", "%", 60 + 0.1 * (double)i), 0);
+		for (int k = 0; k < 30; k++) {
+			snprintf(name, sizeof(name), "snmp.Icmp.Zero%d", k);
+			assert_int_equal(base_sample_set(&l.a[i], name, "count", 0), 0);
+			assert_int_equal(base_sample_set(&l.b[i], name, "count", 0), 0);
+		}
+	}
+	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+	assert_true(row_shown(&t, "tcp.busy_pct"));
+	for (size_t i = 0; i < t.nrows; i++)
+		if (!strcmp(t.rows[i].metric, "tcp.busy_pct"))
+			assert_float_equal(t.rows[i].q, 2.0 / 924, 1e-9);
+	stats_table_release(&t);
+	/* one counter that moved once joins the family: q = p x 2 */
+	assert_int_equal(base_sample_set(&l.b[5], "snmp.Icmp.Zero7", "count", 1), 0);
+	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+	for (size_t i = 0; i < t.nrows; i++)
+		if (!strcmp(t.rows[i].metric, "tcp.busy_pct"))
+			assert_float_equal(t.rows[i].q, 2 * 2.0 / 924, 1e-9);
+	stats_table_release(&t);
+	two_labels_release(&l);
+}
+
+/*
  * Samples that straddle a change of a metric's definition (some with the
  * metric the new one came with, some without) get a note naming it, with
  * the counts a side, disturbed samples included; none when every sample,
@@ -3697,6 +3739,7 @@ int main(void)
 		cmocka_unit_test(test_disturbed_samples_counted_with_other_processes),
 		cmocka_unit_test(test_redefined_metrics_noted_where_samples_straddle),
 		cmocka_unit_test(test_other_metrics_held_to_their_unit_floor),
+		cmocka_unit_test(test_metrics_the_same_everywhere_not_in_the_family),
 		cmocka_unit_test(test_kendall_matches_scipy),
 		cmocka_unit_test(test_host_trend_only_when_the_speed_moved_with_the_rate),
 		cmocka_unit_test(test_host_moved_when_the_round_trip_changed_level),
