@@ -241,7 +241,7 @@ pairs() { paired_ratios "$tmp/$1.$2" "$tmp/$1.off" 2; }
 ver_nr=$(nr_version)
 
 echo "netregress collectors cost: throughput with collectors off / on / on + --profile, loopback"
-echo "machine : $(nproc) cpus, $(uname -r) ($(uname -m)), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+machine_line
 echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD0 at start, $LOAD1 at end;"
 echo "          others' busy share of all cpus (2 s idle probe) $BUSY0 before, $BUSY1 after"
 echo "tools   : $ver_nr at $NR${EXTRA:+ (extra: $EXTRA)}; perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo '?')"

@@ -117,6 +117,15 @@ nr_version() {
 	echo "${v:-netregress (no --version)}"
 }
 
+# machine_line: the header's machine line: CPUs, kernel, CPU model, and
+# the tcp congestion control the tools get by default (a loopback
+# tcp_stream reads 23 Gbps with bbr here, 37 with cubic).
+machine_line() {
+	local cc
+	cc=$(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null)
+	echo "machine : $(nproc) cpus, $(uname -r) ($(uname -m)), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1); tcp congestion control ${cc:-unknown} (the default)"
+}
+
 # stop_sockperf PID [TENTHS]: a sockperf server prints its summary on INT;
 # give it TENTHS of a second (30) to finish, then end it by its PID.
 stop_sockperf() {

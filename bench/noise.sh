@@ -418,7 +418,7 @@ ver_ip=$(iperf3 --version 2>/dev/null | head -n 1)
 ver_sp=$(sockperf --version 2>/dev/null | head -n 1)
 
 echo "netregress run-to-run noise vs iperf3 and sockperf on loopback (127.0.0.1)"
-echo "machine : $(nproc) cpus, $(uname -r) ($(uname -m)), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+machine_line
 echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD0 at start, $LOAD1 at end;"
 echo "          others' busy share of all cpus (2 s idle probe) $BUSY0 before, $BUSY1 after"
 echo "tools   : $ver_nr at $NR${OURS_EXTRA:+ (extra: $OURS_EXTRA)}; $ver_ip; $ver_sp"

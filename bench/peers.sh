@@ -313,7 +313,7 @@ ver_ip=$(iperf3 --version 2>/dev/null | head -n 1)
 ver_sp=$(sockperf --version 2>/dev/null | head -n 1)
 
 echo "netregress vs peers on loopback (127.0.0.1)"
-echo "machine : $(nproc) cpus, $(uname -r) ($(uname -m)), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+machine_line
 echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD0 at start, $LOAD1 at end"
 echo "tools   : $ver_nr at $NR; $ver_ip; $ver_sp"
 echo "runs    : REPS=$REPS, DUR=${DUR}s measured (ours --warmup ${WARM}s; iperf3 -O $WARM), interleaved ours/peer per repetition"

@@ -224,7 +224,7 @@ ver_nr=$(nr_version)
 ver_sp=$(sockperf --version 2>/dev/null | head -n 1)
 
 echo "netregress tcp_rr/udp_rr vs sockperf ping-pong on loopback (127.0.0.1)"
-echo "machine : $(nproc) cpus, $(uname -r) ($(uname -m)), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+machine_line
 echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD0 at start, $LOAD1 at end;"
 echo "          others' busy share of all cpus (2 s idle probe) $BUSY0 before, $BUSY1 after"
 echo "tools   : $ver_nr at $NR${OURS_EXTRA:+ (extra: $OURS_EXTRA)}; $ver_sp"

@@ -175,7 +175,7 @@ median() {
 }
 
 echo "netregress after vs before, on loopback (127.0.0.1)"
-echo "machine : $(nproc) cpus, $(uname -r) ($(uname -m)), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+machine_line
 echo "date    : $START_DATE .. $END_DATE ($((END_S - START_S)) s); loadavg $LOAD0 at start, $LOAD1 at end; other tenants busy $BUSY0 before, $BUSY1 after"
 echo "before  : $old_desc"
 echo "after   : $NR ($("$NR" --version 2>/dev/null | head -n 1))"
