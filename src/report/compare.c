@@ -413,8 +413,8 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 		fprintf(out, " | %s\n", c.v);
 	}
 	if (t->hidden + t->nrows > shown)
-		fprintf(out, "(%zu other metrics did not change; --all lists them)\n",
-			t->hidden + t->nrows - shown);
+		fprintf(out, "(%zu other metrics did not change; --all lists them; q adjusts p over the %zu other metrics that varied)\n",
+			t->hidden + t->nrows - shown, t->family);
 	per_second_note(out, t);
 	if (nt->too_few)
 		fprintf(out, "note: fewer than 4 samples a side: no test is possible, measure more (--reps)\n");
@@ -762,6 +762,7 @@ json_t *report_compare_json(const struct stats_table *t)
 	if (j) {
 		json_t *nt = json_object_get(j, "notes");
 
+		json_object_set_new(j, "family", json_integer((json_int_t)t->family));
 		json_object_set_new(nt, "disturbed_steal_a", json_integer((json_int_t)t->notes.disturbed_steal_a));
 		json_object_set_new(nt, "disturbed_steal_b", json_integer((json_int_t)t->notes.disturbed_steal_b));
 		json_object_set_new(nt, "disturbed_procs_a", json_integer((json_int_t)t->notes.disturbed_procs_a));

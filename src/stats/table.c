@@ -882,6 +882,7 @@ static int build(const struct base_sample *const *a, size_t na,
 	 * tcp_stream's 10 samples here) */
 	if (nother && (ret = stats_bh(p, nother, p)))
 		goto out;
+	out->family = nother;
 	for (size_t i = 0, k = 0; i < nrows; i++) {
 		struct stats_row *r = &rows[i];
 

@@ -178,6 +178,8 @@ struct stats_table {
 	struct stats_row *rows; /* headline first, then shown rows by effect / noise */
 	size_t nrows;
 	size_t hidden;          /* rows not shown, left out of rows[] */
+	size_t family;          /* the other metrics whose p the BH q adjusts
+				 * together (those that varied: stats_row.tested) */
 	struct stats_notes notes;
 	bool regressed;   /* the headline metric regressed */
 	bool paired_regressed; /* its .paired row called a REGRESSION */

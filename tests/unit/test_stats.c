@@ -1952,6 +1952,7 @@ static void test_metrics_the_same_everywhere_not_in_the_family(void **state)
 		}
 	}
 	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+	assert_int_equal(t.family, 1);
 	assert_true(row_shown(&t, "tcp.busy_pct"));
 	for (size_t i = 0; i < t.nrows; i++)
 		if (!strcmp(t.rows[i].metric, "tcp.busy_pct"))
@@ -1960,6 +1961,7 @@ static void test_metrics_the_same_everywhere_not_in_the_family(void **state)
 	/* one counter that moved once joins the family: q = p x 2 */
 	assert_int_equal(base_sample_set(&l.b[5], "snmp.Icmp.Zero7", "count", 1), 0);
 	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+	assert_int_equal(t.family, 2);
 	for (size_t i = 0; i < t.nrows; i++)
 		if (!strcmp(t.rows[i].metric, "tcp.busy_pct"))
 			assert_float_equal(t.rows[i].q, 2 * 2.0 / 924, 1e-9);
