@@ -70,6 +70,10 @@
 #   OURS_EXTRA  more options for every run of ours, e.g. --cpu-latency 0;
 #          the header says so, and the target, which is over ours' default
 #          policy, is then marked "(not default)"
+#   CONT   1 (default): after the repetitions, one run of ours per row of
+#          REPS x DUR seconds, cut into REPS blocks of DUR (the table's
+#          "machine pace" lines: how much the machine's pace moved over
+#          time, which every run of any tool holds); 0 skips it
 #   NETREGRESS  a netregress binary to measure instead of building
 #          $repo/build/netregress with make (e.g. a copy kept apart from a
 #          tree that is being rebuilt)
@@ -89,8 +93,10 @@ HOST=127.0.0.1
 NR=${NETREGRESS:-$repo/build/netregress}
 OURS_EXTRA=${OURS_EXTRA:-}
 
+CONT=${CONT:-1}
 need_count noise.sh REPS 1
 need_count noise.sh DUR 1 seconds
+case $CONT in 0 | 1) ;; *) log "noise.sh: CONT='$CONT': expected 0 or 1"; exit 2 ;; esac
 
 # ---------------------------------------------------------------- cleanup
 tmp=
@@ -153,14 +159,15 @@ alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 RES=
 
 # ---------------------------------------------------------------- ours
-# run_ours METRIC TEST ARGS... (against the one `netregress serve`)
+# run_ours METRIC TEST ARGS... (against the one `netregress serve`; a
+# window of OURS_DUR seconds where that is set, else DUR)
 run_ours() {
 	local metric=$1 out="$tmp/ours.json" err="$tmp/ours.err" res rc
 	shift
 	RES=
 	alive "$SERVE_PID" || start_serve || return 1
-	run_wait "$out" "$err" timeout -k 5 "$TMO" "$NR" run "$@" $OURS_EXTRA \
-		-H "$HOST" -p "$SERVE_PORT" -l "${DUR}s" --json --no-store
+	run_wait "$out" "$err" timeout -k 5 "$((${OURS_DUR:-$DUR} + TMO - DUR))" "$NR" run "$@" $OURS_EXTRA \
+		-H "$HOST" -p "$SERVE_PORT" -l "${OURS_DUR:-$DUR}s" --json --no-store
 	rc=$?
 	res=$(jq -r --arg k "$metric" '
 		.metrics as $m
@@ -388,6 +395,28 @@ for rep in $(seq "$REPS"); do
 		[ $rc -eq 0 ] && record "$row" "${PEER[$row]}" "$rep" "$RES${PROBE_NS:+ xcpu=$PROBE_NS}"
 	done
 done
+# The machine's pace over time, which every run of any tool holds: one run
+# of ours as long as all its repetitions of a row, cut into REPS
+# consecutive blocks of DUR seconds (its 100 ms rates), with nothing
+# started, connected or placed between them. "cov blocks moved" in
+# $tmp/ROW.cont.
+if [ "$CONT" = 1 ] && [ "$REPS" -ge 2 ]; then
+	for row in "${ROWS[@]}"; do
+		log "[continuous] $row: one run of ours of $((REPS * DUR)) s, in $REPS blocks of ${DUR} s"
+		OURS_DUR=$((REPS * DUR)) run_ours "${METRIC[$row]}" ${OURS[$row]} || continue
+		jq -r --argjson k "$REPS" '
+			.window_series.values as $v | ($v | length) as $n
+			| [range(0; $k) as $i | $v[($i * $n / $k | floor):(($i + 1) * $n / $k | floor)]
+			   | add / length] as $b
+			| ($b | add / length) as $m
+			| "\(([$b[] | (. - $m) * (. - $m)] | add / ($k - 1) | sqrt) / $m * 100) \($k) \(.metrics["window.xcpu_moved"].value // "-") \($b | map(. * 1000 | round / 1000 | tostring) | join(" "))"' \
+			"$tmp/ours.json" >"$tmp/$row.cont.line" 2>/dev/null &&
+			read -r c k mv blocks <"$tmp/$row.cont.line" &&
+			echo "$c $k $mv" >"$tmp/$row.cont" &&
+			log "    blocks ${blocks} ${UNIT[$row]}: cov $(printf '%.2f' "$c") %, moved=$mv"
+	done
+fi
+
 # nothing of ours may run during the closing probe
 stop_pid "$IPERF_PID"; IPERF_PID=
 stop_pid "$SERVE_PID"; SERVE_PID=
@@ -459,6 +488,21 @@ awk -v n="$fn" -v m="$fm" -v c="$fc" -v reps="$REPS" -v cnt="${DD_COUNT:-?}" 'BE
 	if (n) printf "machine floor: dd 1 MiB blocks /dev/zero -> /dev/null, cpu 0, %s blocks: median %.2f GB/s, cov %s %%, %d/%d runs\n",
 		cnt, m, (c >= 0 ? sprintf("%.2f", c) : "-"), n, reps
 	else print "machine floor: dd did not run" }'
+# the machine's pace over time against the target: every run of any tool
+# holds a block like these, so a peer quieter than twice their cov leaves
+# the target out of reach of any tool
+for row in "${ROWS[@]}"; do
+	[ -s "$tmp/$row.cont" ] || continue
+	read -r _ _ pc < <(stats "$tmp/$row.${PEER[$row]}" all)
+	read -r c k mv <"$tmp/$row.cont"
+	awk -v d="${DESC[$row]}" -v c="$c" -v k="$k" -v dur="$DUR" -v mv="$mv" -v p="${PEER[$row]}" -v pc="$pc" 'BEGIN {
+		printf "%-16s in %-31s one run of ours of %d s, its %d consecutive %d s blocks: cov %.2f %%%s",
+			"machine pace", d ":", k * dur, k, dur, c, (mv == "1" ? " (the host moved the cpus within it)" : "")
+		if (pc >= 0)
+			printf "; the target needs the best peer at %.2f %% or more (%s %.2f %%): %s", 2 * c, p, pc,
+				(pc >= 2 * c ? "within reach" : "out of reach of any tool here")
+		printf "\n" }'
+done
 # How well REPS runs a side pin the ratio down: the F interval of a ratio
 # of two standard deviations (normal runs), from GSL's F quantiles.
 [ -s "$tmp/ratios" ] && python3 - "$tmp/ratios" <<'PY'
@@ -787,3 +831,10 @@ echo "when it is a move (1.5x), and at each distance both ran at 3 times or more
 echo "cov and the ratio: the target's comparison at one placement with no slope fitted."
 echo "cov ratio: the table's cov o/p with the 95% interval of a ratio of two standard deviations"
 echo "(normal runs, F quantiles from GSL), and whether the target's 0.50 lies beyond it."
+echo "machine pace: after the repetitions, one run of ours per row as long as all of them"
+echo "(REPS x DUR s; CONT=0 skips it), cut into REPS consecutive blocks of DUR s: how much the"
+echo "machine's pace moved over time with no run started, connected or placed between the"
+echo "blocks.  Every run of any tool holds such a block, so no tool's cov goes much below"
+echo "theirs, and the target (ours at most half the peer's) needs the peer at twice it or more."
+echo "A cov from REPS blocks is itself an estimate (about +-29 % of itself at 7), and the"
+echo "blocks span one run, where the repetitions spread over the whole bench."
