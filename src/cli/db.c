@@ -377,6 +377,43 @@ static void show_metric_of(const struct base_sample *s, size_t n, const struct s
 		r->sd = NAN;
 }
 
+#define SHOW_CC_MAX 4
+
+/* The congestion control the samples' tcp senders reported (env tcp.cc:
+ * the key says cc=default), each name with its samples; nothing when none
+ * reported one. */
+static void show_cc(const struct base_sample *s, size_t n)
+{
+	const char *name[SHOW_CC_MAX];
+	size_t cnt[SHOW_CC_MAX], k = 0, other = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *v = base_sample_env_get(&s[i], "tcp.cc", NULL);
+		size_t j = 0;
+
+		if (!v)
+			continue;
+		while (j < k && strcmp(name[j], v))
+			j++;
+		if (j < k) {
+			cnt[j]++;
+		} else if (k < SHOW_CC_MAX) {
+			name[k] = v;
+			cnt[k++] = 1;
+		} else {
+			other++;
+		}
+	}
+	if (!k)
+		return;
+	printf("tcp congestion control, as the senders' sockets reported it:");
+	for (size_t j = 0; j < k; j++)
+		printf("%s %s in %zu", j ? "," : "", name[j], cnt[j]);
+	if (other)
+		printf(", others in %zu", other);
+	printf(" of %zu samples\n", n);
+}
+
 /* Print one configuration's summary: every metric's median and spread
  * (every metric any sample has, in the order the samples name them; those
  * that were 0 in every sample only with all), then what went with the
@@ -440,6 +477,7 @@ print:
 	} else {
 		printf("config: %s\n", first->config_key);
 	}
+	show_cc(c->s, c->n);
 	printf("%-*s %12s %9s %4s %12s %12s  %s\n", width, "metric", "median", "±%sd",
 	       "n", "min", "max", "unit");
 	for (size_t i = 0; i < nrows; i++) {
@@ -498,7 +536,8 @@ int cmd_show(int argc, char **argv)
 		"usage: netregress show [--db PATH] [--all] [--where NAME=VALUE]... LABEL\n"
 		"Prints a label's summary: per configuration, each metric's median,\n"
 		"%stddev, sample count, min and max (--all: also the metrics that\n"
-		"were 0 in every sample); with 4 samples or more that kept\n"
+		"were 0 in every sample), and the tcp congestion control the\n"
+		"senders ran; with 4 samples or more that kept\n"
 		"their windows, how the rate went with the CPUs' distance within them;\n"
 		"with 5 samples or more, the metrics that went with the headline from\n"
 		"sample to sample (Kendall's tau, Benjamini-Hochberg q < 0.05).\n"

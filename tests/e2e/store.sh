@@ -110,6 +110,8 @@ check "... and none of them ran or stored a sample" [ "$(count bad)" = 0 ]
 check "labels lists the label and its sample count" grep -qE '^ +3 samples +buf_offset=0 cc=default' "$TMP/labels"
 "$NR" show --db "$DB" base >"$TMP/show"
 check "show prints the label's summary" grep -qE '^throughput.gbps +[0-9.e+]+ +[0-9.]+% +3 ' "$TMP/show"
+check "show names the congestion control the senders ran (the key says cc=default)" \
+	grep -qx "tcp congestion control, as the senders' sockets reported it: $(cat /proc/sys/net/ipv4/tcp_congestion_control) in 3 of 3 samples" "$TMP/show"
 # this host forwards nothing: snmp.Ip.ForwDatagrams is 0 in every
 # sample, so show leaves it (and every metric 0 in every sample) to --all
 # and counts what it left out
