@@ -470,6 +470,9 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 		report_redef_text(out, nt, i, label_a, label_b, put_plain);
 		fputc('\n', out);
 	}
+	if (nt->cc_differ)
+		fprintf(out, "note: the tcp senders ran another congestion control, as their sockets reported it (env tcp.cc): %s in %s, %s in %s; every figure of a tcp test moves with it, and the configuration key does not show a changed default (cc=default)\n",
+			nt->cc_a, label_a, nt->cc_b, label_b);
 	if (nt->xcpu_moved_a || nt->xcpu_moved_b)
 		fprintf(out, "note: samples in which the host moved the test's CPUs within the window (window.xcpu_moved: the round trip of a cache line between them changed level): %zu in %s, %zu in %s\n",
 			nt->xcpu_moved_a, label_a, nt->xcpu_moved_b, label_b);
@@ -763,6 +766,10 @@ json_t *report_compare_json(const struct stats_table *t)
 		json_t *nt = json_object_get(j, "notes");
 
 		json_object_set_new(j, "family", json_integer((json_int_t)t->family));
+		if (t->notes.cc_differ) {
+			json_object_set_new(nt, "cc_a", json_string(t->notes.cc_a));
+			json_object_set_new(nt, "cc_b", json_string(t->notes.cc_b));
+		}
 		json_object_set_new(nt, "disturbed_steal_a", json_integer((json_int_t)t->notes.disturbed_steal_a));
 		json_object_set_new(nt, "disturbed_steal_b", json_integer((json_int_t)t->notes.disturbed_steal_b));
 		json_object_set_new(nt, "disturbed_procs_a", json_integer((json_int_t)t->notes.disturbed_procs_a));

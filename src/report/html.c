@@ -881,6 +881,13 @@ static void html_pair(FILE *out, const struct report_doc *d,
 					  d->labels[cmp->b].name, esc);
 			fputc('.', out);
 		}
+		if (nt->cc_differ) {
+			fputs(" the tcp senders ran another congestion control, as their sockets reported it (env tcp.cc): ", out);
+			esc(out, nt->cc_a);
+			fputs(" and ", out);
+			esc(out, nt->cc_b);
+			fputs("; every figure of a tcp test moves with it.", out);
+		}
 		if (nt->xcpu_moved_a || nt->xcpu_moved_b)
 			fprintf(out, " samples in which the host moved the test's CPUs within the window (the round trip of a cache line between them changed level): %zu and %zu.",
 				nt->xcpu_moved_a, nt->xcpu_moved_b);

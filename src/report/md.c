@@ -346,6 +346,19 @@ static void md_notes(FILE *out, const struct report_doc *d,
 		report_redef_text(out, nt, i, a, b, report_md_escape);
 		fputc('\n', out);
 	}
+	if (nt->cc_differ) {
+		fputs("- ", out);
+		md_code(out, desc);
+		fputs(": the tcp senders ran another congestion control, as their sockets reported it (env tcp.cc): ", out);
+		report_md_escape(out, nt->cc_a);
+		fputs(" in ", out);
+		report_md_escape(out, a);
+		fputs(", ", out);
+		report_md_escape(out, nt->cc_b);
+		fputs(" in ", out);
+		report_md_escape(out, b);
+		fputs("; every figure of a tcp test moves with it\n", out);
+	}
 	if (nt->xcpu_moved_a || nt->xcpu_moved_b) {
 		fputs("- ", out);
 		md_code(out, desc);

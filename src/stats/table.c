@@ -179,6 +179,27 @@ static int by_effect(const void *x, const void *y)
 	return (eb > ea) - (eb < ea);
 }
 
+/* The distinct env tcp.cc values of s[0..n), in sample order, " or "-joined
+ * into out (cut to fit); "" when no sample has one. */
+static void cc_of(const struct base_sample *const *s, size_t n, char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const char *v = base_sample_env_get(s[i], "tcp.cc", NULL);
+		bool seen = false;
+
+		for (size_t j = 0; v && j < i && !seen; j++)
+			seen = !strcmp(base_sample_env_get(s[j], "tcp.cc", ""), v);
+		if (!v || seen || used + 1 >= len)
+			continue;
+		used += (size_t)snprintf(out + used, len - used, "%s%s", used ? " or " : "", v);
+		if (used >= len)
+			used = len - 1;
+	}
+}
+
 bool stats_notes_any(const struct stats_notes *nt)
 {
 	return nt->too_few || nt->outliers_a || nt->outliers_b ||
@@ -188,7 +209,7 @@ bool stats_notes_any(const struct stats_notes *nt)
 	       nt->not_steady_b || nt->mixed_a || nt->mixed_b ||
 	       nt->env_diff_a[0] || nt->env_diff_b[0] || nt->speed_changed ||
 	       nt->xcpu_moved_a || nt->xcpu_moved_b || nt->xcpu_changed || nt->xcpu_mix ||
-	       nt->adj_applied || nt->pairs || nt->fdr_downgraded;
+	       nt->adj_applied || nt->pairs || nt->fdr_downgraded || nt->cc_differ;
 }
 
 /* The comparison of metric among rows[0..n), NULL when it has no row. */
@@ -903,6 +924,10 @@ static int build(const struct base_sample *const *a, size_t na,
 		goto out;
 	out->notes.builds_differ = strcmp(base_sample_env_get(a[0], "client.build", ""),
 					  base_sample_env_get(b[0], "client.build", "")) != 0;
+	cc_of(a, na, out->notes.cc_a, sizeof(out->notes.cc_a));
+	cc_of(b, nb, out->notes.cc_b, sizeof(out->notes.cc_b));
+	out->notes.cc_differ = out->notes.cc_a[0] && out->notes.cc_b[0] &&
+			       strcmp(out->notes.cc_a, out->notes.cc_b);
 	for (size_t i = 0; i < nrows; i++) {
 		bool made;
 

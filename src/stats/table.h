@@ -103,6 +103,12 @@ struct stats_notes {
 	 * builds (client.build): the speed probe's unit may differ with the
 	 * code the compiler made of its loop, so its note may not be the host's */
 	bool builds_differ;
+	/* the tcp senders' congestion control as their sockets reported it
+	 * (env tcp.cc) differs between the labels, both having one: each
+	 * label's distinct values over its samples, " or "-joined (cut to
+	 * fit). The key's cc=default does not show a changed default */
+	bool cc_differ;
+	char cc_a[64], cc_b[64];
 	/* metrics that netregress builds have defined differently, where the
 	 * samples compared straddle the change (some with, some without the
 	 * metric the new definition came with): the sentence that says what

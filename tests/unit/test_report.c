@@ -631,6 +631,80 @@ static char *capture_compare_table(const struct stats_table *t, const char *comm
 	return buf;
 }
 
+/* n tcp_stream samples at rates g x scale, sample i with env tcp.cc cc[i]
+ * (none where NULL); releases what x held when again. */
+static void cc_samples(struct base_sample *x, const struct base_sample **px, size_t n,
+		       const double *g, double scale, const char *const *cc, bool again)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (again)
+			base_sample_release(&x[i]);
+		base_sample_init(&x[i]);
+		snprintf(x[i].config_key, sizeof(x[i].config_key), "test=tcp_stream");
+		assert_int_equal(base_sample_param(&x[i], "test", "tcp_stream"), 0);
+		assert_int_equal(base_sample_set(&x[i], "throughput.gbps", "Gbps", g[i] * scale), 0);
+		if (cc[i])
+			assert_int_equal(base_sample_env(&x[i], "tcp.cc", "%s", cc[i]), 0);
+		px[i] = &x[i];
+	}
+}
+
+/*
+ * The tcp senders' congestion control (env tcp.cc) in each label: a note
+ * when both have one and they differ (each label's distinct values, in
+ * sample order), none when they agree or a label has none.
+ */
+static void test_compare_notes_congestion_control(void **state)
+{
+	static const double g[] = { 30.1, 29.8, 30.4, 30.0 };
+	static const char *const bbr[] = { "bbr", "bbr", "bbr", "bbr" };
+	static const char *const cubic[] = { "cubic", "cubic", "cubic", "cubic" };
+	static const char *const both[] = { "cubic", "cubic", "bbr", "cubic" };
+	static const char *const none[] = { NULL, NULL, NULL, NULL };
+	struct base_sample a[4], b[4];
+	const struct base_sample *pa[4], *pb[4];
+	struct stats_table_opts o;
+	struct stats_table t;
+	char *text;
+
+	(void)state;
+	stats_table_opts_init(&o);
+	cc_samples(a, pa, 4, g, 1, bbr, false);
+	cc_samples(b, pb, 4, g, 1.5, cubic, false);
+	assert_int_equal(stats_table_build(pa, 4, pb, 4, &o, &t), 0);
+	assert_true(t.notes.cc_differ);
+	assert_string_equal(t.notes.cc_a, "bbr");
+	assert_string_equal(t.notes.cc_b, "cubic");
+	text = capture_compare_table(&t, NULL);
+	assert_non_null(strstr(text, "\nnote: the tcp senders ran another congestion control, as their sockets reported it (env tcp.cc): bbr in A, cubic in B; "));
+	free(text);
+	stats_table_release(&t);
+	/* a label that ran both: its values in sample order */
+	cc_samples(b, pb, 4, g, 1.5, both, true);
+	assert_int_equal(stats_table_build(pa, 4, pb, 4, &o, &t), 0);
+	assert_true(t.notes.cc_differ);
+	assert_string_equal(t.notes.cc_b, "cubic or bbr");
+	stats_table_release(&t);
+	/* the same in both: nothing to say */
+	cc_samples(b, pb, 4, g, 1.5, bbr, true);
+	assert_int_equal(stats_table_build(pa, 4, pb, 4, &o, &t), 0);
+	assert_false(t.notes.cc_differ);
+	text = capture_compare_table(&t, NULL);
+	assert_null(strstr(text, "congestion control"));
+	free(text);
+	stats_table_release(&t);
+	/* samples from before the name: nothing to compare */
+	cc_samples(a, pa, 4, g, 1, none, true);
+	cc_samples(b, pb, 4, g, 1.5, cubic, true);
+	assert_int_equal(stats_table_build(pa, 4, pb, 4, &o, &t), 0);
+	assert_false(t.notes.cc_differ);
+	stats_table_release(&t);
+	for (size_t i = 0; i < 4; i++) {
+		base_sample_release(&a[i]);
+		base_sample_release(&b[i]);
+	}
+}
+
 /*
  * A/B with the rate 10% lower: the context switches kept their pace per
  * second (11% more per MB by construction), the wake-up IPIs rose 20% per
@@ -2025,6 +2099,7 @@ int main(void)
 		cmocka_unit_test(test_series_table_rows_cells_and_gaps),
 		cmocka_unit_test(test_corner_names_what_the_called_configurations_share),
 		cmocka_unit_test(test_compare_per_unit_rows_are_compared_per_second),
+		cmocka_unit_test(test_compare_notes_congestion_control),
 		cmocka_unit_test(test_compare_table_config_line_without_the_common_part),
 		cmocka_unit_test(test_env_changes_name_what_differs),
 		cmocka_unit_test(test_env_changes_later_families_need_both_sides),
