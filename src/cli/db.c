@@ -377,41 +377,24 @@ static void show_metric_of(const struct base_sample *s, size_t n, const struct s
 		r->sd = NAN;
 }
 
-#define SHOW_CC_MAX 4
-
 /* The congestion control the samples' tcp senders reported (env tcp.cc:
  * the key says cc=default), each name with its samples; nothing when none
  * reported one. */
 static void show_cc(const struct base_sample *s, size_t n)
 {
-	const char *name[SHOW_CC_MAX];
-	size_t cnt[SHOW_CC_MAX], k = 0, other = 0;
+	const struct base_sample **p = malloc(n * sizeof(*p));
+	char buf[256];
 
-	for (size_t i = 0; i < n; i++) {
-		const char *v = base_sample_env_get(&s[i], "tcp.cc", NULL);
-		size_t j = 0;
-
-		if (!v)
-			continue;
-		while (j < k && strcmp(name[j], v))
-			j++;
-		if (j < k) {
-			cnt[j]++;
-		} else if (k < SHOW_CC_MAX) {
-			name[k] = v;
-			cnt[k++] = 1;
-		} else {
-			other++;
-		}
-	}
-	if (!k)
+	if (!p) {
+		cli_error("out of memory: the tcp congestion control is not shown");
 		return;
-	printf("tcp congestion control, as the senders' sockets reported it:");
-	for (size_t j = 0; j < k; j++)
-		printf("%s %s in %zu", j ? "," : "", name[j], cnt[j]);
-	if (other)
-		printf(", others in %zu", other);
-	printf(" of %zu samples\n", n);
+	}
+	for (size_t i = 0; i < n; i++)
+		p[i] = &s[i];
+	if (report_env_tally(p, n, "tcp.cc", buf, sizeof(buf)))
+		printf("tcp congestion control, as the senders' sockets reported it:%s of %zu samples\n",
+		       buf, n);
+	free(p);
 }
 
 /* Print one configuration's summary: every metric's median and spread

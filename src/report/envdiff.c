@@ -242,6 +242,48 @@ static void put(char *out, size_t len, size_t *off, const char *fmt, ...)
 		*off = (size_t)w < len - *off ? *off + (size_t)w : len;
 }
 
+/* Append to out[len] at *off the values entry key takes in s[0..n), each
+ * with its samples; returns how many samples hold the entry. */
+static size_t tally(const struct base_sample *const *s, size_t n, const char *key,
+		    char *out, size_t len, size_t *off)
+{
+	const char *val[WITHIN_VALUES];
+	size_t cnt[WITHIN_VALUES] = { 0 }, nval = 0, other = 0, have = 0;
+	char q[BASE_QUOTE_LEN];
+
+	for (size_t i = 0; i < n; i++) {
+		const char *v = entry_value(s[i], key);
+		size_t j = 0;
+
+		have += v != NULL;
+		while (j < nval && !same(val[j], v))
+			j++;
+		if (j == nval && nval == WITHIN_VALUES) {
+			other++;
+			continue;
+		}
+		if (j == nval)
+			val[nval++] = v;
+		cnt[j]++;
+	}
+	for (size_t j = 0; j < nval; j++)
+		put(out, len, off, "%s %s in %zu", j ? "," : "",
+		    val[j] ? base_quote(val[j], q) : "(none)", cnt[j]);
+	if (other)
+		put(out, len, off, ", other values in %zu", other);
+	return have;
+}
+
+size_t report_env_tally(const struct base_sample *const *s, size_t n, const char *key,
+			char *out, size_t len)
+{
+	size_t off = 0;
+
+	if (len)
+		out[0] = '\0';
+	return tally(s, n, key, out, len, &off);
+}
+
 size_t report_env_within(const struct base_sample *const *s, size_t n,
 			 char *out, size_t len)
 {
@@ -253,30 +295,8 @@ size_t report_env_within(const struct base_sample *const *s, size_t n,
 	for (size_t i = 1; i < n; i++)
 		report_env_changes(s[0], s[i], within_key, &w);
 	for (size_t k = 0; k < w.nkeys; k++) {
-		const char *val[WITHIN_VALUES];
-		size_t cnt[WITHIN_VALUES] = { 0 }, nval = 0, other = 0;
-		char q[BASE_QUOTE_LEN];
-
-		for (size_t i = 0; i < n; i++) {
-			const char *v = entry_value(s[i], w.key[k]);
-			size_t j = 0;
-
-			while (j < nval && !same(val[j], v))
-				j++;
-			if (j == nval && nval == WITHIN_VALUES) {
-				other++;
-				continue;
-			}
-			if (j == nval)
-				val[nval++] = v;
-			cnt[j]++;
-		}
 		put(out, len, &off, "%s%s:", k ? "; " : "", w.key[k]);
-		for (size_t j = 0; j < nval; j++)
-			put(out, len, &off, "%s %s in %zu", j ? "," : "",
-			    val[j] ? base_quote(val[j], q) : "(none)", cnt[j]);
-		if (other)
-			put(out, len, &off, ", other values in %zu", other);
+		tally(s, n, w.key[k], out, len, &off);
 	}
 	if (w.more)
 		put(out, len, &off, "; and %zu more entr%s", w.more,

@@ -93,6 +93,14 @@ json_t *report_env_diff_json(const struct base_sample *a,
  */
 size_t report_env_within(const struct base_sample *const *s, size_t n,
 			 char *out, size_t len);
+/*
+ * The values environment entry key ("tcp.cc", "client.hostname") takes in
+ * s[0..n), each with its samples (" bbr in 4, cubic in 2", at most 4 and
+ * then ", other values in N"; "(none)" for the samples without it), into
+ * out[len]. Returns how many samples hold the entry.
+ */
+size_t report_env_tally(const struct base_sample *const *s, size_t n, const char *key,
+			char *out, size_t len);
 /* A table's notes name the fingerprint entries that differ within a
  * label; this puts the entries and values there instead, when the
  * samples' snapshots show them. */

@@ -1116,6 +1116,29 @@ static void test_env_within_counts_values(void **state)
 		base_sample_release(&s[i]);
 }
 
+/* One entry's values over samples, from the short environment: those that
+ * hold it counted, the rest "(none)". */
+static void test_env_tally_one_entry(void **state)
+{
+	static const char *const cc[] = { "bbr", "cubic", NULL, "bbr" };
+	struct base_sample s[4];
+	const struct base_sample *p[4];
+	char out[128];
+
+	(void)state;
+	for (size_t i = 0; i < 4; i++) {
+		base_sample_init(&s[i]);
+		if (cc[i])
+			assert_int_equal(base_sample_env(&s[i], "tcp.cc", "%s", cc[i]), 0);
+		p[i] = &s[i];
+	}
+	assert_int_equal(report_env_tally(p, 4, "tcp.cc", out, sizeof(out)), 3);
+	assert_string_equal(out, " bbr in 2, cubic in 1, (none) in 1");
+	assert_int_equal(report_env_tally(p + 2, 1, "tcp.cc", out, sizeof(out)), 0);
+	for (size_t i = 0; i < 4; i++)
+		base_sample_release(&s[i]);
+}
+
 static char *md_of(const struct report_doc *d)
 {
 	char *buf = NULL;
@@ -2104,6 +2127,7 @@ int main(void)
 		cmocka_unit_test(test_env_changes_name_what_differs),
 		cmocka_unit_test(test_env_changes_later_families_need_both_sides),
 		cmocka_unit_test(test_env_within_counts_values),
+		cmocka_unit_test(test_env_tally_one_entry),
 		cmocka_unit_test(test_charts_order_numbers_then_words),
 		cmocka_unit_test(test_md_of_a_hand_built_table),
 		cmocka_unit_test(test_html_marks_charts_for_counting),
