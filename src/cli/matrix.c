@@ -671,7 +671,8 @@ static unsigned summary_rows(const struct matrix *m, size_t l)
 
 		snprintf(prefix, sizeof(prefix), "%s: ",
 			 c->desc[0] ? c->desc : job_test_name(c->cfg.test));
-		if (report_spread_split(stdout, prefix, k->v, k->x, k->n) < 0)
+		if (report_spread_split(stdout, prefix, k->v, k->x, k->windows ? k->w : NULL,
+					k->n) < 0)
 			cli_error("out of memory: the CPUs' distances are not shown");
 	}
 	return all_disturbed;

@@ -181,35 +181,103 @@ static void spread_left(FILE *out, const struct stats_adjust *ad, double cv)
 		fputs("; not significant: nothing taken out\n", out);
 }
 
+/* Which samples' windows w[0..n) the host moved the CPUs within (w NULL,
+ * or a window without its round trips: not known, not moved); returns how
+ * many, or -ENOMEM. */
+static int moved_windows(const struct stats_window *w, size_t n, bool *moved)
+{
+	int k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct stats_host_moved hm;
+		int ret = w ? stats_host_moved(w[i].rate, w[i].x, w[i].n, &hm) : -EINVAL;
+
+		if (ret == -ENOMEM)
+			return ret;
+		moved[i] = !ret && hm.moved;
+		k += moved[i];
+	}
+	return k;
+}
+
+/* The cov of y over the samples i with pick[i] and not moved[i] into *cv
+ * (NaN under 2); returns how many there were. */
+static size_t cov_left_in_place(const double *y, const bool *pick, const bool *moved, size_t n,
+				double *v, double *cv)
+{
+	size_t k = 0;
+
+	*cv = NAN;
+	for (size_t i = 0; i < n; i++)
+		if (pick[i] && !moved[i])
+			v[k++] = y[i];
+	if (k >= 2)
+		stats_cv_pct(v, k, cv);
+	return k;
+}
+
 int report_spread_split(FILE *out, const char *prefix, const double *y, const double *x,
-			size_t n)
+			const struct stats_window *w, size_t n)
 {
 	struct stats_xcpu_mix m;
-	double *v;
-	int ret = x ? stats_xcpu_mix(x, y, n, NULL, NULL, 0, &m) : 0;
+	double *v = NULL;
+	bool *moved = NULL, *pick = NULL;
+	int nmoved = 0, ret = x ? stats_xcpu_mix(x, y, n, NULL, NULL, 0, &m) : 0;
 
-	if (ret || !x || !m.split)
+	if (ret || !x || !n)
 		return ret;
-	if (!(v = malloc(n * sizeof(*v))))
-		return -ENOMEM;
+	v = malloc(n * sizeof(*v));
+	moved = calloc(n, sizeof(*moved));
+	pick = calloc(n, sizeof(*pick));
+	ret = -ENOMEM;
+	if (!v || !moved || !pick || (nmoved = moved_windows(w, n, moved)) < 0)
+		goto out;
+	ret = 0;
+	if (!m.split) {
+		double cv_all = NAN, cv;
+		size_t k;
+
+		/* one distance between the samples, but windows the host moved
+		 * the CPUs within: what the others read */
+		for (size_t i = 0; i < n; i++)
+			pick[i] = true;
+		k = cov_left_in_place(y, pick, moved, n, v, &cv);
+		if (!nmoved || isnan(cv))
+			goto out;
+		stats_cv_pct(y, n, &cv_all);
+		fprintf(out, "%sthe %zu samples whose window the host did not move the CPUs within (window.xcpu_moved): cov %.2f%% (all %zu: cov %.2f%%; the cov at one placement)\n",
+			prefix, k, cv, n, cv_all);
+		ret = 1;
+		goto out;
+	}
 	fprintf(out, "%sthe CPUs at two distances between the samples (host.xcpu_ns):", prefix);
 	for (size_t d = 0; d < 2; d++) {
-		double cv = NAN;
-		size_t k = 0;
+		double cv = NAN, cv_in;
+		size_t k = 0, at = 0, kin;
 
-		for (size_t i = 0; i < n; i++)
-			if ((x[i] >= m.lo_ns[1]) == (d == 1))
+		for (size_t i = 0; i < n; i++) {
+			pick[i] = (x[i] >= m.lo_ns[1]) == (d == 1);
+			if (pick[i])
 				v[k++] = y[i];
+		}
+		at = k;
 		if (k >= 2)
 			stats_cv_pct(v, k, &cv);
 		fprintf(out, "%s %s %.0f-%.0f ns in %zu, median %.5g", d ? ";" : "", d ? "far" : "near",
-			m.lo_ns[d], m.hi_ns[d], k, m.median[d][0]);
+			m.lo_ns[d], m.hi_ns[d], at, m.median[d][0]);
 		if (!isnan(cv))
 			fprintf(out, ", cov %.2f%%", cv);
+		kin = cov_left_in_place(y, pick, moved, n, v, &cv_in);
+		if (kin < at && !isnan(cv_in))
+			fprintf(out, ", %.2f%% over the %zu whose window the host did not move", cv_in, kin);
 	}
 	fputs(" (the cov at one placement)\n", out);
+	ret = 1;
+out:
 	free(v);
-	return 1;
+	free(moved);
+	free(pick);
+	return ret;
 }
 
 int report_windows_spread(FILE *out, const double *y, const struct stats_window *w,
@@ -241,7 +309,7 @@ int report_windows_spread(FILE *out, const double *y, const struct stats_window 
 			smp.slope, smp.slope_lo, smp.slope_hi, smp.slope_p, n, 100 * smp.r2);
 		spread_left(out, &smp, cv);
 	}
-	if ((ret = report_spread_split(out, "", y, x, n)) < 0)
+	if ((ret = report_spread_split(out, "", y, x, w, n)) < 0)
 		return ret;
 	return w || smp.tested || ret;
 }

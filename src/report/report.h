@@ -146,12 +146,16 @@ int report_windows_spread(FILE *out, const double *y, const struct stats_window 
  * Where samples sat at two distances of the test's CPUs (stats_xcpu_mix of
  * their round trips x[0..n), NaN or x NULL: none, as one side): a line,
  * after prefix, with each distance's round trips, its samples and the
- * median and cov of y there, the spread left at one placement. Returns 1
- * when it printed the line, 0 when not (one distance, or a sample without
- * its round trip), -ENOMEM.
+ * median and cov of y there, the spread left at one placement, and the
+ * cov over those whose window w[i] the host did not move the CPUs within
+ * (stats_host_moved; w NULL: not known), where it moved some. At one
+ * distance, where it moved some windows: a line with the cov of the
+ * others and of all. Returns 1 when it printed a line, 0 when not (one
+ * distance and no window moved, or a sample without its round trip),
+ * -ENOMEM.
  */
 int report_spread_split(FILE *out, const char *prefix, const double *y, const double *x,
-			size_t n);
+			const struct stats_window *w, size_t n);
 /* Whether a metric may explain the headline's spread in a test rather than
  * restate it: shares (_pct), figures per MB, write, read or transaction,
  * host.speed, profile shares, the TCP round trip and window; not the

@@ -105,7 +105,7 @@ __attribute__((noinline)) static char *capture_split(const double *y, const doub
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	*ret = report_spread_split(f, "cfg: ", y, x, n);
+	*ret = report_spread_split(f, "cfg: ", y, x, NULL, n);
 	fclose(f);
 	return buf;
 }
@@ -138,6 +138,68 @@ static void test_spread_split_gives_the_cov_at_each_distance(void **state)
 	free(t);
 	t = capture_split(y, NULL, 6, &ret);
 	assert_int_equal(ret, 0);
+	free(t);
+}
+
+/* What report_spread_split() writes for y, x and the windows w. */
+static char *capture_split_windows(const double *y, const double *x,
+				   const struct stats_window *w, size_t n, int *ret)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	*ret = report_spread_split(f, "cfg: ", y, x, w, n);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Windows the host moved the CPUs within (their round trips stepped from
+ * 85 to 340 ns for half the window) hold two placements: the split
+ * gives the cov over the others beside the cov of all; at one distance
+ * between the samples, a line with both.
+ */
+static void test_spread_split_leaves_moved_windows_out(void **state)
+{
+	static const double y[] = { 30.0, 27.0, 30.1, 29.9, 27.5, 30.05 };
+	static const double x1[] = { 85, 86, 84, 85, 87, 85 };
+	static const double x2[] = { 85, 86, 84, 340, 350, 345 };
+	enum { T = 40 };
+	double rate[T], flat[T], step[T];
+	struct stats_window w[6];
+	char *t;
+	int ret;
+
+	(void)state;
+	for (size_t i = 0; i < T; i++) {
+		rate[i] = 30 + 0.01 * (double)(i % 3);
+		flat[i] = 85 + (double)(i % 4);
+		step[i] = i < T / 2 ? 85 + (double)(i % 4) : 340 + (double)(i % 4);
+	}
+	for (size_t i = 0; i < 6; i++)
+		w[i] = (struct stats_window){ rate, i == 1 || i == 4 ? step : flat, T };
+	t = capture_split_windows(y, x1, w, 6, &ret);
+	assert_int_equal(ret, 1);
+	assert_string_equal(t, "cfg: the 4 samples whose window the host did not move the CPUs within (window.xcpu_moved): cov 0.28% (all 6: cov 4.94%; the cov at one placement)\n");
+	free(t);
+	/* without the windows, or none moved: nothing at one distance */
+	t = capture_split_windows(y, x1, NULL, 6, &ret);
+	assert_int_equal(ret, 0);
+	assert_string_equal(t, "");
+	free(t);
+	w[1].x = w[4].x = flat;
+	t = capture_split_windows(y, x1, w, 6, &ret);
+	assert_int_equal(ret, 0);
+	free(t);
+	/* two distances: sample 1 near and 4 far moved within */
+	w[1].x = w[4].x = step;
+	t = capture_split_windows(y, x2, w, 6, &ret);
+	assert_int_equal(ret, 1);
+	assert_non_null(strstr(t, "cfg: the CPUs at two distances between the samples (host.xcpu_ns): near 84-86 ns in 3, median 30, cov "));
+	assert_non_null(strstr(t, "%, 0.24% over the 2 whose window the host did not move; far 340-350 ns in 3, median 29.9, cov "));
+	assert_non_null(strstr(t, "%, 0.35% over the 2 whose window the host did not move (the cov at one placement)\n"));
 	free(t);
 }
 
@@ -2107,6 +2169,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mix_text_gives_each_distance_its_medians),
 		cmocka_unit_test(test_spread_split_gives_the_cov_at_each_distance),
+		cmocka_unit_test(test_spread_split_leaves_moved_windows_out),
 		cmocka_unit_test(test_ticks_linear_uses_1_2_5_steps_from_zero),
 		cmocka_unit_test(test_ticks_linear_widens_a_single_value),
 		cmocka_unit_test(test_ticks_linear_rejects_bad_ranges),
