@@ -96,18 +96,25 @@ static void test_mix_text_gives_each_distance_its_medians(void **state)
 	free(t);
 }
 
-/* What report_spread_split() writes for y, x (free() it); its return in *ret. */
-__attribute__((noinline)) static char *capture_split(const double *y, const double *x, size_t n,
-						     int *ret)
+/* What report_spread_split() writes for y, x and the windows w (NULL:
+ * none kept) (free() it); its return in *ret. */
+static char *capture_split_windows(const double *y, const double *x,
+				   const struct stats_window *w, size_t n, int *ret)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	*ret = report_spread_split(f, "cfg: ", y, x, NULL, n);
+	*ret = report_spread_split(f, "cfg: ", y, x, w, n);
 	fclose(f);
 	return buf;
+}
+
+__attribute__((noinline)) static char *capture_split(const double *y, const double *x, size_t n,
+						     int *ret)
+{
+	return capture_split_windows(y, x, NULL, n, ret);
 }
 
 /* One label's samples at two distances: each one's samples, median and
@@ -139,20 +146,6 @@ static void test_spread_split_gives_the_cov_at_each_distance(void **state)
 	t = capture_split(y, NULL, 6, &ret);
 	assert_int_equal(ret, 0);
 	free(t);
-}
-
-/* What report_spread_split() writes for y, x and the windows w. */
-static char *capture_split_windows(const double *y, const double *x,
-				   const struct stats_window *w, size_t n, int *ret)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	*ret = report_spread_split(f, "cfg: ", y, x, w, n);
-	fclose(f);
-	return buf;
 }
 
 /*
