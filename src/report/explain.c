@@ -237,10 +237,14 @@ int report_spread_split(FILE *out, const char *prefix, const double *y, const do
 		double cv_all = NAN, cv;
 		size_t k;
 
-		/* one distance between the samples, but windows the host moved
-		 * the CPUs within: what the others read */
-		for (size_t i = 0; i < n; i++)
+		/* one distance between the samples (each with its round
+		 * trip), but windows the host moved the CPUs within: what the
+		 * others read */
+		for (size_t i = 0; i < n; i++) {
+			if (!(x[i] > 0))
+				goto out;
 			pick[i] = true;
+		}
 		k = cov_left_in_place(y, pick, moved, n, v, &cv);
 		if (!nmoved || isnan(cv))
 			goto out;

@@ -160,7 +160,7 @@ static void test_spread_split_leaves_moved_windows_out(void **state)
 	static const double x1[] = { 85, 86, 84, 85, 87, 85 };
 	static const double x2[] = { 85, 86, 84, 340, 350, 345 };
 	enum { T = 40 };
-	double rate[T], flat[T], step[T];
+	double rate[T], flat[T], step[T], some[6];
 	struct stats_window w[6];
 	char *t;
 	int ret;
@@ -176,6 +176,13 @@ static void test_spread_split_leaves_moved_windows_out(void **state)
 	t = capture_split_windows(y, x1, w, 6, &ret);
 	assert_int_equal(ret, 1);
 	assert_string_equal(t, "cfg: the 4 samples whose window the host did not move the CPUs within (window.xcpu_moved): cov 0.28% (all 6: cov 4.94%; the cov at one placement)\n");
+	free(t);
+	/* a sample without its round trip: no distance to speak of */
+	memcpy(some, x1, sizeof(some));
+	some[2] = NAN;
+	t = capture_split_windows(y, some, w, 6, &ret);
+	assert_int_equal(ret, 0);
+	assert_string_equal(t, "");
 	free(t);
 	/* without the windows, or none moved: nothing at one distance */
 	t = capture_split_windows(y, x1, NULL, 6, &ret);
