@@ -274,16 +274,20 @@ run_sockperf() {
 # probe_start / probe_stop: `netregress probe` beside a peer's run; stop
 # ends it (SIGTERM: it gives what it saw) and sets PROBE_NS to the median
 # round trip between the CPUs over the run, or "" (a binary without the
-# command, no round timed)
+# command, no round timed), and PROBE_MOVED to 1 when its round trips
+# changed level (the host moved the CPUs within the run), 0, or ""
 probe_start() {
 	"$NR" probe -l 24h -i 0 --json >"$tmp/probe.json" 2>"$tmp/probe.err" &
 	PROBE_PID=$!
 }
 probe_stop() {
 	PROBE_NS=
+	PROBE_MOVED=
 	stop_pid "$PROBE_PID"
 	PROBE_PID=
 	PROBE_NS=$(jq -r 'if .xcpu_ns then .xcpu_ns * 10 | round / 10 else empty end' \
+		"$tmp/probe.json" 2>/dev/null)
+	PROBE_MOVED=$(jq -r 'if .levels then (if .levels.moved then 1 else 0 end) else empty end' \
 		"$tmp/probe.json" 2>/dev/null)
 	[ -n "$PROBE_NS" ] || log "    netregress probe gave no round trip: $(tail -n 2 "$tmp/probe.err" | tr '\n' ' ')"
 }
@@ -345,6 +349,8 @@ record() { # ROW TOOL REP RESULT
 	if [ "$2" != ours ]; then
 		x=$(sed -n 's/.*\<xcpu=\([0-9.]*\).*/\1/p' <<<"$note")
 		[ -n "$x" ] && echo "$3 $v $x" >>"$tmp/$1.peer_xcpu"
+		x=$(sed -n 's/.*\<moved=\([01]\).*/\1/p' <<<"$note")
+		[ -n "$x" ] && echo "$3 $x" >>"$tmp/$1.peer_moved"
 		log "$(printf '    %-9s %14.4f %-8s %s' "$2" "$v" "${UNIT[$1]}" "$note")"
 		return
 	fi
@@ -392,7 +398,8 @@ for rep in $(seq "$REPS"); do
 		esac
 		rc=$?
 		probe_stop
-		[ $rc -eq 0 ] && record "$row" "${PEER[$row]}" "$rep" "$RES${PROBE_NS:+ xcpu=$PROBE_NS}"
+		[ $rc -eq 0 ] && record "$row" "${PEER[$row]}" "$rep" \
+			"$RES${PROBE_NS:+ xcpu=$PROBE_NS}${PROBE_MOVED:+ moved=$PROBE_MOVED}"
 	done
 done
 # The machine's pace over time, which every run of any tool holds: one run
@@ -609,15 +616,20 @@ peer_xcpu() {
 one_placement() {
 	local peer=${PEER[$1]}
 	[ -s "$tmp/$1.xcpu" ] && [ -s "$tmp/$1.peer_xcpu" ] || return 0
-	python3 - "${DESC[$1]}" "$peer" "$tmp/$1.xcpu" "$tmp/$1.peer_xcpu" <<'PY'
-import math, sys
-desc, peer, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+	python3 - "${DESC[$1]}" "$peer" "$tmp/$1.xcpu" "$tmp/$1.peer_xcpu" "$tmp/$1.moved" "$tmp/$1.peer_moved" <<'PY'
+import math, os, sys
+desc, peer, files, mfiles = sys.argv[1], sys.argv[2], sys.argv[3:5], sys.argv[5:7]
 runs = []
-for who, f in zip(("ours", peer), files):
+for who, f, mf in zip(("ours", peer), files, mfiles):
+    moved = {}
+    if os.path.exists(mf):
+        for line in open(mf):
+            rep, m = line.split()[:2]
+            moved[rep] = m == "1"
     for line in open(f):
-        _, v, x = line.split()[:3]
+        rep, v, x = line.split()[:3]
         if float(v) > 0 and float(x) > 0:
-            runs.append((float(x), float(v), who))
+            runs.append((float(x), float(v), who, moved.get(rep)))
 if len(runs) < 2:
     sys.exit(0)
 xs = sorted(r[0] for r in runs)
@@ -627,17 +639,24 @@ groups = [("one distance", xs[0], xs[-1])] if gap < 1.5 else \
 def cov(v):
     m = sum(v) / len(v)
     return 100 * math.sqrt(sum((a - m) ** 2 for a in v) / (len(v) - 1)) / m
-parts = []
-for name, lo, hi in groups:
-    o = [v for x, v, w in runs if w == "ours" and lo <= x <= hi]
-    p = [v for x, v, w in runs if w == peer and lo <= x <= hi]
-    head = "%s (%.0f-%.0f ns): ours %d, %s %d runs" % (name, lo, hi, len(o), peer, len(p))
-    if len(o) < 3 or len(p) < 3:
-        parts.append(head + ": too few to compare")
-        continue
-    co, cp = cov(o), cov(p)
-    parts.append("%s; cov %.2f %% and %.2f %%, o/p %.2f" % (head, co, cp, co / cp if cp > 0 else float("nan")))
-print("%-16s in %-36s %s" % ("one placement", desc + ":", "; ".join(parts)))
+def line(label, keep):
+    parts = []
+    for name, lo, hi in groups:
+        o = [v for x, v, w, m in runs if w == "ours" and lo <= x <= hi and keep(m)]
+        p = [v for x, v, w, m in runs if w == peer and lo <= x <= hi and keep(m)]
+        head = "%s (%.0f-%.0f ns): ours %d, %s %d runs" % (name, lo, hi, len(o), peer, len(p))
+        if len(o) < 3 or len(p) < 3:
+            parts.append(head + ": too few to compare")
+            continue
+        co, cp = cov(o), cov(p)
+        parts.append("%s; cov %.2f %% and %.2f %%, o/p %.2f" % (head, co, cp, co / cp if cp > 0 else float("nan")))
+    print("%-16s in %-36s %s" % (label, desc + ":", "; ".join(parts)))
+line("one placement", lambda m: True)
+# the same over the runs the host did not move the CPUs within (ours'
+# window.xcpu_moved, the peer's probe beside it): a moved run holds two
+# placements; a run without the flag is left out
+if any(m for _, _, _, m in runs):
+    line("not moved", lambda m: m is False)
 PY
 }
 for row in "${ROWS[@]}"; do
@@ -829,6 +848,9 @@ echo "moved cpus: ours' runs in which the cross-CPU round trip changed level wit
 echo "one placement: the runs of both tools split at the widest gap between their distances"
 echo "when it is a move (1.5x), and at each distance both ran at 3 times or more, each tool's"
 echo "cov and the ratio: the target's comparison at one placement with no slope fitted."
+echo "not moved: the same over the runs in which the host did not move the CPUs (ours'"
+echo "window.xcpu_moved, the peer's from the probe beside its run), where some runs moved: a"
+echo "run the host moved within holds two placements."
 echo "cov ratio: the table's cov o/p with the 95% interval of a ratio of two standard deviations"
 echo "(normal runs, F quantiles from GSL), and whether the target's 0.50 lies beyond it."
 echo "machine pace: after the repetitions, one run of ours per row as long as all of them"
