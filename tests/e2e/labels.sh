@@ -100,8 +100,11 @@ timeout 120 "$NR" matrix "$TMP/ab.yaml" >"$TMP/out" 2>"$TMP/log" &
 mpid=$!
 wait $mpid
 rc=$?
-checkx "the matrix exits 0 (too few samples for a verdict), the sysctl back at $orig, its journal gone" \
-	'[ $rc -eq 0 ] && [ "$(cat $SYS)" = "$orig" ] && [ ! -e /run/netregress/sysctl-$mpid ]' ||
+# (0: 2 samples a side are too few for a verdict; 1 only when a steal
+# spell flags every one disturbed and compare tests the 4 a side with
+# their re-runs)
+checkx "the matrix exits 0 or 1, the sysctl back at $orig, its journal gone" \
+	'[ $rc -le 1 ] && [ "$(cat $SYS)" = "$orig" ] && [ ! -e /run/netregress/sysctl-$mpid ]' ||
 	diag "$TMP/log"
 check "the log says what the sysctl was before it was set" \
 	grep -q "^sysctl net.core.rmem_default is $orig; the labels set it" "$TMP/log"
@@ -337,9 +340,11 @@ rc=$?
 NETREGRESS_DB=$TMP/pairs.db "$NR" compare found small --keep-disturbed >"$TMP/pairs.txt" 2>&1
 NETREGRESS_DB=$TMP/pairs.db "$NR" compare found small --keep-disturbed --json >"$TMP/pairs.json" 2>&1
 # (a disturbed run is run again, and --keep-disturbed counts both: at
-# least 4 pairs, each sample in one or left over)
+# least 4 pairs, each sample in one or left over. The matrix exits 0 or
+# 1: 4 runs a side can call a verdict, and the smaller receive buffer
+# does move tcp_rr on some machines, -5.8% in one CI run)
 checkx "4 interleaved rounds: compare pairs each run with the other label's in its round, a .paired row under the headline" \
-	'[ $rc -eq 0 ] && grep -q "^transactions.per_s.paired (higher) " "$TMP/pairs.txt" &&
+	'[ $rc -le 1 ] && grep -q "^transactions.per_s.paired (higher) " "$TMP/pairs.txt" &&
 	 grep -qE "^note: the .paired row takes each run with the other label.s run next to it in time as a pair \([0-9]+ pairs, [0-9]+ runs? without a partner\)" "$TMP/pairs.txt" &&
 	 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=d[\"configs\"][0]; n=t[\"notes\"]; h=t[\"rows\"][0]; m=[r[\"metric\"] for r in t[\"rows\"]]; sys.exit(0 if n[\"pairs\"] >= 4 and 2 * n[\"pairs\"] + n[\"unpaired\"] == h[\"a\"][\"n\"] + h[\"b\"][\"n\"] and m[:3].count(\"transactions.per_s.paired\") == 1 else 1)" "$TMP/pairs.json"' ||
 	diag "$TMP/pairs.txt"
