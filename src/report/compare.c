@@ -413,8 +413,8 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 		fprintf(out, " | %s\n", c.v);
 	}
 	if (t->hidden + t->nrows > shown)
-		fprintf(out, "(%zu other metrics did not change; --all lists them; q adjusts p over the %zu other metrics that varied)\n",
-			t->hidden + t->nrows - shown, t->family);
+		fprintf(out, "(%zu other metrics did not change; --all lists them; q adjusts p over the %zu other metrics whose values could reach p < %g)\n",
+			t->hidden + t->nrows - shown, t->family, t->alpha);
 	per_second_note(out, t);
 	if (nt->too_few)
 		fprintf(out, "note: fewer than 4 samples a side: no test is possible, measure more (--reps)\n");

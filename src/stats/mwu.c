@@ -6,8 +6,10 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sf_gamma.h>
 
 #include "stats/internal.h"
 
@@ -191,5 +193,60 @@ out:
 	free(cdf);
 	free(r2);
 	free(pool);
+	return ret;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* ln C(t, r) for the tie group of v[edge - 1 .. edge] in sorted v[0..n):
+ * the split takes the first edge values, r of the group's t */
+static double ln_edge_ways(const double *v, size_t n, size_t edge)
+{
+	size_t lo = edge - 1, hi = edge;
+
+	while (lo > 0 && v[lo - 1] == v[edge - 1])
+		lo--;
+	while (hi < n && v[hi] == v[edge - 1])
+		hi++;
+	return gsl_sf_lnchoose((unsigned int)(hi - lo), (unsigned int)(edge - lo));
+}
+
+int stats_mwu_min_p(const double *a, size_t na, const double *b, size_t nb,
+		    double *p)
+{
+	size_t n = na + nb;
+	struct stats_mwu lo, hi;
+	double *v, ways;
+	int ret;
+
+	if (!a || !b || !p || !na || !nb)
+		return -EINVAL;
+	if (stats_check_finite(a, na) || stats_check_finite(b, nb))
+		return -EINVAL;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, a, na * sizeof(*v));
+	memcpy(v + na, b, nb * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_double);
+	if (na <= STATS_MWU_EXACT_MAX_N && nb <= STATS_MWU_EXACT_MAX_N) {
+		/* a holds the na smallest, or the na largest: the nb smallest
+		 * are b's; the fewer ways to reach the extreme, the smaller p */
+		ways = fmin(ln_edge_ways(v, n, na), ln_edge_ways(v, n, nb));
+		*p = fmin(1, 2 * exp(ways - gsl_sf_lnchoose((unsigned int)n, (unsigned int)na)));
+		free(v);
+		return 0;
+	}
+	ret = stats_mann_whitney(v, na, v + na, nb, &lo);
+	if (!ret)
+		ret = stats_mann_whitney(v + nb, na, v, nb, &hi);
+	if (!ret)
+		*p = fmin(lo.p, hi.p);
+	free(v);
 	return ret;
 }

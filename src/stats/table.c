@@ -13,6 +13,7 @@
 #include "stats/bh.h"
 #include "stats/desc.h"
 #include "stats/guard.h"
+#include "stats/mwu.h"
 #include "stats/power.h"
 
 /* Environment entries that should not differ within one label. */
@@ -99,16 +100,18 @@ static size_t values(const struct base_sample *const *s, size_t n,
 	return k;
 }
 
-/* Whether every value of a[0..na) and b[0..nb) is the same. */
-static bool all_equal(const double *a, size_t na, const double *b, size_t nb)
+/* Whether some split of the pooled values of a[0..na) and b[0..nb) into
+ * na and nb could reach p < alpha (stats_mwu_min_p()): one that read the
+ * same in every sample cannot, nor one that ties too much for so few.
+ * Sets *can; an error is stats_mwu_min_p()'s. */
+static int attainable(const double *a, size_t na, const double *b, size_t nb,
+		      double alpha, bool *can)
 {
-	for (size_t i = 0; i < na; i++)
-		if (a[i] != a[0])
-			return false;
-	for (size_t i = 0; i < nb; i++)
-		if (b[i] != a[0])
-			return false;
-	return true;
+	double floor;
+	int ret = stats_mwu_min_p(a, na, b, nb, &floor);
+
+	*can = !ret && floor < alpha;
+	return ret;
 }
 
 static bool is_profile(const char *name)
@@ -889,21 +892,26 @@ static int build(const struct base_sample *const *a, size_t na,
 		r->noise_pct = sqrt(((isnan(r->c.sd_pct_a) ? 0 : r->c.sd_pct_a * r->c.sd_pct_a) +
 				     (isnan(r->c.sd_pct_b) ? 0 : r->c.sd_pct_b * r->c.sd_pct_b)) / 2);
 		r->q = r->c.p;
-		r->tested = !r->headline && !isnan(r->c.p) && !all_equal(va, ka, vb, kb);
+		r->tested = false;
+		if (!r->headline && !isnan(r->c.p) &&
+		    (ret = attainable(va, ka, vb, kb, o->cmp.alpha, &r->tested)))
+			goto out;
 		if (r->tested)
 			p[nother++] = r->c.p;
 		nrows++;
 	}
 	/* Benjamini-Hochberg over the metrics that are not the headline and
 	 * could have told the labels apart: one that read the same in every
-	 * sample of both (a counter that stayed 0, a gauge) has p = 1
-	 * whatever the labels, and in the family it would only raise the
-	 * others' q (the filter looks at the pooled values alone, which the
-	 * labels do not order, so the FDR holds: 414 of 603 metrics of a
-	 * tcp_stream's 10 samples here) */
+	 * sample of both (a counter that stayed 0, a gauge: 414 of 603
+	 * metrics of a tcp_stream's 10 samples here), or that ties so much
+	 * that no split of its values reaches p < alpha (a counter at 0 in
+	 * all but one), cannot reject whatever the labels, and in the family
+	 * it would only raise the others' q. The filter looks at the pooled
+	 * values alone, which the labels do not order, so the FDR holds. */
 	if (nother && (ret = stats_bh(p, nother, p)))
 		goto out;
 	out->family = nother;
+	out->alpha = o->cmp.alpha;
 	for (size_t i = 0, k = 0; i < nrows; i++) {
 		struct stats_row *r = &rows[i];
 

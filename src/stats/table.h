@@ -40,7 +40,9 @@ struct stats_row {
 	double noise_pct;  /* pooled %stddev, for sorting by effect / noise */
 	bool shown;        /* passes the filters (always for the headline) */
 	bool tested;       /* one of the other metrics' BH family: not the
-			    * headline, and not the same in every sample */
+			    * headline, and some split of its values into
+			    * the two labels' counts reaches p < alpha
+			    * (stats_mwu_min_p()) */
 	/* the headline, .xcpu_adj and .paired rows over several
 	 * configurations (stats_tables_fdr): the family's size (0: none), q
 	 * is the family's, and whether that q took back a call its own p made */
@@ -185,7 +187,9 @@ struct stats_table {
 	size_t nrows;
 	size_t hidden;          /* rows not shown, left out of rows[] */
 	size_t family;          /* the other metrics whose p the BH q adjusts
-				 * together (those that varied: stats_row.tested) */
+				 * together (those some split of their values
+				 * takes below alpha: stats_row.tested) */
+	double alpha;           /* the level they were tested at */
 	struct stats_notes notes;
 	bool regressed;   /* the headline metric regressed */
 	bool paired_regressed; /* its .paired row called a REGRESSION */

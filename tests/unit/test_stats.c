@@ -401,6 +401,112 @@ static void test_mwu_edge_cases(void **state)
 	assert_int_equal(stats_mann_whitney(bad, 2, y1, 1, &r), -EINVAL);
 }
 
+/* The smallest p over every split of a's and b's values into na and nb,
+ * by enumeration (n <= 16). */
+static double min_p_bruteforce(const double *a, size_t na, const double *b, size_t nb)
+{
+	size_t n = na + nb;
+	double v[16], x[16], y[16], best = 1;
+	struct stats_mwu r;
+
+	memcpy(v, a, na * sizeof(*v));
+	memcpy(v + na, b, nb * sizeof(*v));
+	for (unsigned int m = 0; m < 1u << n; m++) {
+		size_t kx = 0, ky = 0;
+
+		if ((size_t)__builtin_popcount(m) != na)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			if (m & 1u << i)
+				x[kx++] = v[i];
+			else
+				y[ky++] = v[i];
+		}
+		assert_int_equal(stats_mann_whitney(x, na, y, nb, &r), 0);
+		best = fmin(best, r.p);
+	}
+	return best;
+}
+
+/*
+ * stats_mwu_min_p(): 2 / C(n, na) without ties, 1 when every value is the
+ * same or a counter read 0 in all but one of 6 + 6, and in 300 random
+ * tie patterns (1 to 8 a side, values from 0 to 3 or 0 to 9) the smallest
+ * p of every split, enumerated. Above the exact limit, the extreme split's
+ * normal p, whichever way the values came; never above the data's p.
+ */
+static void test_mwu_min_p_is_the_smallest_p_of_any_split(void **state)
+{
+	static const double three_a[] = { 1, 2, 3 }, three_b[] = { 4, 5, 6 };
+	static const double four_a[] = { 8, 1, 6, 3 }, four_b[] = { 2, 7, 4, 5 };
+	double a[80], b[80], p, q;
+	unsigned int seed = 12345;
+	struct stats_mwu r;
+
+	(void)state;
+	assert_int_equal(stats_mwu_min_p(three_a, 3, three_b, 3, &p), 0);
+	assert_close(p, 0.1, 1e-12);
+	assert_int_equal(stats_mwu_min_p(four_a, 4, four_b, 4, &p), 0);
+	assert_close(p, 2.0 / 70, 1e-12);
+	for (size_t i = 0; i < 6; i++)
+		a[i] = b[i] = 0;
+	assert_int_equal(stats_mwu_min_p(a, 6, b, 6, &p), 0);
+	assert_close(p, 1, 0);
+	b[5] = 1;
+	assert_int_equal(stats_mwu_min_p(a, 6, b, 6, &p), 0);
+	assert_close(p, 1, 0);
+	/* two of 12 moved: C(10, 4) / C(12, 6) ways to the extreme, p = 0.45 */
+	b[4] = 1;
+	assert_int_equal(stats_mwu_min_p(a, 6, b, 6, &p), 0);
+	assert_close(p, 2.0 * 210 / 924, 1e-12);
+	assert_close(p, min_p_bruteforce(a, 6, b, 6), 1e-12);
+
+	for (int k = 0; k < 300; k++) {
+		size_t na, nb;
+		unsigned int span;
+
+		seed = seed * 1103515245u + 12345u;
+		na = 1 + (seed >> 16) % 8;
+		seed = seed * 1103515245u + 12345u;
+		nb = 1 + (seed >> 16) % 8;
+		span = k % 2 ? 4 : 10;
+		for (size_t i = 0; i < na + nb; i++) {
+			seed = seed * 1103515245u + 12345u;
+			(i < na ? a : b)[i < na ? i : i - na] = (double)((seed >> 16) % span);
+		}
+		assert_int_equal(stats_mwu_min_p(a, na, b, nb, &p), 0);
+		q = min_p_bruteforce(a, na, b, nb);
+		if (fabs(p - q) > 1e-12)
+			fail_msg("case %d (%zu + %zu): %.17g, enumerated %.17g", k, na, nb, p, q);
+	}
+
+	/* 60 + 60, 12 tie groups: the split a = the 60 smallest gives the floor,
+	 * and interleaving the same values leaves it */
+	for (size_t i = 0; i < 60; i++) {
+		a[i] = (double)(i / 10);
+		b[i] = (double)(6 + i / 10);
+	}
+	assert_int_equal(stats_mann_whitney(a, 60, b, 60, &r), 0);
+	assert_false(r.exact);
+	assert_int_equal(stats_mwu_min_p(a, 60, b, 60, &p), 0);
+	assert_close(p, r.p, 0);
+	for (size_t i = 0; i < 60; i += 2) {
+		double t = a[i];
+
+		a[i] = b[i];
+		b[i] = t;
+	}
+	assert_int_equal(stats_mwu_min_p(b, 60, a, 60, &q), 0);
+	assert_close(q, p, 0);
+	assert_int_equal(stats_mann_whitney(a, 60, b, 60, &r), 0);
+	assert_true(q < r.p);
+
+	assert_int_equal(stats_mwu_min_p(a, 0, b, 1, &p), -EINVAL);
+	assert_int_equal(stats_mwu_min_p(a, 1, b, 1, NULL), -EINVAL);
+	a[0] = NAN;
+	assert_int_equal(stats_mwu_min_p(a, 1, b, 1, &p), -EINVAL);
+}
+
 /* ---- Hodges-Lehmann ---- */
 
 struct hl_case {
@@ -1930,8 +2036,11 @@ static void test_other_metrics_held_to_their_unit_floor(void **state)
  * that stayed 0) could not tell them apart and stays out of the others'
  * BH family: 30 such beside one that moved beyond doubt (6 against 6, no
  * overlap: p = 2/924) leave its q at its p, where a family of 31 would
- * have made it 0.067 and hidden it. One that varied in a single sample
- * is in the family.
+ * have made it 0.067 and hidden it. One that moved in a single sample
+ * stays out too (no split of eleven 0s and a 1 reaches p < 0.05: both
+ * ends have 462 of the 924 ways), nor one that moved in four (28 ways
+ * to the four 1s on one side: 2 x 28 / 924 = 0.061), and one that moved
+ * in five, in either label, joins (7 ways: p = 0.015).
  */
 static void test_metrics_the_same_everywhere_not_in_the_family(void **state)
 {
@@ -1958,10 +2067,23 @@ static void test_metrics_the_same_everywhere_not_in_the_family(void **state)
 		if (!strcmp(t.rows[i].metric, "tcp.busy_pct"))
 			assert_float_equal(t.rows[i].q, 2.0 / 924, 1e-9);
 	stats_table_release(&t);
-	/* one counter that moved once joins the family: q = p x 2 */
+	/* one counter that moved once stays out */
 	assert_int_equal(base_sample_set(&l.b[5], "snmp.Icmp.Zero7", "count", 1), 0);
 	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+	assert_int_equal(t.family, 1);
+	stats_table_release(&t);
+	/* moved in four, two of them in A: out */
+	assert_int_equal(base_sample_set(&l.b[4], "snmp.Icmp.Zero7", "count", 1), 0);
+	assert_int_equal(base_sample_set(&l.a[0], "snmp.Icmp.Zero7", "count", 1), 0);
+	assert_int_equal(base_sample_set(&l.a[3], "snmp.Icmp.Zero7", "count", 1), 0);
+	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+	assert_int_equal(t.family, 1);
+	stats_table_release(&t);
+	/* in five joins the family: q = p x 2 */
+	assert_int_equal(base_sample_set(&l.a[1], "snmp.Icmp.Zero7", "count", 1), 0);
+	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
 	assert_int_equal(t.family, 2);
+	assert_float_equal(t.alpha, 0.05, 0);
 	for (size_t i = 0; i < t.nrows; i++)
 		if (!strcmp(t.rows[i].metric, "tcp.busy_pct"))
 			assert_float_equal(t.rows[i].q, 2 * 2.0 / 924, 1e-9);
@@ -3686,6 +3808,7 @@ int main(void)
 		cmocka_unit_test(test_desc_single_value_and_rejects_bad_input),
 		cmocka_unit_test(test_mwu_exact_p_without_ties_matches_scipy),
 		cmocka_unit_test(test_mwu_exact_p_with_ties_matches_bruteforce),
+		cmocka_unit_test(test_mwu_min_p_is_the_smallest_p_of_any_split),
 		cmocka_unit_test(
 			test_mwu_exact_with_ties_at_larger_n_matches_python_dp),
 		cmocka_unit_test(test_mwu_exact_p_at_49_per_side_matches_scipy),
