@@ -196,13 +196,6 @@ out:
 	return ret;
 }
 
-static int cmp_double(const void *pa, const void *pb)
-{
-	double a = *(const double *)pa, b = *(const double *)pb;
-
-	return (a > b) - (a < b);
-}
-
 /* ln C(t, r) for the tie group of v[edge - 1 .. edge] in sorted v[0..n):
  * the split takes the first edge values, r of the group's t */
 static double ln_edge_ways(const double *v, size_t n, size_t edge)
@@ -233,7 +226,7 @@ int stats_mwu_min_p(const double *a, size_t na, const double *b, size_t nb,
 		return -ENOMEM;
 	memcpy(v, a, na * sizeof(*v));
 	memcpy(v + na, b, nb * sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), stats_cmp_double);
 	if (na <= STATS_MWU_EXACT_MAX_N && nb <= STATS_MWU_EXACT_MAX_N) {
 		/* a holds the na smallest, or the na largest: the nb smallest
 		 * are b's; the fewer ways to reach the extreme, the smaller p */
