@@ -85,7 +85,7 @@ mpid=$!
 PIDS+=($mpid)
 # (each step's log line follows its stored sample; a python poll of the
 # store every 50 ms was foreign CPU enough to flag the steps disturbed)
-for _ in $(seq 200); do
+for _ in $(seq 1200); do
 	[ "$(grep -c "^step " "$TMP/log2")" -ge 4 ] && break
 	sleep 0.05
 done

@@ -153,7 +153,9 @@ start_server --max-clients 1
 busy_port=$SRV_PORT
 "$NR" run tcp_stream -H 127.0.0.1 -p "$busy_port" -l 2s --warmup 0 >/dev/null 2>&1 &
 holder=$!
-sleep 0.5
+# (the server answers each client in a child process: wait for the
+# holder's, up to 5 s, rather than a fixed sleep a loaded host outlasts)
+for _ in $(seq 50); do pgrep -P "$SRV_PID" >/dev/null && break; sleep 0.1; done
 timeout 10 "$NR" run tcp_stream -H 127.0.0.1 -p "$busy_port" -l 1s 2>"$TMP/err"
 rc=$?
 checkx "max-clients: the second client is told the server is busy" '[ $rc -eq 3 ] && grep -q "server busy" "$TMP/err"'

@@ -76,7 +76,7 @@ check "udp_rr over ipv6: transactions and latency" jtrue "$TMP/udp.json" "v(\"tr
 
 # Open loop: the offered rate is kept; latency counts from intended times.
 timeout 60 "$NR" run udp_rr -l 1s --warmup 200ms --rate 2000 --json >"$TMP/open.json"
-check "open loop --rate 2000 holds the rate within 5%" jtrue "$TMP/open.json" 'abs(v("transactions.per_s") - 2000) < 100'
+check "open loop --rate 2000 holds the rate within 10%" jtrue "$TMP/open.json" 'abs(v("transactions.per_s") - 2000) < 200'
 # A load in step with the tick can have every tick land in one of its
 # bursts: open-loop tcp_rr at 5000/s read 25-37% of the machine busy by
 # its ticks against 12% from its sleeps in 2 of 6 runs, and was flagged
@@ -156,7 +156,9 @@ rc=$?
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 check "udp_rr with drops exits 0" [ $rc -eq 0 ]
 check "udp_rr with drops counts the losses" jtrue "$TMP/loss.json" 'v("udp.lost") > 0 and 0 < v("udp.loss_pct") < 100 and v("transactions.per_s") > 0'
-check "udp_rr with drops finishes on time (${elapsed_ms} ms for a 1.2 s run)" [ "$elapsed_ms" -lt 4000 ]
+# (under 6 s: start, probes and teardown take seconds under ASan on a
+# loaded host; a 5 s drain timeout, the stall this is about, goes over)
+check "udp_rr with drops finishes on time (${elapsed_ms} ms for a 1.2 s run)" [ "$elapsed_ms" -lt 6000 ]
 
 # Bad request/response input.
 timeout 10 "$NR" run tcp_rr -r 64 2>"$TMP/err"
@@ -184,7 +186,12 @@ qos0=$(qos)
 start_server
 timeout 60 "$NR" run tcp_rr -H 127.0.0.1 -p "$SRV_PORT" -l 2s --warmup 500ms --cpu-latency 0 --no-store --json >"$TMP/qos.json" 2>"$TMP/qos.err" &
 r=$!
-sleep 1.5
+# (both ends hold it from their set-up to the end of the 2.5 s run: poll
+# for both, up to 5 s, as a loaded host may take seconds to set up)
+for _ in $(seq 50); do
+	holds "$(pgrep -P "$r" -x netregress)" && holds "$(pgrep -P "$SRV_PID" -x netregress)" && break
+	sleep 0.1
+done
 holds "$(pgrep -P "$r" -x netregress)"; c_held=$?
 # the server answers each client in a process of its own
 holds "$(pgrep -P "$SRV_PID" -x netregress)"; s_held=$?

@@ -105,10 +105,11 @@ check "tcp_info over the window: shares within 0..100 and within busy, retransmi
 # per write: the bytes written, but for what the send queue held more or
 # less at the marks, and the writes a worker had not yet counted then (up
 # to a batch of them: 8 MB of 128K writes). Against a window of 3 flows at
-# 20 Gbps that is about 1%; the 16K window's 3 Gbps run is left out.
+# 20 Gbps that is about 1%; the 16K window's 3 Gbps run is left out, and
+# a slow run (ASan, steal) is allowed 40 MB of the bytes it moved.
 check "tcp_info over the window: at most an MSS per data segment, and segments per write times bytes per segment the bytes per write (within 5%)" \
 	jtrue "$TMP/rwnd.json" '0 < v("tcp.bytes_per_seg") <= max(f["tcp_info"]["snd_mss"] for f in d["flows"])' &&
-	jtrue "$TMP/tcp.json" '0 < v("tcp.bytes_per_seg") <= max(f["tcp_info"]["snd_mss"] for f in d["flows"]) and abs(v("tcp.bytes_per_seg") * v("tcp.data_segs.per_write") / v("io.bytes_per_send") - 1) < 0.05'
+	jtrue "$TMP/tcp.json" '0 < v("tcp.bytes_per_seg") <= max(f["tcp_info"]["snd_mss"] for f in d["flows"]) and abs(v("tcp.bytes_per_seg") * v("tcp.data_segs.per_write") / v("io.bytes_per_send") - 1) < max(0.05, 40e6 / (v("throughput.gbps") * 1e9 / 8 * v("window.client_s")))'
 # The receivers' own sockets: the server's three (sent by a server the
 # client asked in its hello) and the client's own in the recv direction.
 # Delayed ACKs cover two segments or more; none of these runs reads over
