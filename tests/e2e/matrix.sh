@@ -97,8 +97,9 @@ before=$(count m2)
 # the samples of m2 that compare will use (not disturbed), before the resume
 clean() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples s join metrics m on m.sample_id = s.id and m.name = ? where s.label = ? and m.value = 0", ("window.disturbed", sys.argv[2])).fetchone()[0])' "$NETREGRESS_DB" "$1"; }
 clean_before=$(clean m2)
+# (each gets SIGTERM and stops its sessions: up to 5 s each on a loaded host)
 check "a killed matrix takes its local server with it (PR_SET_PDEATHSIG)" \
-	bash -c ". '$(dirname "$0")/lib.sh' >/dev/null; for k in $kids; do running \$k && exit 1; done; exit 0"
+	bash -c ". '$(dirname "$0")/lib.sh' >/dev/null; for k in $kids; do for _ in \$(seq 50); do running \$k || break; sleep 0.1; done; running \$k && exit 1; done; exit 0"
 timeout 120 "$NR" matrix --seed 7 --label m2 --resume "$TMP/job.yaml" >"$TMP/out3" 2>"$TMP/log3"
 rc=$?
 checkx "resume after a kill: every configuration complete, no clean sample twice (had $before)" \

@@ -48,8 +48,11 @@ check "tcp_rr 1 flow: wake-up and call IPIs at most one per worker switch-in; pe
 # latencies are counted as before. The same on one CPU for both ends, where
 # a worker that found nothing must yield for the other end to run at all.
 timeout 60 "$NR" run tcp_rr "${RUN_SHORT[@]}" --spin --json --no-store >"$TMP/spin.json" 2>"$TMP/spin.err"
-check "tcp_rr --spin: key spin=1; under 0.05 switch-ins an end and 0.05 wake-up IPIs a transaction" \
-	jtrue "$TMP/spin.json" '" spin=1 " in d["config"]["key"] and v("transactions.per_s") > 0 and all(v("cpu.%s.workers_switches.per_trans" % e) < 0.05 for e in ("client", "server")) and v("irq.CAL.per_trans") + v("irq.RES.per_trans") < 0.05' ||
+# (under 0.1: another task runnable on a test CPU has the spinner yield
+# and be switched in again, hundreds a second at ASan's rates; blocking
+# switches in once a transaction)
+check "tcp_rr --spin: key spin=1; under 0.1 switch-ins an end and 0.05 wake-up IPIs a transaction" \
+	jtrue "$TMP/spin.json" '" spin=1 " in d["config"]["key"] and v("transactions.per_s") > 0 and all(v("cpu.%s.workers_switches.per_trans" % e) < 0.1 for e in ("client", "server")) and v("irq.CAL.per_trans") + v("irq.RES.per_trans") < 0.05' ||
 	diag "$TMP/spin.json" 'irq|workers_switches|transactions.per_s'
 check "tcp_rr --spin: latency percentiles ordered, histogram holds the window's transactions" \
 	jtrue "$TMP/spin.json" "$LAT_OK and $HIST_OK and abs(d['latency_histogram_ns']['n'] - sum(f['sender_msgs'] for f in d['flows'])) <= 2"
