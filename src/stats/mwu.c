@@ -74,12 +74,18 @@ int stats_u_null_cdf(size_t m, size_t n, double **cdf_out)
 /*
  * P(W <= w) and P(W >= w) for W the sum of k of the n doubled midranks r2
  * drawn without replacement, every k-subset equally likely.
+ *
+ * cnt[j][s]: the j-subsets of the items so far that sum to s. Only what
+ * can be non-zero and can still reach row k is added: j from k - (items
+ * left) up, s from the j smallest sums to the j largest of the items so
+ * far (r2 ascending: prefix sums give both). Half the additions or less
+ * at n = 2k, the same counts.
  */
 static int tied_tails(const unsigned long *r2, size_t n, size_t k,
 		      unsigned long w, double *le, double *ge)
 {
-	unsigned long smax = 0, part = 0, s, top;
-	size_t i, j, jmax, width;
+	unsigned long smax = 0, s, top, *pre;
+	size_t i, j, jmin, jmax, width;
 	double *cnt, *dst, *src, total = 0, lo = 0, hi = 0;
 
 	for (i = n - k; i < n; i++) /* r2 ascending: the k largest */
@@ -88,21 +94,29 @@ static int tied_tails(const unsigned long *r2, size_t n, size_t k,
 	if (k + 1 > SIZE_MAX / sizeof(*cnt) / width)
 		return -ENOMEM;
 	cnt = calloc((k + 1) * width, sizeof(*cnt));
-	if (!cnt)
+	pre = malloc((n + 1) * sizeof(*pre));
+	if (!cnt || !pre) {
+		free(cnt);
+		free(pre);
 		return -ENOMEM;
+	}
+	pre[0] = 0;
+	for (i = 0; i < n; i++)
+		pre[i + 1] = pre[i] + r2[i];
 	cnt[0] = 1;
 	for (i = 0; i < n; i++) {
-		part += r2[i];
-		top = part < smax ? part : smax;
 		jmax = i + 1 < k ? i + 1 : k;
+		jmin = k > n - 1 - i ? k - (n - 1 - i) : 1;
 		/* j descending: row j - 1 still counts without item i */
-		for (j = jmax; j >= 1; j--) {
+		for (j = jmax; j >= jmin; j--) {
 			dst = cnt + j * width;
 			src = cnt + (j - 1) * width;
-			for (s = r2[i]; s <= top; s++)
+			top = pre[i + 1] - pre[i + 1 - j];
+			for (s = r2[i] + pre[j - 1]; s <= top; s++)
 				dst[s] += src[s - r2[i]];
 		}
 	}
+	free(pre);
 	dst = cnt + k * width;
 	for (s = 0; s <= smax; s++) {
 		total += dst[s];
