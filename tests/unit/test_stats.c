@@ -615,6 +615,28 @@ static void test_hl_ci_covers_true_shift_at_its_level(void **state)
 	assert_true(covered >= 0.93 * reps);
 }
 
+/*
+ * The median of an even count of differences lies between the middle
+ * two: with two differences of 3 units of the least subnormal, halving
+ * each (1.5 -> 2 units) and adding gave 4, above both, and the shift
+ * fell outside its own interval (tests/fuzz/corpus/stats). Near DBL_MAX
+ * the midpoint stays finite.
+ */
+static void test_hl_midpoint_between_the_middle_two(void **state)
+{
+	const double tiny = 3 * 4.9406564584124654e-324;
+	const double a0[] = { 0 }, b0[] = { tiny, tiny };
+	const double big_b[] = { 1.6e308, 1.7e308 };
+	struct stats_hl r;
+
+	(void)state;
+	assert_int_equal(stats_hodges_lehmann(a0, 1, b0, 2, 0.95, &r), 0);
+	assert_true(r.shift == tiny);
+	assert_true(r.lo <= r.shift && r.shift <= r.hi);
+	assert_int_equal(stats_hodges_lehmann(a0, 1, big_b, 2, 0.95, &r), 0);
+	assert_true(isfinite(r.shift) && r.shift >= 1.6e308 && r.shift <= 1.7e308);
+}
+
 static void test_shift_pct_works_on_logs(void **state)
 {
 	static const double a[] = { 100, 102, 98, 101, 99 };
@@ -3819,6 +3841,7 @@ int main(void)
 			test_hl_exact_ci_matches_bruteforce_construction),
 		cmocka_unit_test(test_hl_normal_ci_matches_python_formula),
 		cmocka_unit_test(test_hl_ci_covers_true_shift_at_its_level),
+		cmocka_unit_test(test_hl_midpoint_between_the_middle_two),
 		cmocka_unit_test(test_shift_pct_works_on_logs),
 		cmocka_unit_test(test_bh_matches_r_p_adjust),
 		cmocka_unit_test(
