@@ -239,7 +239,7 @@ int stats_paired_ratio(const double *num, const double *den, size_t n,
 	if (!l)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		l[i] = log(num[i] / den[i]);
+		l[i] = log(num[i]) - log(den[i]); /* num / den may overflow */
 	ret = stats_mean(l, n, &mean);
 	if (!ret)
 		ret = stats_sd(l, n, &sd);
@@ -271,11 +271,11 @@ int stats_crossover_ratio(const double *num, const double *den, const bool *den_
 		return -EINVAL;
 	/* two passes: the means, then the squares about them */
 	for (size_t i = 0; i < n; i++)
-		sum[!den_first[i]] += log(num[i] / den[i]);
+		sum[!den_first[i]] += log(num[i]) - log(den[i]);
 	m[0] = sum[0] / (double)k[0];
 	m[1] = sum[1] / (double)k[1];
 	for (size_t i = 0; i < n; i++) {
-		double d = log(num[i] / den[i]) - m[!den_first[i]];
+		double d = log(num[i]) - log(den[i]) - m[!den_first[i]];
 
 		ss[!den_first[i]] += d * d;
 	}

@@ -427,7 +427,9 @@ static size_t undisturbed(const struct base_sample *const *s, size_t n,
 				     metric_or(s[i], "window.level_lo_pct", 0);
 
 			f->mixed++;
-			if (gap > f->mixed_gap)
+			/* finite: the widest gap goes into JSON as a number, and
+			 * levels a store may hold can overflow their difference */
+			if (isfinite(gap) && gap > f->mixed_gap)
 				f->mixed_gap = gap;
 		}
 		if (!keep && flagged(s[i], "window.disturbed")) {
@@ -595,6 +597,16 @@ static bool windows_of(const struct base_sample *const *s, size_t n,
  * (test_table_adjusted_row_holds_over_the_slope_interval). When a
  * moved value does not fit in a double, there is no row.
  */
+/* Whether every figure is a positive finite number: one moved along a
+ * slope can overflow or vanish (stats_adjust_log_at()'s -ERANGE). */
+static bool in_range(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] > 0) || !isfinite(v[i]))
+			return false;
+	return true;
+}
+
 static int adjusted_row(const struct base_sample *const *a, size_t na,
 			const struct base_sample *const *b, size_t nb,
 			const struct stats_row *head, const struct stats_table_opts *o,
@@ -649,7 +661,9 @@ static int adjusted_row(const struct base_sample *const *a, size_t na,
 	nt->adj_p = ad.slope_p;
 	nt->adj_r2 = ad.r2;
 	nt->adj_x_ref_ns = ad.x_ref;
-	if (!ad.applied)
+	/* a figure the slope moved out of the double's range (values a
+	 * store may hold): no row, as for an end of its interval below */
+	if (!ad.applied || !in_range(adj, n))
 		goto out;
 	if ((ret = stats_compare_samples(adj, na, adj + na, nb, better_of(head->dir), &o->cmp,
 					 &parts[0])))
@@ -809,7 +823,9 @@ double stats_per_second_scale(const char *metric, const char *headline)
 	return 0;
 }
 
-/* The figure per second of each sample that has it and the headline. */
+/* The figure per second of each sample that has it and the headline
+ * (a product past the double's range, from values a store may hold, is
+ * left out as a missing one). */
 static size_t per_second(const struct base_sample *const *s, size_t n, const char *metric,
 			 const char *headline, double scale, double *out)
 {
@@ -818,9 +834,10 @@ static size_t per_second(const struct base_sample *const *s, size_t n, const cha
 	for (size_t i = 0; i < n; i++) {
 		const struct sample_metric *m = base_sample_get(s[i], metric);
 		const struct sample_metric *h = base_sample_get(s[i], headline);
+		double v = m && h ? m->value * h->value * scale : NAN;
 
-		if (m && h && isfinite(m->value) && isfinite(h->value))
-			out[k++] = m->value * h->value * scale;
+		if (isfinite(v))
+			out[k++] = v;
 	}
 	return k;
 }
