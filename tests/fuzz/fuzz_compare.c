@@ -222,28 +222,24 @@ static void add(struct metric *m, size_t *n, const char *name, const char *unit,
  * foreign CPU of each end and its steal. */
 static void gen_flags(struct input *in, struct metric *m, size_t *n)
 {
+	/* bit k of the byte sets flag k */
+	static const char *const flag[7] = {
+		"window.xcpu_moved", "window.disturbed", "window.not_steady", "window.mixed",
+		"window.stolen",     "window.starved",   "window.host_trend",
+	};
 	uint8_t f = in_byte(in);
 	double v;
 
-	if (f & 0x01)
-		add(m, n, "window.xcpu_moved", "", 1);
-	if (f & 0x02)
-		add(m, n, "window.disturbed", "", 1);
-	if (f & 0x04)
-		add(m, n, "window.not_steady", "", 1);
+	for (size_t k = 0; k < 7; k++)
+		if (f & 1u << k)
+			add(m, n, flag[k], "", 1);
 	if (f & 0x08) {
-		add(m, n, "window.mixed", "", 1);
+		/* a mixed window's levels */
 		if (in_value(in, &v))
 			add(m, n, "window.level_hi_pct", "%", v);
 		if (in_value(in, &v))
 			add(m, n, "window.level_lo_pct", "%", v);
 	}
-	if (f & 0x10)
-		add(m, n, "window.stolen", "", 1);
-	if (f & 0x20)
-		add(m, n, "window.starved", "", 1);
-	if (f & 0x40)
-		add(m, n, "window.host_trend", "", 1);
 	if (f & 0x80) {
 		uint8_t c = in_byte(in), sv = in_byte(in);
 

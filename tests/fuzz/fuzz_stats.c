@@ -6,6 +6,7 @@
 #include "fuzz.h"
 #include "stats/mwu.h"
 #include "stats/verdict.h"
+#include "../unit/mwu_splits.h"
 
 /*
  * The values compare gets come from stored samples, and a store takes
@@ -56,31 +57,6 @@ static bool close_to(double x, double y)
 	return fabs(x - y) <= 1e-9 * fmax(fabs(x), fabs(y)) + 1e-300;
 }
 
-static double min_p_enumerated(const double *a, size_t na, const double *b, size_t nb)
-{
-	size_t n = na + nb;
-	double v[12], x[12], y[12], best = 1;
-	struct stats_mwu r;
-
-	memcpy(v, a, na * sizeof(*v));
-	memcpy(v + na, b, nb * sizeof(*v));
-	for (unsigned int m = 0; m < 1u << n; m++) {
-		size_t kx = 0, ky = 0;
-
-		if ((size_t)__builtin_popcount(m) != na)
-			continue;
-		for (size_t i = 0; i < n; i++) {
-			if (m & 1u << i)
-				x[kx++] = v[i];
-			else
-				y[ky++] = v[i];
-		}
-		FUZZ_CHECK(stats_mann_whitney(x, na, y, nb, &r) == 0);
-		best = fmin(best, r.p);
-	}
-	return best;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *d = data, *end = data + size;
@@ -117,8 +93,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(floor <= ab.p * (1 + 1e-9));
 	FUZZ_CHECK(stats_mwu_min_p(b, nb, a, na, &floor2) == 0);
 	FUZZ_CHECK(close_to(floor, floor2));
-	if (na + nb <= 12)
-		FUZZ_CHECK(close_to(floor, min_p_enumerated(a, na, b, nb)));
+	if (na + nb <= 12) {
+		FUZZ_CHECK(mwu_min_p_enumerated(a, na, b, nb, &floor2) == 0);
+		FUZZ_CHECK(close_to(floor, floor2));
+	}
 
 	if (c.verdict == STATS_REGRESSION || c.verdict == STATS_IMPROVEMENT)
 		FUZZ_CHECK(c.p < 0.05);

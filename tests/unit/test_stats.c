@@ -29,6 +29,7 @@
 #include "stats/power.h"
 #include "stats/table.h"
 #include "stats/verdict.h"
+#include "mwu_splits.h"
 
 /*
  * References were computed with Debian's python3-scipy 1.10.1 and numpy
@@ -401,33 +402,6 @@ static void test_mwu_edge_cases(void **state)
 	assert_int_equal(stats_mann_whitney(bad, 2, y1, 1, &r), -EINVAL);
 }
 
-/* The smallest p over every split of a's and b's values into na and nb,
- * by enumeration (n <= 16). */
-static double min_p_bruteforce(const double *a, size_t na, const double *b, size_t nb)
-{
-	size_t n = na + nb;
-	double v[16], x[16], y[16], best = 1;
-	struct stats_mwu r;
-
-	memcpy(v, a, na * sizeof(*v));
-	memcpy(v + na, b, nb * sizeof(*v));
-	for (unsigned int m = 0; m < 1u << n; m++) {
-		size_t kx = 0, ky = 0;
-
-		if ((size_t)__builtin_popcount(m) != na)
-			continue;
-		for (size_t i = 0; i < n; i++) {
-			if (m & 1u << i)
-				x[kx++] = v[i];
-			else
-				y[ky++] = v[i];
-		}
-		assert_int_equal(stats_mann_whitney(x, na, y, nb, &r), 0);
-		best = fmin(best, r.p);
-	}
-	return best;
-}
-
 /*
  * stats_mwu_min_p(): 2 / C(n, na) without ties, 1 when every value is the
  * same or a counter read 0 in all but one of 6 + 6, and in 300 random
@@ -459,7 +433,8 @@ static void test_mwu_min_p_is_the_smallest_p_of_any_split(void **state)
 	b[4] = 1;
 	assert_int_equal(stats_mwu_min_p(a, 6, b, 6, &p), 0);
 	assert_close(p, 2.0 * 210 / 924, 1e-12);
-	assert_close(p, min_p_bruteforce(a, 6, b, 6), 1e-12);
+	assert_int_equal(mwu_min_p_enumerated(a, 6, b, 6, &q), 0);
+	assert_close(p, q, 1e-12);
 
 	for (int k = 0; k < 300; k++) {
 		size_t na, nb;
@@ -475,7 +450,7 @@ static void test_mwu_min_p_is_the_smallest_p_of_any_split(void **state)
 			(i < na ? a : b)[i < na ? i : i - na] = (double)((seed >> 16) % span);
 		}
 		assert_int_equal(stats_mwu_min_p(a, na, b, nb, &p), 0);
-		q = min_p_bruteforce(a, na, b, nb);
+		assert_int_equal(mwu_min_p_enumerated(a, na, b, nb, &q), 0);
 		if (fabs(p - q) > 1e-12)
 			fail_msg("case %d (%zu + %zu): %.17g, enumerated %.17g", k, na, nb, p, q);
 	}
