@@ -16,6 +16,7 @@
 #include "bisect/rule.h"
 #include "cli/cli.h"
 #include "cli/confopts.h"
+#include "cli/load.h"
 #include "cli/settle.h"
 #include "cli/testbed.h"
 #include "engine/result.h"
@@ -24,6 +25,7 @@
 #include "job/jobfile.h"
 #include "job/plan.h"
 #include "proto/frame.h"
+#include "report/report.h"
 #include "stats/table.h"
 #include "store/bisect.h"
 #include "store/store.h"
@@ -1024,6 +1026,69 @@ static int collect_step(void *ctx, const struct store_bisect_step *s)
 	return 0;
 }
 
+/*
+ * What moved with the bisected metric between the endpoints (the bad
+ * label against the good one, every metric of their samples, as compare
+ * ranks it): into *t, built reports true. A failure to load or build
+ * leaves the log without it and says why on stderr.
+ */
+static bool log_why(struct store *st, const struct store_bisect *b, struct stats_table *t)
+{
+	struct cli_samples sg = { 0 }, sb = { 0 };
+	struct stats_table_opts o;
+	struct base_err err = { "" };
+	int ret;
+
+	stats_table_opts_init(&o);
+	ret = cli_samples_load(st, b->good_label, b->config_key, &sg, &err);
+	if (!ret)
+		ret = cli_samples_load(st, b->bad_label, b->config_key, &sb, &err);
+	if (!ret && (!sg.n || !sb.n))
+		ret = -ENOENT;
+	if (!ret)
+		ret = stats_table_build(sg.p, sg.n, sb.p, sb.n, &o, t);
+	if (ret)
+		cli_error("what moved with it is left out: %s",
+			  err.msg[0] ? err.msg : strerror(-ret));
+	cli_samples_release(&sg);
+	cli_samples_release(&sb);
+	return !ret;
+}
+
+/* The log, and after it what moved with the metric between the endpoints. */
+static int log_print(struct store *st, const struct store_bisect *b, const struct bisect_log *l,
+		     bool json)
+{
+	struct stats_table t;
+	bool why = log_why(st, b, &t);
+
+	if (json) {
+		json_t *doc = bisect_log_json(l);
+
+		if (doc && why)
+			json_object_set_new(doc, "explained_by", report_why_json(&t));
+		if (!doc) {
+			cli_error("out of memory");
+			if (why)
+				stats_table_release(&t);
+			return EXIT_RUNTIME;
+		}
+		json_dumpf(doc, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(doc);
+	} else {
+		bisect_log_text(stdout, l);
+		if (why) {
+			fprintf(stdout, "\nbetween the endpoints (%s against %s):\n", b->bad_label,
+				b->good_label);
+			report_why_list(stdout, &t, REPORT_WHY_TOP, "");
+		}
+	}
+	if (why)
+		stats_table_release(&t);
+	return EXIT_OK;
+}
+
 static int bisect_log_cmd(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1153,20 +1218,7 @@ static int bisect_log_cmd(int argc, char **argv)
 		cli_error("cannot make the log: %s", strerror(-ret));
 		goto out;
 	}
-	if (json) {
-		json_t *doc = bisect_log_json(&l);
-
-		if (!doc) {
-			cli_error("out of memory");
-			goto out;
-		}
-		json_dumpf(doc, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-		json_decref(doc);
-	} else {
-		bisect_log_text(stdout, &l);
-	}
-	code = EXIT_OK;
+	code = log_print(st, &b, &l, json);
 out:
 	for (size_t i = 0; i < acc.n; i++) {
 		if (values)

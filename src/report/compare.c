@@ -361,6 +361,19 @@ static void per_second_note(FILE *out, const struct stats_table *t)
 		fputc('\n', out);
 }
 
+/* The headline's verdict before the table: what the rest explains. */
+static void headline_line(FILE *out, const struct stats_table *t)
+{
+	const struct stats_row *h = stats_table_headline(t);
+	struct cells c;
+
+	if (!h)
+		return;
+	format_row(h, &c);
+	fprintf(out, "%s: %s -> %s %s, shift %s, p %s: %s\n", h->metric, c.ma, c.mb, h->unit,
+		c.ci, c.p, c.v);
+}
+
 void report_compare_table(FILE *out, const struct stats_table *t,
 			  const char *label_a, const char *label_b, const char *common)
 {
@@ -386,6 +399,8 @@ void report_compare_table(FILE *out, const struct stats_table *t,
 	if (common && *common)
 		job_key_without(t->config_key, common, rest, sizeof(rest));
 	fprintf(out, "config: %s\n", common && *common ? rest : t->config_key);
+	headline_line(out, t);
+	report_why_list(out, t, REPORT_WHY_TOP, "");
 	cell(out, "metric (better)", wname, true);
 	side(out, "A median", "±%sd", SIZE_MAX);
 	cell(out, "%change", wch, false);
@@ -766,6 +781,13 @@ json_t *report_compare_json(const struct stats_table *t)
 		json_t *nt = json_object_get(j, "notes");
 
 		json_object_set_new(j, "family", json_integer((json_int_t)t->family));
+		json_object_set_new(j, "explained_by", report_why_json(t));
+		if (t->why_basis.metric[0])
+			json_object_set_new(j, "cost_basis",
+					    json_pack("{s:s, s:o, s:o, s:b}", "metric",
+						      t->why_basis.metric, "a", jnum(t->why_basis.a),
+						      "b", jnum(t->why_basis.b), "changed",
+						      t->why_basis.changed));
 		if (t->notes.cc_differ) {
 			json_object_set_new(nt, "cc_a", json_string(t->notes.cc_a));
 			json_object_set_new(nt, "cc_b", json_string(t->notes.cc_b));
@@ -803,7 +825,8 @@ json_t *report_compare_json(const struct stats_table *t)
 void report_compare_csv_header(FILE *out)
 {
 	fprintf(out, "label_a,label_b,config,metric,unit,better,headline,a_median,a_stddev_pct,a_n,"
-		     "change_mean_pct,shift_pct,shift_lo_pct,shift_hi_pct,b_median,b_stddev_pct,b_n,p,q,verdict\n");
+		     "change_mean_pct,shift_pct,shift_lo_pct,shift_hi_pct,b_median,b_stddev_pct,b_n,p,q,verdict,"
+		     "explains\n");
 }
 
 /* CSV fields: quote when they hold a comma or a quote. */
@@ -867,6 +890,10 @@ void report_compare_csv(FILE *out, const struct stats_table *t,
 		csv_num(out, r->q);
 		fputc(',', out);
 		csv_str(out, v);
+		fputc(',', out);
+		for (size_t k = 0; k < t->nwhy; k++)
+			if (!strcmp(t->why[k].metric, r->metric))
+				fprintf(out, "%zu", k + 1);
 		fputc('\n', out);
 	}
 }

@@ -9,63 +9,13 @@
 #include "report/report.h"
 #include "stats/covary.h"
 #include "stats/desc.h"
+#include "stats/explain.h"
 #include "stats/table.h"
 
-static bool has_prefix(const char *s, const char *p)
-{
-	return !strncmp(s, p, strlen(p));
-}
-
-static bool has_suffix(const char *s, const char *x)
-{
-	size_t ls = strlen(s), lx = strlen(x);
-
-	return ls >= lx && !strcmp(s + ls - lx, x);
-}
-
-/*
- * Metrics that can explain a rate without being one: shares, per-MB,
- * per-call and per-transaction figures, the host's speed and how far
- * apart it kept the test's CPUs (host.xcpu_ns), profile shares,
- * round trip and window. Counts over the window grow with the work done,
- * the headline's own relatives (throughput, transactions, latency, CPU per
- * KB) follow it by construction, and the other protocol's counters per MB
- * fall as the rate rises: they are left out.
- */
+/* The candidates are the comparer's (stats_explains). */
 bool report_explains(const char *name, const char *test)
 {
-	bool udp = !strcmp(test, "udp_stream") || !strcmp(test, "udp_rr");
-	const char *headline = stats_headline_metric(test);
-	static const char *const out[] = {
-		"throughput.", "transactions.", "latency.", "cpu.service_demand.",
-		"window.", "overhead.", "crr.",
-	};
-	static const char *const in_prefix[] = { "host.speed", "profile.self.", "io.bytes_per_" };
-	static const char *const in_suffix[] = { ".per_mb", ".per_write", ".per_read",
-						 ".per_trans", "_pct" };
-	static const char *const in_name[] = { "tcp.rtt_us", "tcp.rttvar_us", "tcp.cwnd",
-						"tcp.bytes_per_seg", "tcp.acks.per_seg", "host.xcpu_ns" };
-
-	if (!strcmp(name, headline))
-		return false;
-	/* the other protocol's counters are the control connection and the
-	 * machine's other traffic: per MB they fall as the rate rises */
-	if (udp ? has_prefix(name, "snmp.Tcp.") || has_prefix(name, "netstat.TcpExt.") :
-		  has_prefix(name, "snmp.Udp."))
-		return false;
-	for (size_t i = 0; i < sizeof(out) / sizeof(*out); i++)
-		if (has_prefix(name, out[i]))
-			return false;
-	for (size_t i = 0; i < sizeof(in_prefix) / sizeof(*in_prefix); i++)
-		if (has_prefix(name, in_prefix[i]))
-			return true;
-	for (size_t i = 0; i < sizeof(in_suffix) / sizeof(*in_suffix); i++)
-		if (has_suffix(name, in_suffix[i]))
-			return true;
-	for (size_t i = 0; i < sizeof(in_name) / sizeof(*in_name); i++)
-		if (!strcmp(name, in_name[i]))
-			return true;
-	return false;
+	return stats_explains(name, test);
 }
 
 /* the value of name in each sample, NaN where missing */

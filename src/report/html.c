@@ -738,6 +738,29 @@ static const char *dir_word(enum metric_dir dir)
 }
 
 /* One pair: the sortable table of every configuration both labels have. */
+/* What moved with each configuration's headline, before the table. */
+static void html_why_head(FILE *out, const char *desc)
+{
+	fputs("<p class=\"why\">What moved with the headline of <code>", out);
+	esc(out, desc);
+	fputs("</code>, the likely cause first:</p>\n<ol class=\"why\">\n", out);
+}
+
+static void html_why_item(FILE *out, size_t k, const char *line)
+{
+	(void)k;
+	fputs("<li>", out);
+	esc(out, line);
+	fputs("</li>\n", out);
+}
+
+static void html_why_tail(FILE *out)
+{
+	fputs("</ol>\n", out);
+}
+
+static const struct report_why_fmt html_why = { html_why_head, html_why_item, html_why_tail };
+
 static void html_pair(FILE *out, const struct report_doc *d,
 		const char *const *descs, size_t b)
 {
@@ -754,6 +777,7 @@ static void html_pair(FILE *out, const struct report_doc *d,
 		fputs("<p class=\"note\">These labels share no configuration.</p>\n", out);
 		return;
 	}
+	report_why_doc(out, d, descs, b, &html_why);
 	fprintf(out, "<table class=\"sortable compare\" id=\"compare-table-%zu\"><thead><tr>"
 		     "<th>configuration</th><th>metric (better)</th><th data-type=\"num\">", b);
 	esc(out, d->labels[a].name);

@@ -172,6 +172,18 @@ char *report_fdr_row_text(const struct stats_row *r);
  * newlines as spaces. */
 void report_md_escape(FILE *out, const char *s);
 
+/* How one format writes what moved with a headline: its heading for a
+ * configuration (desc), the k-th line (from 0) and the end. */
+struct report_why_fmt {
+	void (*head)(FILE *out, const char *desc);
+	void (*item)(FILE *out, size_t k, const char *line);
+	void (*tail)(FILE *out);
+};
+/* For each configuration of label b against the baseline that has some,
+ * what moved with its headline (REPORT_WHY_TOP at most), through fmt. */
+void report_why_doc(FILE *out, const struct report_doc *d, const char *const *descs, size_t b,
+		    const struct report_why_fmt *fmt);
+
 /* A snapshot entry that may tell two environments apart: one the
  * fingerprint covers (a sysctl, the command line, CPU, interfaces), not one
  * that changes by itself (sysctl.net.core.netdev_rss_key, at every boot). */

@@ -441,6 +441,28 @@ static void md_notes(FILE *out, const struct report_doc *d,
 	}
 }
 
+/* What moved with each configuration's headline, before its table. */
+static void md_why_head(FILE *out, const char *desc)
+{
+	fputs("What moved with the headline of ", out);
+	md_code(out, desc);
+	fputs(", the likely cause first:\n\n", out);
+}
+
+static void md_why_item(FILE *out, size_t k, const char *line)
+{
+	fprintf(out, "%zu. ", k + 1);
+	report_md_escape(out, line);
+	fputc('\n', out);
+}
+
+static void md_why_tail(FILE *out)
+{
+	fputc('\n', out);
+}
+
+static const struct report_why_fmt md_why = { md_why_head, md_why_item, md_why_tail };
+
 static void md_pair(FILE *out, const struct report_doc *d,
 		const char *const *descs, size_t b)
 {
@@ -456,6 +478,7 @@ static void md_pair(FILE *out, const struct report_doc *d,
 		fputs("These labels share no configuration.\n\n", out);
 		return;
 	}
+	report_why_doc(out, d, descs, b, &md_why);
 	fputs("| configuration | metric (better) | ", out);
 	report_md_escape(out, d->labels[a].name);
 	fputs(" median | ±%sd | n | %change | shift [95% CI] | ", out);

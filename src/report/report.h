@@ -163,6 +163,21 @@ int report_spread_split(FILE *out, const char *prefix, const double *y, const do
  * window.), nor the other protocol's counters (TCP ones in a UDP test:
  * the control connection). */
 bool report_explains(const char *name, const char *test);
+/*
+ * One metric of what moved with the headline (stats_table.why), for
+ * people: "granted.client.rcvbuf 1.638e+04 -> 8192 B (-50.0%): granted
+ * by the kernel for the same request", "profile.self.nft_do_chain 0 ->
+ * 31.2 %: CPU per unit +41.0% of A's, 43% of its change (q 0.01)",
+ * "softirq.NET_RX.per_mb 685.9 -> 1021 (+48.8%, q 0.004)". Into buf.
+ */
+void report_why_text(const struct stats_why *w, char *buf, size_t len);
+/* The first `top` of t->why as a numbered list, each line after indent
+ * (a line that says so when there are none). */
+void report_why_list(FILE *out, const struct stats_table *t, size_t top, const char *indent);
+/* t->why as a JSON array (new reference; NULL when out of memory). */
+json_t *report_why_json(const struct stats_table *t);
+/* How many entries of what moved with the headline the text shows. */
+#define REPORT_WHY_TOP 5
 /* "inconclusive (about 12 runs needed)", "REGRESSION", ... */
 void report_verdict_text(const struct stats_row *r, char *buf, size_t len);
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "stats/adjust.h"
 #include "stats/bh.h"
@@ -81,12 +82,36 @@ static enum stats_better better_of(enum metric_dir d)
 	       d == METRIC_LOWER ? STATS_LOWER : STATS_NEUTRAL;
 }
 
+/* The length of the "profile.self." or "profile.children." part of a
+ * profile share's name, after an optional "server." (0: not a share). */
+static size_t profile_share_prefix(const char *name)
+{
+	static const char *const kinds[] = { "profile.self.", "profile.children." };
+	size_t off = strncmp(name, "server.", 7) ? 0 : 7;
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
+		if (!strncmp(name + off, kinds[i], strlen(kinds[i])))
+			return off + strlen(kinds[i]);
+	return 0;
+}
+
+/* Whether s holds a profile of the end whose share name is given: a
+ * symbol that profile left out was under its threshold there. */
+static bool profiled(const struct base_sample *s, const char *share_name)
+{
+	return base_sample_get(s, strncmp(share_name, "server.", 7) ? "profile.samples" :
+								       "server.profile.samples") != NULL;
+}
+
 /* The finite values of metric name in s[0..n), in run order, into out (hint:
- * its index in the first sample of A); its unit in *unit. Returns how
- * many samples had it. */
+ * its index in the first sample that has it); its unit in *unit. A profile
+ * share absent from a profiled sample counts as 0 there: the profiler
+ * keeps only the symbols at or above its threshold. Returns how many
+ * samples had it. */
 static size_t values(const struct base_sample *const *s, size_t n,
 		     const char *name, size_t hint, double *out, const char **unit)
 {
+	bool share = profile_share_prefix(name) > 0;
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -95,9 +120,67 @@ static size_t values(const struct base_sample *const *s, size_t n,
 		if (m && isfinite(m->value)) {
 			out[k++] = m->value;
 			*unit = m->unit;
+		} else if (!m && share && profiled(s[i], name)) {
+			out[k++] = 0;
 		}
 	}
 	return k;
+}
+
+/* A metric of the union of both labels' samples, and its index in the
+ * sample it was first seen in. */
+struct metric_ref {
+	const char *name;
+	size_t hint;
+};
+
+static int ref_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct metric_ref *)x)->name, ((const struct metric_ref *)y)->name);
+}
+
+/*
+ * Every metric some sample of a[0..na) or b[0..nb) has, once: a[0]'s in
+ * its order, then the others (a profile share over the threshold only in
+ * some samples, or only in B) in the order first seen. *out is malloc'ed
+ * (names borrowed from the samples); returns the count, or -ENOMEM.
+ */
+static ssize_t metric_union(const struct base_sample *const *a, size_t na,
+			    const struct base_sample *const *b, size_t nb,
+			    struct metric_ref **out)
+{
+	struct metric_ref *all, *seen;
+	size_t n = 0, total = 0, nseen = 0;
+
+	for (size_t i = 0; i < na + nb; i++)
+		total += (i < na ? a[i] : b[i - na])->nmetrics;
+	all = malloc((total ? total : 1) * sizeof(*all));
+	seen = malloc((total ? total : 1) * sizeof(*seen));
+	if (!all || !seen) {
+		free(all);
+		free(seen);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < na + nb; i++) {
+		const struct base_sample *s = i < na ? a[i] : b[i - na];
+
+		/* seen[] is sorted up to nseen; the names of this sample
+		 * join it after the sample, so that one sample's names are
+		 * looked up only among the earlier samples' */
+		for (size_t m = 0; m < s->nmetrics; m++) {
+			struct metric_ref key = { s->metrics[m].name, m };
+
+			if (nseen && bsearch(&key, seen, nseen, sizeof(*seen), ref_cmp))
+				continue;
+			all[n++] = key;
+		}
+		memcpy(seen + nseen, all + nseen, (n - nseen) * sizeof(*seen));
+		nseen = n;
+		qsort(seen, nseen, sizeof(*seen), ref_cmp);
+	}
+	free(seen);
+	*out = all;
+	return (ssize_t)n;
 }
 
 /* Whether some split of the pooled values of a[0..na) and b[0..nb) into
@@ -868,13 +951,50 @@ static int per_second_rows(const struct base_sample *const *a, size_t na,
 	return 0;
 }
 
+/* What moved with the headline (stats_why_rank over every row but the
+ * headline's); a setting that differs becomes a shown row. */
+static int rank_why(struct stats_row *rows, size_t nrows, const struct stats_table_opts *o,
+		    struct stats_table *out)
+{
+	struct stats_why_row *w = calloc(nrows ? nrows : 1, sizeof(*w));
+	double headline_shift = NAN;
+	size_t n = 0;
+	int ret;
+
+	if (!w)
+		return -ENOMEM;
+	for (size_t i = 0; i < nrows; i++) {
+		const struct stats_row *r = &rows[i];
+
+		if (r->headline)
+			headline_shift = r->c.shift_pct;
+		if (r->headline || r->adjusted || r->paired)
+			continue;
+		w[n++] = (struct stats_why_row){
+			.metric = r->metric, .unit = r->unit, .median_a = r->c.median_a,
+			.median_b = r->c.median_b, .shift_pct = r->c.shift_pct,
+			.noise_pct = r->noise_pct, .q = r->q, .p = r->c.p, .shown = r->shown,
+		};
+	}
+	ret = stats_why_rank(w, n, out->test, o->cmp.alpha, headline_shift, out->why, &out->nwhy,
+			     &out->why_basis);
+	free(w);
+	for (size_t k = 0; !ret && k < out->nwhy; k++)
+		for (size_t i = 0; out->why[k].kind == STATS_WHY_SETTING && i < nrows; i++)
+			if (!strcmp(rows[i].metric, out->why[k].metric))
+				rows[i].shown = true;
+	return ret;
+}
+
 static int build(const struct base_sample *const *a, size_t na,
 		 const struct base_sample *const *b, size_t nb,
 		 const struct stats_table_opts *o, struct stats_table *out)
 {
-	size_t cap = na + nb, nrows = 0, nother = 0;
+	size_t cap = na + nb, nrows = 0, nother = 0, nnames;
 	double *va = NULL, *vb = NULL, *p = NULL;
+	struct metric_ref *names = NULL;
 	struct stats_row *rows = NULL;
+	ssize_t got;
 	int ret = -ENOMEM;
 
 	if (!na || !nb)
@@ -882,19 +1002,23 @@ static int build(const struct base_sample *const *a, size_t na,
 	snprintf(out->config_key, sizeof(out->config_key), "%s", a[0]->config_key);
 	snprintf(out->test, sizeof(out->test), "%.31s", base_sample_param_get(a[0], "test", ""));
 	out->headline = stats_headline_metric(out->test);
+	if ((got = metric_union(a, na, b, nb, &names)) < 0)
+		return (int)got;
+	nnames = (size_t)got;
 	va = malloc(cap * sizeof(*va));
 	vb = malloc(cap * sizeof(*vb));
 	/* two more: the adjusted and the paired headline */
-	rows = calloc(a[0]->nmetrics + 2, sizeof(*rows));
-	p = calloc(a[0]->nmetrics ? a[0]->nmetrics : 1, sizeof(*p));
+	rows = calloc(nnames + 2, sizeof(*rows));
+	p = calloc(nnames ? nnames : 1, sizeof(*p));
 	if (!va || !vb || !rows || !p)
 		goto out;
-	/* the first sample of A names the metrics; each must exist in B too */
-	for (size_t m = 0; m < a[0]->nmetrics; m++) {
-		const char *name = a[0]->metrics[m].name, *unit = "";
+	/* every metric of either label; each side needs values of it (a
+	 * profile share counts as 0 where the profiler left it out) */
+	for (size_t m = 0; m < nnames; m++) {
+		const char *name = names[m].name, *unit = "";
 		struct stats_row *r = &rows[nrows];
-		size_t ka = values(a, na, name, m, va, &unit);
-		size_t kb = values(b, nb, name, m, vb, &unit);
+		size_t ka = values(a, na, name, names[m].hint, va, &unit);
+		size_t kb = values(b, nb, name, names[m].hint, vb, &unit);
 
 		if (!ka || !kb)
 			continue;
@@ -947,6 +1071,8 @@ static int build(const struct base_sample *const *a, size_t na,
 	host_notes(rows, nrows, o, &out->notes);
 	if ((ret = per_second_rows(a, na, b, nb, o, out->headline, rows, nrows, va, vb)))
 		goto out;
+	if ((ret = rank_why(rows, nrows, o, out)))
+		goto out;
 	out->notes.builds_differ = strcmp(base_sample_env_get(a[0], "client.build", ""),
 					  base_sample_env_get(b[0], "client.build", "")) != 0;
 	cc_of(a, na, out->notes.cc_a, sizeof(out->notes.cc_a));
@@ -997,6 +1123,7 @@ static int build(const struct base_sample *const *a, size_t na,
 	rows = NULL;
 	ret = 0;
 out:
+	free(names);
 	free(va);
 	free(vb);
 	free(p);

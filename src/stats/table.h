@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "base/sample.h"
+#include "stats/explain.h"
 #include "stats/guard.h"
 #include "stats/verdict.h"
 
@@ -191,6 +192,11 @@ struct stats_table {
 				 * takes below alpha: stats_row.tested) */
 	double alpha;           /* the level they were tested at */
 	struct stats_notes notes;
+	/* what moved with the headline, ranked (stats_why_rank): the likely
+	 * cause first; the settings among them are rows too */
+	struct stats_why why[STATS_WHY_MAX];
+	size_t nwhy;
+	struct stats_why_basis why_basis;
 	bool regressed;   /* the headline metric regressed */
 	bool paired_regressed; /* its .paired row called a REGRESSION */
 };

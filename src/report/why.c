@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* What moved with the headline, as one line per metric for every format, and as JSON. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/internal.h"
+#include "report/page.h"
+#include "report/report.h"
+
+/* "19.6%", "8192 B", "254.3" */
+static void with_unit(char *buf, size_t len, double v, const char *unit)
+{
+	char n[24];
+
+	report_fmt_num(n, sizeof(n), v);
+	snprintf(buf, len, "%s%s%s", n, *unit && strcmp(unit, "%") ? " " : "", unit);
+}
+
+void report_why_text(const struct stats_why *w, char *buf, size_t len)
+{
+	char ma[48], mb[48], ch[24], part[24], acc[48] = "";
+
+	with_unit(ma, sizeof(ma), w->median_a, w->unit);
+	with_unit(mb, sizeof(mb), w->median_b, w->unit);
+	report_fmt_pct(ch, sizeof(ch), w->shift_pct);
+	switch (w->kind) {
+	case STATS_WHY_SETTING:
+		snprintf(buf, len, "%s %s -> %s (%s): granted by the kernel for the same request",
+			 w->metric, ma, mb, ch);
+		break;
+	case STATS_WHY_COST:
+		report_fmt_pct(part, sizeof(part), w->cost_pct_of_a);
+		if (isfinite(w->account_pct))
+			snprintf(acc, sizeof(acc), ", %.0f%% of its change", w->account_pct);
+		snprintf(buf, len, "%s %s -> %s: CPU per unit %s of A's%s (q %.2g)", w->metric, ma,
+			 mb, part, acc, w->q);
+		break;
+	default:
+		snprintf(buf, len, "%s %s -> %s (%s, q %.2g)", w->metric, ma, mb, ch, w->q);
+		break;
+	}
+}
+
+void report_why_list(FILE *out, const struct stats_table *t, size_t top, const char *indent)
+{
+	char line[320];
+
+	if (!t->nwhy) {
+		fprintf(out, "%swhat moved with it: nothing that explains a rate passed its test\n",
+			indent);
+		return;
+	}
+	fprintf(out, "%swhat moved with it, the likely cause first:\n", indent);
+	for (size_t i = 0; i < t->nwhy && i < top; i++) {
+		report_why_text(&t->why[i], line, sizeof(line));
+		fprintf(out, "%s  %zu. %s\n", indent, i + 1, line);
+	}
+}
+
+static json_t *num_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *report_why_json(const struct stats_table *t)
+{
+	json_t *arr = json_array(), *j;
+
+	for (size_t i = 0; arr && i < t->nwhy; i++) {
+		const struct stats_why *w = &t->why[i];
+
+		j = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "metric", w->metric, "unit",
+			      w->unit, "kind", stats_why_kind_name(w->kind), "a",
+			      num_or_null(w->median_a), "b", num_or_null(w->median_b), "shift_pct",
+			      num_or_null(w->shift_pct), "q", num_or_null(w->q));
+		if (j && w->kind == STATS_WHY_COST)
+			json_object_update_new(
+				j, json_pack("{s:o, s:o, s:o, s:o}", "cost_a", num_or_null(w->cost_a),
+					     "cost_b", num_or_null(w->cost_b), "cost_pct_of_a",
+					     num_or_null(w->cost_pct_of_a), "account_pct",
+					     num_or_null(w->account_pct)));
+		if (!j || json_array_append_new(arr, j)) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+void report_why_doc(FILE *out, const struct report_doc *d, const char *const *descs, size_t b,
+		    const struct report_why_fmt *fmt)
+{
+	char line[320];
+
+	for (size_t i = 0; i < d->ncmps; i++) {
+		const struct report_cmp *cmp = &d->cmps[i];
+		size_t n = cmp->t.nwhy < REPORT_WHY_TOP ? cmp->t.nwhy : REPORT_WHY_TOP;
+
+		if (cmp->a != d->baseline || cmp->b != b || !n)
+			continue;
+		fmt->head(out, descs[cmp->config]);
+		for (size_t k = 0; k < n; k++) {
+			report_why_text(&cmp->t.why[k], line, sizeof(line));
+			fmt->item(out, k, line);
+		}
+		fmt->tail(out);
+	}
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# End to end in a namespace of its own: a kernel function that runs only in
+# B's runs (1000 tc u32 filters on the ingress of lo, which every received
+# datagram walks) gets a profile row with A at 0, and compare names it
+# first among what moved with the headline, in text and JSON.
+. "$(dirname "$0")/lib.sh"
+
+make_netns || { echo "1..0 # SKIP cannot make a network namespace"; exit 0; }
+NSX=(ip netns exec "$NS_NAME")
+RUNX=(udp_stream -l 1s --warmup 300ms --profile --reps 6)
+
+# The filters match addresses no datagram carries: each one is a miss.
+for i in $(seq 1 1000); do
+	echo "filter add dev lo ingress prio 1 protocol ip u32 match ip dst 198.18.$((i / 250)).$((i % 250 + 1))/32 classid 1:1"
+done >"$TMP/filters"
+
+timeout 120 "${NSX[@]}" "$NR" run "${RUNX[@]}" --label A >"$TMP/a.out" 2>&1
+check "A: 6 profiled udp_stream runs in the namespace" [ $? -eq 0 ] || diag "$TMP/a.out"
+"${NSX[@]}" tc qdisc add dev lo clsact && "${NSX[@]}" tc -b "$TMP/filters"
+check "B's 1000 ingress filters are in place" \
+	[ "$("${NSX[@]}" tc filter show dev lo ingress | grep -c 'match ')" -ge 1000 ]
+timeout 120 "${NSX[@]}" "$NR" run "${RUNX[@]}" --label B >"$TMP/b.out" 2>&1
+check "B: 6 profiled runs with the filters" [ $? -eq 0 ] || diag "$TMP/b.out"
+"${NSX[@]}" tc qdisc del dev lo clsact
+
+"$NR" compare A B --keep-disturbed --json >"$TMP/cmp.json" 2>"$TMP/cmp.err"
+check "compare --json exits 0 or 1" [ $? -le 1 ] || diag "$TMP/cmp.err"
+# The hottest profile row of the symbols absent from every run of A (0
+# there): the classifier the filters run.
+cat >"$TMP/hot.py" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["comparisons"][0] if "comparisons" in d else d
+cfg = c["configs"][0] if "configs" in c else c
+rows = [r for r in cfg["rows"] if r["metric"].startswith("profile.self.")]
+hot = max((r for r in rows if r["a"]["median"] == 0), key=lambda r: r["b"]["median"])
+prof = [w for w in cfg["explained_by"] if w["metric"].startswith("profile.self.")]
+print(hot["metric"], hot["a"]["median"], hot["b"]["median"], prof[0]["metric"] if prof else "-",
+      prof[0]["kind"] if prof else "-")
+PY
+read -r hot ha hb first kind < <(python3 "$TMP/hot.py" "$TMP/cmp.json" 2>"$TMP/py.err")
+echo "# hottest new profile row: $hot $ha -> $hb; first profile row explaining: $first ($kind)"
+checkx "a symbol A's runs never had has a row, at 5% or more of B's samples" \
+	'[ -n "$hot" ] && python3 -c "import sys; sys.exit(0 if float(\"$ha\") == 0 and float(\"$hb\") >= 5 else 1)"' ||
+	diag "$TMP/py.err"
+checkx "it ranks first among the profile rows of what moved with the headline, as a cost" \
+	'[ -n "$hot" ] && [ "$first" = "$hot" ] && [ "$kind" = cost ]'
+
+"$NR" compare A B --keep-disturbed >"$TMP/cmp.txt" 2>&1
+checkx "the text names it under the headline's line, before the table" \
+	'awk "/^throughput.gbps:/{h=NR} /what moved with it/{w=NR} /$hot/ && !f{f=NR} /^metric \\(better\\)/{t=NR} END{exit !(h && w > h && f > w && t > f)}" "$TMP/cmp.txt"' ||
+	diag "$TMP/cmp.txt"
+"$NR" compare A B --keep-disturbed --csv >"$TMP/cmp.csv" 2>&1
+checkx "--csv gives its rank in the explains column" \
+	'head -1 "$TMP/cmp.csv" | grep -q ",explains$" && grep "^A,B,.*,$hot," "$TMP/cmp.csv" | grep -qE ",[1-8]$"' ||
+	diag "$TMP/cmp.csv" "explains|$hot"
+
+echo "1..$tap_n"
