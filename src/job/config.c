@@ -48,6 +48,7 @@ int job_test_parse(const char *s, enum job_test *t, struct base_err *err)
 static const char *const placement_names[JOB_PLACE_COUNT] = {
 	[JOB_PLACE_SPLIT] = "split",
 	[JOB_PLACE_FREE] = "free",
+	[JOB_PLACE_PAIR] = "pair",
 };
 
 const char *job_placement_name(enum job_placement p)
@@ -305,6 +306,16 @@ static void cpus_minus(const struct base_cpulist *allowed,
 	}
 }
 
+/* The pair policy, neither end pinned: every allowed CPU for each end,
+ * in the same order. */
+static void pair(struct job_config *c, const struct base_cpulist *allowed)
+{
+	c->cpus = *allowed;
+	c->remote_cpus = *allowed;
+	c->placed = 4;
+	c->placed_shared = true;
+}
+
 /*
  * The split policy: an end the user did not pin gets the allowed CPUs the
  * other end does not use (both unpinned: the first half and the second
@@ -316,9 +327,13 @@ static void place(struct job_config *c, const struct base_cpulist *allowed)
 
 	c->placed = 0;
 	c->placed_shared = false;
-	if (c->placement != JOB_PLACE_SPLIT || !allowed || !allowed->n ||
+	if (c->placement == JOB_PLACE_FREE || !allowed || !allowed->n ||
 	    (c->cpus.n && c->remote_cpus.n))
 		return;
+	if (c->placement == JOB_PLACE_PAIR && !c->cpus.n && !c->remote_cpus.n) {
+		pair(c, allowed);
+		return;
+	}
 	rest = malloc(sizeof(*rest));
 	if (!rest)
 		return; /* unpinned: the placement is then recorded as free */
@@ -355,6 +370,8 @@ static void place(struct job_config *c, const struct base_cpulist *allowed)
 const char *job_config_placement_desc(const struct job_config *c)
 {
 	switch (c->placed) {
+	case 4:
+		return "pair";
 	case 3:
 		return c->placed_shared ? "split, shared cpu" : "split";
 	case 2:
@@ -540,7 +557,7 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 				    "invalid threads %" PRIu32 ": expected 1 to %d",
 				    c->threads, JOB_MAX_THREADS);
 	if ((unsigned)c->placement >= JOB_PLACE_COUNT)
-		return base_err_set(err, -EINVAL, "invalid placement %d: expected split or free",
+		return base_err_set(err, -EINVAL, "invalid placement %d: expected split, pair or free",
 				    c->placement);
 	place(c, allowed);
 	if (!c->threads) {
@@ -1161,7 +1178,7 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 	    ((ret = get_str(obj, "placement", &s, err)) ||
 	     job_placement_parse(s, &c->placement)))
 		return ret ? ret : base_err_set(err, -EINVAL,
-						"configuration field 'placement' = '%s': expected split or free",
+						"configuration field 'placement' = '%s': expected split, pair or free",
 						base_quote(s, q));
 	return 0;
 }

@@ -58,13 +58,18 @@ enum job_dir {
  * Where the workers run when --cpus/--remote-cpus do not say: split puts
  * the client's workers on the first half of the allowed CPUs and the
  * server's on the second half (both on the first CPU when there is only
- * one); free pins nothing and leaves it to the scheduler. The resolved
- * CPU lists are part of the key, so samples of different placement never
- * pool.
+ * one); pair gives each end every allowed CPU in the same order, client
+ * worker i and server worker i on cpu i, so the two ends of a flow share
+ * a CPU (where the scheduler's wake-ups put them on loopback when nothing
+ * is pinned) and every CPU carries its own pairs; free pins nothing and
+ * leaves it to the scheduler. With one end pinned, pair places the other
+ * as split does. The resolved CPU lists are part of the key, so samples
+ * of different placement never pool.
  */
 enum job_placement {
 	JOB_PLACE_SPLIT,
 	JOB_PLACE_FREE,
+	JOB_PLACE_PAIR,
 	JOB_PLACE_COUNT,
 };
 

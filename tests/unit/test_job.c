@@ -251,6 +251,52 @@ static void test_finalize_split_placement(void **state)
 	}
 }
 
+/* pair: both ends on every allowed cpu in the same order (a flow's two
+ * ends on one cpu), one worker per cpu at most one per flow; with one end
+ * pinned the other is placed as split places it; its name survives JSON. */
+static void test_finalize_pair_placement(void **state)
+{
+	static const struct {
+		int cpus;
+		uint32_t streams;
+		const char *given, *want, *rwant, *desc;
+		uint32_t threads;
+	} cases[] = {
+		{ 2, 4, NULL, "0-1", "0-1", "pair", 2 },
+		{ 8, 3, NULL, "0-7", "0-7", "pair", 3 },
+		{ 1, 2, NULL, "0", "0", "pair", 1 },
+		{ 4, 4, "1", "1", "0,2-3", "explicit client, split server", 3 },
+	};
+	struct base_err err = { .msg = "" };
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct job_config c, d;
+		json_t *j;
+
+		job_config_init(&c);
+		c.placement = JOB_PLACE_PAIR;
+		c.streams = cases[i].streams;
+		if (cases[i].given)
+			assert_int_equal(base_parse_cpulist(cases[i].given, &c.cpus, NULL), 0);
+		finalize_ok(&c, cases[i].cpus);
+		assert_int_equal(base_format_cpulist(&c.cpus, buf, sizeof(buf)), 0);
+		if (strcmp(buf, cases[i].want))
+			fail_msg("case %zu: client cpus '%s', want '%s'", i, buf, cases[i].want);
+		assert_int_equal(base_format_cpulist(&c.remote_cpus, buf, sizeof(buf)), 0);
+		if (strcmp(buf, cases[i].rwant))
+			fail_msg("case %zu: server cpus '%s', want '%s'", i, buf, cases[i].rwant);
+		assert_string_equal(job_config_placement_desc(&c), cases[i].desc);
+		assert_int_equal(c.threads, cases[i].threads);
+		j = job_config_to_json(&c);
+		assert_int_equal(job_config_from_json(j, &d, &err), 0);
+		assert_int_equal(d.placement, JOB_PLACE_PAIR);
+		json_decref(j);
+	}
+	assert_int_equal(job_placement_parse("pair", &(enum job_placement){ 0 }), 0);
+}
+
 /* free pins nothing; the resolved lists survive a trip through JSON (the
  * server's finalize places nothing again) and old JSON reads as free. */
 static void test_placement_free_and_json(void **state)
@@ -1856,6 +1902,7 @@ int main(void)
 		cmocka_unit_test(test_finalize_keeps_explicit_message_and_batch),
 		cmocka_unit_test(test_finalize_threads_default_to_min_of_flows_and_cpus),
 		cmocka_unit_test(test_finalize_split_placement),
+		cmocka_unit_test(test_finalize_pair_placement),
 		cmocka_unit_test(test_placement_free_and_json),
 		cmocka_unit_test(test_parse_warmup),
 		cmocka_unit_test(test_finalize_caps_explicit_threads_at_flows),
