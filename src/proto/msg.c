@@ -214,11 +214,22 @@ static json_t *flow_to_json(const struct proto_flow_report *f)
 /* The kernel's largest window scale (RFC 7323, TCP_MAX_WSCALE). */
 #define PROTO_WSCALE_MAX 14
 
+/* A window scale field of obj: 0 to PROTO_WSCALE_MAX. */
+static int wscale_from_json(const json_t *obj, const char *key, uint8_t *out,
+			    struct base_err *err)
+{
+	int64_t v;
+	int ret = proto_get_i64(obj, key, 0, PROTO_WSCALE_MAX, &v, err);
+
+	if (!ret)
+		*out = (uint8_t)v;
+	return ret;
+}
+
 /* A sender's "tcp_info" (ti, an object). */
 static int tcpi_from_json(const json_t *ti, struct proto_tcpi *t,
 			  struct base_err *err)
 {
-	int64_t v;
 	int ret;
 
 	U32_FIELD(ti, "total_retrans", t->total_retrans);
@@ -238,12 +249,22 @@ static int tcpi_from_json(const json_t *ti, struct proto_tcpi *t,
 	}
 	/* nor the window scale */
 	if (json_object_get(ti, "snd_wscale")) {
-		if ((ret = proto_get_i64(ti, "snd_wscale", 0, PROTO_WSCALE_MAX, &v, err)))
+		if ((ret = wscale_from_json(ti, "snd_wscale", &t->snd_wscale, err)))
 			return ret;
-		t->snd_wscale = (uint8_t)v;
 		t->has_wscale = true;
 	}
 	return 0;
+}
+
+/* What only a receiver reports (what: its member) refused on a flow
+ * this end sent on. */
+static int receiver_only(const struct proto_flow_report *f, const char *what,
+			 struct base_err *err)
+{
+	if (!f->tx)
+		return 0;
+	return base_err_set(err, -EPROTO, "report: %s on flow %u, which this end sent on",
+			    what, f->id);
 }
 
 /* A receiver's "tcp_info_rx" (ti, present) on flow f. */
@@ -251,21 +272,17 @@ static int tcpi_rx_from_json(const json_t *ti, struct proto_flow_report *f,
 			     struct base_err *err)
 {
 	struct proto_tcpi_rx *t = &f->tcpi_rx;
-	int64_t v;
 	int ret;
 
 	if (!json_is_object(ti))
 		return base_err_set(err, -EPROTO, "report: tcp_info_rx must be an object");
-	if (f->tx)
-		return base_err_set(err, -EPROTO,
-				    "report: tcp_info_rx on flow %u, which this end sent on",
-				    f->id);
+	if ((ret = receiver_only(f, "tcp_info_rx", err)))
+		return ret;
 	U32_FIELD(ti, "rcv_space", t->rcv_space);
 	U32_FIELD(ti, "rcv_ssthresh", t->rcv_ssthresh);
 	U32_FIELD(ti, "advmss", t->advmss);
-	if ((ret = proto_get_i64(ti, "rcv_wscale", 0, PROTO_WSCALE_MAX, &v, err)))
+	if ((ret = wscale_from_json(ti, "rcv_wscale", &t->rcv_wscale, err)))
 		return ret;
-	t->rcv_wscale = (uint8_t)v;
 	f->has_tcpi_rx = true;
 	return 0;
 }
@@ -316,10 +333,8 @@ static int flow_from_json(const json_t *j, struct proto_flow_report *f,
 		return ret;
 	/* an end older than the window's figures sends none */
 	if (json_object_get(j, "sock_drops")) {
-		if (f->tx)
-			return base_err_set(err, -EPROTO,
-					    "report: sock_drops on flow %u, which this end sent on",
-					    f->id);
+		if ((ret = receiver_only(f, "sock_drops", err)))
+			return ret;
 		U32_FIELD(j, "sock_drops", f->sock_drops);
 		f->has_sock_drops = true;
 	}
