@@ -478,9 +478,15 @@ static void md_pair(FILE *out, const struct report_doc *d,
 				hidden++;
 		}
 	}
-	fprintf(out, "\n%zu configuration%s compared: %s.", nconf,
-		nconf == 1 ? "" : "s",
-		regressed ? "REGRESSION in a headline metric" : "no headline regression");
+	fprintf(out, "\n%zu configuration%s compared: ", nconf, nconf == 1 ? "" : "s");
+	if (d->headline) {
+		fputs(regressed ? "REGRESSION in the headline " : "no regression in the headline ",
+		      out);
+		report_md_escape(out, d->headline);
+	} else {
+		fputs(regressed ? "REGRESSION in a headline metric" : "no headline regression", out);
+	}
+	fputc('.', out);
 	report_paired_summary(out, paired, " Note: ", false);
 	if (paired)
 		fputc('.', out);
