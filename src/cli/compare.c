@@ -310,12 +310,7 @@ static void pair_summary(const struct cmp_pair *p, const char *where_text, const
 	printf("%zu configuration%s compared%s%s%s: ", p->ncommon,
 	       p->ncommon == 1 ? "" : "s", where_text ? " (--where " : "",
 	       where_text ? where_text : "", where_text ? ")" : "");
-	if (headline)
-		printf("%s in the headline %s", p->regressed ? "REGRESSION" : "no regression",
-		       headline);
-	else
-		fputs(p->regressed ? "REGRESSION in a headline metric" : "no headline regression",
-		      stdout);
+	report_headline_summary(stdout, p->regressed, headline, NULL);
 	report_corner_text(stdout, &p->worse, p->ncommon, "the headline regressed");
 	report_corner_text(stdout, &p->better, p->ncommon, "it improved");
 	report_paired_summary(stdout, p->paired, "; ", by_pairs);

@@ -280,6 +280,20 @@ void report_fdr_summary(FILE *out, size_t n, const char *sep)
 			sep, n);
 }
 
+void report_headline_summary(FILE *out, bool regressed, const char *headline,
+			     void (*escape)(FILE *out, const char *s))
+{
+	if (!headline) {
+		fputs(regressed ? "REGRESSION in a headline metric" : "no headline regression", out);
+		return;
+	}
+	fputs(regressed ? "REGRESSION in the headline " : "no regression in the headline ", out);
+	if (escape)
+		escape(out, headline);
+	else
+		fputs(headline, out);
+}
+
 void report_paired_summary(FILE *out, size_t n, const char *sep, bool exit_by_pairs)
 {
 	if (n)

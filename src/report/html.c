@@ -828,13 +828,7 @@ static void html_pair(FILE *out, const struct report_doc *d,
 	fputs("</tbody></table>\n", out);
 	fprintf(out, "<p class=\"note\">%zu configuration%s compared: ", nconf,
 		nconf == 1 ? "" : "s");
-	if (d->headline) {
-		fputs(regressed ? "REGRESSION in the headline " : "no regression in the headline ",
-		      out);
-		esc(out, d->headline);
-	} else {
-		fputs(regressed ? "REGRESSION in a headline metric" : "no headline regression", out);
-	}
+	report_headline_summary(out, regressed, d->headline, report_html_escape);
 	fputs(". ", out);
 	/* digits and punctuation only: nothing to escape */
 	report_paired_summary(out, paired, "Note: ", false);

@@ -479,13 +479,7 @@ static void md_pair(FILE *out, const struct report_doc *d,
 		}
 	}
 	fprintf(out, "\n%zu configuration%s compared: ", nconf, nconf == 1 ? "" : "s");
-	if (d->headline) {
-		fputs(regressed ? "REGRESSION in the headline " : "no regression in the headline ",
-		      out);
-		report_md_escape(out, d->headline);
-	} else {
-		fputs(regressed ? "REGRESSION in a headline metric" : "no headline regression", out);
-	}
+	report_headline_summary(out, regressed, d->headline, report_md_escape);
 	fputc('.', out);
 	report_paired_summary(out, paired, " Note: ", false);
 	if (paired)

@@ -3656,6 +3656,14 @@ static const struct stats_row *row_of(const struct stats_table *t, const char *m
  */
 static void test_table_headline_option_judges_that_metric(void **state)
 {
+	static const struct {
+		enum metric_dir dir;
+		enum stats_verdict_kind verdict;
+	} told[] = {
+		{ METRIC_NEUTRAL, STATS_CHANGED },
+		{ METRIC_LOWER, STATS_REGRESSION },
+		{ METRIC_HIGHER, STATS_IMPROVEMENT },
+	};
 	static const double g[6] = { 10, 10.01, 9.99, 10, 10.02, 9.98 };
 	struct two_labels l;
 	struct stats_table t;
@@ -3701,27 +3709,19 @@ static void test_table_headline_option_judges_that_metric(void **state)
 	assert_true(h->per_s_tested);
 	assert_float_equal(h->per_s.median_a, 125 * 10 * (1000 + 1.25), 125 * 10 * 1000 * 0.03);
 	stats_table_release(&t);
-	/* a neutral share: changed, no regression, until told which way is better */
+	/* a neutral share: changed, no regression, until told which way is
+	 * better; the direction given is the headline's alone */
 	l.o.headline = "profile.self.memcpy";
-	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
-	assert_string_equal(t.rows[0].metric, "profile.self.memcpy");
-	assert_int_equal(t.rows[0].dir, METRIC_NEUTRAL);
-	assert_int_equal(t.rows[0].c.verdict, STATS_CHANGED);
-	assert_false(t.regressed);
-	stats_table_release(&t);
-	l.o.headline_dir = METRIC_LOWER;
-	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
-	assert_int_equal(t.rows[0].dir, METRIC_LOWER);
-	assert_int_equal(t.rows[0].c.verdict, STATS_REGRESSION);
-	assert_true(t.regressed);
-	stats_table_release(&t);
-	l.o.headline_dir = METRIC_HIGHER;
-	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
-	assert_int_equal(t.rows[0].c.verdict, STATS_IMPROVEMENT);
-	assert_false(t.regressed);
-	/* the direction given is the headline's alone */
-	assert_int_equal(row_of(&t, "latency.p99_us")->dir, METRIC_LOWER);
-	stats_table_release(&t);
+	for (size_t k = 0; k < ARRAY_SIZE(told); k++) {
+		l.o.headline_dir = told[k].dir;
+		assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+		assert_string_equal(t.rows[0].metric, "profile.self.memcpy");
+		assert_int_equal(t.rows[0].dir, told[k].dir);
+		assert_int_equal(t.rows[0].c.verdict, told[k].verdict);
+		assert_int_equal(t.regressed, told[k].verdict == STATS_REGRESSION);
+		assert_int_equal(row_of(&t, "latency.p99_us")->dir, METRIC_LOWER);
+		stats_table_release(&t);
+	}
 	/* a metric no sample has: no headline row */
 	l.o.headline = "latency.p99.9_us";
 	l.o.headline_dir = METRIC_NEUTRAL;
