@@ -51,6 +51,12 @@ static const char bisect_help[] =
 	"  -l, --duration TIME, --warmup TIME   of each step's runs (default:\n"
 	"                          as the good endpoint's samples)\n"
 	"      --min-change PCT    smallest change worth bisecting (default 2)\n"
+	"      --headline METRIC[:higher|lower]  the stored metric judged (default:\n"
+	"                          the test's throughput, transactions or\n"
+	"                          connections/s), as in compare; every step\n"
+	"                          is judged by it, and 'log' names it; exit 2\n"
+	"                          when malformed, neutral without :higher or\n"
+	"                          :lower, or absent from an endpoint's samples\n"
 	"      --min-reps N        runs of a step before a verdict (default 3)\n"
 	"      --max-reps N        runs of a step at most (default 10)\n"
 	"run:\n"
@@ -75,7 +81,7 @@ static const char bisect_help[] =
 enum {
 	OPT_GOOD = 256, OPT_BAD, OPT_JOB, OPT_DB, OPT_MINCH, OPT_MINREPS,
 	OPT_MAXREPS, OPT_COMMIT, OPT_REPO, OPT_ID, OPT_JSON, OPT_NO_COLLECT, OPT_SETTLE,
-	OPT_WARMUP,
+	OPT_WARMUP, OPT_HEADLINE,
 };
 
 /* A typical kernel bisect: log2 of ~16000 commits. */
@@ -297,6 +303,31 @@ static int print_placement(const double *gv, const double *gx, size_t ng, const 
 	return 0;
 }
 
+/*
+ * --headline's metric found in no sample of an endpoint (ng or nb 0):
+ * when that endpoint has samples of the configuration, EXIT_USAGE after
+ * saying so (cli_headline_missing()); 0 when it has none, which the
+ * refusal of too few samples says; EXIT_RUNTIME when the store fails.
+ */
+static int headline_absent(struct store *st, const char *metric, const char *key,
+			   const char *good, size_t ng, const char *bad, size_t nb)
+{
+	struct cli_samples sg = { 0 }, sb = { 0 };
+	struct base_err err = { "" };
+	int code = EXIT_OK;
+
+	if (cli_samples_load(st, good, key, &sg, &err) ||
+	    cli_samples_load(st, bad, key, &sb, &err)) {
+		cli_error("%s", err.msg);
+		code = EXIT_RUNTIME;
+	} else if ((!ng && sg.n) || (!nb && sb.n)) {
+		code = cli_headline_missing(metric, key, good, &sg, bad, &sb);
+	}
+	cli_samples_release(&sg);
+	cli_samples_release(&sb);
+	return code;
+}
+
 static void refuse_add(const char *label, size_t have, size_t add)
 {
 	if (add)
@@ -316,6 +347,7 @@ static int bisect_start(int argc, char **argv)
 		{ "max-reps", required_argument, NULL, OPT_MAXREPS },
 		{ "duration", required_argument, NULL, 'l' },
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
+		{ "headline", required_argument, NULL, OPT_HEADLINE },
 		CLI_CONFIG_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -326,6 +358,8 @@ static int bisect_start(int argc, char **argv)
 	struct bisect_start_check chk;
 	struct store_bisect b;
 	struct runctl_ctx rc = { 0, 0, false };
+	struct cli_headline hl = { "", METRIC_NEUTRAL };
+	enum metric_dir better;
 	const char *good = NULL, *bad = NULL, *job = NULL, *db = NULL, *test = NULL;
 	const char *metric;
 	bool flags = false, have_dur = false, have_warm = false, warm_auto = false;
@@ -392,6 +426,10 @@ static int bisect_start(int argc, char **argv)
 			}
 			have_warm = true;
 			break;
+		case OPT_HEADLINE:
+			if (cli_headline_parse(optarg, &hl))
+				return EXIT_USAGE;
+			break;
 		case 'h':
 			fputs(bisect_help, stdout);
 			return EXIT_OK;
@@ -446,7 +484,8 @@ static int bisect_start(int argc, char **argv)
 		cli_error("configuration key too long");
 		return EXIT_USAGE;
 	}
-	metric = stats_headline_metric(job_test_name(cfg.test));
+	metric = hl.metric[0] ? hl.metric : stats_headline_metric(job_test_name(cfg.test));
+	better = hl.dir != METRIC_NEUTRAL ? hl.dir : base_metric_dir(metric);
 	if (cli_db_open(cli_db_path(db), true, &st))
 		return EXIT_RUNTIME;
 	code = EXIT_RUNTIME;
@@ -462,8 +501,16 @@ static int bisect_start(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto out;
 	}
+	if (hl.metric[0] && (!ng || !nb) &&
+	    (code = headline_absent(st, metric, key, good, ng, bad, nb)))
+		goto out;
+	code = EXIT_RUNTIME;
 	metric_unit(st, ng ? good : bad, key, metric, unit, sizeof(unit));
-	printf("bisect of %s, configuration %s\n", metric, key);
+	if (hl.metric[0])
+		printf("bisect of %s (--headline, %s is better), configuration %s\n", metric,
+		       base_metric_dir_name(better), key);
+	else
+		printf("bisect of %s, configuration %s\n", metric, key);
 	if (dg || db_)
 		printf("  flagged disturbed by foreign CPU load (kept; outliers are set aside by value): %zu sample%s of good, %zu of bad\n",
 		       dg, dg == 1 ? "" : "s", db_);
@@ -476,10 +523,16 @@ static int bisect_start(int argc, char **argv)
 		goto out;
 	}
 	r = bisect_check_endpoints(gv, ng, bv, nb,
-				   base_metric_dir(metric) == METRIC_LOWER ? STATS_LOWER :
-				   base_metric_dir(metric) == METRIC_HIGHER ? STATS_HIGHER :
-									      STATS_NEUTRAL,
+				   better == METRIC_LOWER ? STATS_LOWER :
+				   better == METRIC_HIGHER ? STATS_HIGHER : STATS_NEUTRAL,
 				   min_change, &rule, &chk);
+	if (r == -EDOM) {
+		/* the rule works on the logs of the values */
+		cli_error("cannot bisect %s: an endpoint has a value <= 0, and a bisect compares the logs of the values%s",
+			  metric, hl.metric[0] ? " (--headline: a metric that is always positive)" : "");
+		code = hl.metric[0] ? EXIT_USAGE : EXIT_RUNTIME;
+		goto out;
+	}
 	if (r) {
 		cli_error("cannot judge the endpoints: %s", strerror(-r));
 		goto out;

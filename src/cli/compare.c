@@ -33,6 +33,18 @@ static const char compare_help[] =
 	"From 4 pairs of runs side by side (a matrix's labels run in rounds), a\n"
 	"<headline>.paired row tests the ratios B/A of the pairs.\n"
 	"\n"
+	"--headline METRIC judges every configuration by another stored metric\n"
+	"(throughput.msgs_per_s, latency.p99_us, cpu.service_demand.client_us_per_kb,\n"
+	"profile.self.SYMBOL...): its row comes first, its verdict is the table's\n"
+	"and the exit code's, and the test's own headline becomes one of the other\n"
+	"metrics. Which way is better is the store's (the 'better' column); a\n"
+	"metric it calls neutral has no regression until told: METRIC:higher or\n"
+	"METRIC:lower (a cost, a profile share: lower). Such a headline has no\n"
+	".xcpu_adj row (that fit is the test's rate's). Exit status 2 for a\n"
+	"malformed METRIC or a neutral one without its suffix, and, once the\n"
+	"store is read, for a configuration compared whose samples of either\n"
+	"label lack the metric (--where can leave it out).\n"
+	"\n"
 	"      --db PATH          the store (default $NETREGRESS_DB or ./netregress.db)\n"
 	"      --min-change PCT   smallest change that matters (default 2)\n"
 	"      --alpha P          significance level of the rank test (default 0.05)\n"
@@ -42,6 +54,8 @@ static const char compare_help[] =
 	"                         (repeatable: values of one NAME are alternatives,\n"
 	"                         every NAME must hold; msg=64K matches msg=65536);\n"
 	"                         the family is the configurations compared\n"
+	"      --headline METRIC[:higher|lower]  the metric judged (default: each\n"
+	"                         test's throughput, transactions or connections/s)\n"
 	"      --paired           exit 1 when a .paired row regressed, for the\n"
 	"                         configurations that have one (the headline's\n"
 	"                         verdict for the others)\n"
@@ -52,7 +66,7 @@ static const char compare_help[] =
 #define COMPARE_MAX_LABELS 64
 
 enum { OPT_DB = 256, OPT_MINCH, OPT_ALPHA, OPT_ALL, OPT_JSON, OPT_CSV, OPT_KEEP, OPT_PAIRED,
-       OPT_WHERE };
+       OPT_WHERE, OPT_HEADLINE };
 
 /* The environment lines of one configuration (its first samples of A and
  * B) in *text (free() it): printed when they say something else than the
@@ -172,6 +186,13 @@ static int pair_build(struct store *st, const char *a, const struct cli_keys *ka
 			return EXIT_RUNTIME;
 		}
 		ret = stats_table_build(sa.p, sa.n, sb.p, sb.n, to, &c->t);
+		if (!ret && to->headline && !stats_table_headline(&c->t)) {
+			stats_table_release(&c->t);
+			ret = cli_headline_missing(to->headline, ka->key[i], a, &sa, p->b, &sb);
+			cli_samples_release(&sa);
+			cli_samples_release(&sb);
+			return ret;
+		}
 		if (!ret) {
 			c->built = true;
 			p->ncommon++;
@@ -282,14 +303,14 @@ static void pair_text(const char *a, const struct cli_keys *ka, const struct cmp
 }
 
 /* "N configurations compared (--where ...): REGRESSION ...; ..." without
- * the end of the line. */
-static void pair_summary(const struct cmp_pair *p, const char *where_text, bool by_pairs,
-			 bool fdr)
+ * the end of the line; headline: --headline's metric, or NULL. */
+static void pair_summary(const struct cmp_pair *p, const char *where_text, const char *headline,
+			 bool by_pairs, bool fdr)
 {
-	printf("%zu configuration%s compared%s%s%s: %s", p->ncommon,
+	printf("%zu configuration%s compared%s%s%s: ", p->ncommon,
 	       p->ncommon == 1 ? "" : "s", where_text ? " (--where " : "",
-	       where_text ? where_text : "", where_text ? ")" : "",
-	       p->regressed ? "REGRESSION in a headline metric" : "no headline regression");
+	       where_text ? where_text : "", where_text ? ")" : "");
+	report_headline_summary(stdout, p->regressed, headline, NULL);
 	report_corner_text(stdout, &p->worse, p->ncommon, "the headline regressed");
 	report_corner_text(stdout, &p->better, p->ncommon, "it improved");
 	report_paired_summary(stdout, p->paired, "; ", by_pairs);
@@ -310,6 +331,7 @@ int cmd_compare(int argc, char **argv)
 		{ "keep-disturbed", no_argument, NULL, OPT_KEEP },
 		{ "paired", no_argument, NULL, OPT_PAIRED },
 		{ "where", required_argument, NULL, OPT_WHERE },
+		{ "headline", required_argument, NULL, OPT_HEADLINE },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "help", no_argument, NULL, 'h' },
@@ -319,6 +341,7 @@ int cmd_compare(int argc, char **argv)
 	struct base_err err = { "" };
 	struct cli_keys ka = { 0 };
 	struct cli_where where = { 0 };
+	struct cli_headline hl = { "", METRIC_NEUTRAL };
 	char *where_text = NULL;
 	const char *db = NULL, *a;
 	bool json = false, csv = false, by_pairs = false, found = false, regressed = false;
@@ -361,6 +384,14 @@ int cmd_compare(int argc, char **argv)
 				code = ret;
 				goto out;
 			}
+			break;
+		case OPT_HEADLINE:
+			if ((ret = cli_headline_parse(optarg, &hl))) {
+				code = ret;
+				goto out;
+			}
+			to.headline = hl.metric;
+			to.headline_dir = hl.dir;
 			break;
 		case OPT_JSON:
 			json = true;
@@ -522,12 +553,13 @@ int cmd_compare(int argc, char **argv)
 		    json_object_set_new(doc, "min_change_pct", json_real(to.cmp.min_change_pct)) ||
 		    (where_text && json_object_set_new(doc, "where", json_string(where_text))) ||
 		    json_object_set_new(doc, "regressed", json_boolean(regressed)) ||
+		    (to.headline && json_object_set_new(doc, "headline", json_string(to.headline))) ||
 		    json_object_set_new(doc, "exit_by", json_string(by_pairs ? "paired" : "headline")))
 			goto oom;
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 	} else if (!csv && npairs == 1) {
-		pair_summary(&pairs[0], where_text, by_pairs, true);
+		pair_summary(&pairs[0], where_text, to.headline, by_pairs, true);
 		putchar('\n');
 	} else if (!csv) {
 		/* the headlines of the labels compared */
@@ -555,7 +587,7 @@ int cmd_compare(int argc, char **argv)
 			if (pairs[l].none)
 				fputs("not compared: no configuration in common", stdout);
 			else
-				pair_summary(&pairs[l], where_text, by_pairs, false);
+				pair_summary(&pairs[l], where_text, to.headline, by_pairs, false);
 			putchar('\n');
 		}
 		if (ncompared > 1)

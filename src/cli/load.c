@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,4 +343,100 @@ void cli_samples_release(struct cli_samples *ss)
 	free(ss->s);
 	free(ss->p);
 	memset(ss, 0, sizeof(*ss));
+}
+
+int cli_headline_parse(const char *arg, struct cli_headline *h)
+{
+	const char *colon = strchr(arg, ':');
+	size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+	enum metric_dir store;
+	char q[BASE_QUOTE_LEN];
+	bool ok = len && len < sizeof(h->metric);
+
+	memset(h, 0, sizeof(*h));
+	for (size_t i = 0; ok && i < len; i++)
+		ok = isgraph((unsigned char)arg[i]);
+	if (ok && colon) {
+		h->dir = !strcmp(colon + 1, "higher") ? METRIC_HIGHER :
+			 !strcmp(colon + 1, "lower")  ? METRIC_LOWER : METRIC_NEUTRAL;
+		ok = h->dir != METRIC_NEUTRAL;
+	}
+	if (!ok) {
+		cli_error("invalid --headline '%s': expected a stored metric's name (latency.p99_us, throughput.msgs_per_s), with :higher or :lower after a neutral one",
+			  base_quote(arg, q));
+		return EXIT_USAGE;
+	}
+	memcpy(h->metric, arg, len);
+	h->metric[len] = '\0';
+	store = base_metric_dir(h->metric);
+	if (store == METRIC_NEUTRAL && h->dir == METRIC_NEUTRAL) {
+		cli_error("invalid --headline '%s': the store has no better direction for this metric (neutral), so no change of it is a regression: say which is better, --headline %s:higher or --headline %s:lower",
+			  h->metric, h->metric, h->metric);
+		return EXIT_USAGE;
+	}
+	if (store != METRIC_NEUTRAL && h->dir != METRIC_NEUTRAL && h->dir != store) {
+		cli_error("invalid --headline '%s': for %s, %s is better (the store's direction); leave out the suffix",
+			  base_quote(arg, q), h->metric, base_metric_dir_name(store));
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+/* How many of s[0..n) have metric as a finite value. */
+static size_t with_metric(const struct cli_samples *s, const char *metric)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		k += isfinite(base_sample_value(s->p[i], metric));
+	return k;
+}
+
+/* Append to buf (", " after the first) up to 6 in all (*nnames) of the
+ * metrics of s that other (may be NULL) does not have, whose names start
+ * as metric's does up to its first dot. */
+static void similar_names(const char *metric, const struct base_sample *s,
+			  const struct base_sample *other, char *buf, size_t len, size_t *nnames)
+{
+	const char *dot = strchr(metric, '.');
+	size_t pre = dot ? (size_t)(dot - metric) + 1 : strlen(metric);
+
+	for (size_t i = 0; i < s->nmetrics && *nnames < 6; i++) {
+		const char *name = s->metrics[i].name;
+		size_t used = strlen(buf);
+		int w;
+
+		if (strncmp(name, metric, pre) || (other && base_sample_get(other, name)))
+			continue;
+		w = snprintf(buf + used, len - used, "%s%s", *nnames ? ", " : "", name);
+		if (w < 0 || (size_t)w >= len - used) {
+			buf[used] = '\0';
+			return;
+		}
+		(*nnames)++;
+	}
+}
+
+int cli_headline_missing(const char *metric, const char *key, const char *a,
+			 const struct cli_samples *sa, const char *b,
+			 const struct cli_samples *sb)
+{
+	size_t ka = with_metric(sa, metric), kb = with_metric(sb, metric), n = 0;
+	char names[512] = "";
+
+	if (ka || kb) {
+		cli_error("--headline %s: in configuration '%s', %zu of the %zu samples of '%s' and %zu of the %zu of '%s' have it: a headline needs it under both labels, among the samples compared",
+			  metric, key, ka, sa->n, a, kb, sb->n, b);
+		return EXIT_USAGE;
+	}
+	if (sa->n)
+		similar_names(metric, sa->p[0], NULL, names, sizeof(names), &n);
+	if (sb->n)
+		similar_names(metric, sb->p[0], sa->n ? sa->p[0] : NULL, names, sizeof(names),
+			      &n);
+	cli_error("--headline %s: no sample of '%s' or '%s' in configuration '%s' has this metric (%s%s)",
+		  metric, a, b, key,
+		  n ? "of its family they have " : "'netregress show LABEL' lists a sample's metrics",
+		  names);
+	return EXIT_USAGE;
 }

@@ -77,4 +77,34 @@ int cli_samples_load(struct store *st, const char *label, const char *key,
 		     struct cli_samples *ss, struct base_err *err);
 void cli_samples_release(struct cli_samples *ss);
 
+/*
+ * --headline METRIC[:higher|lower]: the metric compare, report and bisect
+ * judge in place of the test's headline, and which way is better. A
+ * metric the store gives a direction (base_metric_dir()) takes it, and a
+ * suffix must agree with it; a neutral one (a profile share, CPU use, a
+ * count) has no regression, so it needs the suffix.
+ */
+struct cli_headline {
+	char metric[112];       /* "": the test's headline (no --headline) */
+	enum metric_dir dir;    /* the suffix's; METRIC_NEUTRAL: the store's */
+};
+
+/* Parse arg into h. Returns EXIT_OK, or EXIT_USAGE with the error printed
+ * (an empty or malformed name, a suffix other than higher or lower or
+ * against the store's direction, a neutral metric without a suffix). */
+int cli_headline_parse(const char *arg, struct cli_headline *h);
+
+/*
+ * Say that metric (--headline's) cannot be the headline of configuration key, whose
+ * samples of label a are sa and of b are sb (what compare and report
+ * found in a table without its row, bisect start in an endpoint without
+ * a value): how many of each label's samples have it, and when none
+ * does, those of their metrics that share its first part (a misspelt
+ * name). Returns EXIT_USAGE: the store had to be read to know, but as for
+ * --where's names, a flag the samples cannot be judged by is bad usage.
+ */
+int cli_headline_missing(const char *metric, const char *key, const char *a,
+			 const struct cli_samples *sa, const char *b,
+			 const struct cli_samples *sb);
+
 #endif

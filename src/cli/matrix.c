@@ -60,6 +60,9 @@ static const char matrix_help[] =
 	"      --max-reps N       the cap for --until-ci (default 3 x repetitions)\n"
 	"      --paired           the compares at the end exit 1 on a .paired\n"
 	"                         row's regression (compare --paired)\n"
+	"      --headline METRIC[:higher|lower]  the compares at the end judge\n"
+	"                         this metric (compare --headline); the summary\n"
+	"                         and --until-ci keep the test's headline\n"
 	"      --where NAME=VALUE run only the configurations whose key has\n"
 	"                         NAME=VALUE (repeatable, as in compare: values of\n"
 	"                         one NAME are alternatives, every NAME must hold),\n"
@@ -137,6 +140,7 @@ struct matrix {
 	const char **where_args;
 	size_t nwhere;
 	char *where_text;
+	const char *headline_arg; /* --headline as given, for the compares; NULL */
 	size_t ncells_job;
 };
 
@@ -679,11 +683,11 @@ static unsigned summary_rows(const struct matrix *m, size_t l)
 }
 
 /* compare a and the labels others[0..n) into the summary (with --paired,
- * --keep-disturbed and the matrix's --where); its exit code. */
+ * --headline, --keep-disturbed and the matrix's --where); its exit code. */
 static int compare_labels(const struct matrix *m, const char *db, const char *a,
 			  const char *const *others, size_t n, bool paired)
 {
-	char **argv = calloc(7 + 2 * m->nwhere + n, sizeof(*argv));
+	char **argv = calloc(9 + 2 * m->nwhere + n, sizeof(*argv));
 	int argc = 0, ret;
 
 	if (!argv) {
@@ -695,6 +699,10 @@ static int compare_labels(const struct matrix *m, const char *db, const char *a,
 	argv[argc++] = (char *)cli_db_path(db);
 	if (paired)
 		argv[argc++] = "--paired";
+	if (m->headline_arg) {
+		argv[argc++] = "--headline";
+		argv[argc++] = (char *)m->headline_arg;
+	}
 	/* the samples the summary counted */
 	if (m->keep_disturbed)
 		argv[argc++] = "--keep-disturbed";
@@ -872,7 +880,7 @@ static void free_labels(struct matrix *m)
 }
 
 enum { OPT_DB = 256, OPT_LABEL, OPT_RESUME, OPT_DRY, OPT_SEED, OPT_BASE,
-       OPT_UNTIL, OPT_MAXREPS, OPT_PAIRED, OPT_WHERE, OPT_SETTLE, OPT_KEEP };
+       OPT_UNTIL, OPT_MAXREPS, OPT_PAIRED, OPT_WHERE, OPT_SETTLE, OPT_KEEP, OPT_HEADLINE };
 
 int cmd_matrix(int argc, char **argv)
 {
@@ -887,6 +895,7 @@ int cmd_matrix(int argc, char **argv)
 		{ "max-reps", required_argument, NULL, OPT_MAXREPS },
 		{ "paired", no_argument, NULL, OPT_PAIRED },
 		{ "where", required_argument, NULL, OPT_WHERE },
+		{ "headline", required_argument, NULL, OPT_HEADLINE },
 		{ "settle", required_argument, NULL, OPT_SETTLE },
 		{ "keep-disturbed", no_argument, NULL, OPT_KEEP },
 		{ "help", no_argument, NULL, 'h' },
@@ -956,6 +965,15 @@ int cmd_matrix(int argc, char **argv)
 		case OPT_PAIRED:
 			paired = true;
 			break;
+		case OPT_HEADLINE: {
+			struct cli_headline h;
+
+			/* refused now, not after the runs */
+			if ((code = cli_headline_parse(optarg, &h)))
+				goto out;
+			m.headline_arg = optarg;
+			break;
+		}
 		case OPT_WHERE:
 			if ((code = cli_where_add(&where, optarg)))
 				goto out;

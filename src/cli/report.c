@@ -39,17 +39,22 @@ static const char report_help[] =
 	"      --where NAME=VALUE only the configurations whose key has NAME=VALUE\n"
 	"                         (repeatable: values of one NAME are alternatives,\n"
 	"                         every NAME must hold; msg=64K matches msg=65536)\n"
+	"      --headline METRIC[:higher|lower]  summarize, draw and judge every\n"
+	"                         configuration by this stored metric, as compare\n"
+	"                         --headline does (the window charts keep the rate)\n"
 	"\n"
-	"Exit status 0 when the report is written, 2 for bad arguments, 3 when a\n"
-	"label has no samples or the store or the output fails.\n";
+	"Exit status 0 when the report is written, 2 for bad arguments (also a\n"
+	"--headline that a configuration's samples of a label compared lack), 3\n"
+	"when a label has no samples or the store or the output fails.\n";
 
 enum { OPT_DB = 256, OPT_BASELINE, OPT_FORMAT, OPT_MINCH, OPT_ALPHA, OPT_ALL, OPT_KEEP,
-       OPT_WHERE };
+       OPT_WHERE, OPT_HEADLINE };
 
 struct report_args {
 	const char *db, *baseline, *output;
 	bool md;
 	struct stats_table_opts to;
+	struct cli_headline headline; /* --headline ("": none) */
 	const char **labels;
 	size_t nlabels;
 	struct cli_where where;
@@ -67,6 +72,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "keep-disturbed", no_argument, NULL, OPT_KEEP },
 		{ "where", required_argument, NULL, OPT_WHERE },
+		{ "headline", required_argument, NULL, OPT_HEADLINE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -114,6 +120,12 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_WHERE:
 			if ((ret = cli_where_add(&a->where, optarg)))
 				return ret;
+			break;
+		case OPT_HEADLINE:
+			if ((ret = cli_headline_parse(optarg, &a->headline)))
+				return ret;
+			a->to.headline = a->headline.metric;
+			a->to.headline_dir = a->headline.dir;
 			break;
 		case 'h':
 			fputs(report_help, stdout);
@@ -199,7 +211,8 @@ static char **union_keys(const struct cli_keys *keys, size_t nlabels, size_t *n)
 }
 
 /* Load one configuration of every label into the document, and compare
- * each label with the baseline there. */
+ * each label with the baseline there. Returns 0, or after saying why a
+ * negative errno or EXIT_USAGE (the --headline's metric is not there). */
 static int add_config(struct store *st, const struct report_args *a,
 		      const struct cli_keys *keys, const char *key,
 		      size_t baseline, struct report_doc *doc)
@@ -228,6 +241,12 @@ static int add_config(struct store *st, const struct report_args *a,
 			continue;
 		ret = stats_table_build(ss[baseline].p, ss[baseline].n, ss[l].p,
 					ss[l].n, &a->to, &t);
+		if (!ret && a->to.headline && !stats_table_headline(&t)) {
+			stats_table_release(&t);
+			ret = cli_headline_missing(a->to.headline, key, a->labels[baseline],
+						   &ss[baseline], a->labels[l], &ss[l]);
+			break;
+		}
 		if (!ret)
 			report_env_within_note(&t, ss[baseline].p, ss[baseline].n,
 					       ss[l].p, ss[l].n);
@@ -334,6 +353,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (a.baseline)
 		report_doc_set_baseline(&doc, a.baseline);
+	doc.headline = a.to.headline;
 	baseline = doc.baseline;
 	if ((ret = cli_db_open(cli_db_path(a.db), false, &st))) {
 		code = ret;
@@ -364,9 +384,12 @@ int cmd_report(int argc, char **argv)
 		cli_error("out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < nall; i++)
-		if (add_config(st, &a, keys, all[i], baseline, &doc))
+	for (size_t i = 0; i < nall; i++) {
+		if ((ret = add_config(st, &a, keys, all[i], baseline, &doc))) {
+			code = ret == EXIT_USAGE ? EXIT_USAGE : EXIT_RUNTIME;
 			goto out;
+		}
+	}
 	if (report_doc_fdr(&doc, &a.to)) {
 		cli_error("out of memory");
 		goto out;

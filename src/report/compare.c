@@ -280,6 +280,20 @@ void report_fdr_summary(FILE *out, size_t n, const char *sep)
 			sep, n);
 }
 
+void report_headline_summary(FILE *out, bool regressed, const char *headline,
+			     void (*escape)(FILE *out, const char *s))
+{
+	if (!headline) {
+		fputs(regressed ? "REGRESSION in a headline metric" : "no headline regression", out);
+		return;
+	}
+	fputs(regressed ? "REGRESSION in the headline " : "no regression in the headline ", out);
+	if (escape)
+		escape(out, headline);
+	else
+		fputs(headline, out);
+}
+
 void report_paired_summary(FILE *out, size_t n, const char *sep, bool exit_by_pairs)
 {
 	if (n)
@@ -339,7 +353,10 @@ void report_corner_text(FILE *out, const struct report_corner *c, size_t n, cons
  */
 static void per_second_note(FILE *out, const struct stats_table *t)
 {
-	const char *unit = strcmp(t->headline, "throughput.gbps") ? "transaction" : "MB";
+	/* per second against the test's rate, which --headline may not be */
+	const char *rate = stats_headline_metric(t->test);
+	const char *unit = strcmp(rate, "throughput.gbps") ? "transaction" : "MB";
+	const char *with = strcmp(t->headline, rate) ? rate : "the headline";
 	size_t k = 0;
 
 	for (size_t i = 0; i < t->nrows; i++) {
@@ -349,13 +366,17 @@ static void per_second_note(FILE *out, const struct stats_table *t)
 		if (!r->shown || !r->per_s_tested || isnan(c->p))
 			continue;
 		fprintf(out, k++ ? "; " : "note: the figures per %s above, per second: ", unit);
-		fprintf(out, "%s %+.1f%% [%+.1f%%, %+.1f%%] (p = %.2g): %s", r->metric, c->shift_pct,
-			c->shift_lo_pct, c->shift_hi_pct, c->p,
-			c->verdict == STATS_SAME ?
-				"it kept its pace, and per unit moved with the headline by construction" :
-			c->verdict == STATS_INCONCLUSIVE ? "no change shown per second" :
-			c->verdict == STATS_MINOR ? "it moved per second, less than a change that matters" :
-						    "it moved per second too");
+		fprintf(out, "%s %+.1f%% [%+.1f%%, %+.1f%%] (p = %.2g): ", r->metric, c->shift_pct,
+			c->shift_lo_pct, c->shift_hi_pct, c->p);
+		if (c->verdict == STATS_SAME)
+			fprintf(out, "it kept its pace, and per unit moved with %s by construction",
+				with);
+		else
+			fputs(c->verdict == STATS_INCONCLUSIVE ? "no change shown per second" :
+			      c->verdict == STATS_MINOR ?
+					"it moved per second, less than a change that matters" :
+					"it moved per second too",
+			      out);
 	}
 	if (k)
 		fputc('\n', out);

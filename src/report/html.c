@@ -209,12 +209,19 @@ static int config_of(struct report_doc *d, const struct base_sample *const *s,
 	snprintf(cf->key, sizeof(cf->key), "%s", s0->config_key);
 	snprintf(cf->test, sizeof(cf->test), "%.31s",
 		 base_sample_param_get(s0, "test", ""));
-	cf->headline = stats_headline_metric(cf->test);
+	cf->rate = stats_headline_metric(cf->test);
+	cf->headline = d->headline ? d->headline : cf->rate;
 	for (size_t i = 0; i < n && !cf->unit[0]; i++) {
 		const struct sample_metric *m = base_sample_get(s[i], cf->headline);
 
 		if (m)
 			snprintf(cf->unit, sizeof(cf->unit), "%s", m->unit);
+	}
+	for (size_t i = 0; i < n && !cf->rate_unit[0]; i++) {
+		const struct sample_metric *m = base_sample_get(s[i], cf->rate);
+
+		if (m)
+			snprintf(cf->rate_unit, sizeof(cf->rate_unit), "%s", m->unit);
 	}
 	*out = pos;
 	return 0;
@@ -843,9 +850,10 @@ static void html_pair(FILE *out, const struct report_doc *d,
 		}
 	}
 	fputs("</tbody></table>\n", out);
-	fprintf(out, "<p class=\"note\">%zu configuration%s compared: %s. ", nconf,
-		nconf == 1 ? "" : "s",
-		regressed ? "REGRESSION in a headline metric" : "no headline regression");
+	fprintf(out, "<p class=\"note\">%zu configuration%s compared: ", nconf,
+		nconf == 1 ? "" : "s");
+	report_headline_summary(out, regressed, d->headline, report_html_escape);
+	fputs(". ", out);
 	/* digits and punctuation only: nothing to escape */
 	report_paired_summary(out, paired, "Note: ", false);
 	if (paired)

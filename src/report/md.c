@@ -501,9 +501,9 @@ static void md_pair(FILE *out, const struct report_doc *d,
 				hidden++;
 		}
 	}
-	fprintf(out, "\n%zu configuration%s compared: %s.", nconf,
-		nconf == 1 ? "" : "s",
-		regressed ? "REGRESSION in a headline metric" : "no headline regression");
+	fprintf(out, "\n%zu configuration%s compared: ", nconf, nconf == 1 ? "" : "s");
+	report_headline_summary(out, regressed, d->headline, report_md_escape);
+	fputc('.', out);
 	report_paired_summary(out, paired, " Note: ", false);
 	if (paired)
 		fputc('.', out);

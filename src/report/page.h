@@ -33,8 +33,12 @@ extern const char *const report_lat_name[REPORT_NLAT];
 struct report_config {
 	char key[1024];
 	char test[32];
-	const char *headline; /* stats_headline_metric(test) */
+	const char *headline; /* the document's headline, or stats_headline_metric(test) */
 	char unit[16];        /* the headline's, from the first sample with it */
+	/* the test's rate, stats_headline_metric(test), that the windows
+	 * keep over their intervals, and its unit likewise */
+	const char *rate;
+	char rate_unit[16];
 	struct sample_kv *params; /* in key order, from the first sample */
 	size_t nparams;
 	bool rr; /* a request/response test: latency percentiles drawn */
@@ -82,6 +86,10 @@ struct report_doc {
 	struct report_label *labels;
 	size_t nlabels;
 	size_t baseline; /* index of the label the others are compared against */
+	/* the metric every configuration is summarized and drawn by in place
+	 * of its test's headline (report --headline; NULL: each test's); set
+	 * before the first samples, it must outlive the document */
+	const char *headline;
 	struct report_config *configs; /* sorted by key */
 	size_t nconfigs;
 	struct report_cell *cells;

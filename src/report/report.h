@@ -57,6 +57,13 @@ void report_corner_text(FILE *out, const struct report_corner *c, size_t n, cons
  * regression (n > 0; nothing for 0), started by sep, no end; and whether
  * the exit code follows them (compare --paired) or the rank test. */
 void report_paired_summary(FILE *out, size_t n, const char *sep, bool exit_by_pairs);
+/* What the headlines called, for "N configurations compared: ...":
+ * "REGRESSION in a headline metric" or "no headline regression", or with
+ * headline (--headline's metric; NULL: the tests' own) "REGRESSION in the
+ * headline M" or "no regression in the headline M", M written through
+ * escape (NULL: as it is). */
+void report_headline_summary(FILE *out, bool regressed, const char *headline,
+			     void (*escape)(FILE *out, const char *s));
 /* After "N configurations compared": with n > 1, that the headline
  * verdicts were made over all n at once (stats_tables_fdr), started by
  * sep, no end; nothing for n < 2. */

@@ -1182,13 +1182,13 @@ void report_svg_window(FILE *out, const struct report_doc *d, size_t c,
 	report_ticks_linear(lo, hi, 6, &ty);
 	report_ticks_linear(0, tmax > 0 ? tmax : 1, 8, &tx);
 	snprintf(title, sizeof(title), "%s: %s within the window", desc,
-		 wk->what ? wk->what : cf->headline);
+		 wk->what ? wk->what : cf->rate);
 	svg_open(out, wk->kind, id, nseries, npoints, 0, title);
 	fputs("<desc>", out);
 	report_html_escape(out, wk->desc);
 	fputs("</desc>\n", out);
 	snprintf(ytitle, sizeof(ytitle), "%s (%g s intervals)",
-		 wk->unit ? wk->unit : cf->unit[0] ? cf->unit : "rate", step);
+		 wk->unit ? wk->unit : cf->rate_unit[0] ? cf->rate_unit : "rate", step);
 	svg_frame(out, &ty, ytitle, "seconds into the window");
 	svg_xticks(out, &tx);
 	for (size_t l = 0; l < d->nlabels; l++) {

@@ -1001,7 +1001,7 @@ static int build(const struct base_sample *const *a, size_t na,
 		return -EINVAL;
 	snprintf(out->config_key, sizeof(out->config_key), "%s", a[0]->config_key);
 	snprintf(out->test, sizeof(out->test), "%.31s", base_sample_param_get(a[0], "test", ""));
-	out->headline = stats_headline_metric(out->test);
+	out->headline = o->headline ? o->headline : stats_headline_metric(out->test);
 	if ((got = metric_union(a, na, b, nb, &names)) < 0)
 		return (int)got;
 	nnames = (size_t)got;
@@ -1024,8 +1024,9 @@ static int build(const struct base_sample *const *a, size_t na,
 			continue;
 		snprintf(r->metric, sizeof(r->metric), "%s", name);
 		snprintf(r->unit, sizeof(r->unit), "%s", unit);
-		r->dir = base_metric_dir(name);
 		r->headline = !strcmp(name, out->headline);
+		r->dir = r->headline && o->headline_dir != METRIC_NEUTRAL ? o->headline_dir :
+									    base_metric_dir(name);
 		ret = stats_compare_samples(va, ka, vb, kb, better_of(r->dir),
 					    &o->cmp, &r->c);
 		if (ret)
@@ -1069,7 +1070,9 @@ static int build(const struct base_sample *const *a, size_t na,
 		}
 	}
 	host_notes(rows, nrows, o, &out->notes);
-	if ((ret = per_second_rows(a, na, b, nb, o, out->headline, rows, nrows, va, vb)))
+	/* per second is per unit of work times the test's rate, whichever the headline */
+	if ((ret = per_second_rows(a, na, b, nb, o, stats_headline_metric(out->test), rows, nrows,
+				   va, vb)))
 		goto out;
 	if ((ret = rank_why(rows, nrows, o, out)))
 		goto out;
@@ -1080,11 +1083,13 @@ static int build(const struct base_sample *const *a, size_t na,
 	out->notes.cc_differ = out->notes.cc_a[0] && out->notes.cc_b[0] &&
 			       strcmp(out->notes.cc_a, out->notes.cc_b);
 	for (size_t i = 0; i < nrows; i++) {
-		bool made;
+		bool made = false;
 
 		if (!rows[i].headline)
 			continue;
-		if ((ret = adjusted_row(a, na, b, nb, &rows[i], o, &rows[nrows], &out->notes,
+		/* the slope comes from the test's rate (its windows) */
+		if (!strcmp(out->headline, stats_headline_metric(out->test)) &&
+		    (ret = adjusted_row(a, na, b, nb, &rows[i], o, &rows[nrows], &out->notes,
 					&made)))
 			goto out;
 		nrows += made;

@@ -23,6 +23,18 @@ struct stats_table_opts {
 					* cpu.*: >= this many percentage points; 1.0 */
 	bool all;                      /* list every metric, changed or not */
 	bool keep_disturbed;           /* pool samples flagged window.disturbed */
+	/* the metric judged as the headline (its row first, its verdict the
+	 * table's, stats_table.headline points to it: it must outlive the
+	 * table); NULL: the test's (stats_headline_metric()). Another
+	 * metric than the test's gets no .xcpu_adj row (the windows keep
+	 * the test's rate alone, and the fit was tried on rates only); its
+	 * .paired row is made as the test's; the rows per MB or per
+	 * transaction stay compared per second against the test's rate */
+	const char *headline;
+	/* the headline's better direction: METRIC_NEUTRAL takes the store's
+	 * (base_metric_dir()); the caller sets higher or lower for a metric
+	 * the store calls neutral, which has no regression otherwise */
+	enum metric_dir headline_dir;
 };
 
 struct stats_row {

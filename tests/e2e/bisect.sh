@@ -42,20 +42,6 @@ EOF
 chmod +x "$TMP/step.sh"
 export NR
 
-# shaped RATE CMD...: CMD in a fresh namespace whose lo runs at RATE
-shaped() {
-	local rate=$1 ns="nrtest-$$-$RANDOM" rc
-	shift
-	ip netns add "$ns" || return 3
-	NETNS+=("$ns")
-	ip -n "$ns" link set lo up || return 3
-	ip netns exec "$ns" tc qdisc add dev lo root tbf rate "$rate" burst 196650 limit 1500000 || return 3
-	ip netns exec "$ns" "$@"
-	rc=$?
-	ip netns del "$ns"
-	return $rc
-}
-
 # make_repo DIR CULPRIT BADRATE: commits 1..NCOMMITS, the rate drops to
 # BADRATE at commit CULPRIT; each commit also changes an unrelated file
 make_repo() {

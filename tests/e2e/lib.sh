@@ -112,3 +112,18 @@ make_netns() {
 	NETNS+=("$NS_NAME")
 	ip -n "$NS_NAME" link set lo up || return 1
 }
+
+# shaped RATE CMD...: CMD in a fresh namespace whose lo runs at RATE (TBF),
+# the namespace removed after it; CMD's status, 3 when the namespace fails
+shaped() {
+	local rate=$1 ns="nrtest-$$-$RANDOM" rc
+	shift
+	ip netns add "$ns" || return 3
+	NETNS+=("$ns")
+	ip -n "$ns" link set lo up || return 3
+	ip netns exec "$ns" tc qdisc add dev lo root tbf rate "$rate" burst 196650 limit 1500000 || return 3
+	ip netns exec "$ns" "$@"
+	rc=$?
+	ip netns del "$ns"
+	return $rc
+}

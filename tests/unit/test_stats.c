@@ -3631,6 +3631,161 @@ static void test_table_adjusts_the_headline_for_the_distance(void **state)
 	free_samples(c, 8);
 }
 
+/* The row of metric in t; NULL when it has none. */
+static const struct stats_row *row_of(const struct stats_table *t, const char *metric)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		if (!strcmp(t->rows[i].metric, metric))
+			return &t->rows[i];
+	return NULL;
+}
+
+/*
+ * --headline: a table built with another metric as its headline judges
+ * that one. The rate flat (the same six rates a side, within 0.2%) while
+ * latency.p99_us rose 30% (6 against 6, no overlap: p = 2/924, its
+ * interval far beyond 2%): the test's headline calls no regression;
+ * latency.p99_us as the headline (lower is better, from the store) is
+ * the first row and a REGRESSION, the table's, and the rate becomes one
+ * of the other metrics. A profile share the store calls neutral that
+ * rose 3 points is CHANGED by the store's direction and nothing
+ * regressed; told lower is better it is a REGRESSION, higher an
+ * IMPROVEMENT. A metric the samples lack makes no headline row (what the
+ * CLI refuses). A figure per MB stays compared per second against the
+ * rate, whatever the headline.
+ */
+static void test_table_headline_option_judges_that_metric(void **state)
+{
+	static const struct {
+		enum metric_dir dir;
+		enum stats_verdict_kind verdict;
+	} told[] = {
+		{ METRIC_NEUTRAL, STATS_CHANGED },
+		{ METRIC_LOWER, STATS_REGRESSION },
+		{ METRIC_HIGHER, STATS_IMPROVEMENT },
+	};
+	static const double g[6] = { 10, 10.01, 9.99, 10, 10.02, 9.98 };
+	struct two_labels l;
+	struct stats_table t;
+	const struct stats_row *h;
+
+	(void)state;
+	two_labels_init(&l, 6, g);
+	for (size_t i = 0; i < 6; i++) {
+		double d = 0.5 * (double)i;
+
+		assert_int_equal(base_sample_set(&l.a[i], "latency.p99_us", "us", 100 + d), 0);
+		assert_int_equal(base_sample_set(&l.b[i], "latency.p99_us", "us", 130 + d), 0);
+		assert_int_equal(base_sample_set(&l.a[i], "profile.self.memcpy", "%", 5 + 0.1 * d), 0);
+		assert_int_equal(base_sample_set(&l.b[i], "profile.self.memcpy", "%", 8 + 0.1 * d), 0);
+		assert_int_equal(base_sample_set(&l.a[i], "stat.ctxt.per_mb", "",
+						 1000 + d), 0);
+		assert_int_equal(base_sample_set(&l.b[i], "stat.ctxt.per_mb", "",
+						 1300 + d), 0);
+	}
+	/* the test's headline: the rate, unchanged */
+	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+	assert_string_equal(t.headline, "throughput.gbps");
+	assert_non_null(h = stats_table_headline(&t));
+	assert_string_equal(h->metric, "throughput.gbps");
+	assert_int_equal(h->c.verdict, STATS_SAME);
+	assert_false(t.regressed);
+	assert_true(row_of(&t, "latency.p99_us") && !row_of(&t, "latency.p99_us")->headline);
+	stats_table_release(&t);
+	/* --headline latency.p99_us */
+	l.o.headline = "latency.p99_us";
+	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+	assert_string_equal(t.headline, "latency.p99_us");
+	assert_true(t.rows[0].headline);
+	assert_string_equal(t.rows[0].metric, "latency.p99_us");
+	assert_int_equal(t.rows[0].dir, METRIC_LOWER);
+	assert_int_equal(t.rows[0].c.verdict, STATS_REGRESSION);
+	assert_float_equal(t.rows[0].c.p, 2.0 / 924, 1e-9);
+	assert_true(t.regressed);
+	for (size_t i = 1; i < t.nrows; i++)
+		assert_false(t.rows[i].headline);
+	/* the per-MB row: per second against the rate, not the latency */
+	assert_non_null(h = row_of(&t, "stat.ctxt.per_mb"));
+	assert_true(h->per_s_tested);
+	assert_float_equal(h->per_s.median_a, 125 * 10 * (1000 + 1.25), 125 * 10 * 1000 * 0.03);
+	stats_table_release(&t);
+	/* a neutral share: changed, no regression, until told which way is
+	 * better; the direction given is the headline's alone */
+	l.o.headline = "profile.self.memcpy";
+	for (size_t k = 0; k < ARRAY_SIZE(told); k++) {
+		l.o.headline_dir = told[k].dir;
+		assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+		assert_string_equal(t.rows[0].metric, "profile.self.memcpy");
+		assert_int_equal(t.rows[0].dir, told[k].dir);
+		assert_int_equal(t.rows[0].c.verdict, told[k].verdict);
+		assert_int_equal(t.regressed, told[k].verdict == STATS_REGRESSION);
+		assert_int_equal(row_of(&t, "latency.p99_us")->dir, METRIC_LOWER);
+		stats_table_release(&t);
+	}
+	/* a metric no sample has: no headline row */
+	l.o.headline = "latency.p99.9_us";
+	l.o.headline_dir = METRIC_NEUTRAL;
+	assert_int_equal(stats_table_build(l.pa, 6, l.pb, 6, &l.o, &t), 0);
+	assert_null(stats_table_headline(&t));
+	assert_false(t.regressed);
+	stats_table_release(&t);
+	two_labels_release(&l);
+}
+
+/*
+ * With another headline than the rate: the .xcpu_adj row is the rate's
+ * alone (its windows and its fit are the rate's), so the samples that
+ * make one for the rate (test_table_adjusts_the_headline_for_the_distance)
+ * make none for a latency; the .paired row is made for any headline, from
+ * the same rounds: a latency 30% higher in B in every round is a paired
+ * REGRESSION.
+ */
+static void test_table_other_headline_paired_not_adjusted(void **state)
+{
+	static const double xa[] = { 120, 450, 121, 452, 119, 448, 120, 451 };
+	static const double xb[] = { 450, 449, 120, 451, 452, 121, 448, 450 };
+	static const bool a_first[8] = { true, false, true, true, false, false, true, false };
+	double ga[8], gb[8];
+	struct base_sample *a, *b;
+	const struct base_sample *pa[8], *pb[8];
+	const struct stats_row *pr;
+	struct stats_table_opts o;
+	struct stats_table t;
+
+	(void)state;
+	placed(30, xa, 8, ga);
+	placed(27, xb, 8, gb);
+	a = xcpu_samples(8, ga, xa);
+	b = xcpu_samples(8, gb, xb);
+	for (size_t i = 0; i < 8; i++) {
+		double d = (double)(i % 3);
+
+		assert_int_equal(base_sample_set(&a[i], "latency.p99_us", "us", 100 + 4 * d), 0);
+		assert_int_equal(base_sample_set(&b[i], "latency.p99_us", "us", 130 + 5 * d), 0);
+	}
+	place_rounds(a, b, a_first, 8, pa, pb);
+	stats_table_opts_init(&o);
+	assert_int_equal(stats_table_build(pa, 8, pb, 8, &o, &t), 0);
+	assert_true(t.notes.adj_applied);
+	assert_true(t.rows[1].adjusted);
+	stats_table_release(&t);
+	o.headline = "latency.p99_us";
+	assert_int_equal(stats_table_build(pa, 8, pb, 8, &o, &t), 0);
+	assert_false(t.notes.adj_tested);
+	for (size_t i = 0; i < t.nrows; i++)
+		assert_false(t.rows[i].adjusted);
+	assert_string_equal(t.rows[0].metric, "latency.p99_us");
+	assert_int_equal(t.rows[0].c.verdict, STATS_REGRESSION);
+	pr = paired_of(&t);
+	assert_string_equal(pr->metric, "latency.p99_us.paired");
+	assert_int_equal(pr->dir, METRIC_LOWER);
+	assert_int_equal(pr->c.verdict, STATS_REGRESSION);
+	assert_true(t.paired_regressed);
+	stats_table_release(&t);
+	free_samples(a, 8);
+	free_samples(b, 8);
+}
+
 /* stats_table_build() of samples a and b (headlines ga, gb; host.xcpu_ns
  * xa, xb, 6 a side) into t */
 static void mix_table(const double *ga, const double *xa, const double *gb, const double *xb,
@@ -3871,6 +4026,8 @@ int main(void)
 		cmocka_unit_test(test_adjust_log_cv_takes_it_out_of_one_set),
 		cmocka_unit_test(test_adjust_log_aa_keeps_the_false_positive_rate),
 		cmocka_unit_test(test_table_adjusts_the_headline_for_the_distance),
+		cmocka_unit_test(test_table_headline_option_judges_that_metric),
+		cmocka_unit_test(test_table_other_headline_paired_not_adjusted),
 		cmocka_unit_test(test_table_notes_a_different_mix_of_two_distances),
 		cmocka_unit_test(test_xcpu_mix_splits_at_the_widest_gap_that_is_a_move),
 		cmocka_unit_test(test_adjust_windows_takes_out_the_moves_within_windows),

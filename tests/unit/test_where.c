@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit tests for cli/load's --where: which configurations compare, report and show take. */
+/* Unit tests for cli/load's --where (which configurations compare, report and show take) and --headline's parsing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -137,6 +137,60 @@ static void test_apply_keeps_what_passes_and_refuses_what_names_nothing(void **s
 	cli_keys_release(&k[1]);
 }
 
+/*
+ * --headline METRIC[:higher|lower]: a metric with a direction in the
+ * store takes it (a suffix may repeat it, not contradict it); a neutral
+ * one is refused without a suffix and takes the one given; a name that is
+ * empty, too long for a metric, has a space or an unknown suffix is
+ * refused. Every refusal is a usage error.
+ */
+static void test_headline_parse_takes_directions_and_refuses_neutral(void **state)
+{
+	static const struct {
+		const char *arg, *metric;
+		int code;
+		enum metric_dir dir;
+	} c[] = {
+		{ "latency.p99_us", "latency.p99_us", EXIT_OK, METRIC_NEUTRAL },
+		{ "throughput.msgs_per_s", "throughput.msgs_per_s", EXIT_OK, METRIC_NEUTRAL },
+		{ "latency.p99_us:lower", "latency.p99_us", EXIT_OK, METRIC_LOWER },
+		{ "latency.p99_us:higher", NULL, EXIT_USAGE, METRIC_NEUTRAL },
+		{ "cpu.service_demand.client_us_per_kb", "cpu.service_demand.client_us_per_kb",
+		  EXIT_OK, METRIC_NEUTRAL },
+		{ "profile.self.memcpy", NULL, EXIT_USAGE, METRIC_NEUTRAL },
+		{ "profile.self.memcpy:lower", "profile.self.memcpy", EXIT_OK, METRIC_LOWER },
+		{ "profile.self.memcpy:higher", "profile.self.memcpy", EXIT_OK, METRIC_HIGHER },
+		{ "profile.self.memcpy:neutral", NULL, EXIT_USAGE, METRIC_NEUTRAL },
+		{ "profile.self.memcpy:", NULL, EXIT_USAGE, METRIC_NEUTRAL },
+		{ ":lower", NULL, EXIT_USAGE, METRIC_NEUTRAL },
+		{ "", NULL, EXIT_USAGE, METRIC_NEUTRAL },
+		{ "latency p99", NULL, EXIT_USAGE, METRIC_NEUTRAL },
+		{ "latency.p99_us:lower:lower", NULL, EXIT_USAGE, METRIC_NEUTRAL },
+	};
+	struct cli_headline h;
+	char longname[160];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int code = cli_headline_parse(c[i].arg, &h);
+
+		if (code != c[i].code)
+			fail_msg("'%s': %d, expected %d", c[i].arg, code, c[i].code);
+		if (code)
+			continue;
+		assert_string_equal(h.metric, c[i].metric);
+		assert_int_equal(h.dir, c[i].dir);
+	}
+	/* the longest name a sample holds, and one more */
+	memset(longname, 'a', sizeof(longname));
+	memcpy(longname, "latency.", 8);
+	longname[sizeof(h.metric) - 1] = '\0';
+	assert_int_equal(cli_headline_parse(longname, &h), EXIT_OK);
+	longname[sizeof(h.metric) - 1] = 'a';
+	longname[sizeof(h.metric)] = '\0';
+	assert_int_equal(cli_headline_parse(longname, &h), EXIT_USAGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -145,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_sizes_match_byte_counts),
 		cmocka_unit_test(test_bad_terms_are_refused),
 		cmocka_unit_test(test_apply_keeps_what_passes_and_refuses_what_names_nothing),
+		cmocka_unit_test(test_headline_parse_takes_directions_and_refuses_neutral),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
