@@ -13,7 +13,11 @@ static void with_unit(char *buf, size_t len, double v, const char *unit)
 {
 	char n[24];
 
-	report_fmt_num(n, sizeof(n), v);
+	/* a byte count or a scale reads whole: 131072, not 1.311e+05 */
+	if (isfinite(v) && v == floor(v) && fabs(v) < 1e15)
+		snprintf(n, sizeof(n), "%.0f", v);
+	else
+		report_fmt_num(n, sizeof(n), v);
 	snprintf(buf, len, "%s%s%s", n, *unit && strcmp(unit, "%") ? " " : "", unit);
 }
 

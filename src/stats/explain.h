@@ -11,7 +11,8 @@
 
 enum stats_why_kind {
 	/* a resource the kernel granted at the same request: a socket
-	 * buffer at launch, the MSS, a window scale (granted.*) */
+	 * buffer at launch, the MSS and the advertised MSS, a window scale
+	 * (granted.*) */
 	STATS_WHY_SETTING,
 	/* a part of the CPU time per unit of work: a profiled symbol's
 	 * self share, or user, system, softirq or irq time */

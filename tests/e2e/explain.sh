@@ -56,4 +56,24 @@ checkx "--csv gives its rank in the explains column" \
 	'head -1 "$TMP/cmp.csv" | grep -q ",explains$" && grep "^A,B,.*,$hot," "$TMP/cmp.csv" | grep -qE ",[1-8]$"' ||
 	diag "$TMP/cmp.csv" "explains|$hot"
 
+# A receive buffer the kernel grants smaller at the same request: in a
+# second namespace, B's tcp_rmem default halved (its own sysctl there).
+# The grant is a setting: listed first whenever it differs, untested.
+make_netns || exit 1
+NSG=(ip netns exec "$NS_NAME")
+RUNG=(tcp_stream -n 1 --dir recv -l 1s --warmup 200ms --reps 2 --db "$TMP/g.db")
+read -r rlo rmid rhi </proc/sys/net/ipv4/tcp_rmem
+timeout 60 "${NSG[@]}" "$NR" run "${RUNG[@]}" --label GA >"$TMP/ga.out" 2>&1
+"${NSG[@]}" sysctl -qw net.ipv4.tcp_rmem="$rlo $((rmid / 2)) $rhi"
+timeout 60 "${NSG[@]}" "$NR" run "${RUNG[@]}" --label GB >"$TMP/gb.out" 2>&1
+check "two labels of tcp_stream, B's namespace with tcp_rmem '$rlo $((rmid / 2)) $rhi'" \
+	[ "$(grep -c '(stored)' "$TMP/ga.out" "$TMP/gb.out" | awk -F: '{ s += $2 } END { print s }')" -eq 4 ] ||
+	diag "$TMP/gb.out"
+"$NR" compare GA GB --db "$TMP/g.db" --keep-disturbed >"$TMP/g.txt" 2>&1
+checkx "compare lists a granted rcvbuf $rmid B -> $((rmid / 2)) B first, as granted by the kernel" \
+	'grep -A1 "what moved with it" "$TMP/g.txt" | grep -qE "1. granted.(client|server).rcvbuf $rmid B -> $((rmid / 2)) B .*granted by the kernel"' ||
+	diag "$TMP/g.txt" "granted|what moved|^throughput"
+checkx "and as a row of the table" 'grep -qE "^granted.server.rcvbuf \(neutral\)" "$TMP/g.txt"' ||
+	diag "$TMP/g.txt" "granted"
+
 echo "1..$tap_n"
