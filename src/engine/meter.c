@@ -714,6 +714,11 @@ static void report_profile(const struct engine_meter *m, struct proto_end_report
 			 pr.window_ns ? 100.0 * (double)pr.active_ns / (double)pr.window_ns : 0);
 		json_object_set_new(r->notes, "profile.paused", json_string(note));
 	}
+	/* the profiler's own cost, beside what it measured */
+	snprintf(note, sizeof(note), "collector thread %.3f ms CPU in %llu drains over %.3f s",
+		 (double)pr.collector_cpu_ns / 1e6, (unsigned long long)pr.drains,
+		 (double)pr.window_ns / NS_PER_S);
+	json_object_set_new(r->notes, "profile.collector", json_string(note));
 	if (m->prof_note[0])
 		json_object_set_new(r->notes, "profile", json_string(m->prof_note));
 	collect_profile_result_release(&pr);
