@@ -14,7 +14,7 @@
 #include "collect/perf.h"
 
 #define COLLECT_PROFILE_FREQ_HZ 999      /* default samples/s per CPU */
-#define COLLECT_PROFILE_RING_PAGES 64    /* default data pages per CPU */
+#define COLLECT_PROFILE_RING_PAGES 128   /* default data pages per CPU */
 #define COLLECT_PROFILE_DRAIN_MS 50      /* default drain period */
 #define COLLECT_PROFILE_MAX_IPS 32768    /* default distinct kernel IPs */
 /* Kernel frames sampled per call chain (sample_max_stack): deep enough for
@@ -54,9 +54,12 @@ struct collect_profile_opts {
 	 * The kernel caps it at kernel.perf_event_max_sample_rate. */
 	unsigned int freq_hz;
 	/* Data pages of each CPU's ring, a power of 2 up to 1024; 0 means
-	 * COLLECT_PROFILE_RING_PAGES (256 KiB: with call chains of the usual
-	 * 20-50 kernel frames about a second of samples at 999 Hz, so
-	 * nothing is lost between drains). */
+	 * COLLECT_PROFILE_RING_PAGES (512 KiB with 4 KiB pages, which with
+	 * the header page is the kernel's default perf_event_mlock_kb: with
+	 * call chains of the usual 15-30 kernel frames two seconds or more
+	 * of samples at 999 Hz, so that nothing is lost between drains
+	 * even when a loaded machine keeps the collector from running for a
+	 * second). */
 	unsigned int ring_pages;
 	/* How often the collector thread drains the rings, 1..1000 ms; 0
 	 * means COLLECT_PROFILE_DRAIN_MS. */
