@@ -24,6 +24,7 @@
 #include "job/config.h"
 #include "job/jobfile.h"
 #include "job/plan.h"
+#include "collect/profile.h"
 #include "proto/frame.h"
 #include "report/report.h"
 #include "stats/table.h"
@@ -686,6 +687,7 @@ static int measure(struct step_run *sr, struct cli_testbed *tb, double *value,
 		.counters = sr->collect,
 		.perf = sr->collect,
 		.speed = sr->collect && job_test_speed_default(sr->cfg.test),
+		.profile_min_pct = COLLECT_PROFILE_MIN_PCT,
 		/* a server of its own testbed shares this machine; one at
 		 * --host may not */
 		.xcpu = sr->collect && !sr->host,

@@ -18,6 +18,7 @@
 #include "cli/settle.h"
 #include "cli/testbed.h"
 #include "collect/env.h"
+#include "collect/profile.h"
 #include "engine/result.h"
 #include "engine/session.h"
 #include "job/jobfile.h"
@@ -74,6 +75,10 @@ static const char matrix_help[] =
 	"                         to TIME (default 0: at once; a machine kept\n"
 	"                         busy by a process that does not end costs TIME\n"
 	"                         a disturbed step)\n"
+	"      --profile-min PCT  with the job's `collect: {profile: true}`: keep\n"
+	"                         the symbols whose share is at least PCT % of\n"
+	"                         the samples (0 to 100; default the job's\n"
+	"                         `profile_min`, else 0.1)\n"
 	"      --keep-disturbed   do not measure a disturbed step again: count its\n"
 	"                         sample in the summary and --until-ci, as compare\n"
 	"                         --keep-disturbed pools them, and pool them in the\n"
@@ -127,6 +132,7 @@ struct matrix {
 	/* --keep-disturbed: a disturbed sample counts as compare
 	 * --keep-disturbed pools it, and its step is not run again */
 	bool keep_disturbed;
+	double profile_min_pct; /* --profile-min, the job's, or the default */
 	unsigned counted_disturbed; /* with it, this run's disturbed samples in the summary */
 	unsigned not_steady, mixed; /* samples whose window trended, or left a level and came back */
 	unsigned moved; /* samples in whose window the host moved the test's CPUs */
@@ -351,6 +357,7 @@ static int run_step(struct matrix *m, size_t unit)
 			 job_test_speed_default(c->cfg.test),
 		/* every testbed's server shares this machine */
 		.xcpu = m->jf->collect.xcpu,
+		.profile_min_pct = m->profile_min_pct,
 	};
 	struct base_err err = { "" };
 	struct base_sample s;
@@ -880,7 +887,8 @@ static void free_labels(struct matrix *m)
 }
 
 enum { OPT_DB = 256, OPT_LABEL, OPT_RESUME, OPT_DRY, OPT_SEED, OPT_BASE,
-       OPT_UNTIL, OPT_MAXREPS, OPT_PAIRED, OPT_WHERE, OPT_SETTLE, OPT_KEEP, OPT_HEADLINE };
+       OPT_UNTIL, OPT_MAXREPS, OPT_PAIRED, OPT_WHERE, OPT_SETTLE, OPT_KEEP, OPT_HEADLINE,
+       OPT_PROFILE_MIN };
 
 int cmd_matrix(int argc, char **argv)
 {
@@ -898,6 +906,7 @@ int cmd_matrix(int argc, char **argv)
 		{ "headline", required_argument, NULL, OPT_HEADLINE },
 		{ "settle", required_argument, NULL, OPT_SETTLE },
 		{ "keep-disturbed", no_argument, NULL, OPT_KEEP },
+		{ "profile-min", required_argument, NULL, OPT_PROFILE_MIN },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -908,6 +917,7 @@ int cmd_matrix(int argc, char **argv)
 	struct job_plan_step *steps = NULL;
 	const char *db = NULL, *label = NULL, *label_flag = NULL, *baseline = NULL;
 	bool resume = false, dry = false, have_seed = false, paired = false;
+	bool have_profile_min = false;
 	double until = 0;
 	uint64_t seed = 0, max_reps = 0;
 	size_t nsteps = 0, nunits = 0;
@@ -988,6 +998,13 @@ int cmd_matrix(int argc, char **argv)
 		case OPT_KEEP:
 			m.keep_disturbed = true;
 			break;
+		case OPT_PROFILE_MIN:
+			if (!cli_double("--profile-min", optarg, 0, 100, &m.profile_min_pct)) {
+				code = EXIT_USAGE;
+				goto out;
+			}
+			have_profile_min = true;
+			break;
 		case 'h':
 			fputs(matrix_help, stdout);
 			code = EXIT_OK;
@@ -1017,6 +1034,15 @@ int cmd_matrix(int argc, char **argv)
 		code = EXIT_USAGE;
 		goto out;
 	}
+	if (have_profile_min && !m.jf->collect.profile) {
+		cli_error("--profile-min %g is the profile's threshold: expected `collect: {profile: true}` in %s",
+			  m.profile_min_pct, argv[optind]);
+		code = EXIT_USAGE;
+		goto out;
+	}
+	if (!have_profile_min)
+		m.profile_min_pct = m.jf->collect.profile_min_set ? m.jf->collect.profile_min_pct :
+								    COLLECT_PROFILE_MIN_PCT;
 	base_cpus_allowed(&allowed);
 	if (job_file_expand(m.jf, &allowed, &m.cells,
 			    &m.ncells, &err)) {

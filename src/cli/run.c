@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/confopts.h"
 #include "cli/settle.h"
+#include "collect/profile.h"
 #include "engine/result.h"
 #include "engine/session.h"
 #include "job/config.h"
@@ -112,7 +113,11 @@ static const char run_help[] =
 	"                          ./netregress.db), each the moment it finishes\n"
 	"      --no-store          do not store\n"
 	"      --profile           sample the kernel on the test's CPUs, both ends;\n"
-	"                          stores profile.self.<symbol> shares, prints the top\n"
+	"                          stores profile.self.<symbol> and, from the call\n"
+	"                          chains, profile.children.<symbol> shares; prints\n"
+	"                          the top\n"
+	"      --profile-min PCT   keep the symbols whose share is at least PCT % of\n"
+	"                          the samples (0 to 100, default 0.1; at most 2000)\n"
 	"      --no-collect        no kernel counters, no perf counters, no probes\n"
 	"      --speed, --no-speed the CPU speed probe (host.speed.*: 50 us of a timed\n"
 	"                          loop every 50 ms on each test CPU) on or off\n"
@@ -133,7 +138,7 @@ static const char run_help[] =
 enum {
 	OPT_WARMUP = 256,
 	OPT_LABEL, OPT_JSON, OPT_CTIMEOUT, OPT_CONTROL_TIMEOUT,
-	OPT_DB, OPT_NO_STORE, OPT_REPS, OPT_PROFILE,
+	OPT_DB, OPT_NO_STORE, OPT_REPS, OPT_PROFILE, OPT_PROFILE_MIN,
 	OPT_NO_COLLECT, OPT_SPEED, OPT_NO_SPEED, OPT_XCPU, OPT_NO_XCPU, OPT_OVERHEAD,
 	OPT_UNTIL, OPT_MAXREPS, OPT_SETTLE, OPT_KEEP,
 };
@@ -157,6 +162,7 @@ static const struct option run_opts[] = {
 	{ "max-reps", required_argument, NULL, OPT_MAXREPS },
 	{ "settle", required_argument, NULL, OPT_SETTLE },
 	{ "profile", no_argument, NULL, OPT_PROFILE },
+	{ "profile-min", required_argument, NULL, OPT_PROFILE_MIN },
 	{ "no-collect", no_argument, NULL, OPT_NO_COLLECT },
 	{ "speed", no_argument, NULL, OPT_SPEED },
 	{ "no-speed", no_argument, NULL, OPT_NO_SPEED },
@@ -477,12 +483,14 @@ int cmd_run(int argc, char **argv)
 		.steady = cli_steady,
 		.counters = true,
 		.perf = true,
+		.profile_min_pct = COLLECT_PROFILE_MIN_PCT,
 	};
 	struct job_config *c = &o.cfg;
 	struct base_cpulist allowed;
 	struct base_err err = { "" };
 	const char *label = NULL, *test = NULL, *db = NULL;
 	bool json = false, have_port = false, no_store = false, no_collect = false;
+	bool have_profile_min = false;
 	int speed = -1; /* --speed 1, --no-speed 0, else per test */
 	int xcpu = -1;  /* --xcpu 1, --no-xcpu 0, else on a shared machine */
 	struct store *st = NULL;
@@ -536,6 +544,11 @@ int cmd_run(int argc, char **argv)
 			break;
 		case OPT_PROFILE:
 			c->profile = true;
+			break;
+		case OPT_PROFILE_MIN:
+			if (!cli_double("--profile-min", optarg, 0, 100, &o.profile_min_pct))
+				return EXIT_USAGE;
+			have_profile_min = true;
 			break;
 		case OPT_NO_COLLECT:
 			o.counters = o.perf = false;
@@ -619,6 +632,11 @@ int cmd_run(int argc, char **argv)
 	base_cpus_allowed(&allowed);
 	if (job_config_finalize(c, &allowed, &err)) {
 		cli_error("%s", err.msg);
+		return EXIT_USAGE;
+	}
+	if (have_profile_min && !c->profile) {
+		cli_error("--profile-min %g is the profile's threshold: expected --profile with it",
+			  o.profile_min_pct);
 		return EXIT_USAGE;
 	}
 	o.speed = speed >= 0 ? speed : !no_collect && job_test_speed_default(c->test);

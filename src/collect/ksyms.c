@@ -377,17 +377,46 @@ size_t collect_ksyms_count(const struct collect_ksyms *ks)
 	return ks ? ks->n : 0;
 }
 
+/* out as unknown */
+static void set_unknown(struct collect_ksym *out)
+{
+	out->name = COLLECT_KSYMS_UNKNOWN;
+	out->module = NULL;
+	out->start = 0;
+	out->offset = 0;
+	out->id = COLLECT_KSYMS_NO_ID;
+}
+
+/* out as entry id, addr - its start in */
+static void set_entry(const struct collect_ksyms *ks, size_t id, uint64_t addr,
+		      struct collect_ksym *out)
+{
+	const struct ent *e = &ks->ent[id];
+
+	out->name = ks->buf + e->name;
+	out->module = e->module == NO_MODULE ? NULL : ks->buf + e->module;
+	out->start = e->addr;
+	out->offset = addr - e->addr;
+	out->id = (uint32_t)id;
+}
+
+int collect_ksyms_at(const struct collect_ksyms *ks, uint32_t id,
+		     struct collect_ksym *out)
+{
+	set_unknown(out);
+	if (!ks || id >= ks->n || !ks->ent[id].text)
+		return -ENOENT;
+	set_entry(ks, id, ks->ent[id].addr, out);
+	return 0;
+}
+
 int collect_ksyms_resolve(const struct collect_ksyms *ks, uint64_t addr,
 			  struct collect_ksym *out)
 {
 	size_t lo = 0, hi;
 	const struct ent *e;
 
-	out->name = COLLECT_KSYMS_UNKNOWN;
-	out->module = NULL;
-	out->start = 0;
-	out->offset = 0;
-	out->id = COLLECT_KSYMS_NO_ID;
+	set_unknown(out);
 	if (!ks || !ks->n || addr < ks->ent[0].addr)
 		return -ENOENT;
 	/* greatest start <= addr: invariant ent[lo].addr <= addr */
@@ -403,10 +432,6 @@ int collect_ksyms_resolve(const struct collect_ksyms *ks, uint64_t addr,
 	e = &ks->ent[lo];
 	if (!e->text || addr - e->addr >= COLLECT_KSYMS_MAX_SPAN_BYTES)
 		return -ENOENT;
-	out->name = ks->buf + e->name;
-	out->module = e->module == NO_MODULE ? NULL : ks->buf + e->module;
-	out->start = e->addr;
-	out->offset = addr - e->addr;
-	out->id = (uint32_t)lo;
+	set_entry(ks, lo, addr, out);
 	return 0;
 }

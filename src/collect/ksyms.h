@@ -94,4 +94,13 @@ size_t collect_ksyms_count(const struct collect_ksyms *ks);
 int collect_ksyms_resolve(const struct collect_ksyms *ks, uint64_t addr,
 			  struct collect_ksym *out);
 
+/*
+ * The text symbol whose id is id (as collect_ksyms_resolve() gives it):
+ * fills *out (offset 0) and returns 0, or fills it as unknown and returns
+ * -ENOENT when id is an end mark or not below collect_ksyms_count().
+ * O(1), no allocation; any thread.
+ */
+int collect_ksyms_at(const struct collect_ksyms *ks, uint32_t id,
+		     struct collect_ksym *out);
+
 #endif

@@ -22,11 +22,15 @@
 #define MAX_IPS_LIMIT ((size_t)1 << 24)
 #define FREQ_HZ_MAX 100000
 #define DRAIN_MS_MAX 1000
-/* Frames of a charging sample's kernel callchain (sample_max_stack). */
-#define CHAIN_FRAMES 8
+#define CHAIN_FRAMES COLLECT_PROFILE_CHAIN_FRAMES
 /* A record's first bytes that matter: header, ip, pid/tid or id, lost;
  * and a callchain's count and its frames with a few context marks. */
 #define REC_HEAD_BYTES (32 + 8 + 8 * (CHAIN_FRAMES + 4))
+/* The most frames a copied record holds after header, ip, pid/tid, nr. */
+#define REC_FRAMES_MAX ((REC_HEAD_BYTES - 32) / 8)
+/* The collector's cache of addresses and their symbols: 2^12 slots of 16
+ * bytes. A loopback test's chains return to a few hundred addresses. */
+#define SYM_CACHE_BITS 12
 
 /* One CPU's event and its mapped ring. */
 struct ring {
@@ -43,6 +47,13 @@ struct ring {
 struct ip_slot {
 	uint64_t ip;
 	uint64_t count;
+};
+
+/* A recent chain address and its symbol's group (COLLECT_KSYMS_NO_ID: no
+ * symbol covers it); ip 0 marks a free slot. */
+struct sym_slot {
+	uint64_t ip;
+	uint32_t group;
 };
 
 /*
@@ -66,9 +77,19 @@ struct collect_profile {
 	unsigned int drain_ms;
 	struct ip_slot *tab;
 	size_t tab_mask, max_ips;
-	/* cpu-clock with a symbol table: samples where interrupts came back
-	 * on are charged to the caller (PERF_SAMPLE_CALLCHAIN) */
-	const struct collect_ksyms *charge_ks;
+	/* opts.ks: chains are sampled (when the kernel takes them) and
+	 * counted per symbol */
+	const struct collect_ksyms *ks;
+	bool chains;   /* the events' records carry PERF_SAMPLE_CALLCHAIN */
+	/* cpu-clock with chains: samples where interrupts came back on are
+	 * charged to the caller */
+	bool charging;
+	/* per symbol id (nsyms of them): the first id of its metric name,
+	 * and at that id the samples whose chain holds that name */
+	uint32_t *group;
+	uint64_t *children;
+	size_t nsyms;
+	struct sym_slot *cache; /* 1 << SYM_CACHE_BITS */
 	struct counts c;
 	bool dirty; /* counts of an earlier window to clear at start */
 	int state;
@@ -98,9 +119,10 @@ static uint32_t fnv1a(const char *s)
 	return h;
 }
 
-int collect_profile_metric_name(const char *sym, char *buf, size_t len)
+static int metric_name_with(const char *prefix, const char *sym, char *buf,
+			    size_t len)
 {
-	size_t pre = sizeof(COLLECT_PROFILE_METRIC_PREFIX) - 1, n, room, keep;
+	size_t pre = strlen(prefix), n, room, keep;
 
 	if (!buf || len < pre + 10 + 1) {
 		if (buf && len)
@@ -109,7 +131,7 @@ int collect_profile_metric_name(const char *sym, char *buf, size_t len)
 	}
 	if (!sym || !*sym)
 		sym = "_";
-	memcpy(buf, COLLECT_PROFILE_METRIC_PREFIX, pre);
+	memcpy(buf, prefix, pre);
 	n = strlen(sym);
 	room = len - 1 - pre;
 	keep = n <= room ? n : room - 9;
@@ -119,6 +141,77 @@ int collect_profile_metric_name(const char *sym, char *buf, size_t len)
 		snprintf(buf + pre + keep, 10, "_%08x", fnv1a(sym));
 	else
 		buf[pre + keep] = '\0';
+	return 0;
+}
+
+int collect_profile_metric_name(const char *sym, char *buf, size_t len)
+{
+	return metric_name_with(COLLECT_PROFILE_METRIC_PREFIX, sym, buf, len);
+}
+
+int collect_profile_children_metric_name(const char *sym, char *buf,
+					 size_t len)
+{
+	return metric_name_with(COLLECT_PROFILE_CHILDREN_PREFIX, sym, buf, len);
+}
+
+/* One metric name in build_groups()'s table: the first id that has it. */
+struct name_slot {
+	uint32_t id, hash;
+};
+
+/*
+ * Group the symbols by metric name: group[id] is the first id whose name
+ * gives the same "profile.self." metric (a static function in two files
+ * or modules), so that a chain through both counts once, as their self
+ * rows are one. Once at open, outside any window. Returns 0 or -ENOMEM.
+ */
+static int build_groups(struct collect_profile *p)
+{
+	char a[COLLECT_PROFILE_METRIC_LEN], b[COLLECT_PROFILE_METRIC_LEN];
+	size_t slots = 2, mask;
+	struct name_slot *tab;
+
+	p->nsyms = collect_ksyms_count(p->ks);
+	while (slots < 2 * p->nsyms)
+		slots *= 2;
+	mask = slots - 1;
+	p->group = malloc((p->nsyms ? p->nsyms : 1) * sizeof(*p->group));
+	p->children = calloc(p->nsyms ? p->nsyms : 1, sizeof(*p->children));
+	p->cache = calloc((size_t)1 << SYM_CACHE_BITS, sizeof(*p->cache));
+	tab = malloc(slots * sizeof(*tab));
+	if (!p->group || !p->children || !p->cache || !tab) {
+		free(tab);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < slots; i++)
+		tab[i].id = COLLECT_KSYMS_NO_ID;
+	for (uint32_t id = 0; id < p->nsyms; id++) {
+		struct collect_ksym s;
+		uint32_t h;
+		size_t i;
+
+		p->group[id] = id;
+		if (collect_ksyms_at(p->ks, id, &s))
+			continue; /* an end mark: never resolved to */
+		collect_profile_metric_name(s.name, a, sizeof(a));
+		h = fnv1a(a);
+		for (i = h & mask; tab[i].id != COLLECT_KSYMS_NO_ID; i = (i + 1) & mask) {
+			if (tab[i].hash != h)
+				continue;
+			collect_ksyms_at(p->ks, tab[i].id, &s);
+			collect_profile_metric_name(s.name, b, sizeof(b));
+			if (!strcmp(a, b))
+				break;
+		}
+		if (tab[i].id != COLLECT_KSYMS_NO_ID) {
+			p->group[id] = tab[i].id;
+		} else {
+			tab[i].id = id;
+			tab[i].hash = h;
+		}
+	}
+	free(tab);
 	return 0;
 }
 
@@ -195,7 +288,7 @@ static uint64_t charged_ip(struct collect_profile *p, uint64_t ip,
 {
 	struct collect_ksym s;
 
-	if (collect_ksyms_resolve(p->charge_ks, ip, &s) || !irq_on_helper(s.name))
+	if (collect_ksyms_resolve(p->ks, ip, &s) || !irq_on_helper(s.name))
 		return ip;
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t a;
@@ -203,7 +296,7 @@ static uint64_t charged_ip(struct collect_profile *p, uint64_t ip,
 		memcpy(&a, chain + 8 * i, 8);
 		if (a >= (uint64_t)PERF_CONTEXT_MAX || a == ip)
 			continue;
-		if (!collect_ksyms_resolve(p->charge_ks, a - 1, &s) && irq_on_helper(s.name))
+		if (!collect_ksyms_resolve(p->ks, a - 1, &s) && irq_on_helper(s.name))
 			continue;
 		p->c.charged++;
 		return a - 1;
@@ -211,16 +304,86 @@ static uint64_t charged_ip(struct collect_profile *p, uint64_t ip,
 	return ip;
 }
 
+/* The group of the symbol at addr (not 0), through the cache. */
+static uint32_t sym_group(struct collect_profile *p, uint64_t addr)
+{
+	struct sym_slot *s = &p->cache[(addr * 0x9e3779b97f4a7c15ull) >>
+				       (64 - SYM_CACHE_BITS)];
+	struct collect_ksym k;
+
+	if (s->ip != addr) {
+		s->ip = addr;
+		s->group = collect_ksyms_resolve(p->ks, addr, &k) ?
+				   COLLECT_KSYMS_NO_ID :
+				   p->group[k.id];
+	}
+	return s->group;
+}
+
+/*
+ * Children: one count for each symbol group in a kernel sample's chain,
+ * however often it recurs, the sampled ip's included (a sample without a
+ * chain counts that one alone). The chain's first frame is the ip
+ * itself; the others are return addresses, looked up less one (inside
+ * the call, not after it). Context marks are skipped. At most
+ * REC_FRAMES_MAX + 1 lookups, on the stack.
+ */
+static void count_children(struct collect_profile *p, uint64_t ip,
+			   const unsigned char *chain, uint64_t nr)
+{
+	uint32_t seen[REC_FRAMES_MAX + 1];
+	size_t n = 0, k;
+
+	for (uint64_t i = 0; i <= nr; i++) {
+		uint64_t a = ip;
+		uint32_t g;
+
+		if (i) {
+			memcpy(&a, chain + 8 * (i - 1), 8);
+			if (!a || a >= (uint64_t)PERF_CONTEXT_MAX || a == ip)
+				continue;
+			a--;
+		}
+		if (!a || (g = sym_group(p, a)) == COLLECT_KSYMS_NO_ID)
+			continue;
+		for (k = 0; k < n && seen[k] != g; k++)
+			;
+		if (k == n)
+			seen[n++] = g;
+	}
+	for (k = 0; k < n; k++)
+		p->children[seen[k]]++;
+}
+
+/* A kernel sample at ip, its record's n bytes at rec (the chain, when
+ * sampled, after the header, ip and pid/tid). */
+static void count_kernel(struct collect_profile *p, uint64_t ip,
+			 const unsigned char *rec, size_t n)
+{
+	const size_t at = sizeof(struct perf_event_header) + 16;
+	uint64_t nr = 0;
+
+	if (p->chains && n >= at + 8) {
+		memcpy(&nr, rec + at, 8);
+		/* what the record holds of the frames */
+		if (nr > (n - at - 8) / 8)
+			nr = (n - at - 8) / 8;
+	}
+	count_ip(p, p->charging ? charged_ip(p, ip, rec + at + 8, nr) : ip);
+	if (p->ks)
+		count_children(p, ip, rec + at + 8, nr);
+}
+
 static void handle_record(struct collect_profile *p,
 			  const struct perf_event_header *h,
 			  const unsigned char *rec, size_t n)
 {
-	uint64_t v, nr;
+	uint64_t v;
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		/* PERF_SAMPLE_IP | PERF_SAMPLE_TID: ip, then pid and tid;
-		 * charging adds PERF_SAMPLE_CALLCHAIN: nr, then the frames */
+		 * PERF_SAMPLE_CALLCHAIN adds nr, then the frames */
 		if (n < sizeof(*h) + 8) {
 			p->c.bad++;
 			return;
@@ -230,14 +393,7 @@ static void handle_record(struct collect_profile *p,
 		switch (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) {
 		case PERF_RECORD_MISC_KERNEL:
 			p->c.kernel++;
-			if (p->charge_ks && n >= sizeof(*h) + 24) {
-				memcpy(&nr, rec + sizeof(*h) + 16, 8);
-				/* what the record holds of the frames */
-				if (nr > (n - sizeof(*h) - 24) / 8)
-					nr = (n - sizeof(*h) - 24) / 8;
-				v = charged_ip(p, v, rec + sizeof(*h) + 24, nr);
-			}
-			count_ip(p, v);
+			count_kernel(p, v, rec, n);
 			break;
 		case PERF_RECORD_MISC_USER:
 			p->c.user++;
@@ -357,7 +513,7 @@ static void close_rings(struct collect_profile *p)
  */
 static int open_events(struct collect_profile *p, uint32_t type,
 		       uint64_t config, unsigned int freq_hz,
-		       uint64_t ring_bytes, int *bad_cpu)
+		       uint64_t ring_bytes, bool chains, int *bad_cpu)
 {
 	struct perf_event_attr attr;
 
@@ -368,7 +524,7 @@ static int open_events(struct collect_profile *p, uint32_t type,
 	attr.freq = 1;
 	attr.sample_freq = freq_hz;
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
-	if (type == PERF_TYPE_SOFTWARE && p->charge_ks) {
+	if (chains) {
 		attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
 		attr.exclude_callchain_user = 1;
 		attr.sample_max_stack = CHAIN_FRAMES;
@@ -391,6 +547,30 @@ static int open_events(struct collect_profile *p, uint32_t type,
 		p->ring[i].fd = fd;
 	}
 	return 0;
+}
+
+/*
+ * open_events() with call chains when there are symbols to name them;
+ * again without when the kernel refuses them (before 4.8 it has no
+ * sample_max_stack; perf_event_max_stack may be set lower). Sets
+ * p->chains to what was opened.
+ */
+static int open_kind(struct collect_profile *p, uint32_t type,
+		     uint64_t config, unsigned int freq_hz,
+		     uint64_t ring_bytes, int *bad_cpu)
+{
+	int ret;
+
+	p->chains = p->ks != NULL;
+	ret = open_events(p, type, config, freq_hz, ring_bytes, p->chains,
+			  bad_cpu);
+	if (p->chains &&
+	    (ret == -E2BIG || ret == -EINVAL || ret == -EOVERFLOW)) {
+		p->chains = false;
+		ret = open_events(p, type, config, freq_hz, ring_bytes, false,
+				  bad_cpu);
+	}
+	return ret;
 }
 
 static int map_rings(struct collect_profile *p, unsigned int pages,
@@ -440,6 +620,9 @@ void collect_profile_free(struct collect_profile *p)
 		close(p->stop_fd);
 	free(p->ring);
 	free(p->tab);
+	free(p->group);
+	free(p->children);
+	free(p->cache);
 	free(p);
 }
 
@@ -503,15 +686,15 @@ int collect_profile_open(struct collect_profile **out,
 	p->drain_ms = opts->drain_ms ? opts->drain_ms :
 				       COLLECT_PROFILE_DRAIN_MS;
 	p->max_ips = opts->max_ips ? opts->max_ips : COLLECT_PROFILE_MAX_IPS;
-	p->charge_ks = opts->ks;
+	p->ks = opts->ks;
 	while (slots < 2 * p->max_ips)
 		slots *= 2;
 	p->tab_mask = slots - 1;
 	p->tab = calloc(slots, sizeof(*p->tab));
 	p->nring = opts->cpus->n;
 	p->ring = calloc((size_t)p->nring, sizeof(*p->ring));
-	if (!p->tab || !p->ring) {
-		p->nring = 0;
+	if (!p->tab || !p->ring || (p->ks && build_groups(p))) {
+		p->nring = 0; /* no fd opened yet */
 		ret = base_err_set(err, -ENOMEM, "profile: out of memory");
 		goto fail;
 	}
@@ -528,13 +711,11 @@ int collect_profile_open(struct collect_profile **out,
 
 	ret = -ENOENT;
 	if (opts->event != COLLECT_PROFILE_CPU_CLOCK) {
-		ret = open_events(p, PERF_TYPE_HARDWARE,
-				  PERF_COUNT_HW_CPU_CYCLES, freq, ring_bytes,
-				  &bad_cpu);
+		ret = open_kind(p, PERF_TYPE_HARDWARE,
+				PERF_COUNT_HW_CPU_CYCLES, freq, ring_bytes,
+				&bad_cpu);
+		/* an NMI: counted where it lands (p->charging stays false) */
 		p->event = "cycles";
-		/* an NMI: counted where it lands, its records without chains */
-		if (!ret)
-			p->charge_ks = NULL;
 		if (ret && opts->event == COLLECT_PROFILE_CYCLES) {
 			collect_perf_strerror(ret, why, sizeof(why));
 			ret = base_err_set(err, ret,
@@ -550,18 +731,11 @@ int collect_profile_open(struct collect_profile **out,
 		}
 	}
 	if (ret) {
-		ret = open_events(p, PERF_TYPE_SOFTWARE,
-				  PERF_COUNT_SW_CPU_CLOCK, freq, ring_bytes,
-				  &bad_cpu);
-		/* a kernel without sample_max_stack (before 4.8), or one whose
-		 * perf_event_max_stack is lower: count where samples land */
-		if ((ret == -E2BIG || ret == -EINVAL || ret == -EOVERFLOW) && p->charge_ks) {
-			p->charge_ks = NULL;
-			ret = open_events(p, PERF_TYPE_SOFTWARE,
-					  PERF_COUNT_SW_CPU_CLOCK, freq, ring_bytes,
-					  &bad_cpu);
-		}
+		ret = open_kind(p, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+				freq, ring_bytes, &bad_cpu);
 		p->event = "cpu-clock";
+		/* without chains, samples are counted where they land */
+		p->charging = p->chains;
 		if (ret == -ENODEV || ret == -EINVAL) {
 			ret = base_err_set(err, -ENODEV,
 					   "profile: cpu %d: offline or absent",
@@ -631,6 +805,8 @@ int collect_profile_start(struct collect_profile *p, struct base_err *err)
 		return base_err_set(err, -EINVAL, "profile: already started");
 	if (p->dirty) {
 		memset(p->tab, 0, (p->tab_mask + 1) * sizeof(*p->tab));
+		if (p->children)
+			memset(p->children, 0, p->nsyms * sizeof(*p->children));
 		memset(&p->c, 0, sizeof(p->c));
 		p->collector_cpu_ns = 0;
 	}
@@ -740,35 +916,72 @@ static void add_row(struct collect_profile_row *rows, size_t *n,
 	collect_profile_metric_name(name, r->metric, sizeof(r->metric));
 }
 
-void collect_profile_result_release(struct collect_profile_result *r)
+/* Whether samples of total reach min_pct percent; a share equal to it up
+ * to rounding (1 of 1000 samples at 0.1) is kept. */
+static bool over(uint64_t samples, uint64_t total, double min_pct)
 {
-	if (!r)
-		return;
-	free(r->rows);
-	memset(r, 0, sizeof(*r));
+	return samples &&
+	       100.0 * (double)samples >= min_pct * (double)total * (1 - 1e-12);
 }
 
-int collect_profile_result(const struct collect_profile *p,
-			   const struct collect_ksyms *ks, size_t top_n,
-			   struct collect_profile_result *out,
-			   struct base_err *err)
+/* Rank n rows, then keep the first *kept: those at or over min_pct of
+ * total (*nover of them), at most COLLECT_PROFILE_ROWS_MAX; their pct. */
+static void cut_rows(struct collect_profile_row *rows, size_t n,
+		     uint64_t total, double min_pct, size_t *kept,
+		     size_t *nover)
 {
-	uint64_t unknown, kernel_unres = 0;
-	struct collect_profile_row *rows = NULL;
-	struct ip_sym *ips = NULL;
-	size_t nips = 0, nrows = 0, m;
+	size_t k = 0;
 
-	if (!p || !out || p->state != ST_STOPPED)
-		return base_err_set(err, -EINVAL, "profile: not stopped");
-	memset(out, 0, sizeof(*out));
-	unknown = p->c.unknown;
-	ips = malloc((p->c.nips + 1) * sizeof(*ips));
-	rows = calloc(p->c.nips + 4, sizeof(*rows));
-	if (!ips || !rows) {
-		free(ips);
-		free(rows);
-		return base_err_set(err, -ENOMEM, "profile: out of memory");
+	qsort(rows, n, sizeof(*rows), row_rank_cmp);
+	while (k < n && over(rows[k].samples, total, min_pct))
+		k++;
+	*nover = k;
+	*kept = k < COLLECT_PROFILE_ROWS_MAX ? k : COLLECT_PROFILE_ROWS_MAX;
+	for (size_t i = 0; i < *kept; i++)
+		rows[i].pct = 100.0 * (double)rows[i].samples / (double)total;
+}
+
+/* The children rows into out, from the counts at each group's first id. */
+static int children_rows(const struct collect_profile *p, double min_pct,
+			 struct collect_profile_result *out)
+{
+	struct collect_profile_row *rows;
+	size_t n = 0;
+
+	for (size_t id = 0; id < p->nsyms; id++)
+		n += p->children[id] > 0;
+	rows = calloc(n ? n : 1, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	n = 0;
+	for (uint32_t id = 0; id < p->nsyms; id++) {
+		struct collect_ksym sym;
+
+		if (!p->children[id])
+			continue;
+		collect_ksyms_at(p->ks, id, &sym);
+		rows[n].name = sym.name;
+		rows[n].samples = p->children[id];
+		collect_profile_children_metric_name(sym.name, rows[n].metric,
+						     sizeof(rows[n].metric));
+		n++;
 	}
+	out->children = rows;
+	out->nchildren_total = n;
+	cut_rows(rows, n, p->c.samples, min_pct, &out->nchildren,
+		 &out->nchildren_over);
+	return 0;
+}
+
+/* One self row per symbol of the IP table (ks: NULL, one row for all),
+ * plus the bracketed rows, into rows; returns how many. */
+static size_t self_rows(const struct collect_profile *p,
+			const struct collect_ksyms *ks, struct ip_sym *ips,
+			struct collect_profile_row *rows)
+{
+	uint64_t unknown = p->c.unknown, kernel_unres = 0;
+	size_t nips = 0, nrows = 0;
+
 	for (size_t i = 0; i <= p->tab_mask; i++) {
 		const struct ip_slot *s = &p->tab[i];
 		struct collect_ksym sym;
@@ -788,7 +1001,6 @@ int collect_profile_result(const struct collect_profile *p,
 		ips[nips].count = s->count;
 		nips++;
 	}
-	/* one row per symbol */
 	qsort(ips, nips, sizeof(*ips), ip_sym_cmp);
 	for (size_t i = 0; i < nips;) {
 		struct collect_ksym sym;
@@ -801,14 +1013,19 @@ int collect_profile_result(const struct collect_profile *p,
 		add_row(rows, &nrows, sym.name, sym.module, sum);
 		i = j;
 	}
-	free(ips);
 	add_row(rows, &nrows, COLLECT_PROFILE_USER, NULL, p->c.user);
 	add_row(rows, &nrows, COLLECT_PROFILE_KERNEL, NULL, kernel_unres);
 	add_row(rows, &nrows, COLLECT_KSYMS_UNKNOWN, NULL, unknown);
 	add_row(rows, &nrows, COLLECT_PROFILE_OTHER, NULL, p->c.other);
-	/* one row per metric name */
+	return nrows;
+}
+
+/* Sum the rows whose metric names are equal; returns how many remain. */
+static size_t merge_rows(struct collect_profile_row *rows, size_t nrows)
+{
+	size_t m = 0;
+
 	qsort(rows, nrows, sizeof(*rows), row_metric_cmp);
-	m = 0;
 	for (size_t i = 0; i < nrows; i++) {
 		if (m && !strcmp(rows[m - 1].metric, rows[i].metric)) {
 			rows[m - 1].samples += rows[i].samples;
@@ -820,19 +1037,49 @@ int collect_profile_result(const struct collect_profile *p,
 		}
 		rows[m++] = rows[i];
 	}
-	nrows = m;
-	qsort(rows, nrows, sizeof(*rows), row_rank_cmp);
+	return m;
+}
 
-	if (top_n < COLLECT_PROFILE_TOP_MIN)
-		top_n = COLLECT_PROFILE_TOP_MIN;
+void collect_profile_result_release(struct collect_profile_result *r)
+{
+	if (!r)
+		return;
+	free(r->rows);
+	free(r->children);
+	memset(r, 0, sizeof(*r));
+}
+
+int collect_profile_result(const struct collect_profile *p,
+			   const struct collect_ksyms *ks, double min_pct,
+			   struct collect_profile_result *out,
+			   struct base_err *err)
+{
+	struct collect_profile_row *rows = NULL;
+	struct ip_sym *ips = NULL;
+	size_t nrows;
+
+	if (!p || !out || p->state != ST_STOPPED)
+		return base_err_set(err, -EINVAL, "profile: not stopped");
+	if (!(min_pct >= 0 && min_pct <= 100))
+		return base_err_set(err, -EINVAL,
+				    "profile: threshold %g%%: expected 0 to 100",
+				    min_pct);
+	memset(out, 0, sizeof(*out));
+	ips = malloc((p->c.nips + 1) * sizeof(*ips));
+	rows = calloc(p->c.nips + 4, sizeof(*rows));
+	if (!ips || !rows || (p->ks && children_rows(p, min_pct, out))) {
+		free(ips);
+		free(rows);
+		collect_profile_result_release(out);
+		return base_err_set(err, -ENOMEM, "profile: out of memory");
+	}
+	nrows = merge_rows(rows, self_rows(p, ks, ips, rows));
+	free(ips);
 	out->nrows_total = nrows;
-	out->nrows = nrows < top_n ? nrows : top_n;
-	for (size_t i = 0; i < out->nrows; i++)
-		rows[i].self_pct = p->c.samples ?
-					   100.0 * (double)rows[i].samples /
-						   (double)p->c.samples :
-					   0;
+	cut_rows(rows, nrows, p->c.samples, min_pct, &out->nrows,
+		 &out->nrows_over);
 	out->rows = rows;
+	out->min_pct = min_pct;
 	out->event = p->event;
 	snprintf(out->fallback_reason, sizeof(out->fallback_reason), "%s",
 		 p->fallback_reason);
@@ -843,8 +1090,9 @@ int collect_profile_result(const struct collect_profile *p,
 	out->bad = p->c.bad;
 	out->user = p->c.user;
 	out->kernel = p->c.kernel;
-	out->charging = p->charge_ks != NULL;
+	out->charging = p->charging;
 	out->charged = p->c.charged;
+	out->chains = p->chains;
 	out->drains = p->c.drains;
 	out->collector_cpu_ns = p->collector_cpu_ns;
 	out->kernel_resolved = ks != NULL;

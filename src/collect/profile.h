@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Sampling profiler: kernel IPs on a set of CPUs, self share per symbol. */
+/* Sampling profiler: kernel IPs and call chains on a set of CPUs, self and
+ * inclusive (children) share per symbol. */
 #ifndef NR_COLLECT_PROFILE_H
 #define NR_COLLECT_PROFILE_H
 
@@ -13,14 +14,23 @@
 #include "collect/perf.h"
 
 #define COLLECT_PROFILE_FREQ_HZ 999      /* default samples/s per CPU */
-#define COLLECT_PROFILE_RING_PAGES 64    /* default data pages per CPU */
+#define COLLECT_PROFILE_RING_PAGES 128   /* default data pages per CPU */
 #define COLLECT_PROFILE_DRAIN_MS 50      /* default drain period */
 #define COLLECT_PROFILE_MAX_IPS 32768    /* default distinct kernel IPs */
-#define COLLECT_PROFILE_TOP_MIN 50       /* a result lists at least this */
+/* Kernel frames sampled per call chain (sample_max_stack): deep enough for
+ * a loopback send through the receiver's softirq to its wake-up. */
+#define COLLECT_PROFILE_CHAIN_FRAMES 64
+/* The default threshold of collect_profile_result(): a symbol is kept when
+ * its share of the samples is at least this many percent. */
+#define COLLECT_PROFILE_MIN_PCT 0.1
+/* Rows of each kind (self, children) a result keeps at most, highest
+ * share first, whatever the threshold: a sample's size stays bounded. */
+#define COLLECT_PROFILE_ROWS_MAX 2000
 
 /* Buffer length, NUL included, of a metric name; equal to the sample's. */
 #define COLLECT_PROFILE_METRIC_LEN 112
 #define COLLECT_PROFILE_METRIC_PREFIX "profile.self."
+#define COLLECT_PROFILE_CHILDREN_PREFIX "profile.children."
 
 /* Rows that are not one kernel symbol. */
 #define COLLECT_PROFILE_USER "[user]"       /* any user-space IP */
@@ -44,8 +54,12 @@ struct collect_profile_opts {
 	 * The kernel caps it at kernel.perf_event_max_sample_rate. */
 	unsigned int freq_hz;
 	/* Data pages of each CPU's ring, a power of 2 up to 1024; 0 means
-	 * COLLECT_PROFILE_RING_PAGES (256 KiB: about 10 s of samples at
-	 * 999 Hz, so nothing is lost between drains). */
+	 * COLLECT_PROFILE_RING_PAGES (512 KiB with 4 KiB pages, which with
+	 * the header page is the kernel's default perf_event_mlock_kb: with
+	 * call chains of the usual 15-30 kernel frames two seconds or more
+	 * of samples at 999 Hz, so that nothing is lost between drains
+	 * even when a loaded machine keeps the collector from running for a
+	 * second). */
 	unsigned int ring_pages;
 	/* How often the collector thread drains the rings, 1..1000 ms; 0
 	 * means COLLECT_PROFILE_DRAIN_MS. */
@@ -59,16 +73,25 @@ struct collect_profile_opts {
 	const struct collect_perf_ops *ops;
 	/*
 	 * The kernel's symbols, borrowed until collect_profile_free(), or
-	 * NULL. With cpu-clock (a timer interrupt, not an NMI), a sample that
-	 * fell due while interrupts were off is taken where they come back
-	 * on: in pvm_irq_enable, _raw_spin_unlock_irqrestore and the like,
-	 * which then hold the samples of every interrupts-off stretch that
-	 * ends in them (46-48% of a loopback tcp_stream's on the PVM guest).
-	 * Given ks, cpu-clock samples also carry their kernel callchain (at
-	 * most 8 frames) and such a sample is counted at the first caller
-	 * outside those helpers: the function whose interrupts-off stretch
-	 * it was (sock_def_readable, do_syscall_64). Cycles are NMIs where
-	 * the machine has them and are counted where they land.
+	 * NULL. Given ks, every event samples its kernel call chain
+	 * (PERF_SAMPLE_CALLCHAIN, user frames excluded, at most
+	 * COLLECT_PROFILE_CHAIN_FRAMES), and the collector thread resolves
+	 * each frame to its symbol as it drains (through a cache of recent
+	 * addresses; no allocation) to count the children shares. A kernel
+	 * that refuses chains (before 4.8, or perf_event_max_stack lower)
+	 * gets the events without them: children then count the sampled
+	 * symbol alone. Open resolves every symbol's metric name once (a
+	 * few ms for a whole kernel) and allocates 12 bytes per symbol.
+	 *
+	 * With cpu-clock (a timer interrupt, not an NMI), a sample that fell
+	 * due while interrupts were off is taken where they come back on: in
+	 * pvm_irq_enable, _raw_spin_unlock_irqrestore and the like, which
+	 * then hold the samples of every interrupts-off stretch that ends in
+	 * them (46-48% of a loopback tcp_stream's on the PVM guest). With a
+	 * chain, such a sample's self is counted at the first caller outside
+	 * those helpers: the function whose interrupts-off stretch it was
+	 * (sock_def_readable, do_syscall_64). Cycles are NMIs where the
+	 * machine has them and are counted where they land.
 	 */
 	const struct collect_ksyms *ks;
 };
@@ -82,10 +105,14 @@ struct collect_profile_row {
 	/* Module of the symbol ("nf_conntrack"), NULL for the kernel image
 	 * and the bracketed rows. Same lifetime as name. */
 	const char *module;
-	/* "profile.self.<name>" made safe (collect_profile_metric_name). */
+	/* "profile.self.<name>" or "profile.children.<name>" made safe
+	 * (collect_profile_metric_name) */
 	char metric[COLLECT_PROFILE_METRIC_LEN];
+	/* self: samples taken in the symbol (or charged to it); children:
+	 * samples whose kernel call chain holds it anywhere, the sampled
+	 * address or a caller, once per sample however often it recurs */
 	uint64_t samples;
-	double self_pct; /* 100 x samples / result samples */
+	double pct; /* 100 x samples / result samples */
 };
 
 struct collect_profile_result {
@@ -113,23 +140,37 @@ struct collect_profile_result {
 	/* false when no symbol table was given: kernel IPs are one
 	 * COLLECT_PROFILE_KERNEL row. */
 	bool kernel_resolved;
-	/* Rows by samples, highest first (ties by metric name), at most the
-	 * top_n asked for. Rows whose metric names are equal (a static
-	 * function in two files or modules) are summed into one. */
+	/* the event's records carried call chains (opts.ks given and taken) */
+	bool chains;
+	double min_pct; /* the threshold the rows were cut at */
+	/* Self rows by samples, highest first (ties by metric name): every
+	 * row whose pct is at least min_pct, at most COLLECT_PROFILE_ROWS_MAX.
+	 * Rows whose metric names are equal (a static function in two files
+	 * or modules) are summed into one. */
 	struct collect_profile_row *rows;
 	size_t nrows;
-	size_t nrows_total; /* rows before the cut to top_n */
+	size_t nrows_total; /* distinct rows before the threshold */
+	size_t nrows_over;  /* of them at or over min_pct, before the cap */
+	/* Children rows, the same way: kernel symbols only (none without
+	 * opts.ks), named with opts.ks; symbols of one metric name are one
+	 * symbol, counted once per sample. A symbol's children share is at
+	 * least its self share. */
+	struct collect_profile_row *children;
+	size_t nchildren;
+	size_t nchildren_total;
+	size_t nchildren_over;
 };
 
 struct collect_profile;
 
 /*
- * Open one sampling event per CPU (PERF_SAMPLE_IP | PERF_SAMPLE_TID, at
- * freq_hz, disabled) and map its ring of 1 + ring_pages pages. With
+ * Open one sampling event per CPU (PERF_SAMPLE_IP | PERF_SAMPLE_TID, and
+ * PERF_SAMPLE_CALLCHAIN with opts.ks; at freq_hz, disabled) and map its ring of 1 + ring_pages pages. With
  * COLLECT_PROFILE_AUTO, cycles is tried first and, if any CPU refuses it,
  * cpu-clock is used on all of them and the reason is kept. cpu-clock
  * excludes the idle task, as cycles does by not counting while halted, so
- * the shares are shares of busy time. Allocates the IP table. Nothing
+ * the shares are shares of busy time. Allocates the IP table, and with
+ * opts.ks the per-symbol counts and the address cache. Nothing
  * runs and nothing is sampled until collect_profile_start().
  *
  * Returns 0 and the profiler in *out (free with collect_profile_free),
@@ -176,20 +217,22 @@ int collect_profile_pause(struct collect_profile *p, bool paused,
 			  struct base_err *err);
 
 /*
- * The last window, ranked. Kernel IPs are resolved with ks; when ks is
- * NULL (for instance because collect_ksyms_load() found the addresses
- * hidden) they are one COLLECT_PROFILE_KERNEL row. User-space IPs are
- * not resolved: every one counts as COLLECT_PROFILE_USER, which is the
- * share of CPU time the sampled CPUs spent in user space (this tool's
- * threads and any other process alike). top_n is raised to
- * COLLECT_PROFILE_TOP_MIN if lower.
+ * The last window, ranked. Self rows: kernel IPs are resolved with ks;
+ * when ks is NULL (for instance because collect_ksyms_load() found the
+ * addresses hidden) they are one COLLECT_PROFILE_KERNEL row. User-space
+ * IPs are not resolved: every one counts as COLLECT_PROFILE_USER, which
+ * is the share of CPU time the sampled CPUs spent in user space (this
+ * tool's threads and any other process alike). Children rows come from
+ * the chains counted with opts.ks. Each kind keeps the rows whose share
+ * is at least min_pct percent (0 to 100; COLLECT_PROFILE_MIN_PCT is the
+ * usual; 0 keeps every row seen), at most COLLECT_PROFILE_ROWS_MAX.
  *
  * Returns 0 and fills *out (release with collect_profile_result_release),
- * -EINVAL if the window is not closed, or -ENOMEM. Any thread, once stop
- * has returned; p is not modified.
+ * -EINVAL if the window is not closed or min_pct is not within 0..100,
+ * or -ENOMEM. Any thread, once stop has returned; p is not modified.
  */
 int collect_profile_result(const struct collect_profile *p,
-			   const struct collect_ksyms *ks, size_t top_n,
+			   const struct collect_ksyms *ks, double min_pct,
 			   struct collect_profile_result *out,
 			   struct base_err *err);
 
@@ -211,5 +254,11 @@ void collect_profile_free(struct collect_profile *p);
  * characters (buf is then "" if len > 0). Thread-safe.
  */
 int collect_profile_metric_name(const char *sym, char *buf, size_t len);
+
+/* The same with the prefix "profile.children." ("[user]" would give
+ * "profile.children._user_"); a name is cut where its own prefix leaves
+ * no room. */
+int collect_profile_children_metric_name(const char *sym, char *buf,
+					 size_t len);
 
 #endif

@@ -575,6 +575,7 @@ static void local_collect(const struct engine_client_opts *o,
 	col->counters = o->counters;
 	col->perf = o->perf;
 	col->profile = cfg->profile;
+	col->profile_min_pct = o->profile_min_pct;
 	col->speed = o->speed;
 	col->cpus = cfg->cpus;
 	col->xcpu_asked = o->xcpu;
@@ -659,6 +660,10 @@ static int run_test(struct client *c, struct engine_run *out,
 		json_object_set_new(json_object_get(m, "collect"), "overhead", json_true());
 	if (m && c->o->speed && !c->o->same_host)
 		json_object_set_new(json_object_get(m, "collect"), "speed", json_true());
+	/* a server that predates it ignores it and keeps its top 50 */
+	if (m && cfg->profile && !c->o->same_host)
+		json_object_set_new(json_object_get(m, "collect"), "profile_min_pct",
+				    json_real(c->o->profile_min_pct));
 	ret = send_msg(c, proto_msg("setup", m), err);
 	m = NULL;
 	if (ret)

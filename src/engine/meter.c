@@ -681,7 +681,30 @@ static void report_xcpu(const struct engine_meter *m, struct proto_end_report *r
 				    json_string("probe threads at ordinary priority (SCHED_FIFO refused): the test's threads may delay a round"));
 }
 
-/* The top of the profile as profile.self.<symbol> shares (percent). */
+/* The profile's rows as metrics, in rank order (the top list prints the
+ * first): profile.self.<symbol>, then profile.children.<symbol> (%). */
+static void profile_rows(const struct collect_profile_result *pr, struct proto_end_report *r)
+{
+	char note[200];
+
+	for (size_t i = 0; i < pr->nrows; i++)
+		json_object_set_new(r->metrics, pr->rows[i].metric, json_real(pr->rows[i].pct));
+	for (size_t i = 0; i < pr->nchildren; i++)
+		json_object_set_new(r->metrics, pr->children[i].metric,
+				    json_real(pr->children[i].pct));
+	json_object_set_new(r->metrics, "profile.min_pct", json_real(pr->min_pct));
+	if (pr->nrows < pr->nrows_over || pr->nchildren < pr->nchildren_over) {
+		snprintf(note, sizeof(note),
+			 "%zu self and %zu children rows at or over %g%%: the %d highest of each kept",
+			 pr->nrows_over, pr->nchildren_over, pr->min_pct, COLLECT_PROFILE_ROWS_MAX);
+		json_object_set_new(r->notes, "profile.cut", json_string(note));
+	}
+	if (pr->kernel_resolved && !pr->chains)
+		json_object_set_new(r->notes, "profile.chains",
+				    json_string("the kernel took no call chains: children rows count the sampled symbol alone"));
+}
+
+/* The profile: its rows, sample counts and notes. */
 static void report_profile(const struct engine_meter *m, struct proto_end_report *r)
 {
 	struct collect_profile_result pr;
@@ -691,13 +714,11 @@ static void report_profile(const struct engine_meter *m, struct proto_end_report
 	if (!m->col.profile)
 		return;
 	if (!m->prof || !m->prof_ok ||
-	    collect_profile_result(m->prof, m->ksyms, 50, &pr, &err)) {
+	    collect_profile_result(m->prof, m->ksyms, m->col.profile_min_pct, &pr, &err)) {
 		note_missing(r, "profile", m->prof_note, err.msg[0] ? err.msg : "no profile");
 		return;
 	}
-	for (size_t i = 0; i < pr.nrows; i++)
-		json_object_set_new(r->metrics, pr.rows[i].metric,
-				    json_real(pr.rows[i].self_pct));
+	profile_rows(&pr, r);
 	json_object_set_new(r->metrics, "profile.samples", json_real((double)pr.samples));
 	if (pr.charging && pr.samples)
 		json_object_set_new(r->metrics, "profile.charged_pct",
@@ -714,6 +735,11 @@ static void report_profile(const struct engine_meter *m, struct proto_end_report
 			 pr.window_ns ? 100.0 * (double)pr.active_ns / (double)pr.window_ns : 0);
 		json_object_set_new(r->notes, "profile.paused", json_string(note));
 	}
+	/* the profiler's own cost, beside what it measured */
+	snprintf(note, sizeof(note), "collector thread %.3f ms CPU in %llu drains over %.3f s",
+		 (double)pr.collector_cpu_ns / 1e6, (unsigned long long)pr.drains,
+		 (double)pr.window_ns / NS_PER_S);
+	json_object_set_new(r->notes, "profile.collector", json_string(note));
 	if (m->prof_note[0])
 		json_object_set_new(r->notes, "profile", json_string(m->prof_note));
 	collect_profile_result_release(&pr);

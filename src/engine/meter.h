@@ -24,6 +24,10 @@ struct engine_collect {
 	bool counters; /* snmp, netstat, snmp6, softirqs, ctxt, intr deltas */
 	bool perf;     /* perf_event counters on the test's CPUs */
 	bool profile;  /* sampled kernel profile on the test's CPUs */
+	/* the profile's rows: symbols whose self or children share is at
+	 * least this many percent, 0..100 (COLLECT_PROFILE_MIN_PCT usually;
+	 * the caller sets it: 0 keeps every symbol seen) */
+	double profile_min_pct;
 	bool speed;    /* the CPU speed probe on the test's CPUs (speed.h) */
 	struct base_cpulist cpus; /* CPUs the test uses; n 0 = every online CPU */
 	/* the cross-CPU probe (xcpu.h) between these pairs of the test's

@@ -54,13 +54,15 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= k && !strcmp(s + n - k, suffix);
 }
 
-/* Units of the collectors' metrics, by family. */
+/* Units of the collectors' metrics, by family (the end's own name, before
+ * "server." is put in front). */
 static const char *unit_of(const char *name)
 {
-	if (!strncmp(name, "profile.self.", 13))
+	/* a symbol's name may hold "_pct" */
+	if (!strncmp(name, "profile.self.", 13) || !strncmp(name, "profile.children.", 17))
 		return "%";
 	if (!strncmp(name, "profile.", 8))
-		return "count";
+		return strstr(name, "_pct") ? "%" : "count";
 	if (strstr(name, "_pct"))
 		return "%";
 	if (!strncmp(name, "perf.", 5))

@@ -183,6 +183,7 @@ static int accept_collect(struct session *s, const json_t *m,
 
 	memset(&s->col, 0, sizeof(s->col));
 	s->col.cpus = s->cfg.remote_cpus;
+	s->col.profile_min_pct = COLLECT_PROFILE_MIN_PCT;
 	s->overhead = false;
 	if (!c)
 		return 0;
@@ -194,6 +195,10 @@ static int accept_collect(struct session *s, const json_t *m,
 		return ret;
 	if (json_object_get(c, "speed") &&
 	    (ret = proto_get_bool(c, "speed", &s->col.speed, err)))
+		return ret;
+	/* absent: a client that predates it, the default */
+	if (json_object_get(c, "profile_min_pct") &&
+	    (ret = proto_get_num(c, "profile_min_pct", 0, 100, &s->col.profile_min_pct, err)))
 		return ret;
 	if (json_object_get(c, "overhead") &&
 	    (ret = proto_get_bool(c, "overhead", &s->overhead, err)))

@@ -51,6 +51,10 @@ struct engine_client_opts {
 	 * whole machine (both ends' CPUs) and the server collects nothing;
 	 * the profiler runs when cfg.profile */
 	bool counters, perf, speed;
+	/* the profile's rows, both ends: symbols at or over this share of the
+	 * samples, 0..100; a collection option, not part of the configuration
+	 * (callers set it, usually to COLLECT_PROFILE_MIN_PCT) */
+	double profile_min_pct;
 	bool same_host;
 	/* the cross-CPU probe (collect/xcpu.h) between this end's workers'
 	 * CPUs and the server's: only when the server shares this machine

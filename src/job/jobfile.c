@@ -1015,7 +1015,8 @@ static int parse_exclude(struct pctx *x, yaml_node_t *seq)
 
 static int parse_collect(struct pctx *x, yaml_node_t *map)
 {
-	static const char *const names[] = { "counters", "perf", "profile", "speed", "xcpu" };
+	static const char *const names[] = { "counters", "perf", "profile", "speed", "xcpu",
+					     "profile_min" };
 	struct job_collect *c = &x->jf->collect;
 	bool *fields[] = { &c->counters, &c->perf, &c->profile, &c->speed, &c->xcpu };
 	char q[80];
@@ -1023,7 +1024,7 @@ static int parse_collect(struct pctx *x, yaml_node_t *map)
 
 	if (map->type != YAML_MAPPING_NODE)
 		return at(x, map->start_mark,
-			  "'collect' takes a mapping like {counters: true, perf: true, profile: false, speed: true, xcpu: true}");
+			  "'collect' takes a mapping like {counters: true, perf: true, profile: false, speed: true, xcpu: true, profile_min: 0.1}");
 	for (yaml_node_pair_t *pair = map->data.mapping.pairs.start;
 	     pair < map->data.mapping.pairs.top; pair++) {
 		yaml_node_t *k = node(x, pair->key), *v = node(x, pair->value);
@@ -1038,10 +1039,17 @@ static int parse_collect(struct pctx *x, yaml_node_t *map)
 				break;
 		if (i == ARRAY_SIZE(names))
 			return at(x, k->start_mark,
-				  "unknown collector '%s': expected counters, perf, profile, speed or xcpu",
+				  "unknown collector '%s': expected counters, perf, profile, speed, xcpu or profile_min",
 				  quoted(key, q, sizeof(q)));
 		if ((ret = scalar(x, v, key, &s)))
 			return ret;
+		if (i == ARRAY_SIZE(fields)) {
+			/* the profile's threshold: a number, not a switch */
+			if (base_parse_double(s, 0, 100, &c->profile_min_pct, NULL))
+				return bad_value(x, v, key, "expected a percentage from 0 to 100");
+			c->profile_min_set = true;
+			continue;
+		}
 		if (base_parse_bool(s, fields[i], NULL))
 			return bad_value(x, v, key, "expected true or false");
 		if (fields[i] == &c->speed)

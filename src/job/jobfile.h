@@ -44,6 +44,10 @@ struct job_collect {
 	/* the cross-CPU probe between the client's and the server's CPUs
 	 * (default on) */
 	bool xcpu;
+	/* `profile_min`: the profile's threshold in percent (0..100), when
+	 * profile_min_set; otherwise the command's default */
+	double profile_min_pct;
+	bool profile_min_set;
 };
 
 /* A parsed value; private to jobfile.c. */

@@ -45,6 +45,27 @@ int proto_get_str(const json_t *obj, const char *key, size_t max_len,
 	return 0;
 }
 
+int proto_get_num(const json_t *obj, const char *key, double min, double max,
+		  double *out, struct base_err *err)
+{
+	const json_t *v = json_object_get(obj, key);
+	char type[BASE_QUOTE_LEN];
+	double d;
+
+	base_quote(proto_type_or(obj), type);
+	if (!json_is_number(v))
+		return base_err_set(err, -EPROTO,
+				    "'%s' message: field '%s' must be a number",
+				    type, key);
+	d = json_number_value(v);
+	if (!isfinite(d) || d < min || d > max)
+		return base_err_set(err, -EPROTO,
+				    "'%s' message: field '%s' = %g is out of range %g..%g",
+				    type, key, d, min, max);
+	*out = d;
+	return 0;
+}
+
 int proto_get_bool(const json_t *obj, const char *key, bool *out,
 		   struct base_err *err)
 {

@@ -147,6 +147,9 @@ int proto_get_i64(const json_t *obj, const char *key, int64_t min, int64_t max,
 		  int64_t *out, struct base_err *err);
 int proto_get_str(const json_t *obj, const char *key, size_t max_len,
 		  const char **out, struct base_err *err);
+/* A number (integer or real), finite, within min..max. */
+int proto_get_num(const json_t *obj, const char *key, double min, double max,
+		  double *out, struct base_err *err);
 int proto_get_bool(const json_t *obj, const char *key, bool *out,
 		   struct base_err *err);
 /* A message {"type": type} plus the fields of extra (stolen, may be NULL). */

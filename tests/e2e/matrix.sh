@@ -174,6 +174,25 @@ check "scenario udp-loopback-defer-free-quick runs with the profiler" \
 	python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); sys.exit(0 if c.execute("select count(*) from metrics where name like ?", ("profile.self.%",)).fetchone()[0] > 0 else 1)' "$NETREGRESS_DB"
 check "its profiled samples, and only they, have profile=1 in their key" \
 	python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); rows=c.execute("select s.config_key, exists(select 1 from metrics m where m.sample_id = s.id and m.name like ?) from samples s where s.label = ?", ("profile.self.%", "sc")).fetchall(); sys.exit(0 if rows and any(p for _, p in rows) and all((" profile=1 " in k) == bool(p) for k, p in rows) else 1)' "$NETREGRESS_DB"
+check "... with children rows from the call chains and the threshold it kept, 0.1%" \
+	python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); q=lambda n: c.execute("select count(*), min(value) from metrics where name like ?", (n,)).fetchone(); ch, mn = q("profile.children.%"), q("profile.min_pct"); sys.exit(0 if ch[0] > 0 and ch[1] >= 0.1 - 1e-9 and mn[0] > 0 and mn[1] == 0.1 else 1)' "$NETREGRESS_DB"
+# The threshold: the job's profile_min, --profile-min over it; refused
+# without the profiler or out of 0..100.
+printf 'repetitions: 1\nduration: 300ms\nwarmup: 100ms\ncollect: {profile: true, profile_min: 1.5, xcpu: false}\nparams:\n  test: udp_stream\n' >"$TMP/pmin.yaml"
+timeout 60 "$NR" matrix "$TMP/pmin.yaml" --label pmin >"$TMP/pmin" 2>&1
+timeout 60 "$NR" matrix "$TMP/pmin.yaml" --label pmin2 --profile-min 3 >>"$TMP/pmin" 2>&1
+check "the job's profile_min (1.5), and --profile-min 3 over it, are the rows' thresholds" \
+	python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); f=lambda l, q: c.execute("select " + q + " from metrics m join samples s on m.sample_id = s.id where s.label = ? and (m.name like ? or m.name like ?)", (l, "profile.self.%", "profile.children.%")).fetchone()[0]; t=lambda l: c.execute("select m.value from metrics m join samples s on m.sample_id = s.id where s.label = ? and m.name = ?", (l, "profile.min_pct")).fetchone()[0]; sys.exit(0 if t("pmin") == 1.5 and t("pmin2") == 3 and f("pmin", "min(m.value)") >= 1.5 - 1e-9 and f("pmin2", "min(m.value)") >= 3 - 1e-9 else 1)' "$NETREGRESS_DB" ||
+	diag "$TMP/pmin"
+"$NR" matrix "$TMP/pmin.yaml" --label pmin3 --profile-min 101 >"$TMP/err" 2>&1
+rc=$?
+checkx "matrix --profile-min 101 is refused (exit 2), naming it" \
+	'[ $rc -eq 2 ] && grep -qF "invalid --profile-min: invalid number '"'101'"'" "$TMP/err"'
+printf 'repetitions: 1\nduration: 300ms\n' >"$TMP/noprof.yaml"
+"$NR" matrix "$TMP/noprof.yaml" --label pmin3 --profile-min 1 >"$TMP/err" 2>&1
+rc=$?
+checkx "matrix --profile-min for a job without the profiler is refused (exit 2)" \
+	'[ $rc -eq 2 ] && grep -q "expected .collect: {profile: true}. in" "$TMP/err"'
 timeout 120 "$NR" matrix "$SC/lmbench-tcp-bw-quick.yaml" --label sc >"$TMP/sc3" 2>&1
 check "scenario lmbench-tcp-bw-quick runs" [ $? -eq 0 ]
 timeout 120 "$NR" matrix "$SC/udp-gso-quick.yaml" --label gso >"$TMP/sc4" 2>&1

@@ -43,6 +43,38 @@ timeout 60 "$NR" run udp_rr -l 2s --warmup 300ms --overhead --reps 2 >"$TMP/ohre
 check "--reps 2 --overhead: both repetition lines give the collectors' cost" \
 	[ "$(grep -cE "^repetition [12]/2: transactions.per_s .*, collectors' cost -?[0-9.]+% \[-?[0-9.]+%, -?[0-9.]+%\](; DISTURBED: .* \(not counted\))?$" "$TMP/ohreps.txt")" -eq 2 ]
 
+# The profile's rows: every symbol at or over the threshold (0.1% by
+# default, profile.min_pct), self and children from the call chains; a
+# kernel symbol's children share covers its self share.
+timeout 60 "$NR" run tcp_stream -l 2s --warmup 500ms --profile --json --no-store \
+	>"$TMP/prof.json" 2>"$TMP/prof.err"
+check "tcp_stream --profile exits 0" [ $? -eq 0 ]
+check "--profile: profile.self rows, each at or over profile.min_pct (0.1), in %" \
+	jtrue "$TMP/prof.json" 'v("profile.min_pct") == 0.1 and sum(1 for k in m if k.startswith("profile.self.")) >= 10 and all(v(k) >= 0.1 - 1e-9 and m[k]["unit"] == "%" for k in m if k.startswith("profile.self."))'
+check "--profile: profile.children rows, at or over the threshold, at most 100%" \
+	jtrue "$TMP/prof.json" 'sum(1 for k in m if k.startswith("profile.children.")) >= 10 and all(0.1 - 1e-9 <= v(k) <= 100 and m[k]["unit"] == "%" for k in m if k.startswith("profile.children."))'
+check "--profile: every kernel symbol's children share is at least its self share" \
+	jtrue "$TMP/prof.json" 'all(("profile.children." + k[13:]) in m and v("profile.children." + k[13:]) >= v(k) - 1e-9 for k in m if k.startswith("profile.self.") and not k[13:].startswith("_"))' ||
+	diag "$TMP/prof.json" 'profile'
+check "--profile: the chains reach the callers (the largest children share is over every self share)" \
+	jtrue "$TMP/prof.json" 'max(v(k) for k in m if k.startswith("profile.children.")) > max(v(k) for k in m if k.startswith("profile.self.") and k != "profile.self._user_")'
+timeout 60 "$NR" run tcp_stream -l 1s --warmup 300ms --profile --profile-min 2 --json --no-store \
+	>"$TMP/prof2.json" 2>"$TMP/prof2.err"
+check "--profile-min 2: rows of both kinds at or over 2%, fewer than at 0.1%" \
+	jtrue "$TMP/prof2.json" 'v("profile.min_pct") == 2 and all(v(k) >= 2 - 1e-9 for k in m if k.startswith(("profile.self.", "profile.children."))) and 0 < sum(1 for k in m if k.startswith("profile.children.")) < sum(1 for k in json.load(open("'"$TMP/prof.json"'"))["metrics"] if k.startswith("profile.children."))'
+check "--profile-min is no part of the configuration" \
+	jtrue "$TMP/prof2.json" 'd["config"]["key"] == json.load(open("'"$TMP/prof.json"'"))["config"]["key"]'
+for bad in -1 100.5 abc 1%; do
+	timeout 30 "$NR" run tcp_stream -l 1s --profile --profile-min "$bad" >"$TMP/e0" 2>&1
+	rc=$?
+	checkx "--profile-min $bad is refused (exit 2), naming it" \
+		'[ $rc -eq 2 ] && grep -qF -- "invalid --profile-min: invalid number '"'$bad'"'" "$TMP/e0"'
+done
+timeout 30 "$NR" run tcp_stream -l 1s --profile-min 1 >"$TMP/e0" 2>&1
+rc=$?
+checkx "--profile-min without --profile is refused (exit 2)" \
+	'[ $rc -eq 2 ] && grep -q -- "--profile-min 1 is the profile.s threshold: expected --profile with it" "$TMP/e0"'
+
 # Bad input: nothing to switch, or too short a window.
 timeout 30 "$NR" run tcp_stream -l 2s --overhead --no-collect >"$TMP/e1" 2>&1
 rc=$?

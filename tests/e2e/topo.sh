@@ -404,7 +404,7 @@ check "after the tbf runs nothing is left" clean
 # and keeps to the phases it announces in its ticks.
 overhead_case() {
 	hold_up "$TMP/oh" || return 1
-	ns_server "$S" && measure "$C" "$TMP/oh.json" tcp_stream -l 2s --warmup 300ms --profile --overhead
+	ns_server "$S" && measure "$C" "$TMP/oh.json" tcp_stream -l 2s --warmup 300ms --profile --profile-min 0.5 --overhead
 	stop_server
 	hold_down
 	measured "$TMP/oh.json"
@@ -412,6 +412,8 @@ overhead_case() {
 overhead_case
 check "--overhead between namespaces: both ends paused perf and the profiler about half the window" \
 	jtrue "$TMP/oh.json" 'all(re.search(r"in (4\d|5\d|6\d)\.\d% of the window", d["env"][s]["collect.%s.paused" % c]) for s in ("client", "server") for c in ("perf", "profile"))'
+check "--profile-min 0.5 between namespaces: the server keeps its rows to it too, children from its chains" \
+	jtrue "$TMP/oh.json" 'all(v(p + "profile.min_pct") == 0.5 and any(k.startswith(p + "profile.children.") for k in m) and all(v(k) >= 0.5 - 1e-9 for k in m if k.startswith((p + "profile.self.", p + "profile.children."))) for p in ("", "server."))'
 check "--overhead between namespaces: at least 3 on/off pairs" \
 	jtrue "$TMP/oh.json" 'v("overhead.pairs") >= 3'
 check "after the overhead run nothing is left" clean

@@ -160,6 +160,7 @@ static void test_udp_matrix_reads_run_control_and_params_in_file_order(void **st
 	assert_false(jf->collect.profile);
 	assert_false(jf->collect.speed_set); /* per test: not in the file */
 	assert_true(jf->collect.xcpu); /* on unless the file says */
+	assert_false(jf->collect.profile_min_set); /* the command's default */
 	assert_true(jf->no_fragmentation);
 	assert_int_equal(jf->nparams, 7);
 	assert_int_equal(jf->nexclude, 1);
@@ -302,6 +303,43 @@ static void test_no_fragmentation_drops_udp_cells_over_mtu(void **state)
 				     "  ipv: [4, 6]\n"
 				     "  msg: [65488, 65489]\n"),
 			 3);
+}
+
+/* collect.profile_min: the profile's threshold, kept for the command;
+ * not part of any cell's configuration (it changes what is kept, not
+ * what is measured) */
+static void test_collect_profile_min_is_not_in_the_key(void **state)
+{
+	struct job_file *a, *b;
+	struct job_cell *ca, *cb;
+	char ka[1024], kb[1024];
+	size_t na, nb;
+
+	(void)state;
+	a = parse_ok("collect: {profile: true, profile_min: 0.05}\nparams:\n  msg: 1K\n");
+	b = parse_ok("collect: {profile: true}\nparams:\n  msg: 1K\n");
+	assert_true(a->collect.profile_min_set);
+	assert_float_equal(a->collect.profile_min_pct, 0.05, 0);
+	assert_false(b->collect.profile_min_set);
+	na = expand_ok(a, &ca);
+	nb = expand_ok(b, &cb);
+	assert_int_equal(na, 1);
+	assert_int_equal(nb, 1);
+	assert_int_equal(job_config_key(&ca[0].cfg, ka, sizeof(ka)), 0);
+	assert_int_equal(job_config_key(&cb[0].cfg, kb, sizeof(kb)), 0);
+	assert_string_equal(ka, kb);
+	assert_non_null(strstr(ka, " profile=1 "));
+	job_cells_free(ca, na);
+	job_cells_free(cb, nb);
+	job_file_free(a);
+	job_file_free(b);
+	/* 0 and 100 are percentages too */
+	a = parse_ok("collect: {profile_min: 0}\n");
+	assert_float_equal(a->collect.profile_min_pct, 0, 0);
+	job_file_free(a);
+	a = parse_ok("collect: {profile_min: 100}\n");
+	assert_float_equal(a->collect.profile_min_pct, 100, 0);
+	job_file_free(a);
 }
 
 static void test_scalar_is_not_an_axis_but_a_one_value_list_is(void **state)
@@ -760,11 +798,18 @@ static void test_top_level_errors(void **state)
 	expect_parse_error("no_fragmentation: maybe\n",
 			   "x.yaml:1:19: invalid value 'maybe' for 'no_fragmentation': expected true or false");
 	expect_parse_error("collect: {counters: true, pref: true}\n",
-			   "x.yaml:1:27: unknown collector 'pref': expected counters, perf, profile, speed or xcpu");
+			   "x.yaml:1:27: unknown collector 'pref': expected counters, perf, profile, speed, xcpu or profile_min");
 	expect_parse_error("collect: {perf: 2}\n",
 			   "x.yaml:1:17: invalid value '2' for 'perf': expected true or false");
 	expect_parse_error("collect: true\n",
-			   "x.yaml:1:10: 'collect' takes a mapping like {counters: true, perf: true, profile: false, speed: true, xcpu: true}");
+			   "x.yaml:1:10: 'collect' takes a mapping like {counters: true, perf: true, profile: false, speed: true, xcpu: true, profile_min: 0.1}");
+	/* the profile's threshold is a percentage */
+	expect_parse_error("collect: {profile: true, profile_min: -1}\n",
+			   "x.yaml:1:39: invalid value '-1' for 'profile_min': expected a percentage from 0 to 100");
+	expect_parse_error("collect: {profile: true, profile_min: 100.5}\n",
+			   "x.yaml:1:39: invalid value '100.5' for 'profile_min': expected a percentage from 0 to 100");
+	expect_parse_error("collect: {profile: true, profile_min: lots}\n",
+			   "x.yaml:1:39: invalid value 'lots' for 'profile_min': expected a percentage from 0 to 100");
 	expect_parse_error("[1, 2]\n",
 			   "x.yaml:1:1: a job file is a mapping of keys like params and repetitions");
 	expect_parse_error("",
@@ -1107,6 +1152,7 @@ int main(void)
 		cmocka_unit_test(test_product_counts_with_and_without_excludes),
 		cmocka_unit_test(test_no_fragmentation_drops_udp_cells_over_mtu),
 		cmocka_unit_test(test_scalar_is_not_an_axis_but_a_one_value_list_is),
+		cmocka_unit_test(test_collect_profile_min_is_not_in_the_key),
 		cmocka_unit_test(test_exclude_matches_values_not_spelling),
 		cmocka_unit_test(test_minimal_file_gives_documented_defaults),
 		cmocka_unit_test(test_other_fixtures_expand),

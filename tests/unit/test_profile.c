@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
@@ -795,7 +796,7 @@ static void test_profile_ring_records_wrap_lost_and_unknown(void **state)
 	assert_int_equal(pg->data_tail, pg->data_head);
 	assert_int_equal(pg->data_tail, ring_size() - 8 + a.n + b.n);
 
-	assert_int_equal(collect_profile_result(p, ks, 10, &r, NULL), 0);
+	assert_int_equal(collect_profile_result(p, ks, COLLECT_PROFILE_MIN_PCT, &r, NULL), 0);
 	assert_string_equal(r.event, "cycles");
 	assert_string_equal(r.fallback_reason, "");
 	assert_int_equal(r.samples, 9);
@@ -816,8 +817,8 @@ static void test_profile_ring_records_wrap_lost_and_unknown(void **state)
 	check_row(&r, 3, COLLECT_PROFILE_USER, 1);
 	assert_string_equal(r.rows[0].metric, "profile.self.__sys_sendto");
 	assert_string_equal(r.rows[2].metric, "profile.self._unknown_");
-	assert_float_equal(r.rows[1].self_pct, 100.0 / 3, 1e-9);
-	assert_float_equal(r.rows[3].self_pct, 100.0 / 9, 1e-9);
+	assert_float_equal(r.rows[1].pct, 100.0 / 3, 1e-9);
+	assert_float_equal(r.rows[3].pct, 100.0 / 9, 1e-9);
 	assert_null(r.rows[1].module);
 	collect_profile_result_release(&r);
 	assert_null(r.rows);
@@ -856,7 +857,7 @@ static void test_profile_record_tail_wraps_on_old_layout(void **state)
 	assert_int_equal(r.nrows, 1);
 	check_row(&r, 0, COLLECT_PROFILE_KERNEL, 2);
 	assert_string_equal(r.rows[0].metric, "profile.self._kernel_");
-	assert_float_equal(r.rows[0].self_pct, 100.0, 0);
+	assert_float_equal(r.rows[0].pct, 100.0, 0);
 	collect_profile_result_release(&r);
 	collect_profile_free(p);
 }
@@ -952,8 +953,7 @@ static void test_profile_rows_merge_same_name_across_modules(void **state)
 	ring_put(ring_of(0), a.b, a.n);
 	ring_put(ring_of(1), b.b, b.n);
 	assert_int_equal(collect_profile_stop(p, NULL), 0);
-	/* top_n below the floor is raised to COLLECT_PROFILE_TOP_MIN */
-	assert_int_equal(collect_profile_result(p, ks, 1, &r, NULL), 0);
+	assert_int_equal(collect_profile_result(p, ks, COLLECT_PROFILE_MIN_PCT, &r, NULL), 0);
 	assert_int_equal(r.samples, 16);
 	assert_int_equal(r.nrows, 5);
 	check_row(&r, 0, "nf_ct_get_tuple", 5);
@@ -968,58 +968,159 @@ static void test_profile_rows_merge_same_name_across_modules(void **state)
 	row = find_row(&r, "bpf_prog_6deef7357e7b4530_sd_fw_egress");
 	assert_non_null(row);
 	assert_string_equal(row->module, "bpf");
-	assert_float_equal(r.rows[0].self_pct, 31.25, 1e-12);
+	assert_float_equal(r.rows[0].pct, 31.25, 1e-12);
 	collect_profile_result_release(&r);
 	collect_profile_free(p);
 	collect_ksyms_free(ks);
 }
 
-static void test_profile_top_n_cuts_the_ranking(void **state)
+/* ring_put(), after waiting for the collector to make room: the tests'
+ * rings hold one page. */
+static void ring_put_room(struct perf_event_mmap_page *pg, const void *rec,
+			  size_t n)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (pg->data_head - __atomic_load_n(&pg->data_tail, __ATOMIC_ACQUIRE) + n <=
+		    ring_size()) {
+			ring_put(pg, rec, n);
+			return;
+		}
+		usleep(1000);
+	}
+	fail_msg("the collector made no room in the ring in 2 s");
+}
+
+/* A symbol table of n functions f0000.. of 0x100 bytes from F0. */
+#define F0 0xffffffff81000000ull
+static struct collect_ksyms *numbered_syms(int n)
+{
+	size_t cap = (size_t)n * 32 + 1, len = 0;
+	struct collect_ksyms *ks = NULL;
+	char *text = malloc(cap);
+
+	assert_non_null(text);
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%016llx T f%04d\n",
+					(unsigned long long)(F0 + (uint64_t)i * 0x100), i);
+	assert_int_equal(collect_ksyms_parse(&ks, text, len, NULL), 0);
+	free(text);
+	return ks;
+}
+
+/* times kernel samples in function i of numbered_syms(), in batches. */
+static void put_samples(struct perf_event_mmap_page *pg, int i, int times)
+{
+	while (times > 0) {
+		struct recbuf a = { .n = 0 };
+		int k = times < 100 ? times : 100;
+
+		rec_kernel(&a, F0 + (uint64_t)i * 0x100 + 8, k);
+		ring_put_room(pg, a.b, a.n);
+		times -= k;
+	}
+}
+
+/*
+ * Every symbol whose share reaches the threshold is kept, whatever its
+ * rank (80 of them over it, where the old cut kept the top 50); one at
+ * exactly the threshold is kept, one just under it is not.
+ */
+static void test_profile_threshold_keeps_every_symbol_over_it(void **state)
 {
 	struct base_cpulist cpus = { .n = 1, .cpu = { 0 } };
-	struct collect_ksyms *ks = NULL;
+	struct collect_ksyms *ks = numbered_syms(82);
 	struct collect_profile_result r;
+	struct recbuf u = { .n = 0 };
+	struct base_err err = { "" };
 	struct collect_profile *p;
-	char text[60 * 40];
-	size_t len = 0;
-	uint64_t total = 0;
 
 	(void)state;
-	/* 60 functions f00..f59 of 0x100 bytes; f_i gets i + 1 samples */
-	for (int i = 0; i < 60; i++)
-		len += (size_t)snprintf(text + len, sizeof(text) - len,
-					"%016llx T f%02d\n",
-					0xffffffff81000000ull +
-						(unsigned long long)i * 0x100,
-					i);
-	assert_int_equal(collect_ksyms_parse(&ks, text, len, NULL), 0);
 	pfake_reset();
 	p = open_fake(&cpus, 0);
 	assert_int_equal(collect_profile_start(p, NULL), 0);
-	for (int i = 0; i < 60; i++) {
-		struct recbuf a = { .n = 0 };
-
-		/* in small batches: the ring holds one page */
-		rec_kernel(&a, 0xffffffff81000000ull + (uint64_t)i * 0x100 + 8,
-			   i + 1);
-		while (ring_of(0)->data_head -
-			       __atomic_load_n(&ring_of(0)->data_tail,
-					       __ATOMIC_ACQUIRE) +
-			       a.n >
-		       ring_size())
-			usleep(1000); /* the collector makes room */
-		ring_put(ring_of(0), a.b, a.n);
-		total += (uint64_t)i + 1;
-	}
+	/* 80 x 11 + 10 + 9 + 101 user = 1000 samples */
+	for (int i = 0; i < 80; i++)
+		put_samples(ring_of(0), i, 11);
+	put_samples(ring_of(0), 80, 10);
+	put_samples(ring_of(0), 81, 9);
+	for (int i = 0; i < 101; i++)
+		rec_sample(&u, PERF_RECORD_MISC_USER, 0x401000);
+	ring_put_room(ring_of(0), u.b, u.n);
 	assert_int_equal(collect_profile_stop(p, NULL), 0);
-	assert_int_equal(collect_profile_result(p, ks, 50, &r, NULL), 0);
-	assert_int_equal(r.samples, total);
-	assert_int_equal(r.nrows_total, 60);
-	assert_int_equal(r.nrows, 50);
-	check_row(&r, 0, "f59", 60);
-	check_row(&r, 49, "f10", 11);
-	for (size_t i = 1; i < r.nrows; i++)
-		assert_true(r.rows[i - 1].samples > r.rows[i].samples);
+
+	assert_int_equal(collect_profile_result(p, ks, 1.0, &r, &err), 0);
+	assert_int_equal(r.samples, 1000);
+	assert_float_equal(r.min_pct, 1.0, 0);
+	assert_int_equal(r.nrows_total, 83);
+	assert_int_equal(r.nrows_over, 82);
+	assert_int_equal(r.nrows, 82);
+	check_row(&r, 0, COLLECT_PROFILE_USER, 101);
+	check_row(&r, 1, "f0000", 11);
+	check_row(&r, 80, "f0079", 11);
+	check_row(&r, 81, "f0080", 10);
+	assert_float_equal(r.rows[81].pct, 1.0, 1e-12);
+	assert_null(find_row(&r, "f0081"));
+	/* no symbol table at open: no chains, no children rows */
+	assert_int_equal(r.nchildren, 0);
+	assert_int_equal(r.nchildren_total, 0);
+	collect_profile_result_release(&r);
+
+	/* just over the one at 1%: it goes too; 0 keeps every row */
+	assert_int_equal(collect_profile_result(p, ks, 1.0001, &r, &err), 0);
+	assert_int_equal(r.nrows, 81);
+	assert_null(find_row(&r, "f0080"));
+	collect_profile_result_release(&r);
+	assert_int_equal(collect_profile_result(p, ks, 0, &r, &err), 0);
+	assert_int_equal(r.nrows, 83);
+	check_row(&r, 82, "f0081", 9);
+	collect_profile_result_release(&r);
+	/* the default, 0.1%, keeps them all */
+	assert_int_equal(collect_profile_result(p, ks, COLLECT_PROFILE_MIN_PCT, &r, &err), 0);
+	assert_int_equal(r.nrows, 83);
+	collect_profile_result_release(&r);
+
+	/* a threshold that is no percentage */
+	assert_int_equal(collect_profile_result(p, ks, -0.5, &r, &err), -EINVAL);
+	assert_string_equal(err.msg, "profile: threshold -0.5%: expected 0 to 100");
+	assert_int_equal(collect_profile_result(p, ks, 100.5, &r, &err), -EINVAL);
+	assert_string_equal(err.msg, "profile: threshold 100.5%: expected 0 to 100");
+	assert_int_equal(collect_profile_result(p, ks, NAN, &r, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "threshold nan%"));
+	collect_profile_free(p);
+	collect_ksyms_free(ks);
+}
+
+/* At most COLLECT_PROFILE_ROWS_MAX rows of each kind, the highest. */
+static void test_profile_rows_are_capped(void **state)
+{
+	struct base_cpulist cpus = { .n = 1, .cpu = { 0 } };
+	const int n = COLLECT_PROFILE_ROWS_MAX + 100;
+	struct collect_ksyms *ks = numbered_syms(n);
+	struct collect_profile_opts o = { .cpus = &cpus, .ring_pages = 1, .drain_ms = 5,
+					  .ops = &pfake_ops, .ks = ks };
+	struct collect_profile_result r;
+	struct collect_profile *p = NULL;
+
+	(void)state;
+	pfake_reset();
+	assert_int_equal(collect_profile_open(&p, &o, NULL), 0);
+	assert_int_equal(collect_profile_start(p, NULL), 0);
+	/* f0000 twice, every other once */
+	put_samples(ring_of(0), 0, 1);
+	for (int i = 0; i < n; i++)
+		put_samples(ring_of(0), i, 1);
+	assert_int_equal(collect_profile_stop(p, NULL), 0);
+	assert_int_equal(collect_profile_result(p, ks, 0, &r, NULL), 0);
+	assert_int_equal(r.samples, (uint64_t)n + 1);
+	assert_int_equal(r.nrows_total, (size_t)n);
+	assert_int_equal(r.nrows_over, (size_t)n);
+	assert_int_equal(r.nrows, COLLECT_PROFILE_ROWS_MAX);
+	check_row(&r, 0, "f0000", 2);
+	assert_int_equal(r.nchildren_total, (size_t)n);
+	assert_int_equal(r.nchildren_over, (size_t)n);
+	assert_int_equal(r.nchildren, COLLECT_PROFILE_ROWS_MAX);
+	assert_string_equal(r.children[0].metric, "profile.children.f0000");
+	assert_int_equal(r.children[0].samples, 2);
 	collect_profile_result_release(&r);
 	collect_profile_free(p);
 	collect_ksyms_free(ks);
@@ -1071,9 +1172,54 @@ static struct collect_profile *open_charging(const struct base_cpulist *cpus,
 	return p;
 }
 
+/* The children row of name: samples. */
+static void expect_children(const struct collect_profile_result *r, const char *name,
+			    uint64_t samples)
+{
+	for (size_t i = 0; i < r->nchildren; i++) {
+		if (strcmp(r->children[i].name, name))
+			continue;
+		if (r->children[i].samples != samples)
+			fail_msg("children of %s: %llu, want %llu", name,
+				 (unsigned long long)r->children[i].samples,
+				 (unsigned long long)samples);
+		assert_float_equal(r->children[i].pct,
+				   100.0 * (double)samples / (double)r->samples, 1e-9);
+		return;
+	}
+	fail_msg("no children row for %s", name);
+}
+
+/* Every kernel symbol's self row has a children row at least as high,
+ * named with the children prefix. */
+static void expect_children_cover_self(const struct collect_profile_result *r)
+{
+	char want[COLLECT_PROFILE_METRIC_LEN];
+
+	for (size_t i = 0; i < r->nrows; i++) {
+		size_t k;
+
+		if (r->rows[i].name[0] == '[')
+			continue;
+		assert_int_equal(collect_profile_children_metric_name(r->rows[i].name, want,
+								      sizeof(want)),
+				 0);
+		for (k = 0; k < r->nchildren && strcmp(r->children[k].metric, want); k++)
+			;
+		if (k == r->nchildren)
+			fail_msg("%s: no %s", r->rows[i].metric, want);
+		if (r->children[k].samples < r->rows[i].samples)
+			fail_msg("%s: children %llu below self %llu", r->rows[i].name,
+				 (unsigned long long)r->children[k].samples,
+				 (unsigned long long)r->rows[i].samples);
+	}
+}
+
 /* A window of n samples in pvm_irq_enable on cpu 0, without chains: they
- * stay where they landed and the result says nothing was charged. */
-static void expect_uncharged(struct collect_profile *p, const struct collect_ksyms *ks, int n)
+ * stay where they landed and the result says nothing was charged; their
+ * children are the sampled symbol alone. */
+static void expect_uncharged(struct collect_profile *p, const struct collect_ksyms *ks, int n,
+			     bool chains)
 {
 	struct collect_profile_result r;
 	struct recbuf a = { .n = 0 };
@@ -1082,10 +1228,13 @@ static void expect_uncharged(struct collect_profile *p, const struct collect_ksy
 	rec_kernel(&a, PVM_IRQ_ENABLE + 0x12, n);
 	ring_put(ring_of(0), a.b, a.n);
 	assert_int_equal(collect_profile_stop(p, NULL), 0);
-	assert_int_equal(collect_profile_result(p, ks, 10, &r, NULL), 0);
+	assert_int_equal(collect_profile_result(p, ks, COLLECT_PROFILE_MIN_PCT, &r, NULL), 0);
 	assert_false(r.charging);
 	assert_int_equal(r.charged, 0);
+	assert_int_equal(r.chains, chains);
 	check_row(&r, 0, "pvm_irq_enable", (uint64_t)n);
+	assert_int_equal(r.nchildren, 1);
+	expect_children(&r, "pvm_irq_enable", (uint64_t)n);
 	collect_profile_result_release(&r);
 }
 
@@ -1121,7 +1270,7 @@ static void test_profile_charges_interrupts_off_samples_to_the_caller(void **sta
 	assert_int_equal(pf.ev[0].attr.sample_type,
 			 PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN);
 	assert_int_equal(pf.ev[0].attr.exclude_callchain_user, 1);
-	assert_int_equal(pf.ev[0].attr.sample_max_stack, 8);
+	assert_int_equal(pf.ev[0].attr.sample_max_stack, COLLECT_PROFILE_CHAIN_FRAMES);
 	pg = ring_of(0);
 	assert_int_equal(collect_profile_start(p, NULL), 0);
 	for (int i = 0; i < 3; i++)
@@ -1133,7 +1282,7 @@ static void test_profile_charges_interrupts_off_samples_to_the_caller(void **sta
 	rec_chain(&a, UDP_SENDMSG + 0x10, work, 3, 3);
 	ring_put(pg, a.b, a.n);
 	assert_int_equal(collect_profile_stop(p, NULL), 0);
-	assert_int_equal(collect_profile_result(p, ks, 10, &r, NULL), 0);
+	assert_int_equal(collect_profile_result(p, ks, COLLECT_PROFILE_MIN_PCT, &r, NULL), 0);
 	assert_int_equal(r.samples, 7);
 	assert_int_equal(r.kernel, 7);
 	assert_true(r.charging);
@@ -1144,14 +1293,23 @@ static void test_profile_charges_interrupts_off_samples_to_the_caller(void **sta
 	check_row(&r, 1, "pvm_irq_enable", 2);
 	check_row(&r, 2, "do_syscall_64", 1);
 	check_row(&r, 3, "udp_sendmsg", 1);
+	/* the chains hold the helper and the caller the sample went to */
+	assert_true(r.chains);
+	expect_children(&r, "pvm_irq_enable", 6);
+	expect_children(&r, "sock_def_readable", 3);
+	expect_children(&r, "udp_sendmsg", 4);
+	expect_children(&r, "do_syscall_64", 2);
+	expect_children_cover_self(&r);
 	collect_profile_result_release(&r);
 	collect_profile_free(p);
 
-	/* cycles (an NMI where the machine has it): counted where they land */
+	/* cycles (an NMI where the machine has it): counted where they land,
+	 * with their chains for the children */
 	pfake_reset();
 	p = open_charging(&cpus, ks, COLLECT_PROFILE_CYCLES);
-	assert_int_equal(pf.ev[0].attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID);
-	expect_uncharged(p, ks, 1);
+	assert_int_equal(pf.ev[0].attr.sample_type,
+			 PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN);
+	expect_uncharged(p, ks, 1, true);
 	collect_profile_free(p);
 	/* a kernel that refuses callchains: cpu-clock without them */
 	pfake_reset();
@@ -1159,9 +1317,116 @@ static void test_profile_charges_interrupts_off_samples_to_the_caller(void **sta
 	p = open_charging(&cpus, ks, COLLECT_PROFILE_CPU_CLOCK);
 	assert_int_equal(pfake_open_fds(), 1);
 	assert_int_equal(pf.ev[pf.nev - 1].attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID);
-	expect_uncharged(p, ks, 2);
+	expect_uncharged(p, ks, 2, false);
+	collect_profile_free(p);
+	/* and cycles stays cycles, without them */
+	pfake_reset();
+	pf.chain_err = -EOVERFLOW;
+	p = open_charging(&cpus, ks, COLLECT_PROFILE_AUTO);
+	assert_int_equal(pfake_open_fds(), 1);
+	assert_int_equal(pf.ev[pf.nev - 1].attr.type, PERF_TYPE_HARDWARE);
+	assert_int_equal(pf.ev[pf.nev - 1].attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID);
+	expect_uncharged(p, ks, 3, false);
 	collect_profile_free(p);
 	assert_int_equal(pfake_open_fds(), 0);
+	collect_ksyms_free(ks);
+}
+
+/*
+ * Children: a symbol counts once per sample however often its chain
+ * holds it (recursion, or the sampled function called again above
+ * itself), the sampled symbol included, and a sample without frames
+ * counts its own symbol; so children >= self for every symbol.
+ */
+static void test_profile_children_count_each_symbol_once_per_sample(void **state)
+{
+	struct base_cpulist cpus = { .n = 1, .cpu = { 0 } };
+	struct collect_ksyms *ks = NULL;
+	struct collect_profile_result r;
+	struct collect_profile *p;
+	struct recbuf a = { .n = 0 };
+	const uint64_t ctx = (uint64_t)PERF_CONTEXT_KERNEL;
+	/* udp_sendmsg called from sock_def_readable twice over (recursion),
+	 * itself under do_syscall_64 twice */
+	const uint64_t deep[] = { ctx, UDP_SENDMSG + 0x10, SOCK_DEF_READABLE + 0x44,
+				  SOCK_DEF_READABLE + 0x50, DO_SYSCALL_64 + 0x30,
+				  DO_SYSCALL_64 + 0x40 };
+	/* sampled in sock_def_readable, which called it again */
+	const uint64_t self_rec[] = { ctx, SOCK_DEF_READABLE + 0x10, SOCK_DEF_READABLE + 0x44,
+				      DO_SYSCALL_64 + 0x30 };
+	const uint64_t none[] = { ctx };
+
+	(void)state;
+	assert_int_equal(collect_ksyms_parse(&ks, charge_syms, strlen(charge_syms), NULL), 0);
+	pfake_reset();
+	p = open_charging(&cpus, ks, COLLECT_PROFILE_CYCLES);
+	assert_int_equal(collect_profile_start(p, NULL), 0);
+	rec_chain(&a, UDP_SENDMSG + 0x10, deep, 6, 6);
+	rec_chain(&a, SOCK_DEF_READABLE + 0x10, self_rec, 4, 4);
+	rec_chain(&a, DO_SYSCALL_64 + 0x8, none, 1, 1);
+	rec_chain(&a, DO_SYSCALL_64 + 0x8, none, 0, 0);
+	rec_sample(&a, PERF_RECORD_MISC_USER, 0x401000);
+	ring_put(ring_of(0), a.b, a.n);
+	assert_int_equal(collect_profile_stop(p, NULL), 0);
+	assert_int_equal(collect_profile_result(p, ks, COLLECT_PROFILE_MIN_PCT, &r, NULL), 0);
+	assert_int_equal(r.samples, 5);
+	assert_true(r.chains);
+	assert_false(r.charging);
+	check_row(&r, 0, "do_syscall_64", 2);
+	expect_children(&r, "do_syscall_64", 4);
+	expect_children(&r, "sock_def_readable", 2);
+	expect_children(&r, "udp_sendmsg", 1);
+	assert_int_equal(r.nchildren, 3);
+	assert_int_equal(r.nchildren_total, 3);
+	/* ranked, named with their own prefix */
+	assert_string_equal(r.children[0].metric, "profile.children.do_syscall_64");
+	assert_float_equal(r.children[0].pct, 80.0, 1e-12);
+	assert_null(r.children[0].module);
+	expect_children_cover_self(&r);
+	collect_profile_result_release(&r);
+
+	/* the threshold applies to the children share: 40% keeps two */
+	assert_int_equal(collect_profile_result(p, ks, 40, &r, NULL), 0);
+	assert_int_equal(r.nchildren, 2);
+	assert_int_equal(r.nchildren_over, 2);
+	assert_int_equal(r.nchildren_total, 3);
+	collect_profile_result_release(&r);
+	collect_profile_free(p);
+	collect_ksyms_free(ks);
+}
+
+/* Two symbols of one name (static functions in two modules) are one
+ * children row, counted once for a chain through both, as their self
+ * rows are one row. */
+static void test_profile_children_of_one_name_count_once(void **state)
+{
+	struct base_cpulist cpus = { .n = 1, .cpu = { 0 } };
+	struct collect_ksyms *ks = load_fixture("kallsyms-modules");
+	struct collect_profile_result r;
+	struct collect_profile *p;
+	struct recbuf a = { .n = 0 };
+	const uint64_t ctx = (uint64_t)PERF_CONTEXT_KERNEL;
+	/* veth_xmit, called from cleanup [veth], called from cleanup
+	 * [nf_conntrack] */
+	const uint64_t both[] = { ctx, 0xffffffffc0209000, 0xffffffffc0209411,
+				  0xffffffffc0201811 };
+
+	(void)state;
+	pfake_reset();
+	p = open_charging(&cpus, ks, COLLECT_PROFILE_CYCLES);
+	assert_int_equal(collect_profile_start(p, NULL), 0);
+	rec_chain(&a, 0xffffffffc0209000, both, 4, 4);
+	rec_kernel(&a, 0xffffffffc0209400, 1); /* in cleanup [veth] */
+	ring_put(ring_of(0), a.b, a.n);
+	assert_int_equal(collect_profile_stop(p, NULL), 0);
+	assert_int_equal(collect_profile_result(p, ks, 0, &r, NULL), 0);
+	assert_int_equal(r.samples, 2);
+	assert_int_equal(r.nchildren, 2);
+	expect_children(&r, "cleanup", 2);
+	expect_children(&r, "veth_xmit", 1);
+	expect_children_cover_self(&r);
+	collect_profile_result_release(&r);
+	collect_profile_free(p);
 	collect_ksyms_free(ks);
 }
 
@@ -1504,7 +1769,7 @@ static void test_profile_real_udp_loopback_shows_network_symbols(void **state)
 	__atomic_store_n(&u.stop, 1, __ATOMIC_RELAXED);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	assert_int_equal(collect_profile_stop(p, &err), 0);
-	assert_int_equal(collect_profile_result(p, ks, 50, &r, &err), 0);
+	assert_int_equal(collect_profile_result(p, ks, COLLECT_PROFILE_MIN_PCT, &r, &err), 0);
 
 	print_message("%s (%s) on %u cpus: %llu samples in %.0f ms (%.0f/s), "
 		      "%llu lost, %llu drains, collector %.2f ms cpu (%.2f%% "
@@ -1520,7 +1785,7 @@ static void test_profile_real_udp_loopback_shows_network_symbols(void **state)
 			      (double)r.window_ns,
 		      (unsigned long long)u.sent, (unsigned long long)r.charged);
 	for (size_t i = 0; i < r.nrows && i < 10; i++)
-		print_message("  %5.1f%%  %s%s%s%s\n", r.rows[i].self_pct,
+		print_message("  %5.1f%%  %s%s%s%s\n", r.rows[i].pct,
 			      r.rows[i].name, r.rows[i].module ? " [" : "",
 			      r.rows[i].module ? r.rows[i].module : "",
 			      r.rows[i].module ? "]" : "");
@@ -1537,6 +1802,12 @@ static void test_profile_real_udp_loopback_shows_network_symbols(void **state)
 		assert_true(r.charged > 0 && r.charged <= r.kernel);
 	else
 		print_message("the kernel took no callchains: nothing charged\n");
+	/* the chains name the callers: every kernel self row has its
+	 * children row, at least as high */
+	print_message("%zu self rows of %zu, %zu children rows of %zu at %g%%\n", r.nrows,
+		      r.nrows_total, r.nchildren, r.nchildren_total, r.min_pct);
+	assert_true(r.nchildren > 0);
+	expect_children_cover_self(&r);
 
 	collect_profile_result_release(&r);
 	collect_profile_free(p);
@@ -1569,8 +1840,11 @@ int main(void)
 		cmocka_unit_test(test_profile_ip_table_overflow_counts_other),
 		cmocka_unit_test(
 			test_profile_rows_merge_same_name_across_modules),
-		cmocka_unit_test(test_profile_top_n_cuts_the_ranking),
+		cmocka_unit_test(test_profile_threshold_keeps_every_symbol_over_it),
+		cmocka_unit_test(test_profile_rows_are_capped),
 		cmocka_unit_test(test_profile_charges_interrupts_off_samples_to_the_caller),
+		cmocka_unit_test(test_profile_children_count_each_symbol_once_per_sample),
+		cmocka_unit_test(test_profile_children_of_one_name_count_once),
 		cmocka_unit_test(test_profile_auto_falls_back_to_cpu_clock),
 		cmocka_unit_test(test_profile_event_choice_and_errors),
 		cmocka_unit_test(test_profile_bad_options_and_misuse),

@@ -695,6 +695,31 @@ static void test_get_i64_accepts_range_bounds(void **state)
 	json_decref(m);
 }
 
+/* A number field: integer or real, finite, within range; the error names
+ * the message, the field and the value. */
+static void test_get_num_range_and_type(void **state)
+{
+	struct base_err err = { .msg = "" };
+	json_t *m = json_pack("{s:s, s:f, s:i, s:f, s:s, s:b}", "type", "setup", "pct", 0.25,
+			      "whole", 100, "over", 100.5, "text", "1", "flag", 1);
+	double v = -1;
+
+	(void)state;
+	assert_int_equal(proto_get_num(m, "pct", 0, 100, &v, &err), 0);
+	assert_float_equal(v, 0.25, 0);
+	assert_int_equal(proto_get_num(m, "whole", 0, 100, &v, &err), 0);
+	assert_float_equal(v, 100, 0);
+	assert_int_equal(proto_get_num(m, "over", 0, 100, &v, &err), -EPROTO);
+	expect_msg_has(&err, "'setup'");
+	expect_msg_has(&err, "'over' = 100.5 is out of range 0..100");
+	assert_float_equal(v, 100, 0);
+	assert_int_equal(proto_get_num(m, "text", 0, 100, &v, &err), -EPROTO);
+	expect_msg_has(&err, "field 'text' must be a number");
+	assert_int_equal(proto_get_num(m, "flag", 0, 100, &v, &err), -EPROTO);
+	assert_int_equal(proto_get_num(m, "absent", 0, 100, &v, &err), -EPROTO);
+	json_decref(m);
+}
+
 static void test_get_i64_rejects_missing_and_non_integer_field(void **state)
 {
 	struct base_err err = { .msg = "" };
@@ -1644,6 +1669,7 @@ int main(void)
 		cmocka_unit_test(test_send_to_closed_peer_returns_epipe),
 		cmocka_unit_test(test_get_i64_range_error_names_message_field_and_value),
 		cmocka_unit_test(test_get_i64_accepts_range_bounds),
+		cmocka_unit_test(test_get_num_range_and_type),
 		cmocka_unit_test(test_get_i64_rejects_missing_and_non_integer_field),
 		cmocka_unit_test(test_get_str_enforces_type_and_length),
 		cmocka_unit_test(test_get_bool_rejects_integers),

@@ -704,6 +704,47 @@ static void test_result_worker_switches(void **state)
 	assert_false(has(f, "cpu.server.workers_switches.per_mb"));
 }
 
+/* The profile's rows of both ends: shares in %, the server's under
+ * server.; its counts stay counts. */
+static void test_result_profile_rows_of_both_ends(void **state)
+{
+	struct fixture *f = *state;
+	const struct sample_metric *m;
+
+	f->same_host = false;
+	json_object_set_new(f->r.env_remote, "boot_id", json_string("other"));
+	for (int i = 0; i < 2; i++) {
+		struct proto_end_report *e = i ? &f->r.remote : &f->r.local;
+
+		set_metric(e, "profile.self.tcp_sendmsg", 12.5);
+		set_metric(e, "profile.children.tcp_sendmsg", 40);
+		set_metric(e, "profile.children.rate_pct_update", 2); /* a name with _pct */
+		set_metric(e, "profile.min_pct", 0.1);
+		set_metric(e, "profile.charged_pct", 30);
+		set_metric(e, "profile.samples", 5000);
+	}
+	build(f);
+	for (int i = 0; i < 2; i++) {
+		static const char *const pct[] = { "profile.self.tcp_sendmsg",
+						   "profile.children.tcp_sendmsg",
+						   "profile.children.rate_pct_update",
+						   "profile.min_pct", "profile.charged_pct" };
+		char name[128];
+
+		for (size_t k = 0; k < ARRAY_SIZE(pct); k++) {
+			snprintf(name, sizeof(name), "%s%s", i ? "server." : "", pct[k]);
+			m = base_sample_get(&f->s, name);
+			if (!m)
+				fail_msg("the sample has no %s", name);
+			assert_string_equal(m->unit, "%");
+		}
+		snprintf(name, sizeof(name), "%sprofile.samples", i ? "server." : "");
+		assert_string_equal(base_sample_get(&f->s, name)->unit, "count");
+	}
+	assert_float_equal(metric(f, "server.profile.children.tcp_sendmsg"), 40, 0);
+	assert_float_equal(metric(f, "profile.self.tcp_sendmsg"), 12.5, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -723,6 +764,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_result_tcp_rr_segments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_granted_one_flow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_granted_over_flows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_profile_rows_of_both_ends, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
