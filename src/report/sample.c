@@ -143,24 +143,38 @@ static int by_value_desc(const void *a, const void *b)
 	return (y->value > x->value) - (y->value < x->value);
 }
 
-/* The top of the kernel profile, when --profile ran. */
+/* The top of the kernel profile, when --profile ran: each symbol's self
+ * share and, where the call chains gave it, its children share (the
+ * samples with it anywhere on the stack). */
 static void print_profile(FILE *out, const struct base_sample *s)
 {
-	const struct sample_metric *rows[64];
+	const struct sample_metric **rows = malloc((s->nmetrics ? s->nmetrics : 1) * sizeof(*rows));
+	char name[160];
 	size_t n = 0;
 
-	for (size_t i = 0; i < s->nmetrics && n < 64; i++)
+	if (!rows)
+		return;
+	for (size_t i = 0; i < s->nmetrics; i++)
 		if (!strncmp(s->metrics[i].name, "profile.self.", 13))
 			rows[n++] = &s->metrics[i];
-	if (!n)
-		return;
-	qsort(rows, n, sizeof(*rows), by_value_desc);
-	fprintf(out, "\nprofile: top symbols by self share of samples on the test's CPUs\n");
-	if (base_sample_get(s, "profile.charged_pct"))
-		fprintf(out, "(%.1f%% fell due while interrupts were off and are counted at the function that turned them back on)\n",
-			base_sample_value(s, "profile.charged_pct"));
-	for (size_t i = 0; i < n && i < 25; i++)
-		fprintf(out, "  %6.2f%%  %s\n", rows[i]->value, rows[i]->name + 13);
+	if (n) {
+		qsort(rows, n, sizeof(*rows), by_value_desc);
+		fprintf(out, "\nprofile: top symbols by self share of samples on the test's CPUs, and children (on the stack)\n");
+		if (base_sample_get(s, "profile.charged_pct"))
+			fprintf(out, "(%.1f%% fell due while interrupts were off and are counted at the function that turned them back on)\n",
+				base_sample_value(s, "profile.charged_pct"));
+	}
+	for (size_t i = 0; i < n && i < 25; i++) {
+		const struct sample_metric *c;
+
+		snprintf(name, sizeof(name), "profile.children.%s", rows[i]->name + 13);
+		c = base_sample_get(s, name);
+		if (c)
+			fprintf(out, "  %6.2f%%  %6.2f%%  %s\n", rows[i]->value, c->value, rows[i]->name + 13);
+		else
+			fprintf(out, "  %6.2f%%  %7s  %s\n", rows[i]->value, "-", rows[i]->name + 13);
+	}
+	free(rows);
 }
 
 /* Append one part of a parenthesis to buf (n bytes used of len): " (" before
