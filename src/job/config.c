@@ -49,6 +49,7 @@ static const char *const placement_names[JOB_PLACE_COUNT] = {
 	[JOB_PLACE_SPLIT] = "split",
 	[JOB_PLACE_FREE] = "free",
 	[JOB_PLACE_PAIR] = "pair",
+	[JOB_PLACE_AUTO] = "auto",
 };
 
 const char *job_placement_name(enum job_placement p)
@@ -174,6 +175,7 @@ void job_config_init(struct job_config *c)
 	c->rr_timeout_ns = 200 * NS_PER_MS;
 	snprintf(c->topology, sizeof(c->topology), "loopback");
 	c->gro = c->gso = c->tso = -1;
+	c->placement = JOB_PLACE_AUTO;
 }
 
 bool job_config_is_veth(const struct job_config *c)
@@ -557,8 +559,15 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 				    "invalid threads %" PRIu32 ": expected 1 to %d",
 				    c->threads, JOB_MAX_THREADS);
 	if ((unsigned)c->placement >= JOB_PLACE_COUNT)
-		return base_err_set(err, -EINVAL, "invalid placement %d: expected split, pair or free",
+		return base_err_set(err, -EINVAL,
+				    "invalid placement %d: expected auto, split, pair or free",
 				    c->placement);
+	/* a flow's two ends on one CPU let many streams use every CPU and
+	 * respond to their buffers (docs/methodology.md, "CPU placement") */
+	if (c->placement == JOB_PLACE_AUTO)
+		c->placement = job_test_kind(c->test) == JOB_KIND_STREAM && nflows >= 2 ?
+				       JOB_PLACE_PAIR :
+				       JOB_PLACE_SPLIT;
 	place(c, allowed);
 	if (!c->threads) {
 		/* one worker per CPU an end may use, at most one per flow */
@@ -1178,7 +1187,7 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 	    ((ret = get_str(obj, "placement", &s, err)) ||
 	     job_placement_parse(s, &c->placement)))
 		return ret ? ret : base_err_set(err, -EINVAL,
-						"configuration field 'placement' = '%s': expected split, pair or free",
+						"configuration field 'placement' = '%s': expected auto, split, pair or free",
 						base_quote(s, q));
 	return 0;
 }

@@ -297,6 +297,41 @@ static void test_finalize_pair_placement(void **state)
 	assert_int_equal(job_placement_parse("pair", &(enum job_placement){ 0 }), 0);
 }
 
+/* auto, the default: pair for a stream test of two flows or more (bidir
+ * counts both ways), split for one flow and for request/response; the
+ * configuration then names the policy chosen. */
+static void test_finalize_auto_placement(void **state)
+{
+	static const struct {
+		enum job_test test;
+		enum job_dir dir;
+		uint32_t streams;
+		enum job_placement want;
+	} cases[] = {
+		{ JOB_TEST_TCP_STREAM, JOB_DIR_SEND, 1, JOB_PLACE_SPLIT },
+		{ JOB_TEST_TCP_STREAM, JOB_DIR_SEND, 2, JOB_PLACE_PAIR },
+		{ JOB_TEST_UDP_STREAM, JOB_DIR_BIDIR, 1, JOB_PLACE_PAIR },
+		{ JOB_TEST_TCP_SENDFILE, JOB_DIR_RECV, 4, JOB_PLACE_PAIR },
+		{ JOB_TEST_TCP_RR, JOB_DIR_SEND, 4, JOB_PLACE_SPLIT },
+		{ JOB_TEST_TCP_CRR, JOB_DIR_SEND, 1, JOB_PLACE_SPLIT },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct job_config c;
+
+		job_config_init(&c);
+		assert_int_equal(c.placement, JOB_PLACE_AUTO);
+		c.test = cases[i].test;
+		c.dir = cases[i].dir;
+		c.streams = cases[i].streams;
+		finalize_ok(&c, 2);
+		if (c.placement != cases[i].want)
+			fail_msg("case %zu: placement %s, want %s", i, job_placement_name(c.placement),
+				 job_placement_name(cases[i].want));
+	}
+}
+
 /* free pins nothing; the resolved lists survive a trip through JSON (the
  * server's finalize places nothing again) and old JSON reads as free. */
 static void test_placement_free_and_json(void **state)
@@ -411,10 +446,10 @@ static void test_key_is_exact_for_known_config(void **state)
 		finalize_ok(&c, 4);
 		key_of(&c, key);
 		snprintf(want, sizeof(want),
-			 "buf_offset=0 cc=default cpus=0-1 dir=recv ipv=4 msg=256 "
-			 "nodelay=1 rcvbuf=8192 remote_cpus=2-3 "
+			 "buf_offset=0 cc=default cpus=0-3 dir=recv ipv=4 msg=256 "
+			 "nodelay=1 rcvbuf=8192 remote_cpus=0-3 "
 			 "remote_rcvbuf=auto remote_sndbuf=auto rmsg=131072 "
-			 "%ssndbuf=8192 streams=32 test=%s threads=2 "
+			 "%ssndbuf=8192 streams=32 test=%s threads=4 "
 			 "topology=loopback", tests[i].from, tests[i].name);
 		assert_string_equal(key, want);
 	}
@@ -1903,6 +1938,7 @@ int main(void)
 		cmocka_unit_test(test_finalize_threads_default_to_min_of_flows_and_cpus),
 		cmocka_unit_test(test_finalize_split_placement),
 		cmocka_unit_test(test_finalize_pair_placement),
+		cmocka_unit_test(test_finalize_auto_placement),
 		cmocka_unit_test(test_placement_free_and_json),
 		cmocka_unit_test(test_parse_warmup),
 		cmocka_unit_test(test_finalize_caps_explicit_threads_at_flows),
