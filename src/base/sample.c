@@ -48,6 +48,9 @@ static const struct {
 	{ "overhead.", METRIC_NEUTRAL },
 	{ "overhead.pct", METRIC_LOWER },
 	{ "sockbuf.", METRIC_NEUTRAL },
+	/* --transfer: the time each transfer took; how many is the work done */
+	{ "transfer.", METRIC_LOWER },
+	{ "transfer.count", METRIC_NEUTRAL },
 };
 
 enum metric_dir base_metric_dir(const char *name)

@@ -56,6 +56,14 @@ int cli_config_opt(int opt, const char *arg, struct job_config *c)
 			return -1;
 		}
 		return 1;
+	case CLI_OPT_TRANSFER:
+		if (!cli_size("--transfer", arg, JOB_MAX_TRANSFER, &c->transfer_bytes))
+			return -1;
+		if (!c->transfer_bytes) {
+			cli_error("invalid --transfer '%s': expected at least 1 byte", arg);
+			return -1;
+		}
+		return 1;
 	case CLI_OPT_DIR:
 		if (job_dir_parse(arg, &c->dir, &err)) {
 			cli_error("invalid --dir: %s", err.msg);
