@@ -309,7 +309,10 @@ static void tcp_send_xfer(struct worker *w, struct flow *f, uint32_t events)
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
+		/* 0: a send of a message's rest moved nothing, which it cannot */
+		if (n == 0)
+			flow_close(w, f, EIO);
+		else if (errno != EAGAIN && errno != EWOULDBLOCK)
 			flow_close(w, f, errno);
 		break;
 	}
