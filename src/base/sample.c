@@ -50,6 +50,9 @@ static const struct {
 	{ "sockbuf.", METRIC_NEUTRAL },
 	/* what the kernel granted the sockets: a change is news, not a verdict */
 	{ "granted.", METRIC_NEUTRAL },
+	/* --transfer: the time each transfer took; how many is the work done */
+	{ "transfer.", METRIC_LOWER },
+	{ "transfer.count", METRIC_NEUTRAL },
 };
 
 enum metric_dir base_metric_dir(const char *name)

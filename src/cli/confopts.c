@@ -6,6 +6,20 @@
 #include "cli/cli.h"
 #include "cli/confopts.h"
 
+/* A size flag of at least one byte and at most max; false on a bad value
+ * (the error printed, naming it). */
+static bool size_flag(const char *flag, const char *arg, uint64_t max,
+		      uint64_t *out)
+{
+	if (!cli_size(flag, arg, max, out))
+		return false;
+	if (!*out) {
+		cli_error("invalid %s '%s': expected at least 1 byte", flag, arg);
+		return false;
+	}
+	return true;
+}
+
 int cli_config_opt(int opt, const char *arg, struct job_config *c)
 {
 	struct base_err err = { "" };
@@ -41,21 +55,11 @@ int cli_config_opt(int opt, const char *arg, struct job_config *c)
 		c->threads = (uint32_t)v;
 		return 1;
 	case 'm':
-		if (!cli_size("--msg", arg, JOB_MAX_MSG, &c->msg_bytes))
-			return -1;
-		if (!c->msg_bytes) {
-			cli_error("invalid --msg '%s': expected at least 1 byte", arg);
-			return -1;
-		}
-		return 1;
+		return size_flag("--msg", arg, JOB_MAX_MSG, &c->msg_bytes) ? 1 : -1;
 	case CLI_OPT_RMSG:
-		if (!cli_size("--rmsg", arg, JOB_MAX_MSG, &c->rmsg_bytes))
-			return -1;
-		if (!c->rmsg_bytes) {
-			cli_error("invalid --rmsg '%s': expected at least 1 byte", arg);
-			return -1;
-		}
-		return 1;
+		return size_flag("--rmsg", arg, JOB_MAX_MSG, &c->rmsg_bytes) ? 1 : -1;
+	case CLI_OPT_TRANSFER:
+		return size_flag("--transfer", arg, JOB_MAX_TRANSFER, &c->transfer_bytes) ? 1 : -1;
 	case CLI_OPT_DIR:
 		if (job_dir_parse(arg, &c->dir, &err)) {
 			cli_error("invalid --dir: %s", err.msg);

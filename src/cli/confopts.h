@@ -14,7 +14,7 @@ enum {
 	CLI_OPT_BATCH, CLI_OPT_CPUS, CLI_OPT_RCPUS, CLI_OPT_BURST,
 	CLI_OPT_RATE, CLI_OPT_RR_TIMEOUT, CLI_OPT_PLACEMENT, CLI_OPT_UDP_GSO,
 	CLI_OPT_UDP_GRO, CLI_OPT_SENDFILE_FROM, CLI_OPT_BUF_OFFSET,
-	CLI_OPT_CPU_LATENCY, CLI_OPT_SPIN,
+	CLI_OPT_CPU_LATENCY, CLI_OPT_SPIN, CLI_OPT_TRANSFER,
 };
 
 /* Their short letters, for getopt_long's optstring. */
@@ -27,6 +27,7 @@ enum {
 	{ "msg", required_argument, NULL, 'm' },                              \
 	{ "rmsg", required_argument, NULL, CLI_OPT_RMSG },                    \
 	{ "dir", required_argument, NULL, CLI_OPT_DIR },                      \
+	{ "transfer", required_argument, NULL, CLI_OPT_TRANSFER },            \
 	{ "sndbuf", required_argument, NULL, CLI_OPT_SNDBUF },                \
 	{ "rcvbuf", required_argument, NULL, CLI_OPT_RCVBUF },                \
 	{ "remote-sndbuf", required_argument, NULL, CLI_OPT_RSNDBUF },        \

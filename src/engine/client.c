@@ -613,6 +613,7 @@ static int run_test(struct client *c, struct engine_run *out,
 		.msg_bytes = cfg->msg_bytes,
 		.rmsg_bytes = cfg->rmsg_bytes,
 		.buf_offset = cfg->buf_offset,
+		.transfer_bytes = cfg->transfer_bytes,
 		.sendfile = cfg->test == JOB_TEST_TCP_SENDFILE,
 		.sendfile_memfd = cfg->sendfile_from == JOB_SENDFILE_MEMFD,
 		.req_bytes = cfg->req_bytes,
@@ -755,7 +756,7 @@ static int run_test(struct client *c, struct engine_run *out,
 	window_rates(c, out);
 	if (!ret && c->o->overhead)
 		ret = overhead_rates(c, out, err);
-	if (!ret && eo.kind != ENGINE_STREAM) {
+	if (!ret && (eo.kind != ENGINE_STREAM || eo.transfer_bytes)) {
 		out->latency = engine_latency(c->eng);
 		if (!out->latency)
 			ret = base_err_set(err, -ENOMEM, "out of memory");

@@ -534,6 +534,8 @@ static const struct flow_ops *pick_ops(const struct engine_opts *o, bool tx)
 	default:
 		if (o->udp)
 			return tx ? &stream_udp_tx : &stream_udp_rx;
+		if (o->transfer_bytes)
+			return tx ? &stream_tcp_tx_xfer : &stream_tcp_rx_xfer;
 		return tx ? &stream_tcp_tx : &stream_tcp_rx;
 	}
 }
@@ -754,7 +756,7 @@ static int worker_init(struct engine *e, struct worker *w, struct base_err *err)
 		w->mm[k].msg_hdr.msg_iov = &w->iov[k];
 		w->mm[k].msg_hdr.msg_iovlen = 1;
 	}
-	if (o->kind != ENGINE_STREAM) {
+	if (o->kind != ENGINE_STREAM || o->transfer_bytes) {
 		w->hist = malloc(sizeof(*w->hist));
 		if (!w->hist)
 			return base_err_set(err, -ENOMEM, "out of memory for histograms");
@@ -1181,7 +1183,7 @@ struct base_hist *engine_latency(const struct engine *e)
 {
 	struct base_hist *h;
 
-	if (e->o.kind == ENGINE_STREAM)
+	if (e->o.kind == ENGINE_STREAM && !e->o.transfer_bytes)
 		return NULL;
 	h = malloc(sizeof(*h));
 	if (!h)

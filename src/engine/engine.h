@@ -37,6 +37,11 @@ struct engine_opts {
 	/* each worker's data buffer starts this many bytes past a page
 	 * boundary; negative: from malloc (job_config's buf_offset) */
 	int32_t buf_offset;
+	/* tcp stream: the server's senders move whole transfers of this many
+	 * bytes (a multiple of msg_bytes) and the client's receivers time
+	 * each one into the latency histogram (job_config's transfer_bytes);
+	 * 0: off */
+	uint64_t transfer_bytes;
 	bool sendfile;       /* tcp stream senders: sendfile(2) from a file
 			      * of msg_bytes, not send() from a buffer */
 	bool sendfile_memfd; /* that file: a memfd, not one in the temp dir */
@@ -112,8 +117,9 @@ int engine_worker_tid(const struct engine *e, uint32_t i);
 int64_t engine_worker_cpu_ns(const struct engine *e, uint32_t i);
 /* Cumulative transactions completed (rr and crr clients; any time). */
 uint64_t engine_transactions(const struct engine *e);
-/* The merged latency histogram (ns) of the window, after engine_join; a
- * new object the caller frees, NULL for streams or when out of memory. */
+/* The merged latency histogram (ns) of the window, after engine_join (with
+ * transfer_bytes, the receivers' transfer times); a new object the caller
+ * frees, NULL for other streams or when out of memory. */
 struct base_hist *engine_latency(const struct engine *e);
 /* Result of the i-th flow added (valid after engine_join). */
 void engine_flow_result(const struct engine *e, uint32_t i,

@@ -80,15 +80,18 @@ struct flow {
 	/* request/response */
 	struct rr_slot *ring;
 	uint32_t ring_cap, ring_head, ring_live, ring_used;
-	uint64_t rx_acc;     /* bytes toward the next whole reply or request */
+	uint64_t rx_acc;     /* bytes toward the next whole reply or request
+			      * (tcp stream receivers: transfer) */
 	uint64_t owe;        /* replies owed (server) */
-	uint64_t tx_left;    /* bytes of the current request/reply unsent */
+	uint64_t tx_left;    /* bytes of the current request/reply (tcp stream
+			      * senders: transfer) unsent */
 	int64_t next_send_ns, period_ns; /* open loop */
 	/* tcp_crr */
 	struct engine_addr to;
 	struct engine_sockopts so;
 	char cc[16];
-	int64_t t_start_ns, retry_ns;
+	int64_t t_start_ns, retry_ns; /* t_start_ns also: when a tcp stream
+				       * receiver's current transfer began */
 	uint8_t crr_state;
 	struct crr_conn *conns;
 	uint32_t nconns, open_conns;
@@ -241,7 +244,7 @@ void flow_fail(struct worker *w, struct flow *f, int err);
 
 /* The workloads (stream.c, rr.c, crr.c). */
 extern const struct flow_ops stream_tcp_tx, stream_tcp_rx, stream_udp_tx,
-	stream_udp_rx;
+	stream_udp_rx, stream_tcp_tx_xfer, stream_tcp_rx_xfer;
 extern const struct flow_ops rr_tcp_client, rr_tcp_client_open, rr_tcp_server,
 	rr_udp_client, rr_udp_server;
 extern const struct flow_ops crr_client, crr_server;

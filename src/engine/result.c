@@ -879,6 +879,30 @@ static int add_rr(const struct job_config *c, const struct engine_run *r,
 	return 0;
 }
 
+/*
+ * --transfer: the rate as lmbench's bw_tcp prints it, in MB/s of 10^6
+ * bytes (its mb() divides by 1000 * 1000), the whole transfers the
+ * receivers read in the window, and the times those took (ms). gbps: the
+ * receivers' throughput.gbps.
+ */
+static void add_transfer(struct base_sample *s, const struct engine_run *r,
+			 double gbps_rx, uint64_t transfers)
+{
+	const struct base_hist *h = r->latency;
+
+	/* 10^9 bits / 8 / 10^6 bytes: one rounding */
+	base_sample_set(s, "throughput.mb_per_s", "MB/s", gbps_rx * 125.0);
+	base_sample_set(s, "transfer.count", "xfer", (double)transfers);
+	if (!h || !h->n)
+		return;
+	base_sample_set(s, "transfer.min_ms", "ms", (double)h->min / 1e6);
+	base_sample_set(s, "transfer.mean_ms", "ms", base_hist_mean(h) / 1e6);
+	base_sample_set(s, "transfer.p50_ms", "ms", base_hist_quantile(h, 0.50) / 1e6);
+	base_sample_set(s, "transfer.p90_ms", "ms", base_hist_quantile(h, 0.90) / 1e6);
+	base_sample_set(s, "transfer.p99_ms", "ms", base_hist_quantile(h, 0.99) / 1e6);
+	base_sample_set(s, "transfer.max_ms", "ms", (double)h->max / 1e6);
+}
+
 /* The tcp senders' TCP_INFO over the window, summed over the flows. */
 struct tcp_win {
 	uint32_t n; /* flows that counted it */
@@ -1257,6 +1281,8 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 	if (nflows > 1)
 		base_sample_set(s, "fairness.jain", "", base_jain_index(per_flow, nflows));
 	free(per_flow);
+	if (c->transfer_bytes)
+		add_transfer(s, r, total, rx_msgs);
 	if (job_test_is_udp(c->test)) {
 		base_sample_set(s, "udp.lost", "msg", (double)lost);
 		base_sample_set(s, "udp.loss_pct", "%",

@@ -572,6 +572,7 @@ static int session_run(struct session *s, struct base_err *err)
 	eo.msg_bytes = s->cfg.msg_bytes;
 	eo.rmsg_bytes = s->cfg.rmsg_bytes;
 	eo.buf_offset = s->cfg.buf_offset;
+	eo.transfer_bytes = s->cfg.transfer_bytes;
 	eo.sendfile = s->cfg.test == JOB_TEST_TCP_SENDFILE;
 	eo.sendfile_memfd = s->cfg.sendfile_from == JOB_SENDFILE_MEMFD;
 	eo.req_bytes = s->cfg.req_bytes;

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "base/time.h"
 #include "engine/internal.h"
 
 /*
@@ -271,6 +272,121 @@ static void udp_recv(struct worker *w, struct flow *f, uint32_t events)
 	ctr_add(&f->calls, rx.calls);
 }
 
+/*
+ * --transfer, the sending end (the server): sends as tcp_send does, and
+ * tx_left counts down the bytes of the transfer under way. A transfer is
+ * whole messages, so it ends where a message does; once the run stopped,
+ * the end of the transfer is the end of the stream.
+ */
+static void tcp_send_xfer(struct worker *w, struct flow *f, uint32_t events)
+{
+	const uint64_t msg = w->e->o.msg_bytes;
+	uint64_t bytes = 0, msgs = 0, calls = 0;
+
+	(void)events;
+	for (int i = 0; i < IO_BUDGET; i++) {
+		ssize_t n;
+
+		if (!f->tx_left)
+			f->tx_left = w->e->o.transfer_bytes;
+		n = io_send(f->fd, w->buf + f->tx_off, msg - f->tx_off,
+			    MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			bytes += (uint64_t)n;
+			calls++;
+			f->tx_off += (uint64_t)n;
+			f->tx_left -= (uint64_t)n;
+			if (f->tx_off == msg) {
+				f->tx_off = 0;
+				msgs++;
+			}
+			if (!f->tx_left && w->stopping) {
+				shutdown(f->fd, SHUT_WR);
+				flow_close(w, f, 0);
+				break;
+			}
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		/* 0: a send of a message's rest moved nothing, which it cannot */
+		if (n == 0)
+			flow_close(w, f, EIO);
+		else if (errno != EAGAIN && errno != EWOULDBLOCK)
+			flow_close(w, f, errno);
+		break;
+	}
+	ctr_add(&f->bytes, bytes);
+	ctr_add(&f->msgs, msgs);
+	ctr_add(&f->calls, calls);
+}
+
+/* Between transfers the sender stops at once; inside one it drains on to
+ * the end of it. */
+static bool tx_xfer_stop(struct worker *w, struct flow *f)
+{
+	(void)w;
+	if (f->tx_left)
+		return true;
+	shutdown(f->fd, SHUT_WR);
+	return false;
+}
+
+/*
+ * --transfer, the receiving end (the client): reads the stream as back to
+ * back transfers, no read crossing from one into the next, and records
+ * each one's time, from the end of the one before (the first: from the
+ * start), as bw_tcp times its reads of -M bytes on a standing connection.
+ * msgs counts whole transfers.
+ */
+static void tcp_recv_xfer(struct worker *w, struct flow *f, uint32_t events)
+{
+	const uint64_t xfer = w->e->o.transfer_bytes;
+	uint64_t bytes = 0, calls = 0, done = 0;
+
+	(void)events;
+	for (int i = 0; i < IO_BUDGET; i++) {
+		uint64_t want = xfer - f->rx_acc < w->rx_len ? xfer - f->rx_acc : w->rx_len;
+		ssize_t n = io_recv(f->fd, w->buf, want, MSG_DONTWAIT);
+
+		if (n > 0) {
+			bytes += (uint64_t)n;
+			calls++;
+			f->rx_acc += (uint64_t)n;
+			if (f->rx_acc == xfer) {
+				int64_t now = base_now_ns();
+
+				flow_latency(w, now - f->t_start_ns);
+				f->t_start_ns = now;
+				f->rx_acc = 0;
+				done++;
+			}
+			/* drained: as in tcp_recv */
+			if ((uint64_t)n < want)
+				break;
+			continue;
+		}
+		if (n == 0) {
+			f->eof = true;
+			flow_close(w, f, 0);
+		} else if (errno == EINTR) {
+			continue;
+		} else if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			flow_close(w, f, errno);
+		}
+		break;
+	}
+	ctr_add(&f->bytes, bytes);
+	ctr_add(&f->calls, calls);
+	ctr_add(&f->msgs, done);
+}
+
+static void rx_xfer_start(struct worker *w, struct flow *f, int64_t now)
+{
+	(void)w;
+	f->t_start_ns = now;
+}
+
 /* Senders stop: out of the loop; a tcp sender lets the peer see EOF. */
 static bool tx_stop(struct worker *w, struct flow *f)
 {
@@ -299,4 +415,11 @@ const struct flow_ops stream_udp_tx = {
 };
 const struct flow_ops stream_udp_rx = {
 	.events = EPOLLIN, .io = udp_recv, .stop = rx_stop,
+};
+const struct flow_ops stream_tcp_tx_xfer = {
+	.events = EPOLLOUT, .io = tcp_send_xfer, .stop = tx_xfer_stop,
+};
+const struct flow_ops stream_tcp_rx_xfer = {
+	.events = EPOLLIN, .start = rx_xfer_start, .io = tcp_recv_xfer,
+	.stop = rx_stop,
 };

@@ -220,6 +220,35 @@ static bool valid_cc(const char *cc)
 }
 
 /* The request/response knobs: sizes, burst, open-loop rate. */
+/*
+ * A transfer size: tcp_stream from the server (dir recv), as bw_tcp moves
+ * its bytes, in whole messages, as bw_tcp rounds -M up to a multiple of -m
+ * (here the caller says which multiple). After the message size is set.
+ */
+static int finalize_transfer(const struct job_config *c, struct base_err *err)
+{
+	if (!c->transfer_bytes)
+		return 0;
+	if (c->test != JOB_TEST_TCP_STREAM)
+		return base_err_set(err, -EINVAL,
+				    "transfer applies to tcp_stream only, not %s",
+				    job_test_name(c->test));
+	if (c->dir != JOB_DIR_RECV)
+		return base_err_set(err, -EINVAL,
+				    "transfer applies to dir recv only, not %s (the server sends each transfer, as lmbench's bw_tcp)",
+				    job_dir_name(c->dir));
+	if (c->transfer_bytes > JOB_MAX_TRANSFER)
+		return base_err_set(err, -EINVAL,
+				    "invalid transfer %" PRIu64 ": expected 1 to %llu bytes",
+				    c->transfer_bytes, JOB_MAX_TRANSFER);
+	if (c->transfer_bytes % c->msg_bytes)
+		return base_err_set(err, -EINVAL,
+				    "invalid transfer %" PRIu64 " for %" PRIu64
+				    "-byte messages: expected a multiple of the message size (msg)",
+				    c->transfer_bytes, c->msg_bytes);
+	return 0;
+}
+
 static int finalize_rr(struct job_config *c, uint64_t udp_max,
 		       struct base_err *err)
 {
@@ -396,6 +425,7 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 	uint64_t udp_max = c->ipv == 6 ? 65527 : 65507;
 	char q[BASE_QUOTE_LEN];
 	uint32_t nflows;
+	int ret;
 
 	if ((unsigned)c->test >= JOB_TEST_COUNT)
 		return base_err_set(err, -EINVAL, "invalid test %d", c->test);
@@ -424,9 +454,7 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 				    "invalid streams %" PRIu32 ": expected 1 to %d",
 				    c->streams, JOB_MAX_STREAMS);
 	if (job_test_kind(c->test) != JOB_KIND_STREAM) {
-		int ret = finalize_rr(c, udp_max, err);
-
-		if (ret)
+		if ((ret = finalize_rr(c, udp_max, err)))
 			return ret;
 	} else if (c->req_bytes || c->resp_bytes || c->burst || c->rate) {
 		return base_err_set(err, -EINVAL,
@@ -534,6 +562,8 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 		return base_err_set(err, -EINVAL,
 				    "invalid receive size %" PRIu64 ": expected 1 to %llu bytes",
 				    c->rmsg_bytes, JOB_MAX_MSG);
+	if ((ret = finalize_transfer(c, err)))
+		return ret;
 	if (strcmp(c->topology, "loopback") && strcmp(c->topology, "veth"))
 		return base_err_set(err, -EINVAL,
 				    "invalid topology '%s': expected loopback or veth",
@@ -720,6 +750,11 @@ void job_config_each_param(const struct job_config *c,
 	snprintf(v, sizeof(v), "%" PRIu32, c->threads);
 	fn(ctx, "threads", v);
 	fn(ctx, "topology", c->topology);
+	/* only when set, like udp_gso below */
+	if (c->transfer_bytes) {
+		snprintf(v, sizeof(v), "%" PRIu64, c->transfer_bytes);
+		fn(ctx, "transfer", v);
+	}
 	if (veth)
 		fn(ctx, "tso", toggle(c->tso));
 	/* only when on: the keys of samples taken without them stay as they
@@ -999,6 +1034,9 @@ json_t *job_config_to_json(const struct job_config *c)
 	/* likewise: a peer that predates it would not hold the request */
 	if (j && c->hold_cpu_latency)
 		json_object_set_new(j, "cpu_latency", json_integer(c->cpu_latency_us));
+	/* likewise: a peer that predates it would stop mid-transfer */
+	if (j && c->transfer_bytes)
+		json_object_set_new(j, "transfer", json_integer((json_int_t)c->transfer_bytes));
 	return j;
 }
 
@@ -1061,7 +1099,7 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 		"rr_timeout_ns", "rmsg", "topology", "mtu", "gro", "gso", "tso",
 		"tbf_rate", "cpu_quota", "placement", "warmup_auto",
 		"udp_gso", "udp_gro", "sendfile_from", "buf_offset", "profile",
-		"cpu_latency", "spin",
+		"cpu_latency", "spin", "transfer",
 	};
 	const char *key, *s = NULL;
 	char q[BASE_QUOTE_LEN];
@@ -1128,6 +1166,9 @@ int job_config_from_json(const json_t *obj, struct job_config *c,
 	c->buf_offset = JOB_BUF_OFFSET_HEAP;
 	if (json_object_get(obj, "buf_offset"))
 		INT_FIELD("buf_offset", buf_offset, 0, JOB_MAX_BUF_OFFSET);
+	/* absent: off */
+	if (json_object_get(obj, "transfer"))
+		INT_FIELD("transfer", transfer_bytes, 1, (int64_t)JOB_MAX_TRANSFER);
 	/* absent: not held */
 	if (json_object_get(obj, "cpu_latency")) {
 		INT_FIELD("cpu_latency", cpu_latency_us, 0, JOB_MAX_CPU_LATENCY_US);

@@ -44,6 +44,7 @@ enum job_dir {
 #define JOB_MAX_THREADS 256
 #define JOB_MAX_MSG (64ULL << 20)
 #define JOB_MAX_BUF_OFFSET 4095
+#define JOB_MAX_TRANSFER (1ULL << 40) /* tcp_stream --transfer: 1T */
 #define JOB_BUF_OFFSET_HEAP (-1)
 #define JOB_MAX_CPU_LATENCY_US 1000000
 #define JOB_UDP_HDR_BYTES 8 /* the sequence number every datagram carries */
@@ -131,6 +132,11 @@ struct job_config {
 	 * kernel's data than at others: a 128K malloc'd buffer, 16 bytes past
 	 * a page, halved loopback tcp_stream against a page-aligned one. */
 	int32_t buf_offset;
+	/* tcp_stream with dir recv: the stream is cut into transfers of this
+	 * many bytes, a multiple of msg_bytes, as lmbench's bw_tcp reads its
+	 * -M bytes at a time: the client times each transfer and the server
+	 * stops at the end of one, so both ends move whole transfers. 0: off */
+	uint64_t transfer_bytes;
 	/* hold_cpu_latency: both ends hold the kernel's CPU latency QoS
 	 * request (/dev/cpu_dma_latency) at cpu_latency_us through the test,
 	 * so the idle governor picks no state slower to leave than that; 0

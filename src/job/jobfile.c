@@ -88,6 +88,7 @@ enum pid {
 	P_BUF_OFFSET,
 	P_CPU_LATENCY,
 	P_SPIN,
+	P_TRANSFER,
 	P_COUNT,
 };
 
@@ -146,6 +147,8 @@ static const struct pdef pdefs[P_COUNT] = {
 	[P_CPU_LATENCY] = { "cpu_latency", PK_INT, 0, JOB_MAX_CPU_LATENCY_US, "none" },
 	/* workers poll their sockets and never sleep */
 	[P_SPIN] = { "spin", PK_BOOL, 0, 0, NULL },
+	/* tcp_stream, dir recv: bytes per timed transfer, as bw_tcp's -M */
+	[P_TRANSFER] = { "transfer", PK_SIZE, 1, JOB_MAX_TRANSFER, "off" },
 };
 
 /* A parsed parameter value: the field of its kind is set, the rest zero. */
@@ -608,6 +611,9 @@ static void apply(struct job_config *c, enum pid p, const struct job_value *v)
 		break;
 	case P_BUF_OFFSET:
 		c->buf_offset = (int32_t)v->u;
+		break;
+	case P_TRANSFER:
+		c->transfer_bytes = v->u;
 		break;
 	case P_CPU_LATENCY:
 		c->hold_cpu_latency = v->i >= 0;

@@ -193,8 +193,23 @@ printf 'repetitions: 1\nduration: 300ms\n' >"$TMP/noprof.yaml"
 rc=$?
 checkx "matrix --profile-min for a job without the profiler is refused (exit 2)" \
 	'[ $rc -eq 2 ] && grep -q "expected .collect: {profile: true}. in" "$TMP/err"'
-timeout 120 "$NR" matrix "$SC/lmbench-tcp-bw-quick.yaml" --label sc >"$TMP/sc3" 2>&1
-check "scenario lmbench-tcp-bw-quick runs" [ $? -eq 0 ]
+timeout 120 "$NR" matrix "$SC/lmbench-tcp-bw-quick.yaml" --label lm >"$TMP/sc3" 2>&1
+rc=$?
+checkx "scenario lmbench-tcp-bw-quick runs its 2 cells (1 copy, a copy per cpu)" \
+	'[ $rc -eq 0 ] && cells_ok lm 2 && grep -q "^streams=1 " "$TMP/sc3" && grep -q "^streams=100% " "$TMP/sc3"'
+check "... as bw_tcp: the server sends 10M transfers, whole; MB/s of 10^6 bytes beside Gbps" python3 - "$NETREGRESS_DB" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+rows = c.execute("select id, config_key from samples where label = 'lm'").fetchall()
+ok = bool(rows)
+for sid, key in rows:
+    m = dict(c.execute("select name, value from metrics where sample_id = ?", (sid,)))
+    ok &= (" dir=recv " in key and " msg=10485760 " in key and key.endswith(" transfer=10485760")
+           and " remote_sndbuf=1048576 " in key and " rcvbuf=1048576 " in key
+           and m.get("transfer.count", 0) > 0
+           and abs(m["throughput.mb_per_s"] - m["throughput.gbps"] * 125) <= 1e-9 * m["throughput.mb_per_s"])
+sys.exit(0 if ok else 1)
+PY
 timeout 120 "$NR" matrix "$SC/udp-gso-quick.yaml" --label gso >"$TMP/sc4" 2>&1
 rc=$?
 checkx "scenario udp-gso-quick runs its 6 cells, each udp_gso key with udp_gro or without" \

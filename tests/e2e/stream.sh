@@ -410,6 +410,34 @@ check "--profile on cpu-clock: interrupts-off samples charged to their callers, 
 timeout 60 "$NR" run udp_stream -l 500ms --warmup 0 --profile --no-store >"$TMP/prof.txt"
 check "--profile prints the top symbols" grep -q "^profile: top symbols" "$TMP/prof.txt"
 
+# --transfer: the server sends whole transfers, the client times each
+# (lmbench's bw_tcp); bw_tcp's MB is 10^6 bytes, so MB/s is Gbps x 125.
+timeout 60 "$NR" run tcp_stream --dir recv -m 1M --transfer 4M -n 2 "${RUN_SHORT[@]}" \
+	--json --no-store >"$TMP/xfer.json" 2>"$TMP/xfer.err"
+rc=$?
+checkx "--transfer 4M: exits 0, the key ends transfer=4194304" \
+	'[ $rc -eq 0 ] && jtrue "$TMP/xfer.json" "d[\"config\"][\"key\"].endswith(\" topology=loopback transfer=4194304\")"' ||
+	diag "$TMP/xfer.err"
+check "--transfer: per flow, bytes received == bytes sent, a whole number of transfers" \
+	jtrue "$TMP/xfer.json" 'len(d["flows"]) == 2 and all(f["receiver_total_bytes"] == f["sender_total_bytes"] > 0 and f["receiver_total_bytes"] % 4194304 == 0 for f in d["flows"])'
+check "--transfer: throughput.mb_per_s is throughput.gbps x 125 (MB = 10^6 bytes)" \
+	jtrue "$TMP/xfer.json" 'v("throughput.gbps") > 0 and abs(v("throughput.mb_per_s") - v("throughput.gbps") * 125) <= 1e-12 * v("throughput.mb_per_s") and d["metrics"]["throughput.mb_per_s"]["unit"] == "MB/s"'
+check "--transfer: transfer.count is the flows' whole transfers in the window, the times ordered min <= p50 <= p90 <= p99 <= max" \
+	jtrue "$TMP/xfer.json" 'v("transfer.count") == sum(f["receiver_msgs"] for f in d["flows"]) > 0 and 0 < v("transfer.min_ms") <= v("transfer.p50_ms") <= v("transfer.p90_ms") <= v("transfer.p99_ms") <= v("transfer.max_ms") and d["metrics"]["transfer.p50_ms"]["better"] == "lower"'
+# two flows move a transfer each per mean time: within 2x of the window's rate
+check "--transfer: the transfer times account for the throughput (2 x 4 MiB per mean time, within 2x)" \
+	jtrue "$TMP/xfer.json" '0.5 < (2 * 4194304 / (v("transfer.mean_ms") / 1e3) / 1e6) / v("throughput.mb_per_s") < 2'
+check "a stream without --transfer has none of its figures" \
+	jtrue "$TMP/tcp.json" 'not any(k.startswith("transfer.") or k == "throughput.mb_per_s" for k in d["metrics"]) and "transfer=" not in d["config"]["key"]'
+"$NR" run tcp_stream --transfer 4M -l 300ms --no-store >/dev/null 2>"$TMP/xs.err"
+rc=$?
+checkx "--transfer with --dir send: exit 2, named" \
+	'[ $rc -eq 2 ] && grep -q "transfer applies to dir recv only, not send" "$TMP/xs.err"'
+"$NR" run tcp_stream --dir recv --transfer 1000 -l 300ms --no-store >/dev/null 2>"$TMP/xm.err"
+rc=$?
+checkx "--transfer 1000 with 128K messages: exit 2, naming the value and what is expected" \
+	'[ $rc -eq 2 ] && grep -q "invalid transfer 1000 for 131072-byte messages: expected a multiple of the message size" "$TMP/xm.err"'
+
 # The readable table and interval lines.
 timeout 60 "$NR" run udp_stream -m 64 -l 1s --warmup 0 -i 500ms >"$TMP/table.txt" 2>"$TMP/iv.txt"
 check "table shows the flows and the headline metric" grep -qE '^throughput.gbps +[0-9.e+]+ +Gbps +higher' "$TMP/table.txt"

@@ -1613,6 +1613,79 @@ static void test_buf_offset_key_json_and_default(void **state)
 }
 
 /*
+ * transfer: tcp_stream from the server (dir recv) only, a whole number of
+ * messages; in the key and the JSON only when set, so every stream without
+ * it keeps its key, and a document without it reads as off.
+ */
+static void test_transfer_key_json_and_limits(void **state)
+{
+	struct job_config c, back;
+	struct base_err err = { "" };
+	char plain[KEY_LEN], key[KEY_LEN];
+	json_t *j;
+
+	(void)state;
+	job_config_init(&c);
+	c.dir = JOB_DIR_RECV;
+	finalize_ok(&c, 8);
+	assert_int_equal(c.transfer_bytes, 0);
+	expect_off_field(&c, "transfer", plain);
+	j = job_config_to_json(&c);
+	assert_int_equal(job_config_from_json(j, &back, &err), 0);
+	assert_int_equal(back.transfer_bytes, 0);
+	json_decref(j);
+
+	/* bw_tcp -m 10M: 10 x 2^20 bytes a write, a read and a transfer */
+	c.msg_bytes = 10 << 20;
+	c.transfer_bytes = 10 << 20;
+	finalize_ok(&c, 8);
+	key_of(&c, key);
+	assert_non_null(strstr(key, " topology=loopback transfer=10485760"));
+	expect_sorted_names(key, 18);
+	expect_json_round_trip(&c);
+	j = job_config_to_json(&c);
+	assert_int_equal(json_integer_value(json_object_get(j, "transfer")), 10485760);
+	assert_int_equal(job_config_from_json(j, &back, &err), 0);
+	assert_int_equal(back.transfer_bytes, 10485760);
+	/* the rest of the key is the plain stream's */
+	c.transfer_bytes = 0;
+	key_of(&c, plain);
+	assert_int_equal(strncmp(plain, key, strlen(plain)), 0);
+	assert_string_equal(key + strlen(plain), " transfer=10485760");
+
+	json_object_set_new(j, "transfer", json_integer(0));
+	assert_int_equal(job_config_from_json(j, &back, &err), -EINVAL);
+	expect_msg_has(&err, "'transfer' = 0: expected 1 to 1099511627776");
+	json_object_set_new(j, "transfer", json_string("10M"));
+	assert_int_equal(job_config_from_json(j, &back, &err), -EINVAL);
+	expect_msg_has(&err, "'transfer': expected an integer");
+	json_decref(j);
+
+	/* 80 messages of the default 128K: a whole number */
+	job_config_init(&c);
+	c.dir = JOB_DIR_RECV;
+	c.transfer_bytes = 10 << 20;
+	finalize_ok(&c, 8);
+	c.transfer_bytes = (10 << 20) + 1;
+	expect_finalize_rejects(&c, "invalid transfer 10485761 for 131072-byte messages",
+				"expected a multiple of the message size");
+	c.transfer_bytes = JOB_MAX_TRANSFER + 131072;
+	expect_finalize_rejects(&c, "invalid transfer 1099511758848: expected 1 to 1099511627776 bytes", NULL);
+	c.transfer_bytes = 10 << 20;
+	c.dir = JOB_DIR_SEND;
+	expect_finalize_rejects(&c, "transfer applies to dir recv only, not send", NULL);
+	c.dir = JOB_DIR_BIDIR;
+	expect_finalize_rejects(&c, "transfer applies to dir recv only, not bidir", NULL);
+	c.dir = JOB_DIR_RECV;
+	c.test = JOB_TEST_TCP_SENDFILE;
+	expect_finalize_rejects(&c, "transfer applies to tcp_stream only, not tcp_sendfile", NULL);
+	job_config_init(&c);
+	c.test = JOB_TEST_TCP_RR;
+	c.transfer_bytes = 1;
+	expect_finalize_rejects(&c, "transfer applies to tcp_stream only, not tcp_rr", NULL);
+}
+
+/*
  * cpu_latency: held only when asked (0 is a value: keep idle CPUs polling),
  * in the key and the JSON only then, so every configuration without it
  * keeps its key; out-of-range values are named.
@@ -1951,6 +2024,7 @@ int main(void)
 		cmocka_unit_test(test_key_keeps_cpu_order),
 		cmocka_unit_test(test_sendfile_from_key_json_and_default),
 		cmocka_unit_test(test_buf_offset_key_json_and_default),
+		cmocka_unit_test(test_transfer_key_json_and_limits),
 		cmocka_unit_test(test_cpu_latency_key_json_and_default),
 		cmocka_unit_test(test_spin_key_json_and_default),
 		cmocka_unit_test(test_key_diff_names_each_parameter_that_differs),

@@ -649,6 +649,17 @@ static void test_every_parameter_reaches_the_configuration(void **state)
 	job_cells_free(cells, n);
 	job_file_free(jf);
 
+	/* timed transfers, as bw_tcp -M: off is none, sizes as -m writes them */
+	jf = parse_ok("params:\n  dir: recv\n  transfer: [off, 128K, 10M]\n");
+	n = expand_ok(jf, &cells);
+	assert_int_equal(n, 3);
+	assert_int_equal(cells[0].cfg.transfer_bytes, 0);
+	assert_int_equal(cells[1].cfg.transfer_bytes, 131072);
+	assert_int_equal(cells[2].cfg.transfer_bytes, 10485760);
+	assert_string_equal(cells[2].desc, "transfer=10M");
+	job_cells_free(cells, n);
+	job_file_free(jf);
+
 	/* the CPU latency request: none (not held) is not the 0 that polls */
 	jf = parse_ok("params:\n  cpu_latency: [none, 0, 50]\n");
 	n = expand_ok(jf, &cells);
@@ -885,6 +896,10 @@ static void test_params_errors(void **state)
 			   "x.yaml:2:15: invalid value '4096' for 'buf_offset': expected an integer from 0 to 4095");
 	expect_parse_error("params:\n  buf_offset: -16\n",
 			   "x.yaml:2:15: invalid value '-16' for 'buf_offset': expected an integer from 0 to 4095");
+	expect_parse_error("params:\n  transfer: 0\n",
+			   "x.yaml:2:13: invalid value '0' for 'transfer': expected a size like 8K or 1M, from 1 byte to 1T, or off");
+	expect_parse_error("params:\n  transfer: [10M, 2T]\n",
+			   "x.yaml:2:19: invalid value '2T' for 'transfer': expected a size like 8K or 1M, from 1 byte to 1T, or off");
 	expect_parse_error("params:\n  udp_gro: 1472\n",
 			   "x.yaml:2:12: invalid value '1472' for 'udp_gro': expected true or false");
 	expect_parse_error("params:\n  gro: auto\n",
