@@ -951,6 +951,68 @@ static int per_second_rows(const struct base_sample *const *a, size_t na,
 	return 0;
 }
 
+/* Test one metric of either label into *r (*made: a row was made; each
+ * side needs values of it, a profile share counting as 0 where the
+ * profiler left it out). va and vb hold na and nb values. */
+static int test_metric(const struct base_sample *const *a, size_t na,
+		       const struct base_sample *const *b, size_t nb, const struct metric_ref *ref,
+		       const struct stats_table_opts *o, const char *headline, double *va,
+		       double *vb, struct stats_row *r, bool *made)
+{
+	const char *unit = "";
+	size_t ka = values(a, na, ref->name, ref->hint, va, &unit);
+	size_t kb = values(b, nb, ref->name, ref->hint, vb, &unit);
+	int ret;
+
+	*made = false;
+	if (!ka || !kb)
+		return 0;
+	snprintf(r->metric, sizeof(r->metric), "%s", ref->name);
+	snprintf(r->unit, sizeof(r->unit), "%s", unit);
+	r->headline = !strcmp(ref->name, headline);
+	r->dir = r->headline && o->headline_dir != METRIC_NEUTRAL ? o->headline_dir :
+								    base_metric_dir(ref->name);
+	if ((ret = stats_compare_samples(va, ka, vb, kb, better_of(r->dir), &o->cmp, &r->c)))
+		return ret;
+	r->noise_pct = sqrt(((isnan(r->c.sd_pct_a) ? 0 : r->c.sd_pct_a * r->c.sd_pct_a) +
+			     (isnan(r->c.sd_pct_b) ? 0 : r->c.sd_pct_b * r->c.sd_pct_b)) / 2);
+	r->q = r->c.p;
+	r->tested = false;
+	if (!r->headline && !isnan(r->c.p) &&
+	    (ret = attainable(va, ka, vb, kb, o->cmp.alpha, &r->tested)))
+		return ret;
+	*made = true;
+	return 0;
+}
+
+/* The headline's .xcpu_adj and .paired rows, appended to rows[*nrows..]
+ * (room for two). */
+static int headline_rows(const struct base_sample *const *a, size_t na,
+			 const struct base_sample *const *b, size_t nb,
+			 const struct stats_table_opts *o, struct stats_table *out,
+			 struct stats_row *rows, size_t *nrows)
+{
+	for (size_t i = 0; i < *nrows; i++) {
+		bool made = false;
+		int ret;
+
+		if (!rows[i].headline)
+			continue;
+		/* the slope comes from the test's rate (its windows) */
+		if (!strcmp(out->headline, stats_headline_metric(out->test)) &&
+		    (ret = adjusted_row(a, na, b, nb, &rows[i], o, &rows[*nrows], &out->notes,
+					&made)))
+			return ret;
+		*nrows += made;
+		if ((ret = paired_row(a, na, b, nb, &rows[i], o, &rows[*nrows], &out->notes,
+				      &made)))
+			return ret;
+		*nrows += made;
+		break;
+	}
+	return 0;
+}
+
 /* What moved with the headline (stats_why_rank over every row but the
  * headline's); a setting that differs becomes a shown row. */
 static int rank_why(struct stats_row *rows, size_t nrows, const struct stats_table_opts *o,
@@ -1015,32 +1077,14 @@ static int build(const struct base_sample *const *a, size_t na,
 	/* every metric of either label; each side needs values of it (a
 	 * profile share counts as 0 where the profiler left it out) */
 	for (size_t m = 0; m < nnames; m++) {
-		const char *name = names[m].name, *unit = "";
-		struct stats_row *r = &rows[nrows];
-		size_t ka = values(a, na, name, names[m].hint, va, &unit);
-		size_t kb = values(b, nb, name, names[m].hint, vb, &unit);
+		bool made;
 
-		if (!ka || !kb)
-			continue;
-		snprintf(r->metric, sizeof(r->metric), "%s", name);
-		snprintf(r->unit, sizeof(r->unit), "%s", unit);
-		r->headline = !strcmp(name, out->headline);
-		r->dir = r->headline && o->headline_dir != METRIC_NEUTRAL ? o->headline_dir :
-									    base_metric_dir(name);
-		ret = stats_compare_samples(va, ka, vb, kb, better_of(r->dir),
-					    &o->cmp, &r->c);
-		if (ret)
+		if ((ret = test_metric(a, na, b, nb, &names[m], o, out->headline, va, vb,
+				       &rows[nrows], &made)))
 			goto out;
-		r->noise_pct = sqrt(((isnan(r->c.sd_pct_a) ? 0 : r->c.sd_pct_a * r->c.sd_pct_a) +
-				     (isnan(r->c.sd_pct_b) ? 0 : r->c.sd_pct_b * r->c.sd_pct_b)) / 2);
-		r->q = r->c.p;
-		r->tested = false;
-		if (!r->headline && !isnan(r->c.p) &&
-		    (ret = attainable(va, ka, vb, kb, o->cmp.alpha, &r->tested)))
-			goto out;
-		if (r->tested)
-			p[nother++] = r->c.p;
-		nrows++;
+		if (made && rows[nrows].tested)
+			p[nother++] = rows[nrows].c.p;
+		nrows += made;
 	}
 	/* Benjamini-Hochberg over the metrics that are not the headline and
 	 * could have told the labels apart: one that read the same in every
@@ -1082,23 +1126,8 @@ static int build(const struct base_sample *const *a, size_t na,
 	cc_of(b, nb, out->notes.cc_b, sizeof(out->notes.cc_b));
 	out->notes.cc_differ = out->notes.cc_a[0] && out->notes.cc_b[0] &&
 			       strcmp(out->notes.cc_a, out->notes.cc_b);
-	for (size_t i = 0; i < nrows; i++) {
-		bool made = false;
-
-		if (!rows[i].headline)
-			continue;
-		/* the slope comes from the test's rate (its windows) */
-		if (!strcmp(out->headline, stats_headline_metric(out->test)) &&
-		    (ret = adjusted_row(a, na, b, nb, &rows[i], o, &rows[nrows], &out->notes,
-					&made)))
-			goto out;
-		nrows += made;
-		if ((ret = paired_row(a, na, b, nb, &rows[i], o, &rows[nrows], &out->notes,
-				      &made)))
-			goto out;
-		nrows += made;
-		break;
-	}
+	if ((ret = headline_rows(a, na, b, nb, o, out, rows, &nrows)))
+		goto out;
 	if (!out->notes.xcpu_changed && !out->notes.adj_applied &&
 	    (ret = placement_mix(a, na, b, nb, out->headline, &out->notes)))
 		goto out;
