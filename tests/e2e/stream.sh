@@ -291,11 +291,12 @@ check "ipv6 tcp runs over ::1" jtrue "$TMP/v6.json" 'd["run"]["server"].startswi
 timeout 60 "$NR" run udp_stream -6 -m 1452 "${RUN_SHORT[@]}" --dir bidir --json >"$TMP/v6u.json"
 check "ipv6 udp bidir, 1452 B" jtrue "$TMP/v6u.json" 'v("throughput.send.gbps") > 0 and v("throughput.recv.gbps") > 0 and "msg=1452" in d["config"]["key"]'
 
-# UDP both ways, one worker per end holding a sender and a receiver: the
+# UDP both ways, one worker per end holding a sender and a receiver (split:
+# an end per CPU; the default for 4 flows is pair, a worker per CPU): the
 # worker takes turns (one send call, then its receivers), so the figure is
 # the kernel's and not the worker's; a worker that sent 64 calls a turn
 # lost 95% in its own and the peer's receive buffers.
-timeout 60 "$NR" run udp_stream -m 1472 -n 2 "${RUN_SHORT[@]}" --dir bidir --json --no-store >"$TMP/ubidir.json"
+timeout 60 "$NR" run udp_stream -m 1472 -n 2 "${RUN_SHORT[@]}" --dir bidir --placement split --json --no-store >"$TMP/ubidir.json"
 check "udp bidir, 2 flows each way on one worker an end: loss under 50%, every receiver near its sender" \
 	jtrue "$TMP/ubidir.json" '"threads=1" in d["config"]["key"] and v("udp.loss_pct") < 50 and all(f["udp"]["lost"] < f["receiver_msgs"] for f in d["flows"])'
 # Unpinned, or more workers than the end has CPUs: a worker that holds a
