@@ -281,13 +281,20 @@ static json_t *pair_json(const char *a, const struct cli_keys *ka, const struct 
 	return doc;
 }
 
-/* One label's comparison as text: the environment lines where they change,
- * then each configuration's table. */
+/* One label's comparison as text: the calls and their likely causes, the
+ * environment lines where they change, then each configuration's table. */
 static void pair_text(const char *a, const struct cli_keys *ka, const struct cmp_pair *p,
 		      const char *common, bool say_common)
 {
 	const char *env_last = NULL;
+	bool answered = false;
 
+	/* the answer first: each configuration's call and its likely cause */
+	for (size_t i = 0; i < ka->n; i++)
+		if (p->cfg[i].built)
+			answered |= report_why_answer(stdout, &p->cfg[i].t, common);
+	if (answered)
+		fputc('\n', stdout);
 	for (size_t i = 0; i < ka->n; i++) {
 		const struct cmp_config *c = &p->cfg[i];
 

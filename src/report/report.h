@@ -181,6 +181,11 @@ void report_why_text(const struct stats_why *w, char *buf, size_t len);
 /* The first `top` of t->why as a numbered list, each line after indent
  * (a line that says so when there are none). */
 void report_why_list(FILE *out, const struct stats_table *t, size_t top, const char *indent);
+/* When t's headline called a REGRESSION or an IMPROVEMENT: a line with
+ * the call, its shift and p and the configuration (less common), then
+ * the first of what moved with it ("  likely: ..."); returns whether it
+ * printed. The answer compare prints before the environment. */
+bool report_why_answer(FILE *out, const struct stats_table *t, const char *common);
 /* t->why as a JSON array (new reference; NULL when out of memory). */
 json_t *report_why_json(const struct stats_table *t);
 /* How many entries of what moved with the headline the text shows. */

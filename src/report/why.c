@@ -6,6 +6,7 @@
 
 #include "report/internal.h"
 #include "report/page.h"
+#include "job/config.h"
 #include "report/report.h"
 
 /* "19.6%", "8192 B", "254.3" */
@@ -110,4 +111,25 @@ void report_why_doc(FILE *out, const struct report_doc *d, const char *const *de
 		}
 		fmt->tail(out);
 	}
+}
+
+bool report_why_answer(FILE *out, const struct stats_table *t, const char *common)
+{
+	const struct stats_row *h = stats_table_headline(t);
+	char rest[sizeof(t->config_key)], why[320], ch[24];
+
+	if (!h || (h->c.verdict != STATS_REGRESSION && h->c.verdict != STATS_IMPROVEMENT))
+		return false;
+	if (common && *common)
+		job_key_without(t->config_key, common, rest, sizeof(rest));
+	else
+		snprintf(rest, sizeof(rest), "%s", t->config_key);
+	report_fmt_pct(ch, sizeof(ch), h->c.shift_pct);
+	fprintf(out, "%s %s %s (p %.2g) at %s\n", stats_verdict_name(h->c.verdict), h->metric, ch,
+		h->c.p, rest[0] ? rest : "every configuration");
+	if (t->nwhy) {
+		report_why_text(&t->why[0], why, sizeof(why));
+		fprintf(out, "  likely: %s\n", why);
+	}
+	return true;
 }
