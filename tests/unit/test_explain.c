@@ -225,6 +225,44 @@ static void test_small_costs_rank_after_figures(void **state)
 	labels_release(&l);
 }
 
+/* compare's first lines: the call and its likely cause; nothing for a
+ * table whose headline called nothing. */
+static void test_answer_names_the_call_and_its_likely_cause(void **state)
+{
+	struct labels l;
+	struct stats_table t;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	labels_init(&l, 6, 1.6);
+	for (size_t i = 0; i < N; i++)
+		set(&l.b[i], "profile.self.hot_only_in_b", "%", 30 + (double)i);
+	build(&l, &t);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_true(report_why_answer(f, &t, ""));
+	fclose(f);
+	if (!strstr(buf, "REGRESSION throughput.gbps -39.8% (p 0.0022) at test=tcp_stream\n"))
+		fail_msg("got: %s", buf);
+	assert_non_null(strstr(buf, "at test=tcp_stream\n  likely: profile.self.hot_only_in_b 0% -> "));
+	free(buf);
+	stats_table_release(&t);
+	labels_release(&l);
+
+	labels_init(&l, 10, 1.0);
+	build(&l, &t);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_false(report_why_answer(f, &t, ""));
+	fclose(f);
+	assert_int_equal(len, 0);
+	free(buf);
+	stats_table_release(&t);
+	labels_release(&l);
+}
+
 static void test_explains_admits_causes_not_the_headlines_relatives(void **state)
 {
 	(void)state;
@@ -249,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_symbol_under_the_threshold_counts_as_zero_where_profiled),
 		cmocka_unit_test(test_a_granted_setting_ranks_before_costs_and_figures),
 		cmocka_unit_test(test_small_costs_rank_after_figures),
+		cmocka_unit_test(test_answer_names_the_call_and_its_likely_cause),
 		cmocka_unit_test(test_explains_admits_causes_not_the_headlines_relatives),
 	};
 
