@@ -284,6 +284,10 @@ for rep in $(seq "$REPS"); do
 		log "[rep $rep/$REPS] $row: ${DESC[$row]}"
 		# shellcheck disable=SC2086
 		run_ours ${OURS[$row]} && record "$row" ours "$RES"
+		# the other placement, for the reason beside a row below its
+		# peer: one flow runs split by default (its ends on two CPUs)
+		# shellcheck disable=SC2086
+		case " ${OURS[$row]} " in *" -n 1 "*) run_ours ${OURS[$row]} --placement pair && record "$row" pair "$RES" ;; esac
 		for peer in ${PEERS[$row]}; do
 			case $peer in
 			iperf3) run_iperf3 ${PARGS[$row.$peer]} ;;
@@ -324,6 +328,7 @@ printf "$fmt" "" "" "Gbps" "Gbps" "Gbps" "Gbps" "" "cpu-s/GB" "cpu-s/GB" "B/seg"
 printf '%s\n' "$(printf '%.0s-' $(seq 152))"
 for row in "${ROWS[@]}"; do
 	read -r on om omin omax oc ob < <(stats "$tmp/$row.ours")
+	read -r qn qm _ _ _ qb < <(stats "$tmp/$row.pair")
 	for peer in ${PEERS[$row]}; do
 		read -r pn pm pmin pmax pc pb < <(stats "$tmp/$row.$peer")
 		# bytes per tcp data segment: tcp rows only (sockperf's fifth
@@ -331,7 +336,7 @@ for row in "${ROWS[@]}"; do
 		case $row in tcp_*) ;; *) ob=- pb=- ;; esac
 		awk -v d="${DESC[$row]}" -v p="$peer" -v on="$on" -v om="$om" -v omin="$omin" -v omax="$omax" -v oc="$oc" \
 			-v pn="$pn" -v pm="$pm" -v pmin="$pmin" -v pmax="$pmax" -v pc="$pc" -v reps="$REPS" -v fmt="$fmt" \
-			-v ob="$ob" -v pb="$pb" 'BEGIN {
+			-v ob="$ob" -v pb="$pb" -v qn="$qn" -v qm="$qm" -v qb="$qb" 'BEGIN {
 			f = "%.3f"
 			o = on ? sprintf(f, om) : "-"; orr = on ? sprintf("%.2f..%.2f", omin, omax) : "-"
 			q = pn ? sprintf(f, pm) : "-"; prr = pn ? sprintf("%.2f..%.2f", pmin, pmax) : "-"
@@ -339,6 +344,15 @@ for row in "${ROWS[@]}"; do
 			oc2 = on ? sprintf(f, oc) : "-"; pc2 = pn ? sprintf(f, pc) : "-"
 			ob2 = ob == "-" ? "-" : sprintf("%.0f", ob); pb2 = pb == "-" ? "-" : sprintf("%.0f", pb)
 			printf fmt, d, p, o, orr, q, prr, r, oc2, pc2, ob2, pb2, on "/" pn
+			# below 0.95 of the peer: what was measured beside it
+			if (r != "-" && om / pm < 0.95) {
+				why = ""
+				if (ob != "-" && pb != "-" && (ob > 2 * pb || pb > 2 * ob))
+					why = sprintf("bytes per segment differ (ours %.0f, peer %.0f): another stream", ob, pb)
+				if (qn && qm > 0)
+					why = why (why ? "; " : "") sprintf("ours --placement pair (both ends on one cpu) %.3f Gbps, %.2f of the peer", qm, qm / pm)
+				printf "%-36s   below 0.95: %s\n", "", why ? why : "no measured reason"
+			}
 		}'
 	done
 done
@@ -360,3 +374,6 @@ echo "(omitted seconds included) over the machine's delta across its run. 256-by
 echo "writes that go out one per segment read near 256; far more means the sender"
 echo "was held back (window, cwnd) and the writes went out coalesced."
 echo "runs o/p: successful runs of ours / of the peer (out of REPS=$REPS)."
+echo "below 0.95: one-flow rows run ours split by default (client and server on"
+echo "different cpus); each repetition also runs them --placement pair (both ends"
+echo "on one cpu, where an unpinned peer's two processes often land on loopback)."
