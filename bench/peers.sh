@@ -206,6 +206,14 @@ run_ours() {
 	RES=$res
 }
 
+# alt_placement ROW: the placement the row does not run by default
+alt_placement() {
+	case " ${OURS[$1]} " in
+	*" udp_stream "*" -n 1 "*) echo pair ;;
+	*) echo split ;;
+	esac
+}
+
 # ---------------------------------------------------------------- rows
 ROWS=(tcp_128k_p1 tcp_sendfile_p1 tcp_256_8k_p1 tcp_256_8k_p4 tcp_256_auto_p1 tcp_256_auto_p1_rmsg tcp_256_auto_p4 udp_1452 udp_64)
 declare -A DESC OURS PEERS PARGS
@@ -285,9 +293,10 @@ for rep in $(seq "$REPS"); do
 		# shellcheck disable=SC2086
 		run_ours ${OURS[$row]} && record "$row" ours "$RES"
 		# the other placement, for the reason beside a row below its
-		# peer: one flow runs split by default (its ends on two CPUs)
+		# peer: one udp flow runs split by default (its ends on two
+		# CPUs), the other rows pair (a flow's two ends on one)
 		# shellcheck disable=SC2086
-		case " ${OURS[$row]} " in *" -n 1 "*) run_ours ${OURS[$row]} --placement pair && record "$row" pair "$RES" ;; esac
+		run_ours ${OURS[$row]} --placement "$(alt_placement "$row")" && record "$row" alt "$RES"
 		for peer in ${PEERS[$row]}; do
 			case $peer in
 			iperf3) run_iperf3 ${PARGS[$row.$peer]} ;;
@@ -328,7 +337,8 @@ printf "$fmt" "" "" "Gbps" "Gbps" "Gbps" "Gbps" "" "cpu-s/GB" "cpu-s/GB" "B/seg"
 printf '%s\n' "$(printf '%.0s-' $(seq 152))"
 for row in "${ROWS[@]}"; do
 	read -r on om omin omax oc ob < <(stats "$tmp/$row.ours")
-	read -r qn qm _ _ _ qb < <(stats "$tmp/$row.pair")
+	read -r qn qm _ _ _ qb < <(stats "$tmp/$row.alt")
+	alt=$(alt_placement "$row")
 	for peer in ${PEERS[$row]}; do
 		read -r pn pm pmin pmax pc pb < <(stats "$tmp/$row.$peer")
 		# bytes per tcp data segment: tcp rows only (sockperf's fifth
@@ -336,7 +346,7 @@ for row in "${ROWS[@]}"; do
 		case $row in tcp_*) ;; *) ob=- pb=- ;; esac
 		awk -v d="${DESC[$row]}" -v p="$peer" -v on="$on" -v om="$om" -v omin="$omin" -v omax="$omax" -v oc="$oc" \
 			-v pn="$pn" -v pm="$pm" -v pmin="$pmin" -v pmax="$pmax" -v pc="$pc" -v reps="$REPS" -v fmt="$fmt" \
-			-v ob="$ob" -v pb="$pb" -v qn="$qn" -v qm="$qm" -v qb="$qb" 'BEGIN {
+			-v ob="$ob" -v pb="$pb" -v qn="$qn" -v qm="$qm" -v qb="$qb" -v alt="$alt" 'BEGIN {
 			f = "%.3f"
 			o = on ? sprintf(f, om) : "-"; orr = on ? sprintf("%.2f..%.2f", omin, omax) : "-"
 			q = pn ? sprintf(f, pm) : "-"; prr = pn ? sprintf("%.2f..%.2f", pmin, pmax) : "-"
@@ -350,7 +360,7 @@ for row in "${ROWS[@]}"; do
 				if (ob != "-" && pb != "-" && (ob > 2 * pb || pb > 2 * ob))
 					why = sprintf("bytes per segment differ (ours %.0f, peer %.0f): another stream", ob, pb)
 				if (qn && qm > 0)
-					why = why (why ? "; " : "") sprintf("ours --placement pair (both ends on one cpu) %.3f Gbps, %.2f of the peer", qm, qm / pm)
+					why = why (why ? "; " : "") sprintf("ours --placement %s %.3f Gbps, %.2f of the peer", alt, qm, qm / pm)
 				printf "%-36s   below 0.95: %s\n", "", why ? why : "no measured reason"
 			}
 		}'
@@ -374,6 +384,6 @@ echo "(omitted seconds included) over the machine's delta across its run. 256-by
 echo "writes that go out one per segment read near 256; far more means the sender"
 echo "was held back (window, cwnd) and the writes went out coalesced."
 echo "runs o/p: successful runs of ours / of the peer (out of REPS=$REPS)."
-echo "below 0.95: one-flow rows run ours split by default (client and server on"
-echo "different cpus); each repetition also runs them --placement pair (both ends"
-echo "on one cpu, where an unpinned peer's two processes often land on loopback)."
+echo "below 0.95: each repetition also runs ours under the placement the row does"
+echo "not use by default (--placement split: client and server on different cpus;"
+echo "pair, for the one-flow udp rows: both ends on one cpu), shown beside it."

@@ -209,8 +209,8 @@ static void test_finalize_threads_default_to_min_of_flows_and_cpus(void **state)
 	}
 }
 
-/* The default placement: client and server on distinct cpus, the flags
- * override one end or both, and a lone cpu is shared and said so. */
+/* Split: client and server on distinct cpus, the flags override one end
+ * or both, and a lone cpu is shared and said so. */
 static void test_finalize_split_placement(void **state)
 {
 	static const struct {
@@ -236,6 +236,7 @@ static void test_finalize_split_placement(void **state)
 		struct job_config c;
 
 		job_config_init(&c);
+		c.placement = JOB_PLACE_SPLIT;
 		if (cases[i].given)
 			assert_int_equal(base_parse_cpulist(cases[i].given, &c.cpus, NULL), 0);
 		if (cases[i].rgiven)
@@ -297,9 +298,9 @@ static void test_finalize_pair_placement(void **state)
 	assert_int_equal(job_placement_parse("pair", &(enum job_placement){ 0 }), 0);
 }
 
-/* auto, the default: pair for a stream test of two flows or more (bidir
- * counts both ways), split for one flow and for request/response; the
- * configuration then names the policy chosen. */
+/* auto, the default: pair for tcp streams and udp streams of two flows
+ * or more (bidir counts both ways), split for one udp flow and for
+ * request/response; the configuration then names the policy chosen. */
 static void test_finalize_auto_placement(void **state)
 {
 	static const struct {
@@ -308,8 +309,10 @@ static void test_finalize_auto_placement(void **state)
 		uint32_t streams;
 		enum job_placement want;
 	} cases[] = {
-		{ JOB_TEST_TCP_STREAM, JOB_DIR_SEND, 1, JOB_PLACE_SPLIT },
+		{ JOB_TEST_TCP_STREAM, JOB_DIR_SEND, 1, JOB_PLACE_PAIR },
 		{ JOB_TEST_TCP_STREAM, JOB_DIR_SEND, 2, JOB_PLACE_PAIR },
+		{ JOB_TEST_UDP_STREAM, JOB_DIR_SEND, 1, JOB_PLACE_SPLIT },
+		{ JOB_TEST_UDP_STREAM, JOB_DIR_SEND, 2, JOB_PLACE_PAIR },
 		{ JOB_TEST_UDP_STREAM, JOB_DIR_BIDIR, 1, JOB_PLACE_PAIR },
 		{ JOB_TEST_TCP_SENDFILE, JOB_DIR_RECV, 4, JOB_PLACE_PAIR },
 		{ JOB_TEST_TCP_RR, JOB_DIR_SEND, 4, JOB_PLACE_SPLIT },
@@ -358,6 +361,7 @@ static void test_placement_free_and_json(void **state)
 	json_decref(j);
 
 	job_config_init(&c);
+	c.placement = JOB_PLACE_SPLIT;
 	finalize_ok(&c, 4);
 	j = job_config_to_json(&c);
 	assert_int_equal(job_config_from_json(j, &d, &err), 0);
