@@ -209,7 +209,7 @@ run_ours() {
 # alt_placement ROW: the placement the row does not run by default
 alt_placement() {
 	case " ${OURS[$1]} " in
-	*" udp_stream "*" -n 1 "*) echo pair ;;
+	*" -n 1 "*) echo pair ;;
 	*) echo split ;;
 	esac
 }
@@ -293,8 +293,8 @@ for rep in $(seq "$REPS"); do
 		# shellcheck disable=SC2086
 		run_ours ${OURS[$row]} && record "$row" ours "$RES"
 		# the other placement, for the reason beside a row below its
-		# peer: one udp flow runs split by default (its ends on two
-		# CPUs), the other rows pair (a flow's two ends on one)
+		# peer: one flow runs split by default (its ends on two CPUs),
+		# more flows pair (a flow's two ends on one)
 		# shellcheck disable=SC2086
 		run_ours ${OURS[$row]} --placement "$(alt_placement "$row")" && record "$row" alt "$RES"
 		for peer in ${PEERS[$row]}; do
@@ -385,5 +385,5 @@ echo "writes that go out one per segment read near 256; far more means the sende
 echo "was held back (window, cwnd) and the writes went out coalesced."
 echo "runs o/p: successful runs of ours / of the peer (out of REPS=$REPS)."
 echo "below 0.95: each repetition also runs ours under the placement the row does"
-echo "not use by default (--placement split: client and server on different cpus;"
-echo "pair, for the one-flow udp rows: both ends on one cpu), shown beside it."
+echo "not use by default (one flow: --placement pair, both ends on one cpu; more"
+echo "flows: split, client and server on different cpus), shown beside it."

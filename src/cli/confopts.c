@@ -146,7 +146,7 @@ int cli_config_opt(int opt, const char *arg, struct job_config *c)
 		return cli_cpulist("--remote-cpus", arg, &c->remote_cpus) ? 1 : -1;
 	case CLI_OPT_PLACEMENT:
 		if (job_placement_parse(arg, &c->placement)) {
-			cli_error("invalid --placement '%s': expected split (client and server workers on distinct cpus), pair (each end on every cpu, a flow's two ends on one), auto (pair for tcp streams and udp streams of 2 flows or more, else split) or free (not pinned)",
+			cli_error("invalid --placement '%s': expected split (client and server workers on distinct cpus), pair (each end on every cpu, a flow's two ends on one), auto (pair for streams of 2 flows or more, else split) or free (not pinned)",
 				  arg);
 			return -1;
 		}

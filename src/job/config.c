@@ -593,11 +593,11 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 				    "invalid placement %d: expected auto, split, pair or free",
 				    c->placement);
 	/* a flow's two ends on one CPU let many streams use every CPU and
-	 * respond to their buffers, and one tcp stream go as fast as its
-	 * unpinned peers (docs/methodology.md, "CPU placement") */
+	 * respond to their buffers; one flow keeps an end per CPU, where
+	 * a worker that waits can be judged starved (docs/methodology.md,
+	 * "CPU placement") */
 	if (c->placement == JOB_PLACE_AUTO)
-		c->placement = job_test_kind(c->test) == JOB_KIND_STREAM &&
-					       (nflows >= 2 || c->test != JOB_TEST_UDP_STREAM) ?
+		c->placement = job_test_kind(c->test) == JOB_KIND_STREAM && nflows >= 2 ?
 				       JOB_PLACE_PAIR :
 				       JOB_PLACE_SPLIT;
 	place(c, allowed);

@@ -298,9 +298,9 @@ static void test_finalize_pair_placement(void **state)
 	assert_int_equal(job_placement_parse("pair", &(enum job_placement){ 0 }), 0);
 }
 
-/* auto, the default: pair for tcp streams and udp streams of two flows
- * or more (bidir counts both ways), split for one udp flow and for
- * request/response; the configuration then names the policy chosen. */
+/* auto, the default: pair for a stream test of two flows or more (bidir
+ * counts both ways), split for one flow and for request/response; the
+ * configuration then names the policy chosen. */
 static void test_finalize_auto_placement(void **state)
 {
 	static const struct {
@@ -309,7 +309,7 @@ static void test_finalize_auto_placement(void **state)
 		uint32_t streams;
 		enum job_placement want;
 	} cases[] = {
-		{ JOB_TEST_TCP_STREAM, JOB_DIR_SEND, 1, JOB_PLACE_PAIR },
+		{ JOB_TEST_TCP_STREAM, JOB_DIR_SEND, 1, JOB_PLACE_SPLIT },
 		{ JOB_TEST_TCP_STREAM, JOB_DIR_SEND, 2, JOB_PLACE_PAIR },
 		{ JOB_TEST_UDP_STREAM, JOB_DIR_SEND, 1, JOB_PLACE_SPLIT },
 		{ JOB_TEST_UDP_STREAM, JOB_DIR_SEND, 2, JOB_PLACE_PAIR },
