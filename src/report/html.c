@@ -1102,6 +1102,35 @@ static void html_params(FILE *out, const struct report_doc *d)
 	free(tests);
 }
 
+struct html_answer_ctx {
+	FILE *out;
+	const struct report_doc *d;
+};
+
+static void html_answer_line(void *ctx, size_t b, const char *line)
+{
+	struct html_answer_ctx *c = ctx;
+
+	fputs("<li>", c->out);
+	label_chip(c->out, c->d, b);
+	fputs(": ", c->out);
+	esc(c->out, line);
+	fputs("</li>\n", c->out);
+}
+
+/* The answer first: each label's calls and their likely causes. */
+static void html_answer(FILE *out, const struct report_doc *d, const char *const *descs)
+{
+	struct html_answer_ctx c = { out, d };
+
+	if (d->nlabels < 2)
+		return;
+	fputs("<section id=\"answer\">\n<h2>Answer</h2>\n<ul class=\"answer\">\n", out);
+	if (!report_answers(d, descs, html_answer_line, &c))
+		fputs("<li>No headline metric changed against the baseline.</li>\n", out);
+	fputs("</ul>\n</section>\n", out);
+}
+
 int report_html(FILE *out, const struct report_doc *d, size_t *ncharts)
 {
 	struct report_chart *charts = NULL;
@@ -1143,6 +1172,7 @@ int report_html(FILE *out, const struct report_doc *d, size_t *ncharts)
 	if (any_series(d))
 		fputs("<a href=\"#window\">Within the window</a>", out);
 	fputs("</nav>\n", out);
+	html_answer(out, d, (const char *const *)descs);
 	html_environment(out, d);
 	html_summary(out, d, (const char *const *)descs);
 	fputs("<section id=\"axes\">\n<h2>The headline metric against each axis</h2>\n", out);

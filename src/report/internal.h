@@ -179,6 +179,12 @@ struct report_why_fmt {
 	void (*item)(FILE *out, size_t k, const char *line);
 	void (*tail)(FILE *out);
 };
+/* For each label against the baseline and each configuration whose
+ * headline called a REGRESSION or an IMPROVEMENT, fn with the label's
+ * index and one line: the call, its shift and p, the configuration
+ * (descs[config]) and the first of what moved with it. Returns how many. */
+size_t report_answers(const struct report_doc *d, const char *const *descs,
+		      void (*fn)(void *ctx, size_t b, const char *line), void *ctx);
 /* For each configuration of label b against the baseline that has some,
  * what moved with its headline (REPORT_WHY_TOP at most), through fmt. */
 void report_why_doc(FILE *out, const struct report_doc *d, const char *const *descs, size_t b,

@@ -598,6 +598,35 @@ static void md_params(FILE *out, const struct report_doc *d)
 	free(tests);
 }
 
+struct md_answer_ctx {
+	FILE *out;
+	const struct report_doc *d;
+};
+
+static void md_answer_line(void *ctx, size_t b, const char *line)
+{
+	struct md_answer_ctx *c = ctx;
+
+	fputs("- ", c->out);
+	report_md_escape(c->out, c->d->labels[b].name);
+	fputs(": ", c->out);
+	report_md_escape(c->out, line);
+	fputc('\n', c->out);
+}
+
+/* The answer first: each label's calls and their likely causes. */
+static void md_answer(FILE *out, const struct report_doc *d, const char *const *descs)
+{
+	struct md_answer_ctx c = { out, d };
+
+	if (d->nlabels < 2)
+		return;
+	fputs("## Answer\n\n", out);
+	if (!report_answers(d, descs, md_answer_line, &c))
+		fputs("No headline metric changed against the baseline.\n", out);
+	fputc('\n', out);
+}
+
 int report_md(FILE *out, const struct report_doc *d)
 {
 	char **descs = report_config_descs(d);
@@ -626,6 +655,7 @@ int report_md(FILE *out, const struct report_doc *d)
 	}
 	fprintf(out, "%zu configuration%s.", d->nconfigs, d->nconfigs == 1 ? "" : "s");
 	fputs("\n\n", out);
+	md_answer(out, d, (const char *const *)descs);
 	md_params(out, d);
 	md_environment(out, d);
 	md_summary(out, d, (const char *const *)descs);

@@ -133,3 +133,31 @@ bool report_why_answer(FILE *out, const struct stats_table *t, const char *commo
 	}
 	return true;
 }
+
+size_t report_answers(const struct report_doc *d, const char *const *descs,
+		      void (*fn)(void *ctx, size_t b, const char *line), void *ctx)
+{
+	char line[640], why[320], ch[24];
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->ncmps; i++) {
+		const struct report_cmp *cmp = &d->cmps[i];
+		const struct stats_row *h = stats_table_headline(&cmp->t);
+		int k;
+
+		if (cmp->a != d->baseline || !h ||
+		    (h->c.verdict != STATS_REGRESSION && h->c.verdict != STATS_IMPROVEMENT))
+			continue;
+		report_fmt_pct(ch, sizeof(ch), h->c.shift_pct);
+		k = snprintf(line, sizeof(line), "%s %s %s (p %.2g) at %s",
+			     stats_verdict_name(h->c.verdict), h->metric, ch, h->c.p,
+			     descs[cmp->config]);
+		if (cmp->t.nwhy && k > 0 && (size_t)k < sizeof(line)) {
+			report_why_text(&cmp->t.why[0], why, sizeof(why));
+			snprintf(line + k, sizeof(line) - (size_t)k, "; likely: %s", why);
+		}
+		fn(ctx, cmp->b, line);
+		n++;
+	}
+	return n;
+}
