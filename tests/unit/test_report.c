@@ -1233,7 +1233,10 @@ static void test_md_of_a_hand_built_table(void **state)
 	assert_non_null(strstr(md, "# netregress report: 6.1, 6.2\\|rc\n\n"
 				   "Baseline: 6.1; compared against it: 6.2\\|rc.\n"
 				   "1 configuration.\n\n"
-				   "Parameters of every configuration: `msg=256`\n\n"));
+				   "## Answer\n\n"));
+	/* the answer first: the call, with the configuration's short name */
+	assert_non_null(strstr(md, "- 6.2\\|rc: REGRESSION throughput.gbps "));
+	assert_non_null(strstr(md, "\n\nParameters of every configuration: `msg=256`\n\n"));
 	assert_non_null(strstr(md, "| **client.kernel** | 6.1 | 6.2\\|rc |\n"));
 	assert_non_null(strstr(md, "| configuration | metric | 6.1 (baseline) | 6.2\\|rc |\n"
 				   "| --- | --- | ---: | ---: |\n"
