@@ -181,6 +181,19 @@ const struct sample_metric *base_sample_get(const struct base_sample *s,
 	return i < s->nmetrics ? &s->metrics[i] : NULL;
 }
 
+bool base_sample_share_below(const struct base_sample *s, const char *name)
+{
+	static const char *const kinds[] = { "profile.self.", "profile.children." };
+	bool server = !strncmp(name, "server.", 7);
+	const char *bare = server ? name + 7 : name;
+	bool share = false;
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
+		share |= !strncmp(bare, kinds[i], strlen(kinds[i]));
+	return share && !base_sample_get(s, name) &&
+	       base_sample_get(s, server ? "server.profile.samples" : "profile.samples");
+}
+
 double base_sample_value(const struct base_sample *s, const char *name)
 {
 	const struct sample_metric *m = base_sample_get(s, name);

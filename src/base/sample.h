@@ -124,6 +124,11 @@ const struct sample_metric *base_sample_get(const struct base_sample *s,
 					    const char *name);
 /* A metric's value by name; NaN when absent. */
 double base_sample_value(const struct base_sample *s, const char *name);
+/* Whether name is a profile share ([server.]profile.self.<sym> or
+ * [server.]profile.children.<sym>) that s lacks although that end was
+ * profiled (it holds [server.]profile.samples): the profiler keeps only
+ * the symbols at or over its threshold, so the share there reads 0. */
+bool base_sample_share_below(const struct base_sample *s, const char *name);
 /* The same, looking at index hint first: samples made by one build list
  * their metrics in one order, so a reader going through another sample's
  * metrics in order finds each at its own index. */

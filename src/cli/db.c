@@ -363,11 +363,13 @@ static void show_metric_of(const struct base_sample *s, size_t n, const struct s
 	*r = (struct show_metric){ m->name, m->unit, NAN, NAN, INFINITY, -INFINITY, 0 };
 	for (size_t i = 0; i < n; i++) {
 		const struct sample_metric *mm = base_sample_get(&s[i], m->name);
+		/* a profile share under the threshold of a profiled sample is 0 */
+		double x = mm ? mm->value : base_sample_share_below(&s[i], m->name) ? 0 : NAN;
 
-		if (mm && isfinite(mm->value)) {
-			v[r->k++] = mm->value;
-			r->lo = fmin(r->lo, mm->value);
-			r->hi = fmax(r->hi, mm->value);
+		if (isfinite(x)) {
+			v[r->k++] = x;
+			r->lo = fmin(r->lo, x);
+			r->hi = fmax(r->hi, x);
 		}
 	}
 	if (!r->k)

@@ -82,27 +82,6 @@ static enum stats_better better_of(enum metric_dir d)
 	       d == METRIC_LOWER ? STATS_LOWER : STATS_NEUTRAL;
 }
 
-/* The length of the "profile.self." or "profile.children." part of a
- * profile share's name, after an optional "server." (0: not a share). */
-static size_t profile_share_prefix(const char *name)
-{
-	static const char *const kinds[] = { "profile.self.", "profile.children." };
-	size_t off = strncmp(name, "server.", 7) ? 0 : 7;
-
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
-		if (!strncmp(name + off, kinds[i], strlen(kinds[i])))
-			return off + strlen(kinds[i]);
-	return 0;
-}
-
-/* Whether s holds a profile of the end whose share name is given: a
- * symbol that profile left out was under its threshold there. */
-static bool profiled(const struct base_sample *s, const char *share_name)
-{
-	return base_sample_get(s, strncmp(share_name, "server.", 7) ? "profile.samples" :
-								       "server.profile.samples") != NULL;
-}
-
 /* The finite values of metric name in s[0..n), in run order, into out (hint:
  * its index in the first sample that has it); its unit in *unit. A profile
  * share absent from a profiled sample counts as 0 there: the profiler
@@ -111,7 +90,6 @@ static bool profiled(const struct base_sample *s, const char *share_name)
 static size_t values(const struct base_sample *const *s, size_t n,
 		     const char *name, size_t hint, double *out, const char **unit)
 {
-	bool share = profile_share_prefix(name) > 0;
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -120,7 +98,7 @@ static size_t values(const struct base_sample *const *s, size_t n,
 		if (m && isfinite(m->value)) {
 			out[k++] = m->value;
 			*unit = m->unit;
-		} else if (!m && share && profiled(s[i], name)) {
+		} else if (!m && base_sample_share_below(s[i], name)) {
 			out[k++] = 0;
 		}
 	}
