@@ -16,14 +16,14 @@
  * second a thread on every CPU this process may use spins, and the host's
  * steal over it is read. Steal is time a vCPU wanted to run while the
  * host ran something else: an idle guest wants nothing and shows none,
- * whatever the host does (idle reads under 2% came between tcp_rr runs
- * that lost 6-36% of the machine to it).
+ * whatever the host does, so only a busy probe can see a contended host
+ * (docs/methodology.md, "Interference", gives the readings).
  */
 #define CLI_SETTLE_PROBE_NS (1000 * NS_PER_MS)
 #define CLI_SETTLE_IDLE_NS (CLI_SETTLE_PROBE_NS / 2)
 /* Quiet: the machine's CPUs busy (the host's steal included) under this
- * share of their time over the idle half; the disturbed flag is at 10%,
- * and an idle 2-vCPU guest here read 0.5-1.1% */
+ * share of their time over the idle half: well below the disturbed
+ * flag's 10%, above what an idle machine reads (docs/methodology.md) */
 #define CLI_QUIET_PCT 3.0
 /* ... and the host's steal of the spinning CPUs' time under this share:
  * a sample's window.stolen is at 2% of its window over two CPUs, 1% of

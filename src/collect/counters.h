@@ -170,7 +170,7 @@ struct base_cpulist;
  * nothing. Returns 0, -EINVAL for a usage or time file that is not a
  * number (err names it; nothing added), -ENOMEM, or add's errors
  * (-ENOSPC...). Two
- * small reads per state and CPU: 30 to 50 us on 2 CPUs with 2 states.
+ * small reads per state and CPU: not for the measured loop.
  */
 int collect_counters_add_cpuidle(struct collect_counters *out, const char *sys,
 				 const struct base_cpulist *cpus, struct base_err *err);
@@ -184,8 +184,8 @@ int collect_counters_add_cpuidle(struct collect_counters *out, const char *sys,
  *
  * Returns 0; a negative errno from open/read/malloc; -EFBIG for a file over
  * the cap; or a parser's error (*out is then partly filled). err starts
- * with the file's path. Takes 0.1 to 0.2 ms on 2 CPUs; reads files: not
- * for the measured loop. Any thread, one thread per snapshot at a time.
+ * with the file's path. Reads five files: not for the measured loop. Any
+ * thread, one thread per snapshot at a time.
  */
 int collect_counters_read(struct collect_counters *out, struct base_err *err);
 
@@ -195,8 +195,8 @@ int collect_counters_read(struct collect_counters *out, struct base_err *err);
  * line at a time and the devices' lines dropped before parsing: on a
  * large machine they run to megabytes. A missing file adds nothing. On
  * any error nothing is added. Returns 0, -EINVAL (a malformed line, err
- * names the file and the line), -ENOMEM, -EIO, or the open's errno. About
- * 50 us on 2 CPUs with 20 devices; reads a file: not for the measured loop.
+ * names the file and the line), -ENOMEM, -EIO, or the open's errno. Reads
+ * a file: not for the measured loop.
  */
 int collect_counters_add_interrupts(struct collect_counters *out, const char *path,
 				    struct base_err *err);

@@ -107,15 +107,14 @@ struct collect_cpu_pct {
  * kernel counts idle and iowait exactly (the sleeps' length) and steal from the host's
  * steal clock, but user, system, irq and softirq only at the ticks that
  * fire while the CPU is busy: a CPU busy in bursts shorter than a tick,
- * idle between them, loses most of its busy ticks (a tcp_rr CPU showed
- * 150 of the 262 its sleeps left over 6 s). So busy is the time less idle
+ * idle between them, loses most of its busy ticks (docs/methodology.md,
+ * "Exact CPU accounting"). So busy is the time less idle
  * and iowait, steal its own share, and user, system, irq and softirq split
  * the rest in the ratio of their ticks. busy_ticks is the busy share the
  * ticks alone give, at most busy (a load in step with the tick puts
  * every tick in a burst); the test's foreign CPU is reckoned from it (the
  * busy time sleeps leave over also holds the kernel's idle exits and wakeups
- * on behalf of the test, 4-8% of a 2-CPU machine on loopback, which no
- * task is charged with).
+ * on behalf of the test, which no task is charged with).
  *
  * Returns 0, or -EINVAL when an argument is NULL, no selected cpu is present
  * in both snapshots, or no ticks elapsed (out is then zeroed). Pure

@@ -24,7 +24,8 @@
 #define COLLECT_EXITS_TICK_NS 10000000ULL
 /* Records one listener keeps at most; past them collect_exits_lost says so. */
 #define COLLECT_EXITS_MAX 262144
-/* The listener's socket buffer: a record is a 596-byte datagram here,
+/* The listener's socket buffer: a record is a datagram of a few hundred
+ * bytes (struct taskstats in its netlink headers, its size the kernel's),
  * and the kernel charges a datagram more than its bytes; some thousands
  * of exits between two drains. */
 #define COLLECT_EXITS_RCVBUF (16 << 20)
@@ -37,14 +38,13 @@ struct collect_exit {
 	/*
 	 * Its run time. The record's sum_exec_runtime (schedstat's figure)
 	 * has not yet taken in the slice running then: at most a scheduler
-	 * tick, but most of a short life (0.14 of 0.55 ms for a /bin/true
-	 * on a busy machine here, all of it for 86% of them on a quiet
-	 * one). The ticks' user and system time charge a whole tick to
-	 * whoever runs on it: unbiased over many short lives, but 3-43% over
-	 * a 300 ms burn here. So the ticks' figure, held within a tick
-	 * (COLLECT_EXITS_TICK_NS) above sum_exec_runtime: 0 for many a short
-	 * life. Neither has the exit's last steps (the address space torn
-	 * down).
+	 * tick, but most or all of a short life. The ticks' user and system
+	 * time charge a whole tick to whoever runs on it: unbiased over
+	 * many short lives, but far off for one. So the ticks' figure, held
+	 * within a tick (COLLECT_EXITS_TICK_NS) above sum_exec_runtime: 0
+	 * for many a short life. Neither has the exit's last steps (the
+	 * address space torn down). docs/methodology.md ("Interference")
+	 * gives both errors as measured.
 	 */
 	uint64_t run_ns;
 	char comm[16];

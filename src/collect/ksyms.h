@@ -8,14 +8,15 @@
 
 #include "base/err.h"
 
-/* The largest /proc/kallsyms read (about 5 MiB with 120k lines on 6.18). */
+/* The largest /proc/kallsyms read: a whole kernel's is a few MiB
+ * (docs/measures.md). */
 #define COLLECT_KSYMS_CAP_BYTES (64u << 20)
 
 /*
  * A symbol covers the addresses from its start to the next symbol's start,
- * but never more than this: the largest x86_64 function of a 6.18 kernel
- * is about 21 KiB, while alignment holes between text sections reach
- * 1 MiB. An address past that, past the last symbol, below the first one,
+ * but never more than this: more than a kernel function spans, less than
+ * the alignment holes between text sections (docs/measures.md gives the
+ * sizes measured). An address past that, past the last symbol, below the first one,
  * or after a non-text (data) symbol or the _etext/_einittext end markers
  * is "[unknown]".
  */
@@ -68,9 +69,9 @@ int collect_ksyms_parse(struct collect_ksyms **out, const char *text,
  * Read path (NULL: /proc/kallsyms) in one pass into a buffer capped at
  * COLLECT_KSYMS_CAP_BYTES (a larger file is -EFBIG, not a truncation) and
  * parse it as collect_ksyms_parse() does; open and read errors are
- * returned as negative errnos with err naming the path. A whole 6.18
- * kernel (122k lines, 5 MiB) takes about 70 ms on the 2-vCPU test VM, most
- * of it the kernel formatting the file, and 8 MiB: load once, outside
+ * returned as negative errnos with err naming the path. Slow, most of it
+ * the kernel formatting the file, and the table holds every text symbol
+ * (docs/measures.md gives the time and size measured): load once, outside
  * any measured window.
  */
 int collect_ksyms_load(struct collect_ksyms **out, const char *path,

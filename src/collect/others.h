@@ -31,8 +31,8 @@ void collect_others_free(struct collect_others *o);
  * hidepid or in a PID namespace other processes are hidden, and a sum of
  * nothing would read as a quiet machine (-ENOENT). Returns 0, -ENOENT,
  * -E2BIG (more than COLLECT_OTHERS_MAX threads), -ENOMEM or another
- * negative errno from opening proc_root, with err. Slow (a millisecond or
- * two on a quiet machine): at the window's marks, never in a measured loop.
+ * negative errno from opening proc_root, with err. Slow (two files per
+ * thread of the machine): at the window's marks, never in a measured loop.
  */
 int collect_others_snap(struct collect_others *o, const char *proc_root,
 			struct base_err *err);

@@ -87,7 +87,8 @@ struct collect_profile_opts {
 	 * due while interrupts were off is taken where they come back on: in
 	 * pvm_irq_enable, _raw_spin_unlock_irqrestore and the like, which
 	 * then hold the samples of every interrupts-off stretch that ends in
-	 * them (46-48% of a loopback tcp_stream's on the PVM guest). With a
+	 * them (on a guest, a large share of a loopback stream's samples:
+	 * docs/measures.md). With a
 	 * chain, such a sample's self is counted at the first caller outside
 	 * those helpers: the function whose interrupts-off stretch it was
 	 * (sock_def_readable, do_syscall_64). Cycles are NMIs where the

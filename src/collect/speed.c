@@ -75,11 +75,8 @@ void collect_speed_of_chunks(int64_t *ns, size_t n, unsigned steps,
  *
  * Not inlined, and at the start of a 64-byte block: where the loop sits
  * against those boundaries changes its speed, so it must not move with the
- * code around it from one build to the next. On the Zen 3 guest, 8 runs
- * of each, interleaved: the loop placed across a 64-byte boundary read
- * 592-725 op/us (median 651), the same loop inside one block 689-747
- * (median 713); two builds that differed only elsewhere in this file read
- * 589-653 and 680-713.
+ * code around it from one build to the next (docs/methodology.md, "Host
+ * speed", gives what a boundary cost).
  */
 __attribute__((noinline, aligned(64))) static void chain(volatile uint64_t *x)
 {

@@ -13,11 +13,11 @@
 /*
  * Why: a virtual CPU's speed changes under the guest when the host takes
  * short slices of its time, or gives its core's other hyperthread, its
- * caches or its clock to someone else. Steal time does not show it (on the
- * machine this project grew up on it stays 0) and neither does any guest
- * counter without hardware events. There, a pinned loop did 30-40% more
- * work in some seconds than in others, each CPU on its own; most of the
- * loss was slices of a few microseconds, each too short to see as a gap.
+ * caches or its clock to someone else. Steal time need not show it (a
+ * hypervisor may report none) and neither does any guest counter without
+ * hardware events; slices of a few microseconds are each too short to
+ * see as a gap in the guest's own clocks. docs/methodology.md ("Host
+ * speed") gives what a pinned loop measured.
  *
  * This probe measures it: on every probed CPU a thread (pinned, SCHED_FIFO
  * priority 1 where allowed, so that the test's own threads do not cut into

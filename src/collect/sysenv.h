@@ -113,7 +113,8 @@ void collect_sysenv_sort(struct collect_sysenv *env);
  *
  * Returns 0 or a negative errno (-E2BIG for a file over
  * COLLECT_SYSENV_VALUE_MAX bytes, -ENOSPC, -EMFILE...); err names the
- * file. About 480 files and 1 to 3 ms here.
+ * file. Reads one file per sysctl, some hundreds: not for the measured
+ * loop.
  */
 int collect_sysenv_add_sysctls(struct collect_sysenv *env, const char *root,
 			       struct base_err *err);
@@ -146,8 +147,9 @@ int collect_sysenv_add_if(struct collect_sysenv *env, const char *ifname,
 /*
  * Clear *env and fill it with every key listed above, for the nif
  * interfaces in ifnames (may be NULL when nif is 0), then sort it.
- * Reads about 500 files and makes a few syscalls per interface: 1.3 to
- * 3.5 ms here; once per run, never in the measured loop. Any thread.
+ * Reads some hundreds of files and makes a few syscalls per interface
+ * (docs/measures.md gives the time measured): once per run, never in the
+ * measured loop. Any thread.
  *
  * Returns 0 or the first error of the helpers above, or of uname or a
  * file that exists but cannot be read or is over its cap (/proc/cmdline

@@ -16,11 +16,9 @@
  * minute, and sit on different dies or sockets the next. Nothing inside
  * the guest says so: not steal time, not the CPU's speed (each vCPU runs
  * as fast as before). But loopback traffic is cache lines moving from the
- * sender's CPU to the receiver's, and its rate follows how far they move.
- * On the 2-vCPU EPYC guest this probe was written on, a cache line's round
- * trip between vCPU 0 and vCPU 1 read 72-80 ns, 110-140 ns or 420-480 ns,
- * switching within seconds, and tcp_stream read about 30, 24 and 15 Gbps
- * at those distances (r = -0.89 and -0.97 over two 12 s runs at 500 ms).
+ * sender's CPU to the receiver's, and its rate follows how far they move
+ * (docs/methodology.md, "Where the host keeps the CPUs", gives the
+ * distances and rates measured).
  *
  * The probe: for each pair of CPUs (a client worker's and the server
  * worker's it talks to), a thread pinned to each (SCHED_FIFO priority 1
@@ -33,9 +31,10 @@
  * did not come, or whose answer took longer than a bound (a CPU taken by
  * the host or a higher-priority task), is missed and counted as such.
  *
- * Cost: one round per period (default 100 ms): 32 round trips, 3-15 us,
- * plus the time one thread waits for the other to wake (a few us), on
- * two CPUs. Far below the speed probe's 50 us every 50 ms on every CPU.
+ * Cost: one round per period (default 100 ms): COLLECT_XCPU_BATCHES x
+ * COLLECT_XCPU_PER_BATCH round trips plus the time one thread waits for
+ * the other to wake, on two CPUs. Far below the speed probe's 50 us every
+ * 50 ms on every CPU.
  */
 
 #define COLLECT_XCPU_PER_BATCH 4
@@ -53,11 +52,10 @@ struct collect_xcpu_opts {
 	int64_t period_ns;                     /* 0: 100 ms; at least 1 ms */
 	/* how long the leader waits for its partner to arrive (0: 200 us, as
 	 * a run's: longer would take its CPU from the test when the partner's
-	 * is busy). On an idle 2-vCPU guest here a timer woke a halted vCPU
-	 * 117-138 us late at the median and 2.8 ms at the 99th percentile,
-	 * and two woken for one deadline came more than 200 us apart once in
-	 * 19: an idle machine's probe (netregress probe) waits longer. At
-	 * most the period. */
+	 * is busy). On an idle guest a timer wakes a halted vCPU late, at
+	 * times by milliseconds, so two threads woken for one deadline can
+	 * arrive far apart (docs/methodology.md): an idle machine's probe
+	 * (netregress probe) waits longer. At most the period. */
 	int64_t arrive_ns;
 };
 

@@ -115,11 +115,10 @@ struct stats_window {
  * moved the CPUs in at least STATS_ADJUST_MIN_WINDOWS windows (levels of
  * x STATS_XCPU_MOVED_RATIO apart, as window.xcpu_moved): where x only
  * jittered around one placement, that jitter is mostly the probe's own
- * noise, which the rate does not follow, and the slope fitted to it reads
- * near 0 (on a guest whose host kept the vCPUs put within the windows and
- * not between them, 7 of 7 windows jittered by about 10% and gave -0.02,
- * while the samples' medians, near and far, gave -0.10 at r = -0.94);
- * compare then fits the samples' medians (stats_adjust_log).
+ * noise, which the rate does not follow, so a slope fitted to it reads
+ * near 0 even where the samples' medians at two placements show a steep
+ * one (docs/methodology.md); compare then fits the samples' medians
+ * (stats_adjust_log).
  *
  * The intervals of a window are not independent, so the slope's standard
  * error is the cluster-robust one with the windows as clusters (CR1:
@@ -128,14 +127,12 @@ struct stats_window {
  * moved at all (at least 3). Its t is not read against Student's t with
  * G - 1 degrees of freedom: when x stepped in a few windows and only
  * jittered in the rest, those few carry the slope and that test calls
- * chance significant (a slope of 0 was applied in 112 of 300 simulated
- * sets of 6 + 6 windows whose rates moved in spells of their own,
- * test_adjust_windows_few_moves_make_no_slope). p is the
- * wild cluster bootstrap's instead, restricted to a slope of 0 (WCR-C,
- * Webb's six-point weights, every combination up to 6 windows, else 9999
- * draws from a fixed seed: the same windows give the same p), which
- * weighs each window by what it carries (6 of the same 300; 3, with 94
- * of them tested, since the host must have moved the CPUs in 3 windows).
+ * chance significant (test_adjust_windows_few_moves_make_no_slope; the
+ * simulated rates are in docs/methodology.md). p is the wild cluster
+ * bootstrap's instead, restricted to a slope of 0 (WCR-C, Webb's
+ * six-point weights, every combination up to 6 windows, else 9999 draws
+ * from a fixed seed: the same windows give the same p), which weighs each
+ * window by what it carries.
  * r2 is the share of the within-window variance of ln(rate) that went with
  * ln(x); x_ref the geometric mean of x over every interval with a figure.
  *

@@ -62,12 +62,11 @@ int stats_kendall(const double *x, const double *y, size_t n,
 
 /*
  * Steady state of a window from its interval rates (in time order). The
- * 100 ms rates are not independent: a quiet loopback window's carry
- * 0.3-0.8 of one interval's deviation into the next, and the plain
- * Mann-Kendall test, which assumes none, called 10 of 56 quiet windows
- * trending at p < 0.01 (this test: 6), and 14% and 21% of made-up AR(1)
- * series of 50 rates at 0.5 and 0.7 (this test: 3% and 7%, while it
- * flags a 20% step or a 30% slope in every one). So the variance of S is
+ * 100 ms rates are not independent: a quiet window's carry part of one
+ * interval's deviation into the next, and the plain Mann-Kendall test,
+ * which assumes they carry none, then calls trends in quiet windows far
+ * more often than its p says (docs/methodology.md, "Steady state", gives
+ * the measured and simulated rates). So the variance of S is
  * widened for the rates' own persistence rho (stats_levels_rho), as Hamed
  * and Rao (1998) do, with the ranks' autocorrelation at lag k taken from
  * a first-order autoregression, (6 / pi) asin(rho^k / 2):
@@ -113,8 +112,9 @@ int stats_host_trend(const double *rates, const double *speeds, size_t n,
 
 /* The host moved the test's CPUs apart or together when the cross-CPU
  * round trip's levels within a window are this far apart (highest over
- * lowest): on the machine it was measured on, 1.0-1.3 within one
- * placement, 1.5 to 6 between placements. */
+ * lowest): above the probe's jitter at one placement, below the step
+ * between two (docs/results.md, window.xcpu_moved, gives the ratios
+ * measured). */
 #define STATS_XCPU_MOVED_RATIO 1.5
 
 struct stats_levels;

@@ -351,12 +351,12 @@ static int build(const struct base_sample *const *a, size_t na,
 /*
  * Where the host kept the test's CPUs at two distances and the labels
  * sat at them in different shares, each label's pool mixes the two in its
- * own way, and loopback traffic slows with the distance (1.5-2x between a
- * near and a far placement of two vCPUs here): a difference of the
- * pools may be the mix's. The rank test of host.xcpu_ns misses such a
- * mix when both labels have both distances (medians of 85 and 328 ns, 6
- * samples a side, p over 0.05), and the .xcpu_adj row needs a slope that
- * passes its test. Then nt->xcpu_mix says how the samples split
+ * own way, and loopback traffic slows with the distance (the cache lines
+ * move farther; docs/methodology.md gives measured figures): a difference
+ * of the pools may be the mix's. The rank test of host.xcpu_ns misses
+ * such a mix when both labels have both distances (the medians of a few
+ * samples a side need not differ), and the .xcpu_adj row needs a slope
+ * that passes its test. Then nt->xcpu_mix says how the samples split
  * (stats_xcpu_mix) with the headline's median of each label at each
  * distance, for a comparison at one distance. Every sample needs both
  * figures; else nothing is said.
@@ -1066,8 +1066,8 @@ static int build(const struct base_sample *const *a, size_t na,
 	}
 	/* Benjamini-Hochberg over the metrics that are not the headline and
 	 * could have told the labels apart: one that read the same in every
-	 * sample of both (a counter that stayed 0, a gauge: 414 of 603
-	 * metrics of a tcp_stream's 10 samples here), or that ties so much
+	 * sample of both (a counter that stayed 0, a gauge: most of a
+	 * stream's metrics, docs/compare.md), or that ties so much
 	 * that no split of its values reaches p < alpha (a counter at 0 in
 	 * all but one), cannot reject whatever the labels, and in the family
 	 * it would only raise the others' q. The filter looks at the pooled

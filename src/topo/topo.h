@@ -61,11 +61,8 @@
  * topo_up() waits for the commands it starts by pid: nothing else in the
  * process may reap children with waitpid(-1) meanwhile.
  *
- * Measured on a 2-vCPU VM (kernel 6.18, cgroup v1): tcp_stream goodput
- * over tbf 200mbit was 0.1984-0.1986 Gbps at MTU 9000 (expected 0.1985,
- * see topo_tbf_params()) and 0.1911-0.1916 at 1500 (expected 0.1913); a
- * 25% quota held a tcp_stream server that wanted 44-72% of a CPU at
- * 24.6-25.4% (its throughput fell to 0.34-0.63 of the unthrottled run).
+ * docs/matrix.md gives the goodput measured through the shaping and the
+ * CPU a quota left the server.
  */
 
 #define TOPO_PREFIX "nr-"
@@ -118,8 +115,8 @@ struct topo;
  * cfs_period_us, whichever this machine has; on v2 "+cpu" is written to
  * the parent's cgroup.subtree_control when missing and left there). An
  * offload setting is read back, and one the device did not take is an
- * error. Takes about 30 ms here, most of it in ip and tc (about 16
- * commands).
+ * error. Runs about 16 ip and tc commands, which take most of its time:
+ * not for a measured window.
  *
  * Returns 0, -EINVAL for a bad spec, -EOPNOTSUPP when the machine lacks
  * the cgroup cpu controller (or its bandwidth control), or the error of
