@@ -8,7 +8,7 @@
 # `explained_by` names the injected cause, and whether A against AA (no
 # change) is called.
 #
-# Usage: bench/seeds.sh                 (ROUNDS=3: 6 runs a side; ~6 min)
+# Usage: bench/seeds.sh                 (ROUNDS=6: 6 runs a side; ~5 min)
 #        QUICK=1 bench/seeds.sh         (a smoke test: one round, only the
 #                                        injected cell of each scenario)
 #        ONLY="rcvbuf matrix" bench/seeds.sh
@@ -38,23 +38,31 @@
 #
 # The loopback rows run in a network namespace of ours (lo up), so the
 # filters and mirrors stay in it; the matrix row builds its own veth
-# namespaces. Each round runs A, B and AA once each, the order rotating
-# (A B AA, B AA A, AA A B), every run a `netregress matrix` of the
-# scenario's `repetitions` (2) under that label, with --keep-disturbed (on
-# a shared machine every sample may be flagged; measuring again would only
-# double the time). ROUNDS x repetitions is at most 6 runs a side.
+# namespaces. Each round runs every cell once under A, B and AA, A in the
+# middle and the others taking turns (B A AA, then AA A B), so that every
+# run of A has a run of B and one of AA next to it: compare pairs the runs
+# side by side (its .paired row, from 4 pairs), and a drift of the machine
+# from round to round divides out of the pairs. Every run is a `netregress
+# matrix` of a copy of the quick scenario whose only change is
+# `repetitions: 1` (the key is the same; matrix has no flag for it), with
+# --keep-disturbed (on a shared machine every sample may be flagged, and
+# measuring again only doubles the time). ROUNDS is the runs a side, at
+# most 6.
 #
-# Called: compare's headline verdict REGRESSION, IMPROVEMENT or changed
-# (`minor`, `same`, `inconclusive` and `too few` are not calls). Names the
-# cause: the first row of `explained_by` matches the row's regex (CAUSE
-# below). The verdicts are a benchmark, not a test: QUICK=1 (2 runs a
-# side, too few for a verdict) only shows the script works.
+# Called: a headline verdict REGRESSION, IMPROVEMENT or changed (`minor`,
+# `same`, `inconclusive`, `too few` are not calls), of the rank test or of
+# the .paired row; the table gives both. Names the cause: the first row of
+# `explained_by` matches the row's regex (CAUSE below). Explained counts
+# the rows called (either way) whose first row names the cause. The
+# verdicts are a benchmark, not a test: QUICK=1 (1 run a side, too few for
+# a verdict) only shows the script works.
 #
 # Environment:
-#   ROUNDS      rounds of A, B, AA (default 3; QUICK=1: 1)
+#   ROUNDS      rounds of A, B, AA: runs a side (default 6; QUICK=1: 1)
 #   QUICK       1: one round, the injected cells only
 #   ONLY        rows to run, of: rcvbuf defer lmbench matrix
 #   RMEM_MAX, FILTERS, MIRRORS, TBF_RATE   the injections' strength
+#   KEEP        a directory to copy the stores (ROW.db) to at the end
 #   NETREGRESS  a netregress binary instead of building build/netregress
 #
 # Needs root, iproute2 (ip, tc), ethtool and jq. stdout: the header and one
@@ -67,7 +75,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$repo/bench/lib.sh"
 NR=${NETREGRESS:-$repo/build/netregress}
 QUICK=${QUICK:-0}
-if [ "$QUICK" = 1 ]; then ROUNDS=${ROUNDS:-1}; else ROUNDS=${ROUNDS:-3}; fi
+if [ "$QUICK" = 1 ]; then ROUNDS=${ROUNDS:-1}; else ROUNDS=${ROUNDS:-6}; fi
 RMEM_MAX=${RMEM_MAX:-4096}
 FILTERS=${FILTERS:-1000}
 MIRRORS=${MIRRORS:-4}
@@ -108,8 +116,8 @@ declare -A CAUSE=(
 )
 pick_rows seeds.sh
 [ "$QUICK" = 1 ] && MATRIX_REST=()
-max_runs=$((ROUNDS * 2))
-[ "$max_runs" -le 6 ] || { echo "seeds.sh: ROUNDS=$ROUNDS gives $max_runs runs a side; at most 6 (ROUNDS <= 3)" >&2; exit 2; }
+[ "$ROUNDS" -le 6 ] || { echo "seeds.sh: ROUNDS must be at most 6 (runs a side), not '$ROUNDS'" >&2; exit 2; }
+KEEP=${KEEP:-}
 
 # ---------------------------------------------------------------- cleanup
 tmp=
@@ -180,7 +188,7 @@ watch_tbf() {
 matrix() {
 	local row=$1 label=$2 rc
 	shift 2
-	local -a cmd=("$NR" matrix "$repo/scenarios/${JOB[$row]}.yaml" --label "$label"
+	local -a cmd=("$NR" matrix "$tmp/${JOB[$row]}.yaml" --label "$label"
 		--db "$tmp/$row.db" --keep-disturbed "$@")
 	[ "$row" = matrix ] || cmd=(ip netns exec "$NS" "${cmd[@]}")
 	"${cmd[@]}" >"$tmp/m.out" 2>"$tmp/m.err" &
@@ -220,16 +228,18 @@ run_label() {
 }
 
 # compare_row ROW: compare B and AA with A for the row's injected cell;
-# sets RES_B, RES_AA ("verdict<TAB>shift<TAB>lo<TAB>hi<TAB>metric<TAB>a<TAB>b",
-# "-" for what is missing) and OTHERS (other cells called, or "-")
+# sets RES_B, RES_AA ("verdict shift lo hi metric a b paired-verdict", tab
+# separated, "-" for what is missing) and OTHERS (other cells called by
+# the rank test, or "-")
 JQ_ROW='
 	def num: if . == null then "-" else tostring end;
 	(.configs // [])[0] as $c
-	| if $c == null then ["none", "-", "-", "-", "-", "-", "-"] else
+	| if $c == null then ["none", "-", "-", "-", "-", "-", "-", "-"] else
 	  ([$c.rows[] | select(.metric == $c.headline)][0]) as $h
+	  | ([$c.rows[] | select(.metric == $c.headline + ".paired")][0]) as $p
 	  | ($c.explained_by[0]) as $e
 	  | [$h.verdict, ($h.shift_pct | num), ($h.shift_lo_pct | num), ($h.shift_hi_pct | num),
-	     ($e.metric // "-"), ($e.a | num), ($e.b | num)] end
+	     ($e.metric // "-"), ($e.a | num), ($e.b | num), ($p.verdict // "-")] end
 	| @tsv'
 JQ_CALLED='[.configs[] | select(.config_key != $key)
 	| . as $c | [.rows[] | select(.metric == $c.headline)][0].verdict
@@ -246,7 +256,7 @@ compare_row() {
 	RES_B=$(jq -r "$JQ_ROW" "$tmp/b.json" 2>/dev/null) || RES_B=
 	"$NR" compare A AA --db "$db" --keep-disturbed --json "${where[@]}" >"$tmp/aa.json" 2>/dev/null
 	RES_AA=$(jq -r "$JQ_ROW" "$tmp/aa.json" 2>/dev/null) || RES_AA=
-	log "  A/AA: $(cut -f1-4 <<<"$RES_AA" | tr '\t' ' ')"
+	log "  A/AA: $(cut -f1-4,8 <<<"$RES_AA" | tr '\t' ' ')"
 	OTHERS=-
 	[ -n "${CELL[$row]}" ] && [ "$QUICK" = 0 ] || return 0
 	key=$(jq -r '.configs[0].config_key // ""' "$tmp/b.json" 2>/dev/null)
@@ -257,11 +267,11 @@ compare_row() {
 called() { case $1 in REGRESSION | IMPROVEMENT | changed) return 0 ;; esac; return 1; }
 
 # table_line ROW: the row's line of the table (and the tallies)
-N_DET=0 N_EXP=0 N_AA=0
+N_DET=0 N_DETP=0 N_EXP=0 N_AA=0
 table_line() {
-	local row=$1 v s lo hi m a b va change first names
-	IFS=$'\t' read -r v s lo hi m a b <<<"${RES_B:-none}"
-	va=$(cut -f1 <<<"${RES_AA:-none}")
+	local row=$1 v s lo hi m a b vp va vap change first names
+	IFS=$'\t' read -r v s lo hi m a b vp <<<"${RES_B:-none}"
+	IFS=$'\t' read -r va _ _ _ _ _ _ vap <<<"${RES_AA:-none}"
 	change=$(awk -v s="$s" -v lo="$lo" -v hi="$hi" 'BEGIN {
 		if (s == "-") { print "-"; exit }
 		printf "%+.1f%% [%+.1f%%, %+.1f%%]", s, lo, hi }')
@@ -271,16 +281,21 @@ table_line() {
 	names=no
 	[ "$m" != - ] && grep -Eq -- "${CAUSE[$row]}" <<<"$m" && names=yes
 	called "$v" && N_DET=$((N_DET + 1))
-	called "$v" && [ "$names" = yes ] && N_EXP=$((N_EXP + 1))
-	called "$va" && N_AA=$((N_AA + 1))
-	printf '%-24s | %-50s | %-11s | %-28s | %-52s | %-3s /%s/ | %-11s | %s\n' \
-		"${JOB[$row]%-quick}" "${DESC[$row]}" "${v:-none}" "$change" "$first" "$names" \
-		"${CAUSE[$row]}" "${va:-none}" "$OTHERS"
+	called "${vp:--}" && N_DETP=$((N_DETP + 1))
+	{ called "$v" || called "${vp:--}"; } && [ "$names" = yes ] && N_EXP=$((N_EXP + 1))
+	{ called "$va" || called "${vap:--}"; } && N_AA=$((N_AA + 1))
+	printf '%-24s | %-50s | %-25s | %-28s | %-52s | %-3s /%s/ | %-25s | %s\n' \
+		"${JOB[$row]%-quick}" "${DESC[$row]}" "${v:-none} / ${vp:--}" "$change" "$first" "$names" \
+		"${CAUSE[$row]}" "${va:-none} / ${vap:--}" "$OTHERS"
 }
 
 # ---------------------------------------------------------------- setup
 [ "$(id -u)" -eq 0 ] || { log "seeds.sh: needs root (namespaces, tc, a sysctl)"; exit 1; }
-need_tools seeds.sh jq:jq tc:iproute2 ip:iproute2 ethtool:ethtool
+need_tools seeds.sh jq:jq tc:iproute2 ip:iproute2 ethtool:ethtool flock:util-linux
+# one at a time: a second one would take the first's lowered rmem_max for
+# the machine's
+exec {lock_fd}>/run/lock/netregress-seeds.lock
+flock -n "$lock_fd" || { log "seeds.sh: another bench/seeds.sh is running (/run/lock/netregress-seeds.lock)"; exit 1; }
 need_netregress seeds.sh "$repo"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/seeds.XXXXXX")
 RMEM_ORIG=$(cat "$RMEM_FILE")
@@ -295,19 +310,25 @@ ip -n "$NS" link add sdm0 mtu 65535 type veth peer name sdm1 mtu 65535 &&
 for i in $(seq 0 $((FILTERS - 1))); do
 	echo "filter add dev lo ingress prio 1 protocol ip u32 match ip dst 198.18.$((i / 250)).$((i % 250 + 1))/32 classid 1:1"
 done >"$tmp/filters.tc"
+# the quick scenarios with one repetition a matrix, nothing else changed
+for row in "${ROWS[@]}"; do
+	sed -E 's/^repetitions: *[0-9]+ *$/repetitions: 1/' "$repo/scenarios/${JOB[$row]}.yaml" >"$tmp/${JOB[$row]}.yaml"
+	grep -q '^repetitions: 1$' "$tmp/${JOB[$row]}.yaml" ||
+		{ log "seeds.sh: scenarios/${JOB[$row]}.yaml has no 'repetitions:' line to set"; exit 1; }
+done
 
 stamp_start busy
 echo "seeds.sh: $(nr_version)"
 machine_line
 echo "started : $START_DATE, load $LOAD0, busy $BUSY0 (2 s probe)"
-echo "runs    : $ROUNDS round(s) of A, B, AA; ${max_runs} runs a side$([ "$QUICK" = 1 ] && echo ", QUICK: the injected cells only")"
+echo "runs    : $ROUNDS round(s) of B A AA / AA A B, one run a side each$([ "$QUICK" = 1 ] && echo "; QUICK: the injected cells only")"
 
 # ---------------------------------------------------------------- rounds
-ORDERS=("A B AA" "B AA A" "AA A B")
+ORDERS=("B A AA" "AA A B")
 for row in "${ROWS[@]}"; do
 	for r in $(seq "$ROUNDS"); do
-		log "== $row: round $r of $ROUNDS (${ORDERS[$(((r - 1) % 3))]})"
-		for label in ${ORDERS[$(((r - 1) % 3))]}; do
+		log "== $row: round $r of $ROUNDS (${ORDERS[$(((r - 1) % 2))]})"
+		for label in ${ORDERS[$(((r - 1) % 2))]}; do
 			run_label "$row" "$label" || log "seeds.sh: $row $label round $r failed; going on"
 		done
 	done
@@ -319,11 +340,14 @@ done
 stamp_end busy
 echo "ended   : $END_DATE, load $LOAD1, busy $BUSY1; $((END_S - START_S)) s"
 echo
-printf '%-24s | %-50s | %-11s | %-28s | %-52s | %-s | %-11s | %s\n' scenario mechanism verdict \
-	"change (shift [95% CI])" "first explaining row" "names the cause? /regex/" "A/A verdict" "other cells called"
+printf '%-24s | %-50s | %-25s | %-28s | %-52s | %-s | %-25s | %s\n' scenario mechanism "verdict (rank / paired)" \
+	"change (shift [95% CI])" "first explaining row" "names the cause? /regex/" "A/A verdict (rank / paired)" "other cells called"
 for row in "${ROWS[@]}"; do
 	v=RB_$row va=RAA_$row vo=RO_$row
 	RES_B=${!v} RES_AA=${!va} OTHERS=${!vo}
 	table_line "$row"
 done
-echo "detected $N_DET/${#ROWS[@]}, explained $N_EXP/${#ROWS[@]}, A/A calls $N_AA"
+echo "detected $N_DET/${#ROWS[@]} (rank test), $N_DETP/${#ROWS[@]} (.paired), explained $N_EXP/${#ROWS[@]}, A/A calls $N_AA"
+if [ -n "$KEEP" ]; then
+	mkdir -p -- "$KEEP" && cp -- "$tmp"/*.db "$KEEP"/ && log "seeds.sh: stores kept in $KEEP"
+fi
