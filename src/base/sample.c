@@ -48,6 +48,8 @@ static const struct {
 	{ "overhead.", METRIC_NEUTRAL },
 	{ "overhead.pct", METRIC_LOWER },
 	{ "sockbuf.", METRIC_NEUTRAL },
+	/* what the kernel granted the sockets: a change is news, not a verdict */
+	{ "granted.", METRIC_NEUTRAL },
 };
 
 enum metric_dir base_metric_dir(const char *name)

@@ -107,7 +107,8 @@ static bool flow_counts_tcpi(const struct engine *e, const struct flow *f)
 	       (f->tx || e->o.tcpi_rx);
 }
 
-/* ... and whose end state (proto_tcpi) is read at stop: a sender's. */
+/* ... and whose end state (proto_tcpi) is read at stop: a sender's (a
+ * receiver's is proto_tcpi_rx). */
 static bool flow_has_tcpi(const struct engine *e, const struct flow *f)
 {
 	return f->tx && flow_counts_tcpi(e, f);
@@ -124,6 +125,8 @@ static void worker_stop(struct worker *w)
 			engine_sock_bufs(f->fd, &f->sndbuf_end, &f->rcvbuf_end);
 		if (flow_has_tcpi(w->e, f))
 			f->has_tcpi = !engine_sock_tcp_info(f->fd, &f->tcpi);
+		else if (flow_counts_tcpi(w->e, f))
+			f->has_tcpi_rx = !engine_sock_tcp_rx(f->fd, &f->tcpi_rx);
 		if (f->done)
 			continue;
 		if (f->ops->stop(w, f)) {
@@ -1220,6 +1223,8 @@ void engine_flow_result(const struct engine *e, uint32_t i,
 	out->err = f->err;
 	out->has_tcpi = f->has_tcpi;
 	out->tcpi = f->tcpi;
+	out->has_tcpi_rx = f->has_tcpi_rx;
+	out->tcpi_rx = f->tcpi_rx;
 	out->has_sock_drops = f->mark_drops_ok[0] && f->mark_drops_ok[1];
 	/* sk_drops is 32 bits wide: the difference survives a wrap */
 	if (out->has_sock_drops)

@@ -96,6 +96,8 @@ struct flow {
 	uint64_t sndbuf_end, rcvbuf_end;
 	bool has_tcpi;
 	struct proto_tcpi tcpi;
+	bool has_tcpi_rx; /* a receiver's */
+	struct proto_tcpi_rx tcpi_rx;
 	/* control thread only */
 	uint64_t mark_bytes[2], mark_msgs[2], mark_lost[2], mark_reord[2],
 		mark_dup[2], mark_fails[2], mark_calls[2];

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1019,6 +1020,121 @@ static void add_cc(struct base_sample *s, const struct job_config *c,
 		base_sample_env(s, "tcp.cc", "%s", names);
 }
 
+/* One granted figure over the flows of a role: how many gave it, their
+ * sum, the least and the greatest. */
+struct granted {
+	uint32_t n;
+	double sum, lo, hi;
+};
+
+static void granted_add(struct granted *g, double v)
+{
+	if (!g->n || v < g->lo)
+		g->lo = v;
+	if (!g->n || v > g->hi)
+		g->hi = v;
+	g->sum += v;
+	g->n++;
+}
+
+/* name: the mean, once at least want flows gave it; name.min: the least,
+ * only when the flows disagree (absent, every flow had the mean). */
+static void granted_set(struct base_sample *s, const char *name, const char *unit,
+			const struct granted *g, uint32_t want)
+{
+	char min[sizeof(s->metrics[0].name)];
+
+	if (!g->n || g->n < want)
+		return;
+	base_sample_set(s, name, unit, g->sum / g->n);
+	if (g->lo < g->hi) {
+		snprintf(min, sizeof(min), "%s.min", name);
+		base_sample_set(s, min, unit, g->lo);
+	}
+}
+
+/* The socket buffers the kernel granted each end's flows, at launch and at stop. */
+static const struct {
+	const char *name;
+	size_t off;
+} granted_bufs[] = {
+	{ "sndbuf", offsetof(struct proto_flow_report, sndbuf) },
+	{ "rcvbuf", offsetof(struct proto_flow_report, rcvbuf) },
+	{ "sndbuf_end", offsetof(struct proto_flow_report, sndbuf_end) },
+	{ "rcvbuf_end", offsetof(struct proto_flow_report, rcvbuf_end) },
+};
+
+static void add_granted_bufs(struct base_sample *s, const struct proto_end_report *end,
+			     const char *role, uint32_t nflows)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(granted_bufs); k++) {
+		struct granted g = { 0 };
+		char name[64];
+
+		for (uint32_t i = 0; i < nflows; i++) {
+			const struct proto_flow_report *f = find(end, i);
+			uint64_t v;
+
+			if (!f)
+				continue;
+			memcpy(&v, (const char *)f + granted_bufs[k].off, sizeof(v));
+			/* the kernel grants no socket 0: an end that had no
+			 * socket to ask (tcp_crr between connections) */
+			if (v)
+				granted_add(&g, (double)v);
+		}
+		snprintf(name, sizeof(name), "granted.%s.%s", role, granted_bufs[k].name);
+		granted_set(s, name, "B", &g, 0);
+	}
+}
+
+enum { GRANTED_RCV_SPACE, GRANTED_RCV_SSTHRESH, GRANTED_RCV_WSCALE, GRANTED_ADVMSS,
+       GRANTED_MSS, GRANTED_SND_WSCALE, GRANTED_TCP_N };
+
+static const struct {
+	const char *name, *unit;
+} granted_tcp[GRANTED_TCP_N] = {
+	[GRANTED_RCV_SPACE] = { "granted.rx.rcv_space", "B" },
+	[GRANTED_RCV_SSTHRESH] = { "granted.rx.rcv_ssthresh", "B" },
+	[GRANTED_RCV_WSCALE] = { "granted.rx.rcv_wscale", "shift" },
+	[GRANTED_ADVMSS] = { "granted.rx.advmss", "B" },
+	[GRANTED_MSS] = { "granted.tx.mss", "B" },
+	[GRANTED_SND_WSCALE] = { "granted.tx.snd_wscale", "shift" },
+};
+
+/*
+ * What the kernel granted (docs/results.md, "granted."): each end's
+ * socket buffers, and over tcp the receiving and the sending sockets'
+ * state at stop, each figure only when every flow gave it (an older
+ * server sends no receiver's state and no window scale).
+ */
+static void add_granted(struct base_sample *s, const struct job_config *c,
+			const struct engine_run *r, uint32_t nflows)
+{
+	struct granted g[GRANTED_TCP_N] = { 0 };
+
+	add_granted_bufs(s, &r->local, "client", nflows);
+	add_granted_bufs(s, &r->remote, "server", nflows);
+	for (uint32_t i = 0; i < nflows; i++) {
+		bool c2s = job_config_flow_c2s(c, i);
+		const struct proto_flow_report *tx = find(c2s ? &r->local : &r->remote, i);
+		const struct proto_flow_report *rx = find(c2s ? &r->remote : &r->local, i);
+
+		if (rx && rx->has_tcpi_rx) {
+			granted_add(&g[GRANTED_RCV_SPACE], rx->tcpi_rx.rcv_space);
+			granted_add(&g[GRANTED_RCV_SSTHRESH], rx->tcpi_rx.rcv_ssthresh);
+			granted_add(&g[GRANTED_RCV_WSCALE], rx->tcpi_rx.rcv_wscale);
+			granted_add(&g[GRANTED_ADVMSS], rx->tcpi_rx.advmss);
+		}
+		if (tx && tx->has_tcpi)
+			granted_add(&g[GRANTED_MSS], tx->tcpi.snd_mss);
+		if (tx && tx->has_tcpi && tx->tcpi.has_wscale)
+			granted_add(&g[GRANTED_SND_WSCALE], tx->tcpi.snd_wscale);
+	}
+	for (size_t k = 0; k < GRANTED_TCP_N; k++)
+		granted_set(s, granted_tcp[k].name, granted_tcp[k].unit, &g[k], nflows);
+}
+
 int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 		      const char *label, bool same_host, struct base_sample *s,
 		      struct base_err *err)
@@ -1163,6 +1279,7 @@ int engine_run_sample(const struct job_config *c, const struct engine_run *r,
 		base_sample_set(s, "tcp.delivery_rate_gbps", "Gbps", rate);
 	}
 common:
+	add_granted(s, c, r, nflows);
 	add_collected(s, "", &r->local, "client");
 	if (!same_host)
 		add_collected(s, "server.", &r->remote, "server");

@@ -222,10 +222,28 @@ int engine_sock_tcp_info(int fd, struct proto_tcpi *out)
 	/* fields newer than the running kernel stay zero (l is shorter) */
 	out->delivery_rate_bps = ti.tcpi_delivery_rate * 8;
 	out->bytes_retrans = ti.tcpi_bytes_retrans;
+	out->snd_wscale = ti.tcpi_snd_wscale;
+	out->has_wscale = true;
 	l = sizeof(out->cc) - 1;
 	memset(out->cc, 0, sizeof(out->cc));
 	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, out->cc, &l) < 0)
 		out->cc[0] = '\0';
+	return 0;
+}
+
+int engine_sock_tcp_rx(int fd, struct proto_tcpi_rx *out)
+{
+	struct tcp_info ti;
+	socklen_t l;
+	int ret = tcp_info_of(fd, &ti, &l);
+
+	if (ret)
+		return ret;
+	/* all four are in the oldest tcp_info (2.6) */
+	out->rcv_space = ti.tcpi_rcv_space;
+	out->rcv_ssthresh = ti.tcpi_rcv_ssthresh;
+	out->advmss = ti.tcpi_advmss;
+	out->rcv_wscale = ti.tcpi_rcv_wscale;
 	return 0;
 }
 

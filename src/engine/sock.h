@@ -52,6 +52,9 @@ int engine_sock_apply(int fd, bool tcp, const struct engine_sockopts *o,
 void engine_sock_bufs(int fd, uint64_t *sndbuf, uint64_t *rcvbuf);
 /* TCP_INFO of fd. Returns 0 or -errno. Worker-safe (one syscall). */
 int engine_sock_tcp_info(int fd, struct proto_tcpi *out);
+/* The receive side's state in fd's TCP_INFO. Returns 0 or -errno.
+ * Worker-safe (one syscall). */
+int engine_sock_tcp_rx(int fd, struct proto_tcpi_rx *out);
 /* The cumulative counters of fd's TCP_INFO that proto_tcpi_win takes the
  * window's share of (the totals since connect, not deltas). Returns 0,
  * -ENODATA when the running kernel's tcp_info ends before tcpi_reord_seen

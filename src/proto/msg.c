@@ -162,6 +162,17 @@ static json_t *flow_to_json(const struct proto_flow_report *f)
 	if (j && f->has_tcpi && f->tcpi.cc[0])
 		json_object_set_new(json_object_get(j, "tcp_info"), "cc",
 				    json_string(f->tcpi.cc));
+	if (j && f->has_tcpi && f->tcpi.has_wscale)
+		json_object_set_new(json_object_get(j, "tcp_info"), "snd_wscale",
+				    json_integer(f->tcpi.snd_wscale));
+	if (j && f->has_tcpi_rx)
+		json_object_set_new(
+			j, "tcp_info_rx",
+			json_pack("{s:I, s:I, s:I, s:I}",
+				  "rcv_space", (json_int_t)f->tcpi_rx.rcv_space,
+				  "rcv_ssthresh", (json_int_t)f->tcpi_rx.rcv_ssthresh,
+				  "rcv_wscale", (json_int_t)f->tcpi_rx.rcv_wscale,
+				  "advmss", (json_int_t)f->tcpi_rx.advmss));
 	if (j && f->has_sock_drops)
 		json_object_set_new(j, "sock_drops", json_integer((json_int_t)f->sock_drops));
 	if (j && f->has_tcpi_win)
@@ -200,6 +211,82 @@ static json_t *flow_to_json(const struct proto_flow_report *f)
 		dst = (uint64_t)v_;                                           \
 	} while (0)
 
+/* The kernel's largest window scale (RFC 7323, TCP_MAX_WSCALE). */
+#define PROTO_WSCALE_MAX 14
+
+/* A window scale field of obj: 0 to PROTO_WSCALE_MAX. */
+static int wscale_from_json(const json_t *obj, const char *key, uint8_t *out,
+			    struct base_err *err)
+{
+	int64_t v;
+	int ret = proto_get_i64(obj, key, 0, PROTO_WSCALE_MAX, &v, err);
+
+	if (!ret)
+		*out = (uint8_t)v;
+	return ret;
+}
+
+/* A sender's "tcp_info" (ti, an object). */
+static int tcpi_from_json(const json_t *ti, struct proto_tcpi *t,
+			  struct base_err *err)
+{
+	int ret;
+
+	U32_FIELD(ti, "total_retrans", t->total_retrans);
+	U32_FIELD(ti, "rtt_us", t->rtt_us);
+	U32_FIELD(ti, "rttvar_us", t->rttvar_us);
+	U32_FIELD(ti, "snd_cwnd", t->snd_cwnd);
+	U32_FIELD(ti, "snd_mss", t->snd_mss);
+	U64_FIELD(ti, "delivery_rate_bps", t->delivery_rate_bps);
+	U64_FIELD(ti, "bytes_retrans", t->bytes_retrans);
+	/* an end older than the name sends none */
+	if (json_object_get(ti, "cc")) {
+		const char *cc;
+
+		if ((ret = proto_get_str(ti, "cc", sizeof(t->cc) - 1, &cc, err)))
+			return ret;
+		snprintf(t->cc, sizeof(t->cc), "%s", cc);
+	}
+	/* nor the window scale */
+	if (json_object_get(ti, "snd_wscale")) {
+		if ((ret = wscale_from_json(ti, "snd_wscale", &t->snd_wscale, err)))
+			return ret;
+		t->has_wscale = true;
+	}
+	return 0;
+}
+
+/* What only a receiver reports (what: its member) refused on a flow
+ * this end sent on. */
+static int receiver_only(const struct proto_flow_report *f, const char *what,
+			 struct base_err *err)
+{
+	if (!f->tx)
+		return 0;
+	return base_err_set(err, -EPROTO, "report: %s on flow %u, which this end sent on",
+			    what, f->id);
+}
+
+/* A receiver's "tcp_info_rx" (ti, present) on flow f. */
+static int tcpi_rx_from_json(const json_t *ti, struct proto_flow_report *f,
+			     struct base_err *err)
+{
+	struct proto_tcpi_rx *t = &f->tcpi_rx;
+	int ret;
+
+	if (!json_is_object(ti))
+		return base_err_set(err, -EPROTO, "report: tcp_info_rx must be an object");
+	if ((ret = receiver_only(f, "tcp_info_rx", err)))
+		return ret;
+	U32_FIELD(ti, "rcv_space", t->rcv_space);
+	U32_FIELD(ti, "rcv_ssthresh", t->rcv_ssthresh);
+	U32_FIELD(ti, "advmss", t->advmss);
+	if ((ret = wscale_from_json(ti, "rcv_wscale", &t->rcv_wscale, err)))
+		return ret;
+	f->has_tcpi_rx = true;
+	return 0;
+}
+
 static int flow_from_json(const json_t *j, struct proto_flow_report *f,
 			  struct base_err *err)
 {
@@ -237,28 +324,17 @@ static int flow_from_json(const json_t *j, struct proto_flow_report *f,
 		if (!json_is_object(ti))
 			return base_err_set(err, -EPROTO, "report: tcp_info must be an object");
 		f->has_tcpi = true;
-		U32_FIELD(ti, "total_retrans", f->tcpi.total_retrans);
-		U32_FIELD(ti, "rtt_us", f->tcpi.rtt_us);
-		U32_FIELD(ti, "rttvar_us", f->tcpi.rttvar_us);
-		U32_FIELD(ti, "snd_cwnd", f->tcpi.snd_cwnd);
-		U32_FIELD(ti, "snd_mss", f->tcpi.snd_mss);
-		U64_FIELD(ti, "delivery_rate_bps", f->tcpi.delivery_rate_bps);
-		U64_FIELD(ti, "bytes_retrans", f->tcpi.bytes_retrans);
-		/* an end older than the name sends none */
-		if (json_object_get(ti, "cc")) {
-			const char *cc;
-
-			if ((ret = proto_get_str(ti, "cc", sizeof(f->tcpi.cc) - 1, &cc, err)))
-				return ret;
-			snprintf(f->tcpi.cc, sizeof(f->tcpi.cc), "%s", cc);
-		}
+		if ((ret = tcpi_from_json(ti, &f->tcpi, err)))
+			return ret;
 	}
+	/* an end older than the receiver's state sends none */
+	ti = json_object_get(j, "tcp_info_rx");
+	if (ti && (ret = tcpi_rx_from_json(ti, f, err)))
+		return ret;
 	/* an end older than the window's figures sends none */
 	if (json_object_get(j, "sock_drops")) {
-		if (f->tx)
-			return base_err_set(err, -EPROTO,
-					    "report: sock_drops on flow %u, which this end sent on",
-					    f->id);
+		if ((ret = receiver_only(f, "sock_drops", err)))
+			return ret;
 		U32_FIELD(j, "sock_drops", f->sock_drops);
 		f->has_sock_drops = true;
 	}

@@ -18,6 +18,24 @@ struct proto_tcpi {
 	/* the congestion control the socket ran (TCP_CONGESTION), as the
 	 * kernel reports it; "" where unknown (older ends) */
 	char cc[PROTO_CC_MAX];
+	/* the shift the sender applies to its peer's advertised window
+	 * (tcpi_snd_wscale, 0-14; 0 without window scaling); has_wscale
+	 * false from older ends */
+	bool has_wscale;
+	uint8_t snd_wscale;
+};
+
+/*
+ * A tcp receiver's TCP_INFO at stop: what its kernel sized the receive
+ * side to. rcv_space (tcpi_rcv_space) is the receive-buffer autotuning's
+ * estimate of what the application reads per round trip, rcv_ssthresh
+ * the window it may currently advertise, rcv_wscale the shift it
+ * announced for its window (0-14), advmss the MSS it advertised to its
+ * peer (from the route's MTU).
+ */
+struct proto_tcpi_rx {
+	uint32_t rcv_space, rcv_ssthresh, advmss;
+	uint8_t rcv_wscale;
 };
 
 /*
@@ -65,6 +83,10 @@ struct proto_flow_report {
 	 * and the rest of sk_drops); absent from older ends */
 	bool has_sock_drops;
 	uint64_t sock_drops;
+	/* a tcp receiver's TCP_INFO at stop: absent from older ends, and
+	 * from a server the client's hello did not ask (rx_tcp_info) */
+	bool has_tcpi_rx;
+	struct proto_tcpi_rx tcpi_rx;
 };
 
 /* Split of CPU time in percent over the window (valid false: unknown). */

@@ -801,7 +801,8 @@ static void make_report(struct proto_end_report *r)
 		.tcpi = { .total_retrans = 12, .rtt_us = 45, .rttvar_us = 7,
 			  .snd_cwnd = 640, .snd_mss = 65483,
 			  .delivery_rate_bps = 41000000000ULL,
-			  .bytes_retrans = 786432, .cc = "bbr" },
+			  .bytes_retrans = 786432, .cc = "bbr",
+			  .has_wscale = true, .snd_wscale = 14 },
 		.has_tcpi_win = true,
 		.tcpi_win = { .data_segs_out = 76352, .bytes_sent = 5000065536ULL, .retrans = 9, .dsack_dups = 7, .reord_seen = 36,
 			      .busy_us = 5000004,
@@ -817,6 +818,10 @@ static void make_report(struct proto_end_report *r)
 		/* a receiver's window: its ACKs (a client that asked for them) */
 		.has_tcpi_win = true,
 		.tcpi_win = { .has_segs = true, .segs_out = 49627, .data_segs_in = 76352 },
+		/* and its receive side at stop */
+		.has_tcpi_rx = true,
+		.tcpi_rx = { .rcv_space = 7209702, .rcv_ssthresh = 4294967295U,
+			     .advmss = 65483, .rcv_wscale = 10 },
 	};
 	r->nflows = 2;
 	r->flows = sample_flows;
@@ -864,6 +869,13 @@ static void expect_flow_equal(const struct proto_flow_report *a,
 	assert_int_equal(a->tcpi.delivery_rate_bps, b->tcpi.delivery_rate_bps);
 	assert_int_equal(a->tcpi.bytes_retrans, b->tcpi.bytes_retrans);
 	assert_string_equal(a->tcpi.cc, b->tcpi.cc);
+	assert_int_equal(a->tcpi.has_wscale, b->tcpi.has_wscale);
+	assert_int_equal(a->tcpi.snd_wscale, b->tcpi.snd_wscale);
+	assert_int_equal(a->has_tcpi_rx, b->has_tcpi_rx);
+	assert_int_equal(a->tcpi_rx.rcv_space, b->tcpi_rx.rcv_space);
+	assert_int_equal(a->tcpi_rx.rcv_ssthresh, b->tcpi_rx.rcv_ssthresh);
+	assert_int_equal(a->tcpi_rx.advmss, b->tcpi_rx.advmss);
+	assert_int_equal(a->tcpi_rx.rcv_wscale, b->tcpi_rx.rcv_wscale);
 	assert_int_equal(a->has_sock_drops, b->has_sock_drops);
 	assert_int_equal(a->sock_drops, b->sock_drops);
 	assert_int_equal(a->has_tcpi_win, b->has_tcpi_win);
@@ -928,6 +940,19 @@ static void test_end_report_json_round_trip_with_two_flows(void **state)
 	assert_int_equal(proto_end_report_from_json(j, 2, &out, &err), 0);
 	assert_true(out.flows[0].has_tcpi);
 	assert_string_equal(out.flows[0].tcpi.cc, "");
+	proto_end_report_release(&out);
+	/* nor the window scale, nor a receiver's state at stop: not an error,
+	 * and nothing read as 0 */
+	assert_int_equal(json_object_del(json_object_get(json_array_get(json_object_get(j, "flows"), 0),
+							 "tcp_info"),
+					 "snd_wscale"),
+			 0);
+	assert_int_equal(json_object_del(json_array_get(json_object_get(j, "flows"), 1),
+					 "tcp_info_rx"), 0);
+	assert_int_equal(proto_end_report_from_json(j, 2, &out, &err), 0);
+	assert_true(out.flows[0].has_tcpi);
+	assert_false(out.flows[0].tcpi.has_wscale);
+	assert_false(out.flows[1].has_tcpi_rx);
 	proto_end_report_release(&out);
 	/* a peer from before the window's TCP_INFO sends none: not an error */
 	assert_int_equal(json_object_del(json_array_get(json_object_get(j, "flows"), 0),
@@ -1165,6 +1190,61 @@ static void set_sock_drops_on_sender(json_t *j)
 static void set_sock_drops_over_u32(json_t *j)
 {
 	json_object_set_new(flow1(j), "sock_drops", json_integer(1LL << 32));
+}
+
+static void set_tcpi_rx_on_sender(json_t *j)
+{
+	json_object_set(flow0(j), "tcp_info_rx", json_object_get(flow1(j), "tcp_info_rx"));
+}
+
+static void set_tcpi_rx_not_object(json_t *j)
+{
+	json_object_set_new(flow1(j), "tcp_info_rx", json_integer(7));
+}
+
+static void set_tcpi_rx_wscale_over_14(json_t *j)
+{
+	json_object_set_new(json_object_get(flow1(j), "tcp_info_rx"), "rcv_wscale",
+			    json_integer(15));
+}
+
+static void set_tcpi_rx_space_over_u32(json_t *j)
+{
+	json_object_set_new(json_object_get(flow1(j), "tcp_info_rx"), "rcv_space",
+			    json_integer(1LL << 32));
+}
+
+static void set_tcpi_rx_advmss_missing(json_t *j)
+{
+	json_object_del(json_object_get(flow1(j), "tcp_info_rx"), "advmss");
+}
+
+static void set_tcpi_snd_wscale_negative(json_t *j)
+{
+	json_object_set_new(json_object_get(flow0(j), "tcp_info"), "snd_wscale",
+			    json_integer(-1));
+}
+
+static void set_tcpi_snd_wscale_string(json_t *j)
+{
+	json_object_set_new(json_object_get(flow0(j), "tcp_info"), "snd_wscale",
+			    json_string("7"));
+}
+
+/* A receiver's state at stop: on a receiving flow only, every field
+ * there, each in range (a window scale is at most 14, RFC 7323); the
+ * sender's window scale too. */
+static void test_end_report_rejects_bad_tcp_info_rx(void **state)
+{
+	(void)state;
+	check_report_rejected(set_tcpi_rx_on_sender, 2,
+			      "tcp_info_rx on flow 0, which this end sent on");
+	check_report_rejected(set_tcpi_rx_not_object, 2, "tcp_info_rx must be an object");
+	check_report_rejected(set_tcpi_rx_wscale_over_14, 2, "'rcv_wscale' = 15 is out of range 0..14");
+	check_report_rejected(set_tcpi_rx_space_over_u32, 2, "'rcv_space' = 4294967296");
+	check_report_rejected(set_tcpi_rx_advmss_missing, 2, "advmss");
+	check_report_rejected(set_tcpi_snd_wscale_negative, 2, "'snd_wscale' = -1 is out of range 0..14");
+	check_report_rejected(set_tcpi_snd_wscale_string, 2, "field 'snd_wscale' must be an integer");
 }
 
 /* A receiving socket's drops: only a receiver has them, in 32 bits. */
@@ -1576,6 +1656,7 @@ int main(void)
 		cmocka_unit_test(test_end_report_rejects_tcp_info_over_32_bits),
 		cmocka_unit_test(test_end_report_rejects_bad_tcp_info_window),
 		cmocka_unit_test(test_end_report_rejects_bad_sock_drops),
+		cmocka_unit_test(test_end_report_rejects_bad_tcp_info_rx),
 		cmocka_unit_test(test_end_report_rejects_err_outside_errno_range),
 		cmocka_unit_test(test_end_report_rejects_cpu_values_that_are_not_percentages),
 		cmocka_unit_test(test_end_report_accepts_cpu_at_0_and_100),

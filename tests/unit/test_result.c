@@ -538,6 +538,128 @@ static void test_result_tcp_rr_segments(void **state)
 	assert_false(has(f, "tcp.acks.per_trans"));
 }
 
+/* What the kernel granted one tcp_stream flow (--rcvbuf 8K, sending to
+ * an autotuned server): each end's buffers at launch and stop, the
+ * receiver's and the sender's TCP_INFO at stop; a figure an older server
+ * does not send is left out, never 0; one flow has no .min. */
+static void test_result_granted_one_flow(void **state)
+{
+	struct fixture *f = *state;
+	struct proto_flow_report *cl = &f->flow[0], *sv = &f->flow[1];
+	static const char *const rx_names[] = { "granted.rx.rcv_space", "granted.rx.rcv_ssthresh",
+						"granted.rx.rcv_wscale", "granted.rx.advmss" };
+
+	cl->sndbuf = 16384;
+	cl->rcvbuf = cl->rcvbuf_end = 16384;
+	cl->sndbuf_end = 4194304;
+	sv->sndbuf = sv->sndbuf_end = 16384;
+	sv->rcvbuf = 131072;
+	sv->rcvbuf_end = 6291456;
+	cl->has_tcpi = true;
+	cl->tcpi.snd_mss = 65483;
+	build(f);
+	assert_float_equal(metric(f, "granted.client.sndbuf"), 16384, 0);
+	assert_float_equal(metric(f, "granted.client.rcvbuf"), 16384, 0);
+	assert_float_equal(metric(f, "granted.client.sndbuf_end"), 4194304, 0);
+	assert_float_equal(metric(f, "granted.client.rcvbuf_end"), 16384, 0);
+	assert_float_equal(metric(f, "granted.server.sndbuf"), 16384, 0);
+	assert_float_equal(metric(f, "granted.server.rcvbuf"), 131072, 0);
+	assert_float_equal(metric(f, "granted.server.sndbuf_end"), 16384, 0);
+	assert_float_equal(metric(f, "granted.server.rcvbuf_end"), 6291456, 0);
+	assert_string_equal(base_sample_get(&f->s, "granted.server.rcvbuf")->unit, "B");
+	assert_int_equal(base_metric_dir("granted.server.rcvbuf"), METRIC_NEUTRAL);
+	assert_false(has(f, "granted.client.rcvbuf.min"));
+	assert_float_equal(metric(f, "granted.tx.mss"), 65483, 0);
+	/* an older server: no receiver's state; an older sender: no scale */
+	for (size_t k = 0; k < ARRAY_SIZE(rx_names); k++)
+		assert_false(has(f, rx_names[k]));
+	assert_false(has(f, "granted.tx.snd_wscale"));
+
+	sv->has_tcpi_rx = true;
+	sv->tcpi_rx = (struct proto_tcpi_rx){ .rcv_space = 7209702, .rcv_ssthresh = 33029116,
+					      .advmss = 65483, .rcv_wscale = 0 };
+	cl->tcpi.has_wscale = true;
+	cl->tcpi.snd_wscale = 0;
+	build(f);
+	assert_float_equal(metric(f, "granted.rx.rcv_space"), 7209702, 0);
+	assert_float_equal(metric(f, "granted.rx.rcv_ssthresh"), 33029116, 0);
+	assert_float_equal(metric(f, "granted.rx.advmss"), 65483, 0);
+	/* a scale of 0 is a figure: the window was not scaled */
+	assert_float_equal(metric(f, "granted.rx.rcv_wscale"), 0, 0);
+	assert_float_equal(metric(f, "granted.tx.snd_wscale"), 0, 0);
+	assert_string_equal(base_sample_get(&f->s, "granted.rx.rcv_wscale")->unit, "shift");
+}
+
+/* Over several flows: the mean of each role's, and .min when they
+ * disagree; the tcp state only when every flow gave it (bidir: the
+ * receivers are on both ends); a buffer of 0 (no socket to ask) left
+ * out; udp has buffers and nothing of tcp. */
+static void test_result_granted_over_flows(void **state)
+{
+	struct fixture *f = *state;
+	struct proto_flow_report cl[4], sv[4];
+
+	memset(cl, 0, sizeof(cl));
+	memset(sv, 0, sizeof(sv));
+	f->c.streams = 2;
+	f->c.dir = JOB_DIR_BIDIR;
+	for (uint32_t i = 0; i < 4; i++) {
+		struct proto_flow_report *tx = i < 2 ? &cl[i] : &sv[i];
+		struct proto_flow_report *rx = i < 2 ? &sv[i] : &cl[i];
+
+		cl[i].id = sv[i].id = i;
+		cl[i].win_bytes = sv[i].win_bytes = 1000000;
+		cl[i].sndbuf = cl[i].sndbuf_end = 16384;
+		cl[i].rcvbuf = cl[i].rcvbuf_end = i == 3 ? 9216 : 16384;
+		sv[i].sndbuf = sv[i].rcvbuf = sv[i].sndbuf_end = sv[i].rcvbuf_end = 131072;
+		tx->tx = tx->has_tcpi = tx->tcpi.has_wscale = true;
+		tx->tcpi.snd_mss = 65483;
+		tx->tcpi.snd_wscale = 7;
+		rx->has_tcpi_rx = true;
+		rx->tcpi_rx = (struct proto_tcpi_rx){ .rcv_space = 1000 * (i + 1),
+						      .rcv_ssthresh = 64000, .advmss = 65483,
+						      .rcv_wscale = 7 };
+	}
+	f->r.local.flows = cl;
+	f->r.remote.flows = sv;
+	f->r.local.nflows = f->r.remote.nflows = 4;
+	build(f);
+	assert_float_equal(metric(f, "granted.client.rcvbuf"), (3 * 16384 + 9216) / 4.0, 1e-9);
+	assert_float_equal(metric(f, "granted.client.rcvbuf.min"), 9216, 0);
+	assert_float_equal(metric(f, "granted.client.rcvbuf_end.min"), 9216, 0);
+	assert_float_equal(metric(f, "granted.client.sndbuf"), 16384, 0);
+	assert_false(has(f, "granted.client.sndbuf.min"));
+	assert_false(has(f, "granted.server.rcvbuf.min"));
+	assert_float_equal(metric(f, "granted.rx.rcv_space"), 2500, 1e-9);
+	assert_float_equal(metric(f, "granted.rx.rcv_space.min"), 1000, 0);
+	assert_float_equal(metric(f, "granted.rx.rcv_wscale"), 7, 0);
+	assert_false(has(f, "granted.rx.rcv_wscale.min"));
+	assert_float_equal(metric(f, "granted.tx.snd_wscale"), 7, 0);
+	assert_float_equal(metric(f, "granted.tx.mss"), 65483, 0);
+
+	/* a flow whose receiver (the server's, flow 1) sent no state: none */
+	sv[1].has_tcpi_rx = false;
+	sv[2].tcpi.has_wscale = false;
+	cl[0].sndbuf = 0;
+	build(f);
+	assert_false(has(f, "granted.rx.rcv_space"));
+	assert_false(has(f, "granted.rx.rcv_space.min"));
+	assert_false(has(f, "granted.rx.advmss"));
+	assert_false(has(f, "granted.tx.snd_wscale"));
+	assert_float_equal(metric(f, "granted.tx.mss"), 65483, 0);
+	assert_float_equal(metric(f, "granted.client.sndbuf"), 16384, 0);
+	assert_false(has(f, "granted.client.sndbuf.min"));
+
+	/* udp: buffers granted as well, no tcp state */
+	f->c.test = JOB_TEST_UDP_STREAM;
+	for (uint32_t i = 0; i < 4; i++)
+		cl[i].has_tcpi = sv[i].has_tcpi = cl[i].has_tcpi_rx = sv[i].has_tcpi_rx = false;
+	build(f);
+	assert_float_equal(metric(f, "granted.server.rcvbuf"), 131072, 0);
+	assert_false(has(f, "granted.tx.mss"));
+	assert_false(has(f, "granted.rx.advmss"));
+}
+
 /* A udp receiver's socket drops: summed when every receiver counted them,
  * left out when one did not (an older server), never for tcp. */
 static void test_result_udp_sock_drops(void **state)
@@ -599,6 +721,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_result_worker_switches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_tcp_receiver_acks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_tcp_rr_segments, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_granted_one_flow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_granted_over_flows, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
