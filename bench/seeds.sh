@@ -8,7 +8,7 @@
 # `explained_by` names the injected cause, and whether A against AA (no
 # change) is called.
 #
-# Usage: bench/seeds.sh                 (ROUNDS=6: 6 runs a side; ~5 min)
+# Usage: bench/seeds.sh                 (REPS=6: 6 runs a side; ~5 min)
 #        QUICK=1 bench/seeds.sh         (a smoke test: one round, only the
 #                                        injected cell of each scenario)
 #        ONLY="rcvbuf matrix" bench/seeds.sh
@@ -46,7 +46,7 @@
 # matrix` of a copy of the quick scenario whose only change is
 # `repetitions: 1` (the key is the same; matrix has no flag for it), with
 # --keep-disturbed (on a shared machine every sample may be flagged, and
-# measuring again only doubles the time). ROUNDS is the runs a side, at
+# measuring again only doubles the time). REPS is the runs a side, at
 # most 6.
 #
 # Called: a headline verdict REGRESSION, IMPROVEMENT or changed (`minor`,
@@ -58,7 +58,7 @@
 # a verdict) only shows the script works.
 #
 # Environment:
-#   ROUNDS      rounds of A, B, AA: runs a side (default 6; QUICK=1: 1)
+#   REPS        rounds of A, B, AA: runs a side (default 6; QUICK=1: 1)
 #   QUICK       1: one round, the injected cells only
 #   ONLY        rows to run, of: rcvbuf defer lmbench matrix
 #   RMEM_MAX, FILTERS, MIRRORS, TBF_RATE   the injections' strength
@@ -75,12 +75,12 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$repo/bench/lib.sh"
 NR=${NETREGRESS:-$repo/build/netregress}
 QUICK=${QUICK:-0}
-if [ "$QUICK" = 1 ]; then ROUNDS=${ROUNDS:-1}; else ROUNDS=${ROUNDS:-6}; fi
+if [ "$QUICK" = 1 ]; then REPS=${REPS:-1}; else REPS=${REPS:-6}; fi
 RMEM_MAX=${RMEM_MAX:-4096}
 FILTERS=${FILTERS:-1000}
 MIRRORS=${MIRRORS:-4}
 TBF_RATE=${TBF_RATE:-1gbit}
-need_count seeds.sh ROUNDS 1
+need_count seeds.sh REPS 1
 need_count seeds.sh RMEM_MAX 1 bytes
 need_count seeds.sh FILTERS 1
 need_count seeds.sh MIRRORS 1
@@ -116,7 +116,7 @@ declare -A CAUSE=(
 )
 pick_rows seeds.sh
 [ "$QUICK" = 1 ] && MATRIX_REST=()
-[ "$ROUNDS" -le 6 ] || { echo "seeds.sh: ROUNDS must be at most 6 (runs a side), not '$ROUNDS'" >&2; exit 2; }
+[ "$REPS" -le 6 ] || { echo "seeds.sh: REPS must be at most 6 (runs a side), not '$REPS'" >&2; exit 2; }
 KEEP=${KEEP:-}
 
 # ---------------------------------------------------------------- cleanup
@@ -299,6 +299,8 @@ flock -n "$lock_fd" || { log "seeds.sh: another bench/seeds.sh is running (/run/
 need_netregress seeds.sh "$repo"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/seeds.XXXXXX")
 RMEM_ORIG=$(cat "$RMEM_FILE")
+[[ " ${ROWS[*]} " == *" rcvbuf "* ]] &&
+	log "seeds.sh: net.core.rmem_max is $RMEM_ORIG; lowered only while B runs (after a SIGKILL: sysctl -w net.core.rmem_max=$RMEM_ORIG)"
 NS=seeds-$$
 ip netns add "$NS" && ip -n "$NS" link set lo up || { log "seeds.sh: cannot make namespace $NS"; exit 1; }
 # the mirror's target: a veth pair inside our namespace, both ends up, the
@@ -321,13 +323,13 @@ stamp_start busy
 echo "seeds.sh: $(nr_version)"
 machine_line
 echo "started : $START_DATE, load $LOAD0, busy $BUSY0 (2 s probe)"
-echo "runs    : $ROUNDS round(s) of B A AA / AA A B, one run a side each$([ "$QUICK" = 1 ] && echo "; QUICK: the injected cells only")"
+echo "runs    : $REPS round(s) of B A AA / AA A B, one run a side each$([ "$QUICK" = 1 ] && echo "; QUICK: the injected cells only")"
 
 # ---------------------------------------------------------------- rounds
 ORDERS=("B A AA" "AA A B")
 for row in "${ROWS[@]}"; do
-	for r in $(seq "$ROUNDS"); do
-		log "== $row: round $r of $ROUNDS (${ORDERS[$(((r - 1) % 2))]})"
+	for r in $(seq "$REPS"); do
+		log "== $row: round $r of $REPS (${ORDERS[$(((r - 1) % 2))]})"
 		for label in ${ORDERS[$(((r - 1) % 2))]}; do
 			run_label "$row" "$label" || log "seeds.sh: $row $label round $r failed; going on"
 		done

@@ -19,7 +19,7 @@ rmem0=$(cat "$RMEM")
 # our namespaces: seeds-<pid> of bench/seeds.sh
 seeds_ns() { ip netns list | grep -c '^seeds-'; }
 
-for bad in "ROUNDS=7" "QUICK=2" "ONLY=nope"; do
+for bad in "REPS=7" "QUICK=2" "ONLY=nope"; do
 	env "$bad" bash "$SEEDS" >"$TMP/bad.out" 2>"$TMP/bad.err"
 	rc=$?
 	checkx "$bad is refused with exit 2 and a message naming it" \
