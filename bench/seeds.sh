@@ -182,6 +182,26 @@ watch_tbf() {
 	done
 }
 
+# The machine's buffer sysctls besides the one we lower: another tenant
+# that changes one (rmem_default is the machine's too) changes what every
+# run is granted, on either side; each matrix is followed by a look.
+WATCHED=(net/core/rmem_default net/core/wmem_default net/core/wmem_max
+	net/ipv4/tcp_rmem net/ipv4/tcp_wmem)
+SYSCTL0=
+FOREIGN=0
+sysctl_now() {
+	local f
+	for f in "${WATCHED[@]}"; do printf '%s=%s; ' "${f//\//.}" "$(tr -s ' \t' ' ' <"/proc/sys/$f")"; done
+}
+sysctl_look() {
+	local now
+	now=$(sysctl_now)
+	[ "$now" = "$SYSCTL0" ] && return 0
+	FOREIGN=$((FOREIGN + 1))
+	log "seeds.sh: after $1, not ours: $now (at the start: $SYSCTL0)"
+	SYSCTL0=$now
+}
+
 # ---------------------------------------------------------------- runs
 # matrix ROW LABEL [WHERE...]: one matrix of the row's scenario under LABEL
 # (in our namespace for the loopback rows), its step lines to stderr
@@ -203,6 +223,7 @@ matrix() {
 	stop_pid "$WATCH_PID"
 	WATCH_PID=
 	grep -E '^step ' "$tmp/m.err" | sed "s/^/  $row $label: /" >&2
+	sysctl_look "$row $label"
 	[ "$rc" -eq 0 ] || { log "seeds.sh: matrix $row $label failed ($rc):"; tail -n 5 "$tmp/m.err" >&2; }
 	return "$rc"
 }
@@ -319,6 +340,7 @@ for row in "${ROWS[@]}"; do
 		{ log "seeds.sh: scenarios/${JOB[$row]}.yaml has no 'repetitions:' line to set"; exit 1; }
 done
 
+SYSCTL0=$(sysctl_now)
 stamp_start busy
 echo "seeds.sh: $(nr_version)"
 machine_line
@@ -350,6 +372,7 @@ for row in "${ROWS[@]}"; do
 	table_line "$row"
 done
 echo "detected $N_DET/${#ROWS[@]} (rank test), $N_DETP/${#ROWS[@]} (.paired), explained $N_EXP/${#ROWS[@]}, A/A calls $N_AA"
+[ "$FOREIGN" -eq 0 ] || echo "warning: another tenant changed the machine's buffer sysctls $FOREIGN time(s) during the runs (stderr): the granted.* rows may show it"
 if [ -n "$KEEP" ]; then
 	mkdir -p -- "$KEEP" && cp -- "$tmp"/*.db "$KEEP"/ && log "seeds.sh: stores kept in $KEEP"
 fi
