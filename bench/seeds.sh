@@ -188,7 +188,7 @@ watch_tbf() {
 WATCHED=(net/core/rmem_default net/core/wmem_default net/core/wmem_max
 	net/ipv4/tcp_rmem net/ipv4/tcp_wmem)
 SYSCTL0=
-FOREIGN=0
+SYSCTL_CHANGES=0
 sysctl_now() {
 	local f
 	for f in "${WATCHED[@]}"; do printf '%s=%s; ' "${f//\//.}" "$(tr -s ' \t' ' ' <"/proc/sys/$f")"; done
@@ -197,7 +197,7 @@ sysctl_look() {
 	local now
 	now=$(sysctl_now)
 	[ "$now" = "$SYSCTL0" ] && return 0
-	FOREIGN=$((FOREIGN + 1))
+	SYSCTL_CHANGES=$((SYSCTL_CHANGES + 1))
 	log "seeds.sh: after $1, not ours: $now (at the start: $SYSCTL0)"
 	SYSCTL0=$now
 }
@@ -251,7 +251,8 @@ run_label() {
 # compare_row ROW: compare B and AA with A for the row's injected cell;
 # sets RES_B, RES_AA ("verdict shift lo hi metric a b paired-verdict", tab
 # separated, "-" for what is missing) and OTHERS (other cells called by
-# the rank test, or "-")
+# the rank test, or "-") and BUSY (the median share of the machine that
+# other processes took in the injected cell's runs, all labels)
 JQ_ROW='
 	def num: if . == null then "-" else tostring end;
 	(.configs // [])[0] as $c
@@ -265,7 +266,7 @@ JQ_ROW='
 JQ_CALLED='[.configs[] | select(.config_key != $key)
 	| . as $c | [.rows[] | select(.metric == $c.headline)][0].verdict
 	| select(. == "REGRESSION" or . == "IMPROVEMENT" or . == "changed")] | length'
-RES_B='' RES_AA='' OTHERS=''
+RES_B='' RES_AA='' OTHERS='' BUSY=''
 compare_row() {
 	local row=$1 db="$tmp/$1.db" key
 	local -a where
@@ -278,6 +279,9 @@ compare_row() {
 	"$NR" compare A AA --db "$db" --keep-disturbed --json "${where[@]}" >"$tmp/aa.json" 2>/dev/null
 	RES_AA=$(jq -r "$JQ_ROW" "$tmp/aa.json" 2>/dev/null) || RES_AA=
 	log "  A/AA: $(cut -f1-4,8 <<<"$RES_AA" | tr '\t' ' ')"
+	BUSY=$("$NR" export --db "$db" "${where[@]}" 2>/dev/null | jq -rs '
+		[.[] | .metrics["cpu.foreign_busy_pct"].value // empty] | sort
+		| if length == 0 then "-" else .[length / 2 | floor] | round | tostring end' 2>/dev/null) || BUSY=-
 	OTHERS=-
 	[ -n "${CELL[$row]}" ] && [ "$QUICK" = 0 ] || return 0
 	key=$(jq -r '.configs[0].config_key // ""' "$tmp/b.json" 2>/dev/null)
@@ -305,9 +309,9 @@ table_line() {
 	called "${vp:--}" && N_DETP=$((N_DETP + 1))
 	{ called "$v" || called "${vp:--}"; } && [ "$names" = yes ] && N_EXP=$((N_EXP + 1))
 	{ called "$va" || called "${vap:--}"; } && N_AA=$((N_AA + 1))
-	printf '%-24s | %-50s | %-25s | %-28s | %-52s | %-3s /%s/ | %-25s | %s\n' \
+	printf '%-24s | %-50s | %-25s | %-28s | %-52s | %-3s /%s/ | %-25s | %-18s | %s\n' \
 		"${JOB[$row]%-quick}" "${DESC[$row]}" "${v:-none} / ${vp:--}" "$change" "$first" "$names" \
-		"${CAUSE[$row]}" "${va:-none} / ${vap:--}" "$OTHERS"
+		"${CAUSE[$row]}" "${va:-none} / ${vap:--}" "$OTHERS" "${BUSY:--}%"
 }
 
 # ---------------------------------------------------------------- setup
@@ -358,21 +362,21 @@ for row in "${ROWS[@]}"; do
 	done
 	compare_row "$row"
 	printf '%s\n' "$row" >>"$tmp/done"
-	declare "RB_$row=$RES_B" "RAA_$row=$RES_AA" "RO_$row=$OTHERS"
+	declare "RB_$row=$RES_B" "RAA_$row=$RES_AA" "RO_$row=$OTHERS" "RF_$row=$BUSY"
 done
 
 stamp_end busy
 echo "ended   : $END_DATE, load $LOAD1, busy $BUSY1; $((END_S - START_S)) s"
 echo
-printf '%-24s | %-50s | %-25s | %-28s | %-52s | %-s | %-25s | %s\n' scenario mechanism "verdict (rank / paired)" \
-	"change (shift [95% CI])" "first explaining row" "names the cause? /regex/" "A/A verdict (rank / paired)" "other cells called"
+printf '%-24s | %-50s | %-25s | %-28s | %-52s | %-s | %-25s | %-18s | %s\n' scenario mechanism "verdict (rank / paired)" \
+	"change (shift [95% CI])" "first explaining row" "names the cause? /regex/" "A/A verdict (rank / paired)" "other cells called" "foreign CPU"
 for row in "${ROWS[@]}"; do
-	v=RB_$row va=RAA_$row vo=RO_$row
-	RES_B=${!v} RES_AA=${!va} OTHERS=${!vo}
+	v=RB_$row va=RAA_$row vo=RO_$row vf=RF_$row
+	RES_B=${!v} RES_AA=${!va} OTHERS=${!vo} BUSY=${!vf}
 	table_line "$row"
 done
 echo "detected $N_DET/${#ROWS[@]} (rank test), $N_DETP/${#ROWS[@]} (.paired), explained $N_EXP/${#ROWS[@]}, A/A calls $N_AA"
-[ "$FOREIGN" -eq 0 ] || echo "warning: another tenant changed the machine's buffer sysctls $FOREIGN time(s) during the runs (stderr): the granted.* rows may show it"
+[ "$SYSCTL_CHANGES" -eq 0 ] || echo "warning: another tenant changed the machine's buffer sysctls $SYSCTL_CHANGES time(s) during the runs (stderr): the granted.* rows may show it"
 if [ -n "$KEEP" ]; then
 	mkdir -p -- "$KEEP" && cp -- "$tmp"/*.db "$KEEP"/ && log "seeds.sh: stores kept in $KEEP"
 fi
