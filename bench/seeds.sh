@@ -109,7 +109,7 @@ MATRIX_REST=("--where ipv=6" "--where ipv=4 --where mtu=1500"
 	"--where ipv=4 --where mtu=9000 --where msg=1452")
 # what the first explaining row must match to name the cause
 declare -A CAUSE=(
-	[rcvbuf]='^granted\..*rcvbuf'
+	[rcvbuf]='^granted\..*rcvbuf|sysctl\.net\.core\.rmem_max'
 	[defer]='u32'
 	[lmbench]='memcpy|csum|copy|pskb|linearize'
 	[matrix]='tbf|qdisc|throttl|tc\.'

@@ -1100,8 +1100,8 @@ static bool log_why(struct store *st, const struct store_bisect *b, struct stats
 		ret = cli_samples_load(st, b->bad_label, b->config_key, &sb, &err);
 	if (!ret && (!sg.n || !sb.n))
 		ret = -ENOENT;
-	if (!ret)
-		ret = stats_table_build(sg.p, sg.n, sb.p, sb.n, &o, t);
+	if (!ret && !(ret = stats_table_build(sg.p, sg.n, sb.p, sb.n, &o, t)))
+		report_why_env(t, sg.p[0], sb.p[0]);
 	if (ret)
 		cli_error("what moved with it is left out: %s",
 			  err.msg[0] ? err.msg : strerror(-ret));

@@ -196,6 +196,7 @@ static int pair_build(struct store *st, const char *a, const struct cli_keys *ka
 		if (!ret) {
 			c->built = true;
 			p->ncommon++;
+			report_why_env(&c->t, sa.p[0], sb.p[0]);
 			report_env_within_note(&c->t, sa.p, sa.n, sb.p, sb.n);
 			ret = json ? ((c->env_json = report_env_diff_json(sa.p[0], sb.p[0])) ? 0 : -ENOMEM) :
 			      csv  ? 0 :

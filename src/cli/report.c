@@ -247,9 +247,11 @@ static int add_config(struct store *st, const struct report_args *a,
 						   &ss[baseline], a->labels[l], &ss[l]);
 			break;
 		}
-		if (!ret)
+		if (!ret) {
 			report_env_within_note(&t, ss[baseline].p, ss[baseline].n,
 					       ss[l].p, ss[l].n);
+			report_why_env(&t, ss[baseline].p[0], ss[l].p[0]);
+		}
 		if (!ret && (ret = report_doc_add_table(doc, baseline, l, &t)))
 			stats_table_release(&t);
 		if (ret)

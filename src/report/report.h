@@ -186,6 +186,19 @@ void report_why_list(FILE *out, const struct stats_table *t, size_t top, const c
  * the first of what moved with it ("  likely: ..."); returns whether it
  * printed. The answer compare prints before the environment. */
 bool report_why_answer(FILE *out, const struct stats_table *t, const char *common);
+/* The most environment settings report_why_env() puts first. */
+#define REPORT_WHY_ENV_MAX 3
+/*
+ * Put first in t->why the settings that differ between the environments
+ * of a and b (the first samples of the two labels): an interface's
+ * qdisc, MTU or offload and the net sysctls that both have, with other
+ * values (one a kernel lacks was not changed), at most REPORT_WHY_ENV_MAX
+ * in the order report_env_changes() gives them: a change made to the
+ * machine rather than measured by it (a tbf on the test's veth, a capped
+ * rmem_max) explains before any figure.
+ */
+void report_why_env(struct stats_table *t, const struct base_sample *a,
+		    const struct base_sample *b);
 /* t->why as a JSON array (new reference; NULL when out of memory). */
 json_t *report_why_json(const struct stats_table *t);
 /* How many entries of what moved with the headline the text shows. */

@@ -29,6 +29,11 @@ void report_why_text(const struct stats_why *w, char *buf, size_t len)
 	with_unit(ma, sizeof(ma), w->median_a, w->unit);
 	with_unit(mb, sizeof(mb), w->median_b, w->unit);
 	report_fmt_pct(ch, sizeof(ch), w->shift_pct);
+	if (w->env) {
+		snprintf(buf, len, "%s %s -> %s: set so in B's environment", w->metric, w->env_a,
+			 w->env_b);
+		return;
+	}
 	switch (w->kind) {
 	case STATS_WHY_SETTING:
 		snprintf(buf, len, "%s %s -> %s (%s): granted by the kernel for the same request",
@@ -75,10 +80,15 @@ json_t *report_why_json(const struct stats_table *t)
 	for (size_t i = 0; arr && i < t->nwhy; i++) {
 		const struct stats_why *w = &t->why[i];
 
-		j = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "metric", w->metric, "unit",
-			      w->unit, "kind", stats_why_kind_name(w->kind), "a",
-			      num_or_null(w->median_a), "b", num_or_null(w->median_b), "shift_pct",
-			      num_or_null(w->shift_pct), "q", num_or_null(w->q));
+		if (w->env)
+			j = json_pack("{s:s, s:s, s:s, s:s, s:b}", "metric", w->metric, "kind",
+				      stats_why_kind_name(w->kind), "a", w->env_a, "b", w->env_b,
+				      "environment", 1);
+		else
+			j = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "metric", w->metric,
+				      "unit", w->unit, "kind", stats_why_kind_name(w->kind), "a",
+				      num_or_null(w->median_a), "b", num_or_null(w->median_b),
+				      "shift_pct", num_or_null(w->shift_pct), "q", num_or_null(w->q));
 		if (j && w->kind == STATS_WHY_COST)
 			json_object_update_new(
 				j, json_pack("{s:o, s:o, s:o, s:o}", "cost_a", num_or_null(w->cost_a),
@@ -160,4 +170,54 @@ size_t report_answers(const struct report_doc *d, const char *const *descs,
 		n++;
 	}
 	return n;
+}
+
+/* The environment entries a network change is made of: an interface's
+ * qdisc, MTU or offload, a net sysctl ("client.if.eth0.qdisc",
+ * "server.sysctl.net.core.rmem_max"). */
+static bool env_setting(const char *entry)
+{
+	return (strstr(entry, ".if.") &&
+		(strstr(entry, ".qdisc") || strstr(entry, ".mtu") || strstr(entry, ".offload."))) ||
+	       strstr(entry, ".sysctl.net.");
+}
+
+struct env_pick {
+	struct stats_why w[REPORT_WHY_ENV_MAX];
+	size_t n;
+};
+
+static void pick_env(void *ctx, const char *entry, const char *a, const char *b)
+{
+	struct env_pick *p = ctx;
+	struct stats_why *w;
+
+	/* an entry one kernel has and the other lacks is not a setting
+	 * that was changed */
+	if (p->n == REPORT_WHY_ENV_MAX || !env_setting(entry) || !a || !b || !*a || !*b)
+		return;
+	w = &p->w[p->n++];
+	memset(w, 0, sizeof(*w));
+	snprintf(w->metric, sizeof(w->metric), "%s", entry);
+	w->kind = STATS_WHY_SETTING;
+	w->env = true;
+	snprintf(w->env_a, sizeof(w->env_a), "%s", a);
+	snprintf(w->env_b, sizeof(w->env_b), "%s", b);
+	w->median_a = w->median_b = w->shift_pct = w->q = NAN;
+	w->cost_a = w->cost_b = w->cost_pct_of_a = w->account_pct = NAN;
+}
+
+void report_why_env(struct stats_table *t, const struct base_sample *a,
+		    const struct base_sample *b)
+{
+	struct env_pick p = { .n = 0 };
+	size_t keep;
+
+	report_env_changes(a, b, pick_env, &p);
+	if (!p.n)
+		return;
+	keep = t->nwhy + p.n > STATS_WHY_MAX ? STATS_WHY_MAX - p.n : t->nwhy;
+	memmove(t->why + p.n, t->why, keep * sizeof(*t->why));
+	memcpy(t->why, p.w, p.n * sizeof(*p.w));
+	t->nwhy = keep + p.n;
 }

@@ -72,7 +72,7 @@ bool stats_why_is_setting(const char *name)
 {
 	static const char *const fixed[] = {
 		"granted.client.sndbuf", "granted.client.rcvbuf", "granted.server.sndbuf",
-		"granted.server.rcvbuf", "granted.tx.mss", "granted.rx.advmss",
+		"granted.server.rcvbuf", "granted.rx.advmss",
 	};
 
 	if (!has_prefix(name, "granted."))

@@ -11,8 +11,8 @@
 
 enum stats_why_kind {
 	/* a resource the kernel granted at the same request: a socket
-	 * buffer at launch, the MSS and the advertised MSS, a window scale
-	 * (granted.*) */
+	 * buffer at launch, the advertised MSS, a window scale (granted.*;
+	 * not the sender's MSS, which a small receive window holds down) */
 	STATS_WHY_SETTING,
 	/* a part of the CPU time per unit of work: a profiled symbol's
 	 * self share, or user, system, softirq or irq time */
@@ -40,6 +40,11 @@ struct stats_why {
 	 */
 	double cost_a, cost_b, cost_pct_of_a, account_pct;
 	double score; /* what ranks it within its kind, larger first */
+	/* a setting from the two environments (an interface's qdisc, MTU
+	 * or offload, a net sysctl) rather than a metric: its two values as
+	 * the first samples recorded them; the medians are NaN */
+	bool env;
+	char env_a[48], env_b[48];
 };
 
 /* The CPU time per unit of work the costs are parts of. */

@@ -70,8 +70,9 @@ check "two labels of tcp_stream, B's namespace with tcp_rmem '$rlo $((rmid / 2))
 	[ "$(grep -c '(stored)' "$TMP/ga.out" "$TMP/gb.out" | awk -F: '{ s += $2 } END { print s }')" -eq 4 ] ||
 	diag "$TMP/gb.out"
 "$NR" compare GA GB --db "$TMP/g.db" --keep-disturbed >"$TMP/g.txt" 2>&1
-checkx "compare lists a granted rcvbuf $rmid B -> $((rmid / 2)) B first, as granted by the kernel" \
-	'grep -A1 "what moved with it" "$TMP/g.txt" | grep -qE "1. granted.(client|server).rcvbuf $rmid B -> $((rmid / 2)) B .*granted by the kernel"' ||
+checkx "compare lists the sysctl first, as set in B's environment, then a granted rcvbuf $rmid B -> $((rmid / 2)) B" \
+	'grep -A2 "what moved with it" "$TMP/g.txt" | grep -qE "1. (client|server).sysctl.net.ipv4.tcp_rmem $rlo $rmid $rhi -> $rlo $((rmid / 2)) $rhi: set so in B" &&
+	 grep -A3 "what moved with it" "$TMP/g.txt" | grep -qE "[23]. granted.(client|server).rcvbuf $rmid B -> $((rmid / 2)) B .*granted by the kernel"' ||
 	diag "$TMP/g.txt" "granted|what moved|^throughput"
 checkx "and as a row of the table" 'grep -qE "^granted.server.rcvbuf \(neutral\)" "$TMP/g.txt"' ||
 	diag "$TMP/g.txt" "granted"

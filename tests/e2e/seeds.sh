@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
+# run.sh: plain tree only
 # End to end: bench/seeds.sh in its quick form runs through, prints its
 # table with a row per seed scenario, refuses bad settings, and leaves
 # nothing behind (its namespace, the sysctl it lowers), also when it is

@@ -263,6 +263,41 @@ static void test_answer_names_the_call_and_its_likely_cause(void **state)
 	labels_release(&l);
 }
 
+/* A setting made to the machine (a qdisc on the test's interface, a net
+ * sysctl) goes first, as found in the two environments; an entry only
+ * one kernel has is not a change. */
+static void test_environment_settings_go_first(void **state)
+{
+	struct labels l;
+	struct stats_table t;
+	char line[320];
+
+	(void)state;
+	labels_init(&l, 6, 1.6);
+	for (size_t i = 0; i < N; i++)
+		set(&l.b[i], "profile.self.hot_only_in_b", "%", 30 + (double)i);
+	/* the full snapshots of the client's machine, as the store holds them */
+	l.a[0].sysenv = json_pack("{s:{s:s, s:{s:s, s:s}}}", "client", "fingerprint",
+				  "0123456789abcdef", "entries", "if.veth0.qdisc", "noqueue",
+				  "kernel.release", "6.1");
+	l.b[0].sysenv = json_pack("{s:{s:s, s:{s:s, s:s, s:s}}}", "client", "fingerprint",
+				  "fedcba9876543210", "entries", "if.veth0.qdisc", "tbf",
+				  "kernel.release", "6.2", "sysctl.net.core.new_knob", "1");
+	assert_non_null(l.a[0].sysenv);
+	assert_non_null(l.b[0].sysenv);
+	build(&l, &t);
+	report_why_env(&t, &l.a[0], &l.b[0]);
+	assert_true(t.nwhy >= 2);
+	assert_true(t.why[0].env);
+	report_why_text(&t.why[0], line, sizeof(line));
+	assert_string_equal(line, "client.if.veth0.qdisc noqueue -> tbf: set so in B's environment");
+	assert_string_equal(t.why[1].metric, "profile.self.hot_only_in_b");
+	for (size_t i = 0; i < t.nwhy; i++)
+		assert_null(strstr(t.why[i].metric, "new_knob"));
+	stats_table_release(&t);
+	labels_release(&l);
+}
+
 static void test_explains_admits_causes_not_the_headlines_relatives(void **state)
 {
 	(void)state;
@@ -288,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_a_granted_setting_ranks_before_costs_and_figures),
 		cmocka_unit_test(test_small_costs_rank_after_figures),
 		cmocka_unit_test(test_answer_names_the_call_and_its_likely_cause),
+		cmocka_unit_test(test_environment_settings_go_first),
 		cmocka_unit_test(test_explains_admits_causes_not_the_headlines_relatives),
 	};
 
