@@ -48,8 +48,9 @@ checkx "it ranks first among the profile rows of what moved with the headline, a
 	'[ -n "$hot" ] && [ "$first" = "$hot" ] && [ "$kind" = cost ]'
 
 "$NR" compare A B --keep-disturbed >"$TMP/cmp.txt" 2>&1
-checkx "the text names it under the headline's line, before the table" \
-	'awk "/^throughput.gbps:/{h=NR} /what moved with it/{w=NR} /$hot/ && !f{f=NR} /^metric \\(better\\)/{t=NR} END{exit !(h && w > h && f > w && t > f)}" "$TMP/cmp.txt"' ||
+checkx "the text names it first, as the call's likely cause, and under the headline's line, before the table" \
+	'grep -qE "^  likely: $hot " "$TMP/cmp.txt" &&
+	 awk "/^throughput.gbps:/{h=NR} /what moved with it/{w=NR} /$hot/ && w && !f{f=NR} /^metric \\(better\\)/{t=NR} END{exit !(h && w > h && f > w && t > f)}" "$TMP/cmp.txt"' ||
 	diag "$TMP/cmp.txt"
 "$NR" compare A B --keep-disturbed --csv >"$TMP/cmp.csv" 2>&1
 checkx "--csv gives its rank in the explains column" \
