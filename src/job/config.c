@@ -525,6 +525,9 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 	if (udp && c->nodelay)
 		return base_err_set(err, -EINVAL,
 				    "nodelay applies to tcp tests only");
+	if (udp && c->mss)
+		return base_err_set(err, -EINVAL,
+				    "mss (TCP_MAXSEG) applies to tcp tests only");
 	if (udp && c->cc[0])
 		return base_err_set(err, -EINVAL,
 				    "congestion control applies to tcp tests only");

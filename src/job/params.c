@@ -133,6 +133,15 @@ const struct job_pdef job_pdefs[] = {
 	  .max = JOB_MAX_MSG, .wmax = JOB_MAX_MSG, .key = JOB_KEY_STREAM,
 	  .wire = JOB_WIRE_ALWAYS,
 	  .help = "bytes per send (tcp 128K, udp 1472/1452)" },
+	/* only when set: the keys of samples taken without it stay */
+	{ .name = "mss", .yaml = "mss", .json = "mss", .lopt = "mss",
+	  .metavar = "BYTES", .kind = JOB_PK_INT, U(mss), .min = JOB_MIN_MSS,
+	  .max = JOB_MAX_MSS, .wmin = JOB_MIN_MSS, .wmax = JOB_MAX_MSS,
+	  .key = JOB_KEY_SET, .wire = JOB_WIRE_SET, .check = " bytes",
+	  .help = "TCP_MAXSEG on both ends' tcp sockets before\n"
+		  "connect and listen: the largest segment each\n"
+		  "sends and the MSS it announces (88-65535;\n"
+		  "default: the route's)" },
 	{ .name = "mtu", .yaml = "mtu", .json = "mtu", .kind = JOB_PK_INT, U(mtu),
 	  .min = 1280, .max = 65535, .wmax = 65535, .key = JOB_KEY_VETH,
 	  .wire = JOB_WIRE_ALWAYS },

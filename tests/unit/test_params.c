@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The parameter table: keys and JSON as before it, CLI and YAML through it, --mss. */
+#include <errno.h>
 #include <getopt.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -161,6 +162,63 @@ static void test_key_names_follow_the_stored_order(void **state)
 	}
 }
 
+/* --mss: the option, the key pair only when set, the wire field, the
+ * file key, the range and the tcp-only rule. */
+static void test_mss_from_cli_file_and_wire(void **state)
+{
+	static const char yaml[] = "params:\n  test: tcp_rr\n  mss: [1000, 1460]\n";
+	struct job_config c, back;
+	struct base_err err = { "" };
+	struct job_file *jf = NULL;
+	struct job_cell *cells = NULL;
+	size_t n = 0, len;
+	char key[4096];
+	const char *v;
+	json_t *j;
+
+	(void)state;
+	assert_int_equal(parse_args("tcp_stream --mss 1000", &c), 1);
+	assert_int_equal(job_config_finalize(&c, &four, &err), 0);
+	assert_int_equal(c.mss, 1000);
+	assert_int_equal(job_config_key(&c, key, sizeof(key)), 0);
+	assert_non_null(strstr(key, " msg=131072 mss=1000 nodelay=0 "));
+	j = job_config_to_json(&c);
+	assert_int_equal(json_integer_value(json_object_get(j, "mss")), 1000);
+	assert_int_equal(job_config_from_json(j, &back, &err), 0);
+	assert_int_equal(back.mss, 1000);
+	json_decref(j);
+	/* unset: in neither the key nor the wire form, as before it */
+	assert_int_equal(parse_args("tcp_stream", &c), 1);
+	assert_int_equal(job_config_finalize(&c, &four, &err), 0);
+	assert_int_equal(job_config_key(&c, key, sizeof(key)), 0);
+	assert_null(job_key_value(key, "mss", &len));
+	j = job_config_to_json(&c);
+	assert_null(json_object_get(j, "mss"));
+	json_object_set_new(j, "mss", json_integer(40));
+	assert_int_equal(job_config_from_json(j, &back, &err), -EINVAL);
+	assert_string_equal(err.msg, "configuration field 'mss' = 40: expected 88 to 65535");
+	json_decref(j);
+	assert_int_equal(job_pdef_cli(job_pdef_by_lopt("mss"), "--mss", "80", &c, &err), -EINVAL);
+	assert_string_equal(err.msg,
+			    "invalid --mss: invalid number '80': expected an integer from 88 to 65535");
+	c.mss = 70000;
+	assert_int_equal(job_config_finalize(&c, &four, &err), -EINVAL);
+	assert_string_equal(err.msg, "invalid mss 70000: expected 88 to 65535 bytes");
+	assert_int_equal(parse_args("udp_stream --mss 1000", &c), 1);
+	assert_int_equal(job_config_finalize(&c, &four, &err), -EINVAL);
+	assert_string_equal(err.msg, "mss (TCP_MAXSEG) applies to tcp tests only");
+	/* and a job file's axis */
+	assert_int_equal(job_file_parse(yaml, strlen(yaml), "t.yaml", &jf, &err), 0);
+	assert_int_equal(job_file_expand(jf, &four, &cells, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(job_config_key(&cells[1].cfg, key, sizeof(key)), 0);
+	v = job_key_value(key, "mss", &len);
+	assert_non_null(v);
+	assert_int_equal(strncmp(v, "1460", len), 0);
+	job_cells_free(cells, n);
+	job_file_free(jf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_job_file_cells_keep_their_keys),
 		cmocka_unit_test(test_rows_have_distinct_names),
 		cmocka_unit_test(test_key_names_follow_the_stored_order),
+		cmocka_unit_test(test_mss_from_cli_file_and_wire),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
