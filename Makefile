@@ -4,13 +4,14 @@
 #   make run          build and run the default job on loopback (embedded server)
 #   make test         unit + e2e tests, then again under ASan+UBSan
 #   make fuzz         fuzz the parsers of outside input (clang, libFuzzer)
+#   make man          build/netregress.1 and build/netregress.bash (completion)
 #   make install PREFIX=/usr/local
 
 B       ?= build
 PREFIX  ?= /usr/local
 CC      ?= cc
 PKGS    := jansson sqlite3 gsl yaml-0.1
-DEBPKGS := build-essential pkg-config libjansson-dev libcmocka-dev libsqlite3-dev libgsl-dev libyaml-dev iproute2 python3 strace
+DEBPKGS := build-essential pkg-config libjansson-dev libcmocka-dev libsqlite3-dev libgsl-dev libyaml-dev iproute2 python3 strace groff-base
 FUZZ_DEBPKGS := clang libclang-rt-14-dev
 
 WARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wno-format-nonliteral
@@ -52,7 +53,7 @@ FUZZ_OBJS   := $(patsubst %.c,$(B)/%.o,$(FUZZ_SRCS) tests/fuzz/replay.c)
 FUZZ_TREE   := build/fuzz-tree
 FUZZ_TIME   ?= 60
 
-.PHONY: all run test check unit e2e install clean deps san-test fuzz fuzz-deps fuzzers FORCE
+.PHONY: all run test check unit e2e man install clean deps san-test fuzz fuzz-deps fuzzers FORCE
 all: $(BIN)
 
 # The git revision every sample records (base/build.c); build.o is made
@@ -137,8 +138,18 @@ fuzz: fuzz-deps
 	fi; echo "no findings"
 e2e: $(BIN)
 
-install: $(BIN)
+# The man page and the bash completion, both from the binary: the
+# commands' table and the parameter table (src/job/params.c).
+man: $(B)/netregress.1 $(B)/netregress.bash
+$(B)/netregress.1: $(BIN)
+	$(BIN) --man >$@.tmp && mv $@.tmp $@
+$(B)/netregress.bash: $(BIN) tools/completion.sh
+	sh tools/completion.sh $(BIN) >$@.tmp && mv $@.tmp $@
+
+install: $(BIN) $(B)/netregress.1 $(B)/netregress.bash
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/netregress
+	install -D -m 0644 $(B)/netregress.1 $(DESTDIR)$(PREFIX)/share/man/man1/netregress.1
+	install -D -m 0644 $(B)/netregress.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/netregress
 
 clean:
 	rm -rf build

@@ -349,10 +349,11 @@ static int bisect_start(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'l' },
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "headline", required_argument, NULL, OPT_HEADLINE },
-		CLI_CONFIG_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct option all[CLI_MAX_OPTIONS];
+	char shorts[64];
 	struct base_err err = { "" };
 	struct job_config cfg;
 	struct bisect_rule rule;
@@ -375,9 +376,11 @@ static int bisect_start(int argc, char **argv)
 	job_config_init(&cfg);
 	bisect_rule_init(&rule);
 	memset(&b, 0, sizeof(b));
+	if (cli_config_getopt(opts, "l:h", all, shorts, sizeof(shorts)))
+		BUG("too many options");
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "l:n:m:s:S:r:D46h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, shorts, all, NULL)) != -1) {
 		if ((r = cli_config_opt(opt, optarg, &cfg)) < 0)
 			return EXIT_USAGE;
 		if (r) {
@@ -435,7 +438,7 @@ static int bisect_start(int argc, char **argv)
 			fputs(bisect_help, stdout);
 			return EXIT_OK;
 		default:
-			if (optopt && strchr("lnmsSr", optopt))
+			if (optopt && (optopt == 'l' || cli_config_needs_value(optopt)))
 				cli_error("option -%c needs a value", optopt);
 			else
 				cli_error("unknown option '%s'", argv[optind - 1]);

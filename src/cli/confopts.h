@@ -1,61 +1,44 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The workload flags every measuring command shares (run, bisect). */
+/* The workload flags every measuring command shares (run, bisect), from the parameter table. */
 #ifndef NR_CLI_CONFOPTS_H
 #define NR_CLI_CONFOPTS_H
 
 #include <getopt.h>
+#include <stdio.h>
 
 #include "job/config.h"
 
-/* Long-only options of the workload; above any command's own values. */
-enum {
-	CLI_OPT_THREADS = 512, CLI_OPT_RMSG, CLI_OPT_DIR, CLI_OPT_SNDBUF,
-	CLI_OPT_RCVBUF, CLI_OPT_RSNDBUF, CLI_OPT_RRCVBUF, CLI_OPT_CC,
-	CLI_OPT_BATCH, CLI_OPT_CPUS, CLI_OPT_RCPUS, CLI_OPT_BURST,
-	CLI_OPT_RATE, CLI_OPT_RR_TIMEOUT, CLI_OPT_PLACEMENT, CLI_OPT_UDP_GSO,
-	CLI_OPT_UDP_GRO, CLI_OPT_SENDFILE_FROM, CLI_OPT_BUF_OFFSET,
-	CLI_OPT_CPU_LATENCY, CLI_OPT_SPIN, CLI_OPT_TRANSFER,
-};
+/* getopt_long's value of the table's row i with a long option and no
+ * short letter (a row with a letter returns the letter); above any
+ * command's own values. */
+#define CLI_OPT_PARAM 512
 
-/* Their short letters, for getopt_long's optstring. */
-#define CLI_CONFIG_SHORTOPTS "n:m:s:S:r:D46"
+/* Room for a command's options and the table's. */
+#define CLI_MAX_OPTIONS 128
 
-/* Their entries, to put inside a command's struct option table. */
-#define CLI_CONFIG_OPTIONS                                                    \
-	{ "streams", required_argument, NULL, 'n' },                          \
-	{ "threads", required_argument, NULL, CLI_OPT_THREADS },              \
-	{ "msg", required_argument, NULL, 'm' },                              \
-	{ "rmsg", required_argument, NULL, CLI_OPT_RMSG },                    \
-	{ "dir", required_argument, NULL, CLI_OPT_DIR },                      \
-	{ "transfer", required_argument, NULL, CLI_OPT_TRANSFER },            \
-	{ "sndbuf", required_argument, NULL, CLI_OPT_SNDBUF },                \
-	{ "rcvbuf", required_argument, NULL, CLI_OPT_RCVBUF },                \
-	{ "remote-sndbuf", required_argument, NULL, CLI_OPT_RSNDBUF },        \
-	{ "remote-rcvbuf", required_argument, NULL, CLI_OPT_RRCVBUF },        \
-	{ "nodelay", no_argument, NULL, 'D' },                                \
-	{ "cc", required_argument, NULL, CLI_OPT_CC },                        \
-	{ "batch", required_argument, NULL, CLI_OPT_BATCH },                  \
-	{ "udp-gso", required_argument, NULL, CLI_OPT_UDP_GSO },              \
-	{ "udp-gro", no_argument, NULL, CLI_OPT_UDP_GRO },                    \
-	{ "sendfile-from", required_argument, NULL, CLI_OPT_SENDFILE_FROM },  \
-	{ "buf-offset", required_argument, NULL, CLI_OPT_BUF_OFFSET },        \
-	{ "cpu-latency", required_argument, NULL, CLI_OPT_CPU_LATENCY },      \
-	{ "spin", no_argument, NULL, CLI_OPT_SPIN },                          \
-	{ "cpus", required_argument, NULL, CLI_OPT_CPUS },                    \
-	{ "remote-cpus", required_argument, NULL, CLI_OPT_RCPUS },            \
-	{ "placement", required_argument, NULL, CLI_OPT_PLACEMENT },          \
-	{ "rr", required_argument, NULL, 'r' },                               \
-	{ "burst", required_argument, NULL, CLI_OPT_BURST },                  \
-	{ "rate", required_argument, NULL, CLI_OPT_RATE },                    \
-	{ "timeout", required_argument, NULL, CLI_OPT_RR_TIMEOUT }
-
-/* Linux caps a socket buffer request at INT_MAX / 2. */
-#define CLI_BUF_MAX (1ULL << 30)
+/*
+ * Build a getopt_long table into out (CLI_MAX_OPTIONS entries): the
+ * command's own options `own` (terminated by a NULL name) followed by the
+ * table's, then the terminator; and into shortopts (len bytes) the
+ * command's own short letters `own_short` followed by the table's.
+ * Returns 0, or -ENOSPC (a BUG: raise CLI_MAX_OPTIONS).
+ */
+int cli_config_getopt(const struct option *own, const char *own_short,
+		      struct option *out, char *shortopts, size_t len);
 
 /*
  * Apply one workload flag to c: 1 when opt was one of them, 0 when not,
  * -1 on a bad value (the error is printed, naming the value).
  */
 int cli_config_opt(int opt, const char *arg, struct job_config *c);
+
+/* Whether the short letter is a workload flag that takes a value. */
+bool cli_config_needs_value(int letter);
+
+/* The workload options for --help: "  -m, --msg SIZE   text", the text
+ * from column 26 as run --help has always laid it out. */
+void cli_config_help(FILE *f);
+/* The same as a man page's tagged paragraphs (groff man). */
+void cli_config_man(FILE *f);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "base/build.h"
 #include "cli/cli.h"
+#include "cli/confopts.h"
 #include "report/report.h"
 
 static const struct {
@@ -34,6 +35,37 @@ static void usage(FILE *f)
 	fprintf(f, "\n'netregress <command> --help' describes a command's options.\n");
 }
 
+/* netregress.1 (groff man): the commands from the table above, the
+ * workload options from the parameter table (make man writes it). */
+static void man(FILE *f)
+{
+	fputs(".TH NETREGRESS 1 \"\" \"netregress\" \"User Commands\"\n"
+	      ".SH NAME\n"
+	      "netregress \\- measure Linux network performance and find regressions\n"
+	      ".SH SYNOPSIS\n"
+	      ".B netregress\n"
+	      ".I command\n"
+	      "[\\fIoptions\\fR]\n"
+	      ".SH DESCRIPTION\n"
+	      "netregress runs TCP and UDP stream and request/response tests on\n"
+	      "loopback, in network namespaces or against a server, stores each\n"
+	      "sample with its configuration, and compares labels A/B.\n"
+	      "\\fBnetregress\\fR \\fIcommand\\fR \\fB\\-\\-help\\fR lists a command's own options.\n"
+	      ".SH COMMANDS\n", f);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, ".TP\n.B %s\n%s\n", commands[i].name, commands[i].help);
+	fputs(".SH WORKLOAD OPTIONS\n"
+	      "\\fBrun\\fR and \\fBbisect start\\fR take these; a job file's\n"
+	      "params take the same parameters (docs/jobs.md).\n", f);
+	cli_config_man(f);
+	fputs(".SH EXIT STATUS\n"
+	      "0 success, 1 a regression found (judging commands), 2 usage error,\n"
+	      "3 runtime error; bisect follows git bisect (0 good, 1 bad, 125 skip).\n"
+	      ".SH ENVIRONMENT\n"
+	      ".TP\n.B NETREGRESS_DB\n"
+	      "the sample store when \\fB\\-\\-db\\fR is not given (default ./netregress.db)\n", f);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -43,6 +75,10 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--man")) {
+		man(stdout);
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {

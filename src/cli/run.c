@@ -39,62 +39,16 @@ static const char run_help[] =
 	"\n"
 	"  -H, --host HOST         server to test against (netregress serve)\n"
 	"  -p, --port PORT         its control port (default 9127)\n"
-	"  -4, -6                  IP version (default 4)\n"
 	"  -l, --duration TIME     measured window (default 10s; 500ms, 1m...)\n"
 	"      --warmup TIME       run before the window, discarded (default 2s);\n"
 	"                          auto: until the 100 ms rates stop trending\n"
 	"                          (at least 1s, at most 10s; auto:MAX sets the cap)\n"
 	"  -i, --interval TIME     print receiver-side rates every TIME, with the\n"
 	"                          probes' figures over it (cpus: the cross-CPU\n"
-	"                          round trip; speed: the speed probe)\n"
-	"  -n, --streams N         flows per direction (default 1); N% of the cpus\n"
-	"                          this process may use, as lkp's nr_threads\n"
-	"      --threads N         workers per end (default min(flows, CPUs))\n"
-	"  -m, --msg SIZE          bytes per send (tcp 128K, udp 1472/1452)\n"
-	"      --rmsg SIZE         tcp streams: bytes per recv, netperf -M (default:\n"
-	"                          the message size, at least 128K)\n"
-	"      --dir DIR           send (client to server), recv or bidir\n"
-	"      --transfer SIZE     tcp_stream --dir recv: the server sends transfers\n"
-	"                          of SIZE (a multiple of -m) and stops after a\n"
-	"                          whole one; the client times each, as lmbench's\n"
-	"                          bw_tcp -M (default off)\n"
-	"      --sndbuf SIZE       local SO_SNDBUF (default: autotuned)\n"
-	"      --rcvbuf SIZE       local SO_RCVBUF\n"
-	"  -s  SIZE                both local buffers\n"
-	"      --remote-sndbuf SIZE, --remote-rcvbuf SIZE   the server's\n"
-	"  -S  SIZE                both remote buffers\n"
-	"  -D, --nodelay           TCP_NODELAY on both ends\n"
-	"      --cc NAME           TCP congestion control on both ends\n"
-	"      --batch N           udp datagrams per sendmmsg/recvmmsg (default 32)\n"
-	"      --udp-gso SIZE      udp_stream senders: UDP_SEGMENT, each -m send\n"
-	"                          leaves as datagrams of SIZE bytes (at most 64)\n"
-	"      --udp-gro           udp_stream receivers: UDP_GRO, take datagrams\n"
-	"                          the kernel kept coalesced in one read\n"
-	"      --sendfile-from F   tcp_sendfile: tmp (a file in $TMPDIR or /tmp,\n"
-	"                          as iperf3 -Z; default) or memfd (shmem pages)\n"
-	"      --buf-offset N      both ends' data buffers start N bytes past a\n"
-	"                          page boundary (0-4095; default 0, page-aligned)\n"
-	"      --cpu-latency US    both ends hold the kernel's CPU latency request\n"
-	"                          (/dev/cpu_dma_latency) at US microseconds through\n"
-	"                          the test: idle CPUs take no state slower to wake;\n"
-	"                          0 keeps them polling (default none; needs root)\n"
-	"      --spin              both ends' workers poll their sockets and never\n"
-	"                          sleep in a wait (yielding the CPU when nothing\n"
-	"                          came): no wake-up in any transaction or batch;\n"
-	"                          each worker keeps its CPU busy\n"
-	"  -r REQ,RESP             request/response sizes (default 1,1)\n"
-	"      --burst N           requests in flight per flow (closed loop)\n"
-	"      --rate R            open loop: R requests/s per flow; latency counts\n"
-	"                          from each request's intended send time\n"
-	"      --timeout TIME      udp_rr: a reply later than this is lost (200ms)\n"
-	"      --cpus LIST         pin local workers (worker i on the i-th cpu)\n"
-	"      --remote-cpus LIST  pin the server's workers\n"
-	"      --placement POLICY  for an end not pinned above: auto (default:\n"
-	"                          pair for a stream of 2 flows or more, else\n"
-	"                          split), split (client on the first half of\n"
-	"                          the allowed cpus, server on the rest), pair\n"
-	"                          (each end on every cpu: client and server\n"
-	"                          worker i on cpu i) or free (not pinned)\n"
+	"                          round trip; speed: the speed probe)\n";
+
+/* After the workload options (the parameter table's). */
+static const char run_help_tail[] =
 	"      --label LABEL       what this sample belongs to (default: uname -r)\n"
 	"      --reps N            repeat the test N times, each a sample; the\n"
 	"                          end gives the headline's median, cov, the 95%\n"
@@ -154,7 +108,6 @@ static const struct option run_opts[] = {
 	{ "duration", required_argument, NULL, 'l' },
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
 	{ "interval", required_argument, NULL, 'i' },
-	CLI_CONFIG_OPTIONS,
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "connect-timeout", required_argument, NULL, OPT_CTIMEOUT },
@@ -500,6 +453,8 @@ int cmd_run(int argc, char **argv)
 	int xcpu = -1;  /* --xcpu 1, --no-xcpu 0, else on a shared machine */
 	struct store *st = NULL;
 	struct rep_plan plan = { .reps = 1 };
+	struct option opts[CLI_MAX_OPTIONS];
+	char shorts[64];
 	uint64_t v;
 	pid_t server = 0;
 	int opt, code, r;
@@ -507,8 +462,9 @@ int cmd_run(int argc, char **argv)
 	job_config_init(c);
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "H:p:l:i:n:m:s:S:r:D46h", run_opts,
-				  NULL)) != -1) {
+	if (cli_config_getopt(run_opts, "H:p:l:i:h", opts, shorts, sizeof(shorts)))
+		BUG("too many options");
+	while ((opt = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
 		switch (opt) {
 		case 'H':
 			o.host = optarg;
@@ -603,6 +559,8 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(run_help, stdout);
+			cli_config_help(stdout);
+			fputs(run_help_tail, stdout);
 			return EXIT_OK;
 		default:
 			r = cli_config_opt(opt, optarg, c);
@@ -610,7 +568,7 @@ int cmd_run(int argc, char **argv)
 				break;
 			if (r < 0)
 				return EXIT_USAGE;
-			if (optopt && strchr("HplinmsSr", optopt))
+			if (optopt && (strchr("Hpli", optopt) || cli_config_needs_value(optopt)))
 				cli_error("option -%c needs a value", optopt);
 			else if (optopt)
 				cli_error("unknown option '-%c'", optopt);

@@ -214,7 +214,7 @@ static int connect_flows(struct client *c, const json_t *ok,
 	const struct job_config *cfg = c->cfg;
 	struct engine_sockopts so = {
 		.sndbuf = cfg->sndbuf, .rcvbuf = cfg->rcvbuf,
-		.nodelay = cfg->nodelay, .cc = cfg->cc,
+		.nodelay = cfg->nodelay, .cc = cfg->cc, .mss = cfg->mss,
 	};
 	int64_t deadline = base_now_ns() + c->o->connect_timeout_ns;
 	int64_t port, cookie;

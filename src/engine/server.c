@@ -216,7 +216,7 @@ static struct engine_sockopts server_sockopts(const struct job_config *c)
 {
 	return (struct engine_sockopts){
 		.sndbuf = c->remote_sndbuf, .rcvbuf = c->remote_rcvbuf,
-		.nodelay = c->nodelay, .cc = c->cc,
+		.nodelay = c->nodelay, .cc = c->cc, .mss = c->mss,
 	};
 }
 

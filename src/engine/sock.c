@@ -183,6 +183,10 @@ int engine_sock_apply(int fd, bool tcp, const struct engine_sockopts *o,
 		return base_err_set(err, -errno,
 				    "cannot use congestion control '%s': %s (see net.ipv4.tcp_available_congestion_control)",
 				    o->cc, strerror(errno));
+	/* the largest segment this end sends and the MSS it announces */
+	if (o->mss &&
+	    (ret = set_int(fd, IPPROTO_TCP, TCP_MAXSEG, (int)o->mss, "TCP_MAXSEG", err)))
+		return ret;
 	return 0;
 }
 

@@ -20,6 +20,7 @@ struct engine_sockopts {
 	uint64_t sndbuf, rcvbuf;
 	bool nodelay;
 	const char *cc; /* NULL or "" = system default */
+	uint32_t mss;   /* TCP_MAXSEG, set before connect or listen; 0: the route's */
 };
 
 /* Resolve host (numeric or a name) and port for ipv 4 or 6 (0: either,
@@ -44,7 +45,7 @@ int engine_addr_family(const struct engine_addr *a);
  * -ENODEV. */
 int engine_addr_ifname(const struct engine_addr *a, char *name, size_t len);
 
-/* Set buffers, TCP_NODELAY and TCP_CONGESTION as asked. For tcp false only
+/* Set buffers, TCP_NODELAY, TCP_CONGESTION and TCP_MAXSEG as asked. For tcp false only
  * the buffers apply. Returns 0 or -errno with err naming the option. */
 int engine_sock_apply(int fd, bool tcp, const struct engine_sockopts *o,
 		      struct base_err *err);

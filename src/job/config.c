@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/time.h"
+#include "job/params.h"
 
 static const char *const test_names[JOB_TEST_COUNT] = {
 	[JOB_TEST_TCP_STREAM] = "tcp_stream",
@@ -201,22 +202,6 @@ bool job_config_flow_c2s(const struct job_config *c, uint32_t id)
 	default:
 		return id < c->streams;
 	}
-}
-
-static bool valid_cc(const char *cc)
-{
-	size_t n = strlen(cc);
-
-	if (n >= JOB_CC_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char ch = cc[i];
-
-		if (!(ch >= 'a' && ch <= 'z') && !(ch >= 'A' && ch <= 'Z') &&
-		    !(ch >= '0' && ch <= '9') && ch != '_' && ch != '-')
-			return false;
-	}
-	return true;
 }
 
 /* The request/response knobs: sizes, burst, open-loop rate. */
@@ -486,17 +471,9 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 	} else {
 		c->batch = 1;
 	}
-	if (c->buf_offset < JOB_BUF_OFFSET_HEAP ||
-	    c->buf_offset > JOB_MAX_BUF_OFFSET)
-		return base_err_set(err, -EINVAL,
-				    "invalid buf_offset %" PRId32
-				    ": expected 0 to %d bytes past a page boundary",
-				    c->buf_offset, JOB_MAX_BUF_OFFSET);
-	if (c->hold_cpu_latency && c->cpu_latency_us > JOB_MAX_CPU_LATENCY_US)
-		return base_err_set(err, -EINVAL,
-				    "invalid cpu_latency %" PRIu32
-				    ": expected 0 to %d microseconds",
-				    c->cpu_latency_us, JOB_MAX_CPU_LATENCY_US);
+	/* the rows of the parameter table that state their range */
+	if ((ret = job_params_check(c, err)))
+		return ret;
 	if ((unsigned)c->sendfile_from >= JOB_SENDFILE_COUNT)
 		return base_err_set(err, -EINVAL,
 				    "invalid sendfile_from %d: expected tmp or memfd",
@@ -541,13 +518,16 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 					    ": a datagram and its %" PRIu32 " header bytes must fit the veth mtu %" PRIu32,
 					    c->udp_gso, hdr, c->mtu ? c->mtu : 1500);
 	}
-	if (!valid_cc(c->cc))
+	if (!job_valid_cc(c->cc))
 		return base_err_set(err, -EINVAL,
 				    "invalid congestion control '%s': expected a name like cubic or bbr",
 				    base_quote(c->cc, q));
 	if (udp && c->nodelay)
 		return base_err_set(err, -EINVAL,
 				    "nodelay applies to tcp tests only");
+	if (udp && c->mss)
+		return base_err_set(err, -EINVAL,
+				    "mss (TCP_MAXSEG) applies to tcp tests only");
 	if (udp && c->cc[0])
 		return base_err_set(err, -EINVAL,
 				    "congestion control applies to tcp tests only");
@@ -635,25 +615,6 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 	return 0;
 }
 
-static const char *toggle(int8_t t)
-{
-	return t < 0 ? "default" : t ? "on" : "off";
-}
-
-static void fmt_buf(uint64_t v, char *buf, size_t len)
-{
-	if (v)
-		snprintf(buf, len, "%" PRIu64, v);
-	else
-		snprintf(buf, len, "auto");
-}
-
-static void fmt_cpus(const struct base_cpulist *l, char *buf, size_t len)
-{
-	if (!l->n || base_format_cpulist(l, buf, len))
-		snprintf(buf, len, "none");
-}
-
 void job_config_each_param(const struct job_config *c,
 			   void (*fn)(void *ctx, const char *name,
 				      const char *value),
@@ -661,111 +622,12 @@ void job_config_each_param(const struct job_config *c,
 {
 	char v[BASE_CPU_MAX * 6];
 
-	bool stream = job_test_kind(c->test) == JOB_KIND_STREAM;
-	bool veth = job_config_is_veth(c);
-
-	/* alphabetical: this order is the canonical key */
-	if (stream && job_test_is_udp(c->test)) {
-		snprintf(v, sizeof(v), "%" PRIu32, c->batch);
-		fn(ctx, "batch", v);
-	}
-	/* every sample since the buffers are page-aligned has it; those
-	 * stored before (malloc'd buffers) keep their keys and stand apart */
-	if (c->buf_offset >= 0) {
-		snprintf(v, sizeof(v), "%" PRId32, c->buf_offset);
-		fn(ctx, "buf_offset", v);
-	}
-	if (!stream) {
-		snprintf(v, sizeof(v), "%" PRIu32, c->burst);
-		fn(ctx, "burst", v);
-	}
-	fn(ctx, "cc", c->cc[0] ? c->cc : "default");
-	/* only when held: every sample before and without it keeps its key */
-	if (c->hold_cpu_latency) {
-		snprintf(v, sizeof(v), "%" PRIu32, c->cpu_latency_us);
-		fn(ctx, "cpu_latency", v);
-	}
-	if (veth) {
-		snprintf(v, sizeof(v), "%" PRIu32, c->cpu_quota_pct);
-		fn(ctx, "cpu_quota", v);
-	}
-	fmt_cpus(&c->cpus, v, sizeof(v));
-	fn(ctx, "cpus", v);
-	if (stream)
-		fn(ctx, "dir", job_dir_name(c->dir));
-	if (veth)
-		fn(ctx, "gro", toggle(c->gro));
-	if (veth)
-		fn(ctx, "gso", toggle(c->gso));
-	snprintf(v, sizeof(v), "%d", c->ipv);
-	fn(ctx, "ipv", v);
-	if (stream) {
-		snprintf(v, sizeof(v), "%" PRIu64, c->msg_bytes);
-		fn(ctx, "msg", v);
-	}
-	if (veth) {
-		snprintf(v, sizeof(v), "%" PRIu32, c->mtu);
-		fn(ctx, "mtu", v);
-	}
-	fn(ctx, "nodelay", c->nodelay ? "1" : "0");
-	/* only when on, like udp_gro below */
-	if (c->profile)
-		fn(ctx, "profile", "1");
-	if (!stream) {
-		snprintf(v, sizeof(v), "%.15g", c->rate);
-		fn(ctx, "rate", v);
-	}
-	fmt_buf(c->rcvbuf, v, sizeof(v));
-	fn(ctx, "rcvbuf", v);
-	fmt_cpus(&c->remote_cpus, v, sizeof(v));
-	fn(ctx, "remote_cpus", v);
-	fmt_buf(c->remote_rcvbuf, v, sizeof(v));
-	fn(ctx, "remote_rcvbuf", v);
-	fmt_buf(c->remote_sndbuf, v, sizeof(v));
-	fn(ctx, "remote_sndbuf", v);
-	if (job_test_is_tcp_stream(c->test)) {
-		snprintf(v, sizeof(v), "%" PRIu64, c->rmsg_bytes);
-		fn(ctx, "rmsg", v);
-	}
-	if (!stream) {
-		snprintf(v, sizeof(v), "%" PRIu64, c->req_bytes);
-		fn(ctx, "req", v);
-		snprintf(v, sizeof(v), "%" PRIu64, c->resp_bytes);
-		fn(ctx, "resp", v);
-	}
-	/* always with tcp_sendfile: samples stored before it sent from a
-	 * memfd, and stand apart from both kinds */
-	if (c->test == JOB_TEST_TCP_SENDFILE)
-		fn(ctx, "sendfile_from", job_sendfile_from_name(c->sendfile_from));
-	fmt_buf(c->sndbuf, v, sizeof(v));
-	fn(ctx, "sndbuf", v);
-	/* only when on, like udp_gro below */
-	if (c->spin)
-		fn(ctx, "spin", "1");
-	snprintf(v, sizeof(v), "%" PRIu32, c->streams);
-	fn(ctx, "streams", v);
-	if (veth) {
-		snprintf(v, sizeof(v), "%" PRIu64, c->tbf_rate_bps);
-		fn(ctx, "tbf_rate", v);
-	}
-	fn(ctx, "test", job_test_name(c->test));
-	snprintf(v, sizeof(v), "%" PRIu32, c->threads);
-	fn(ctx, "threads", v);
-	fn(ctx, "topology", c->topology);
-	/* only when set, like udp_gso below */
-	if (c->transfer_bytes) {
-		snprintf(v, sizeof(v), "%" PRIu64, c->transfer_bytes);
-		fn(ctx, "transfer", v);
-	}
-	if (veth)
-		fn(ctx, "tso", toggle(c->tso));
-	/* only when on: the keys of samples taken without them stay as they
-	 * were, and such samples pool with later ones */
-	if (c->udp_gro)
-		fn(ctx, "udp_gro", "1");
-	if (c->udp_gso) {
-		snprintf(v, sizeof(v), "%" PRIu32, c->udp_gso);
-		fn(ctx, "udp_gso", v);
+	/* the table's order is the canonical key's */
+	for (size_t i = 0; i < job_npdefs; i++) {
+		if (!job_pdef_in_key(&job_pdefs[i], c))
+			continue;
+		job_pdef_key_value(&job_pdefs[i], c, v, sizeof(v));
+		fn(ctx, job_pdefs[i].name, v);
 	}
 }
 
@@ -975,262 +837,37 @@ void job_key_without(const char *key, const char *common, char *out, size_t len)
 
 json_t *job_config_to_json(const struct job_config *c)
 {
-	json_t *j;
-	char cpus[BASE_CPU_MAX * 6], rcpus[BASE_CPU_MAX * 6];
+	json_t *j = json_object();
 
-	if (base_format_cpulist(&c->cpus, cpus, sizeof(cpus)))
-		cpus[0] = '\0';
-	if (base_format_cpulist(&c->remote_cpus, rcpus, sizeof(rcpus)))
-		rcpus[0] = '\0';
-	j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:i, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:s, s:I, s:i, s:i, s:i, s:I, s:I, s:s, s:b}",
-			 "test", job_test_name(c->test),
-			 "dir", job_dir_name(c->dir),
-			 "streams", (json_int_t)c->streams,
-			 "threads", (json_int_t)c->threads,
-			 "msg", (json_int_t)c->msg_bytes,
-			 "sndbuf", (json_int_t)c->sndbuf,
-			 "rcvbuf", (json_int_t)c->rcvbuf,
-			 "remote_sndbuf", (json_int_t)c->remote_sndbuf,
-			 "remote_rcvbuf", (json_int_t)c->remote_rcvbuf,
-			 "nodelay", c->nodelay,
-			 "ipv", c->ipv,
-			 "cc", c->cc,
-			 "batch", (json_int_t)c->batch,
-			 "cpus", cpus,
-			 "remote_cpus", rcpus,
-			 "duration_ns", (json_int_t)c->duration_ns,
-			 "warmup_ns", (json_int_t)c->warmup_ns,
-			 "interval_ns", (json_int_t)c->interval_ns,
-			 "req", (json_int_t)c->req_bytes,
-			 "resp", (json_int_t)c->resp_bytes,
-			 "burst", (json_int_t)c->burst,
-			 "rate", c->rate,
-			 "rr_timeout_ns", (json_int_t)c->rr_timeout_ns,
-			 "rmsg", (json_int_t)c->rmsg_bytes,
-			 "topology", c->topology, "mtu", (json_int_t)c->mtu,
-			 "gro", (int)c->gro, "gso", (int)c->gso, "tso", (int)c->tso,
-			 "tbf_rate", (json_int_t)c->tbf_rate_bps,
-			 "cpu_quota", (json_int_t)c->cpu_quota_pct,
-			 "placement", job_placement_name(c->placement),
-			 "warmup_auto", c->warmup_auto);
-	/* the udp offloads only when on, as in the key: a peer that predates
-	 * them reads every configuration it can run */
-	if (j && c->udp_gso)
-		json_object_set_new(j, "udp_gso", json_integer(c->udp_gso));
-	if (j && c->udp_gro)
-		json_object_set_new(j, "udp_gro", json_true());
-	if (j && c->profile)
-		json_object_set_new(j, "profile", json_true());
-	/* only when on: a peer that predates it refuses the field, where it
-	 * would otherwise sleep under a key that says it spun */
-	if (j && c->spin)
-		json_object_set_new(j, "spin", json_true());
-	/* a peer that predates it refuses the field: it would send from a
-	 * memfd under a key that says otherwise */
-	if (j && c->sendfile_from)
-		json_object_set_new(j, "sendfile_from",
-				    json_string(job_sendfile_from_name(c->sendfile_from)));
-	/* likewise: a peer that predates it would use a malloc'd buffer */
-	if (j && c->buf_offset >= 0)
-		json_object_set_new(j, "buf_offset", json_integer(c->buf_offset));
-	/* likewise: a peer that predates it would not hold the request */
-	if (j && c->hold_cpu_latency)
-		json_object_set_new(j, "cpu_latency", json_integer(c->cpu_latency_us));
-	/* likewise: a peer that predates it would stop mid-transfer */
-	if (j && c->transfer_bytes)
-		json_object_set_new(j, "transfer", json_integer((json_int_t)c->transfer_bytes));
+	if (j && job_params_to_json(c, j)) {
+		json_decref(j);
+		j = NULL;
+	}
 	return j;
-}
-
-static int get_int(const json_t *obj, const char *key, int64_t min,
-		   int64_t max, int64_t *out, struct base_err *err)
-{
-	const json_t *v = json_object_get(obj, key);
-
-	if (!v)
-		return base_err_set(err, -EINVAL, "configuration lacks '%s'", key);
-	if (!json_is_integer(v))
-		return base_err_set(err, -EINVAL,
-				    "configuration field '%s': expected an integer",
-				    key);
-	*out = json_integer_value(v);
-	if (*out < min || *out > max)
-		return base_err_set(err, -EINVAL,
-				    "configuration field '%s' = %" PRId64
-				    ": expected %" PRId64 " to %" PRId64,
-				    key, *out, min, max);
-	return 0;
-}
-
-/* A field that may be absent (false, as in what versions before it sent)
- * or true or false. */
-static int get_opt_bool(const json_t *obj, const char *key, bool *out,
-			struct base_err *err)
-{
-	const json_t *v = json_object_get(obj, key);
-
-	if (v && !json_is_boolean(v))
-		return base_err_set(err, -EINVAL,
-				    "configuration field '%s': expected true or false",
-				    key);
-	*out = json_is_true(v);
-	return 0;
-}
-
-static int get_str(const json_t *obj, const char *key, const char **out,
-		   struct base_err *err)
-{
-	const json_t *v = json_object_get(obj, key);
-
-	if (!v || !json_is_string(v))
-		return base_err_set(err, -EINVAL,
-				    "configuration field '%s': expected a string",
-				    key);
-	*out = json_string_value(v);
-	return 0;
 }
 
 int job_config_from_json(const json_t *obj, struct job_config *c,
 			 struct base_err *err)
 {
-	static const char *const known[] = {
-		"test", "dir", "streams", "threads", "msg", "sndbuf",
-		"rcvbuf", "remote_sndbuf", "remote_rcvbuf", "nodelay", "ipv",
-		"cc", "batch", "cpus", "remote_cpus", "duration_ns",
-		"warmup_ns", "interval_ns", "req", "resp", "burst", "rate",
-		"rr_timeout_ns", "rmsg", "topology", "mtu", "gro", "gso", "tso",
-		"tbf_rate", "cpu_quota", "placement", "warmup_auto",
-		"udp_gso", "udp_gro", "sendfile_from", "buf_offset", "profile",
-		"cpu_latency", "spin", "transfer",
-	};
-	const char *key, *s = NULL;
 	char q[BASE_QUOTE_LEN];
+	const char *key;
 	const json_t *v;
-	int64_t n;
 	int ret;
 
 	if (!json_is_object(obj))
 		return base_err_set(err, -EINVAL,
 				    "configuration: expected a json object");
 	json_object_foreach((json_t *)obj, key, v) {
-		size_t i;
-
-		for (i = 0; i < ARRAY_SIZE(known); i++)
-			if (!strcmp(key, known[i]))
-				break;
-		if (i == ARRAY_SIZE(known))
+		if (!job_params_known(key))
 			return base_err_set(err, -EINVAL,
 					    "configuration has unknown field '%s'",
 					    base_quote(key, q));
 	}
 	job_config_init(c);
-	if ((ret = get_str(obj, "test", &s, err)) ||
-	    (ret = job_test_parse(s, &c->test, err)) ||
-	    (ret = get_str(obj, "dir", &s, err)) ||
-	    (ret = job_dir_parse(s, &c->dir, err)))
-		return ret;
-#define INT_FIELD(name, field, min, max)                                      \
-	do {                                                                  \
-		if ((ret = get_int(obj, name, min, max, &n, err)))            \
-			return ret;                                           \
-		c->field = n;                                                 \
-	} while (0)
-	INT_FIELD("streams", streams, 1, JOB_MAX_STREAMS);
-	INT_FIELD("threads", threads, 0, JOB_MAX_THREADS);
-	INT_FIELD("msg", msg_bytes, 0, (int64_t)JOB_MAX_MSG);
-	INT_FIELD("sndbuf", sndbuf, 0, INT32_MAX);
-	INT_FIELD("rcvbuf", rcvbuf, 0, INT32_MAX);
-	INT_FIELD("remote_sndbuf", remote_sndbuf, 0, INT32_MAX);
-	INT_FIELD("remote_rcvbuf", remote_rcvbuf, 0, INT32_MAX);
-	INT_FIELD("ipv", ipv, 4, 6);
-	if (c->ipv == 5)
-		return base_err_set(err, -EINVAL,
-				    "configuration field 'ipv' = 5: expected 4 or 6");
-	INT_FIELD("batch", batch, 0, JOB_MAX_BATCH);
-	INT_FIELD("duration_ns", duration_ns, 0, INT64_MAX);
-	INT_FIELD("warmup_ns", warmup_ns, 0, INT64_MAX);
-	INT_FIELD("interval_ns", interval_ns, 0, INT64_MAX);
-	INT_FIELD("req", req_bytes, 0, (int64_t)JOB_MAX_MSG);
-	INT_FIELD("resp", resp_bytes, 0, (int64_t)JOB_MAX_MSG);
-	INT_FIELD("burst", burst, 0, JOB_MAX_BURST);
-	INT_FIELD("rr_timeout_ns", rr_timeout_ns, 0, INT64_MAX);
-	INT_FIELD("rmsg", rmsg_bytes, 0, (int64_t)JOB_MAX_MSG);
-	INT_FIELD("mtu", mtu, 0, 65535);
-	INT_FIELD("gro", gro, -1, 1);
-	INT_FIELD("gso", gso, -1, 1);
-	INT_FIELD("tso", tso, -1, 1);
-	INT_FIELD("tbf_rate", tbf_rate_bps, 0, INT64_MAX);
-	INT_FIELD("cpu_quota", cpu_quota_pct, 0, 100 * BASE_CPU_MAX);
-	/* optional: absent is off (documents from before they existed) */
-	if (json_object_get(obj, "udp_gso"))
-		INT_FIELD("udp_gso", udp_gso, 0, 65535);
-	/* absent: what older versions ran, a malloc'd buffer */
-	c->buf_offset = JOB_BUF_OFFSET_HEAP;
-	if (json_object_get(obj, "buf_offset"))
-		INT_FIELD("buf_offset", buf_offset, 0, JOB_MAX_BUF_OFFSET);
-	/* absent: off */
-	if (json_object_get(obj, "transfer"))
-		INT_FIELD("transfer", transfer_bytes, 1, (int64_t)JOB_MAX_TRANSFER);
-	/* absent: not held */
-	if (json_object_get(obj, "cpu_latency")) {
-		INT_FIELD("cpu_latency", cpu_latency_us, 0, JOB_MAX_CPU_LATENCY_US);
-		c->hold_cpu_latency = true;
-	}
-	if ((ret = get_str(obj, "topology", &s, err)))
-		return ret;
-	if (strlen(s) >= sizeof(c->topology))
-		return base_err_set(err, -EINVAL, "configuration field 'topology': invalid name");
-	snprintf(c->topology, sizeof(c->topology), "%s", s);
-#undef INT_FIELD
-	v = json_object_get(obj, "rate");
-	if (!json_is_number(v) || !(json_number_value(v) >= 0 &&
-				    json_number_value(v) <= JOB_MAX_RATE))
-		return base_err_set(err, -EINVAL,
-				    "configuration field 'rate': expected a number from 0 to %g",
-				    JOB_MAX_RATE);
-	c->rate = json_number_value(v);
-	v = json_object_get(obj, "nodelay");
-	if (!json_is_boolean(v))
-		return base_err_set(err, -EINVAL,
-				    "configuration field 'nodelay': expected true or false");
-	c->nodelay = json_is_true(v);
-	if ((ret = get_str(obj, "cc", &s, err)))
-		return ret;
-	if (strlen(s) >= sizeof(c->cc) || !valid_cc(s))
-		return base_err_set(err, -EINVAL,
-				    "configuration field 'cc': invalid name");
-	snprintf(c->cc, sizeof(c->cc), "%s", s);
-	if ((ret = get_str(obj, "cpus", &s, err)))
-		return ret;
-	if (*s && (ret = base_parse_cpulist(s, &c->cpus, err)))
-		return ret;
-	if ((ret = get_str(obj, "remote_cpus", &s, err)))
-		return ret;
-	if (*s && (ret = base_parse_cpulist(s, &c->remote_cpus, err)))
-		return ret;
-	/* absent: not profiled (and so were those stored before the field);
-	 * the workers slept in their waits (spin) */
-	if ((ret = get_opt_bool(obj, "warmup_auto", &c->warmup_auto, err)) ||
-	    (ret = get_opt_bool(obj, "udp_gro", &c->udp_gro, err)) ||
-	    (ret = get_opt_bool(obj, "profile", &c->profile, err)) ||
-	    (ret = get_opt_bool(obj, "spin", &c->spin, err)))
+	if ((ret = job_params_from_json(obj, c, err)))
 		return ret;
 	/* absent: what older versions ran, a memfd */
-	v = json_object_get(obj, "sendfile_from");
-	if (!v && c->test == JOB_TEST_TCP_SENDFILE)
+	if (!json_object_get(obj, "sendfile_from") && c->test == JOB_TEST_TCP_SENDFILE)
 		c->sendfile_from = JOB_SENDFILE_MEMFD;
-	if (v && ((ret = get_str(obj, "sendfile_from", &s, err)) ||
-		  job_sendfile_from_parse(s, &c->sendfile_from)))
-		return ret ? ret : base_err_set(err, -EINVAL,
-						"configuration field 'sendfile_from' = '%s': expected tmp or memfd",
-						base_quote(s, q));
-	/* absent in what older versions stored: those ran unpinned or as told */
-	c->placement = JOB_PLACE_FREE;
-	if (json_object_get(obj, "placement") &&
-	    ((ret = get_str(obj, "placement", &s, err)) ||
-	     job_placement_parse(s, &c->placement)))
-		return ret ? ret : base_err_set(err, -EINVAL,
-						"configuration field 'placement' = '%s': expected auto, split, pair or free",
-						base_quote(s, q));
 	return 0;
 }

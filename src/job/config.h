@@ -45,6 +45,8 @@ enum job_dir {
 #define JOB_MAX_MSG (64ULL << 20)
 #define JOB_MAX_BUF_OFFSET 4095
 #define JOB_MAX_TRANSFER (1ULL << 40) /* tcp_stream --transfer: 1T */
+#define JOB_MIN_MSS 88 /* the kernel's TCP_MIN_MSS */
+#define JOB_MAX_MSS 65535
 #define JOB_BUF_OFFSET_HEAP (-1)
 #define JOB_MAX_CPU_LATENCY_US 1000000
 #define JOB_UDP_HDR_BYTES 8 /* the sequence number every datagram carries */
@@ -110,6 +112,7 @@ struct job_config {
 	uint64_t sndbuf, rcvbuf;               /* local; 0 = autotuned */
 	uint64_t remote_sndbuf, remote_rcvbuf; /* server's; 0 = autotuned */
 	bool nodelay;
+	uint32_t mss; /* TCP_MAXSEG on both ends' tcp sockets; 0: the route's */
 	/* the sampling profiler (--profile) runs on the test's CPUs through
 	 * the window: its timer interrupts slow what it measures (about 11%
 	 * on a 2-vCPU guest), so it is part of the key when on */

@@ -18,9 +18,9 @@
 #include "base/parse.h"
 #include "base/sample.h"
 #include "base/time.h"
+#include "job/params.h"
 
 /* Linux caps a socket buffer request at INT_MAX / 2 (the CLI's limit too). */
-#define BUF_MAX (1ULL << 30)
 #define NAME_MAX_LEN 63
 /* Headers in front of a UDP payload: IPv4 20 + UDP 8, IPv6 40 + UDP 8. */
 #define UDP4_OVERHEAD 28
@@ -28,138 +28,8 @@
 /* The loopback device's MTU unless someone changed it. */
 #define LOOPBACK_MTU 65536
 
-enum pkind {
-	PK_TEST,
-	PK_DIR,
-	PK_INT,
-	PK_SIZE,
-	PK_BUF,
-	PK_BOOL,
-	PK_CC,
-	PK_IPV,
-	PK_CPUS,
-	PK_TPS,
-	PK_TIMEOUT,
-	PK_TOPOLOGY,
-	PK_PLACEMENT,
-	PK_TOGGLE,
-	PK_BPS,
-	PK_PCT,
-	PK_STREAMS,
-	PK_SENDFILE,
-};
-
-enum pid {
-	P_TEST,
-	P_DIR,
-	P_STREAMS,
-	P_THREADS,
-	P_MSG,
-	P_RMSG,
-	P_SNDBUF,
-	P_RCVBUF,
-	P_RSNDBUF,
-	P_RRCVBUF,
-	P_NODELAY,
-	P_CC,
-	P_IPV,
-	P_BATCH,
-	P_CPUS,
-	P_RCPUS,
-	P_REQ,
-	P_RESP,
-	P_BURST,
-	P_RATE,
-	P_TIMEOUT,
-	P_TOPOLOGY,
-	P_MTU,
-	P_GRO,
-	P_GSO,
-	P_TSO,
-	P_TBF_RATE,
-	P_CPU_QUOTA,
-	P_BUFFERS,
-	P_RBUFFERS,
-	P_ALLBUF,
-	P_PLACEMENT,
-	P_UDP_GSO,
-	P_UDP_GRO,
-	P_SENDFILE_FROM,
-	P_BUF_OFFSET,
-	P_CPU_LATENCY,
-	P_SPIN,
-	P_TRANSFER,
-	P_COUNT,
-};
-
-struct pdef {
-	const char *name;
-	enum pkind kind;
-	uint64_t min, max;
-	const char *zero_word; /* the word for "not set": auto, none, default */
-};
-
-/* The parameters of a job file, named as the CLI's flags; see docs/jobs.md. */
-static const struct pdef pdefs[P_COUNT] = {
-	[P_TEST] = { "test", PK_TEST, 0, 0, NULL },
-	[P_DIR] = { "dir", PK_DIR, 0, 0, NULL },
-	/* a count, or a share of the cpus like lkp's nr_threads: 200% */
-	[P_STREAMS] = { "streams", PK_STREAMS, 1, JOB_MAX_STREAMS, NULL },
-	[P_THREADS] = { "threads", PK_INT, 1, JOB_MAX_THREADS, "auto" },
-	[P_MSG] = { "msg", PK_SIZE, 1, JOB_MAX_MSG, NULL },
-	[P_RMSG] = { "rmsg", PK_SIZE, 1, JOB_MAX_MSG, NULL },
-	[P_SNDBUF] = { "sndbuf", PK_BUF, 0, BUF_MAX, "auto" },
-	[P_RCVBUF] = { "rcvbuf", PK_BUF, 0, BUF_MAX, "auto" },
-	[P_RSNDBUF] = { "remote_sndbuf", PK_BUF, 0, BUF_MAX, "auto" },
-	[P_RRCVBUF] = { "remote_rcvbuf", PK_BUF, 0, BUF_MAX, "auto" },
-	[P_NODELAY] = { "nodelay", PK_BOOL, 0, 0, NULL },
-	[P_CC] = { "cc", PK_CC, 0, 0, "default" },
-	[P_IPV] = { "ipv", PK_IPV, 0, 0, NULL },
-	[P_BATCH] = { "batch", PK_INT, 1, JOB_MAX_BATCH, NULL },
-	[P_CPUS] = { "cpus", PK_CPUS, 0, 0, "none" },
-	[P_RCPUS] = { "remote_cpus", PK_CPUS, 0, 0, "none" },
-	[P_REQ] = { "req", PK_SIZE, 1, JOB_MAX_MSG, NULL },
-	[P_RESP] = { "resp", PK_SIZE, 1, JOB_MAX_MSG, NULL },
-	[P_BURST] = { "burst", PK_INT, 1, JOB_MAX_BURST, NULL },
-	[P_RATE] = { "rate", PK_TPS, 0, 0, NULL },
-	[P_TIMEOUT] = { "timeout", PK_TIMEOUT, NS_PER_MS, 60 * NS_PER_S, NULL },
-	[P_TOPOLOGY] = { "topology", PK_TOPOLOGY, 0, 0, NULL },
-	[P_MTU] = { "mtu", PK_INT, 1280, 65535, NULL },
-	[P_GRO] = { "gro", PK_TOGGLE, 0, 0, "default" },
-	[P_GSO] = { "gso", PK_TOGGLE, 0, 0, "default" },
-	[P_TSO] = { "tso", PK_TOGGLE, 0, 0, "default" },
-	[P_TBF_RATE] = { "tbf_rate", PK_BPS, 1, UINT64_MAX, "none" },
-	[P_CPU_QUOTA] = { "cpu_quota", PK_PCT, 1, 100 * BASE_CPU_MAX, "none" },
-	/* both socket buffers of one end at once, as the -s and -S flags */
-	[P_BUFFERS] = { "buffers", PK_BUF, 0, BUF_MAX, "auto" },
-	[P_RBUFFERS] = { "remote_buffers", PK_BUF, 0, BUF_MAX, "auto" },
-	/* all four: one axis for "SO_RCVBUF and SO_SNDBUF 8K/16K/auto" */
-	[P_ALLBUF] = { "all_buffers", PK_BUF, 0, BUF_MAX, "auto" },
-	[P_PLACEMENT] = { "placement", PK_PLACEMENT, 0, 0, NULL },
-	/* udp_stream: UDP_SEGMENT size of the senders, UDP_GRO receivers */
-	[P_UDP_GSO] = { "udp_gso", PK_SIZE, JOB_UDP_HDR_BYTES, 65535, "off" },
-	[P_UDP_GRO] = { "udp_gro", PK_BOOL, 0, 0, NULL },
-	/* tcp_sendfile: the file sent from */
-	[P_SENDFILE_FROM] = { "sendfile_from", PK_SENDFILE, 0, 0, NULL },
-	/* bytes past a page boundary where each end's data buffer starts */
-	[P_BUF_OFFSET] = { "buf_offset", PK_INT, 0, JOB_MAX_BUF_OFFSET, NULL },
-	/* the CPU latency QoS request both ends hold, in microseconds */
-	[P_CPU_LATENCY] = { "cpu_latency", PK_INT, 0, JOB_MAX_CPU_LATENCY_US, "none" },
-	/* workers poll their sockets and never sleep */
-	[P_SPIN] = { "spin", PK_BOOL, 0, 0, NULL },
-	/* tcp_stream, dir recv: bytes per timed transfer, as bw_tcp's -M */
-	[P_TRANSFER] = { "transfer", PK_SIZE, 1, JOB_MAX_TRANSFER, "off" },
-};
-
-/* A parsed parameter value: the field of its kind is set, the rest zero. */
-struct job_value {
-	uint64_t u;  /* counts, sizes, ns, bits/s, percent */
-	int64_t i;   /* enums, ip version, booleans, toggles (-1 default) */
-	double d;    /* transactions/s */
-	struct base_cpulist *cpus; /* NULL: not pinned */
-	char s[16];  /* congestion control, topology */
-};
-
+/* The parameters of a job file are the rows of the parameter table
+ * (job/params.c) that have a yaml key; their values are job_pval. */
 struct rule_key {
 	size_t param; /* index in jf->params */
 	bool *hit;    /* [the param's nvalues]: values this rule names */
@@ -257,14 +127,6 @@ static const char *sval(const yaml_node_t *n)
 	return (const char *)n->data.scalar.value;
 }
 
-static int find_param_def(const char *name)
-{
-	for (int i = 0; i < P_COUNT; i++)
-		if (!strcmp(pdefs[i].name, name))
-			return i;
-	return -1;
-}
-
 static int find_top(const char *name)
 {
 	for (int i = 0; i < T_COUNT; i++)
@@ -275,86 +137,78 @@ static int find_top(const char *name)
 
 static bool valid_cc(const char *s)
 {
-	size_t n = strlen(s);
-
-	if (!n || n >= JOB_CC_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-
-		if (!(ch >= 'a' && ch <= 'z') && !(ch >= 'A' && ch <= 'Z') &&
-		    !(ch >= '0' && ch <= '9') && ch != '_' && ch != '-')
-			return false;
-	}
-	return true;
+	return *s && job_valid_cc(s);
 }
 
 /* What a value of d looks like, for "invalid value 'x' for 'd': ...". */
-static void expect_text(const struct pdef *d, char *buf, size_t len)
+static void expect_text(const struct job_pdef *d, char *buf, size_t len)
 {
 	char hi[BASE_SIZE_STRLEN];
 
 	switch (d->kind) {
-	case PK_TEST:
+	case JOB_PK_TEST:
 		snprintf(buf, len, "expected " JOB_TEST_NAMES);
 		break;
-	case PK_DIR:
+	case JOB_PK_DIR:
 		snprintf(buf, len, "expected send, recv or bidir");
 		break;
-	case PK_INT:
+	case JOB_PK_INT:
 		snprintf(buf, len, "expected an integer from %" PRIu64 " to %" PRIu64 "%s%s",
 			 d->min, d->max, d->zero_word ? ", or " : "",
 			 d->zero_word ? d->zero_word : "");
 		break;
-	case PK_SIZE:
+	case JOB_PK_SIZE:
 		base_format_size(d->max, hi, sizeof(hi));
 		snprintf(buf, len, "expected a size like 8K or 1M, from %" PRIu64 " byte%s to %s%s%s",
 			 d->min ? d->min : 1, d->min > 1 ? "s" : "", hi,
 			 d->zero_word ? ", or " : "", d->zero_word ? d->zero_word : "");
 		break;
-	case PK_BUF:
+	case JOB_PK_BUF:
 		base_format_size(d->max, hi, sizeof(hi));
 		snprintf(buf, len, "expected a size like 8K or 1M, up to %s, or auto", hi);
 		break;
-	case PK_BOOL:
+	case JOB_PK_BOOL:
 		snprintf(buf, len, "expected true or false");
 		break;
-	case PK_CC:
+	case JOB_PK_CC:
 		snprintf(buf, len, "expected a congestion control like cubic or bbr, or default");
 		break;
-	case PK_IPV:
+	case JOB_PK_IPV:
 		snprintf(buf, len, "expected 4 or 6");
 		break;
-	case PK_CPUS:
+	case JOB_PK_CPUS:
 		snprintf(buf, len, "expected a cpu list like 0-3,8, or none");
 		break;
-	case PK_TPS:
+	case JOB_PK_TPS:
 		snprintf(buf, len, "expected transactions/s per flow from 0 (closed loop) to %.0f",
 			 JOB_MAX_RATE);
 		break;
-	case PK_TIMEOUT:
+	case JOB_PK_TIMEOUT:
 		snprintf(buf, len, "expected a duration from 1ms to 60s");
 		break;
-	case PK_TOPOLOGY:
+	case JOB_PK_TOPOLOGY:
 		snprintf(buf, len, "expected loopback or veth");
 		break;
-	case PK_PLACEMENT:
+	case JOB_PK_PLACEMENT:
 		snprintf(buf, len, "expected split or free");
 		break;
-	case PK_SENDFILE:
+	case JOB_PK_SENDFILE:
 		snprintf(buf, len, "expected tmp (a file in $TMPDIR or /tmp) or memfd");
 		break;
-	case PK_TOGGLE:
+	case JOB_PK_TOGGLE:
 		snprintf(buf, len, "expected on, off or default");
 		break;
-	case PK_BPS:
+	case JOB_PK_BPS:
 		snprintf(buf, len, "expected bits/s like 900mbit, 1gbit or 10M, or none");
 		break;
-	case PK_PCT:
+	case JOB_PK_PCT:
 		snprintf(buf, len, "expected a percentage of one cpu from %" PRIu64 " to %" PRIu64 ", or none",
 			 d->min, d->max);
 		break;
-	case PK_STREAMS:
+	case JOB_PK_NS: /* on the wire only */
+		snprintf(buf, len, "expected nanoseconds");
+		break;
+	case JOB_PK_STREAMS:
 		snprintf(buf, len, "expected an integer from %" PRIu64 " to %" PRIu64
 			 ", or a share of the cpus from 1%% to %d%% (200%%: two flows a cpu)",
 			 d->min, d->max, JOB_MAX_STREAMS_PCT);
@@ -362,14 +216,14 @@ static void expect_text(const struct pdef *d, char *buf, size_t len)
 	}
 }
 
-static void value_release(struct job_value *v)
+static void value_release(struct job_pval *v)
 {
 	free(v->cpus);
 	v->cpus = NULL;
 }
 
 /* Parse s as a value of d. Returns 0, -EINVAL (not such a value) or -ENOMEM. */
-static int parse_value(const struct pdef *d, const char *s, struct job_value *v)
+static int parse_value(const struct job_pdef *d, const char *s, struct job_pval *v)
 {
 	enum job_test t;
 	enum job_dir dir;
@@ -380,45 +234,45 @@ static int parse_value(const struct pdef *d, const char *s, struct job_value *v)
 	memset(v, 0, sizeof(*v));
 	if (d->zero_word && !strcmp(s, d->zero_word)) {
 		/* -1 tells the word from a 0 where 0 is a value of its own */
-		if (d->kind == PK_TOGGLE || d->kind == PK_INT)
+		if (d->kind == JOB_PK_TOGGLE || d->kind == JOB_PK_INT)
 			v->i = -1;
 		return 0;
 	}
 	switch (d->kind) {
-	case PK_TEST:
+	case JOB_PK_TEST:
 		if (job_test_parse(s, &t, NULL))
 			return -EINVAL;
 		v->i = t;
 		return 0;
-	case PK_DIR:
+	case JOB_PK_DIR:
 		if (job_dir_parse(s, &dir, NULL))
 			return -EINVAL;
 		v->i = dir;
 		return 0;
-	case PK_INT:
+	case JOB_PK_INT:
 		return base_parse_u64(s, d->min, d->max, &v->u, NULL) ? -EINVAL : 0;
-	case PK_SIZE:
-	case PK_BUF:
+	case JOB_PK_SIZE:
+	case JOB_PK_BUF:
 		if (base_parse_size(s, &v->u, NULL) || v->u < d->min ||
 		    v->u > d->max)
 			return -EINVAL;
 		return 0;
-	case PK_BOOL:
+	case JOB_PK_BOOL:
 		if (base_parse_bool(s, &b, NULL))
 			return -EINVAL;
 		v->i = b;
 		return 0;
-	case PK_CC:
+	case JOB_PK_CC:
 		if (!valid_cc(s))
 			return -EINVAL;
 		snprintf(v->s, sizeof(v->s), "%s", s);
 		return 0;
-	case PK_IPV:
+	case JOB_PK_IPV:
 		if (strcmp(s, "4") && strcmp(s, "6"))
 			return -EINVAL;
 		v->i = s[0] - '0';
 		return 0;
-	case PK_CPUS:
+	case JOB_PK_CPUS:
 		v->cpus = malloc(sizeof(*v->cpus));
 		if (!v->cpus)
 			return -ENOMEM;
@@ -427,9 +281,9 @@ static int parse_value(const struct pdef *d, const char *s, struct job_value *v)
 			return -EINVAL;
 		}
 		return 0;
-	case PK_TPS:
+	case JOB_PK_TPS:
 		return base_parse_double(s, 0, JOB_MAX_RATE, &v->d, NULL) ? -EINVAL : 0;
-	case PK_TIMEOUT: {
+	case JOB_PK_TIMEOUT: {
 		int64_t ns;
 
 		if (base_parse_duration_ns(s, &ns, NULL) ||
@@ -438,12 +292,12 @@ static int parse_value(const struct pdef *d, const char *s, struct job_value *v)
 		v->u = (uint64_t)ns;
 		return 0;
 	}
-	case PK_TOPOLOGY:
+	case JOB_PK_TOPOLOGY:
 		if (strcmp(s, "loopback") && strcmp(s, "veth"))
 			return -EINVAL;
 		snprintf(v->s, sizeof(v->s), "%s", s);
 		return 0;
-	case PK_PLACEMENT: {
+	case JOB_PK_PLACEMENT: {
 		enum job_placement pl;
 
 		if (job_placement_parse(s, &pl))
@@ -451,7 +305,7 @@ static int parse_value(const struct pdef *d, const char *s, struct job_value *v)
 		v->i = pl;
 		return 0;
 	}
-	case PK_SENDFILE: {
+	case JOB_PK_SENDFILE: {
 		enum job_sendfile_from f;
 
 		if (job_sendfile_from_parse(s, &f))
@@ -459,16 +313,16 @@ static int parse_value(const struct pdef *d, const char *s, struct job_value *v)
 		v->i = f;
 		return 0;
 	}
-	case PK_TOGGLE:
+	case JOB_PK_TOGGLE:
 		if (base_parse_bool(s, &b, NULL))
 			return -EINVAL;
 		v->i = b;
 		return 0;
-	case PK_BPS:
+	case JOB_PK_BPS:
 		if (job_parse_rate_bps(s, &v->u, NULL) || v->u < d->min)
 			return -EINVAL;
 		return 0;
-	case PK_PCT:
+	case JOB_PK_PCT:
 		/* "50" or "50%" */
 		n = strlen(s);
 		if (n && s[n - 1] == '%')
@@ -478,7 +332,7 @@ static int parse_value(const struct pdef *d, const char *s, struct job_value *v)
 		memcpy(pct, s, n);
 		pct[n] = '\0';
 		return base_parse_u64(pct, d->min, d->max, &v->u, NULL) ? -EINVAL : 0;
-	case PK_STREAMS: {
+	case JOB_PK_STREAMS: {
 		/* "8", or "200%" of the cpus: the share goes in i */
 		uint64_t p;
 
@@ -494,160 +348,29 @@ static int parse_value(const struct pdef *d, const char *s, struct job_value *v)
 		v->i = (int64_t)p;
 		return 0;
 	}
+	case JOB_PK_NS:
+		break;
 	}
 	return -EINVAL;
 }
 
-static bool value_eq(const struct pdef *d, const struct job_value *a,
-		     const struct job_value *b)
+static bool value_eq(const struct job_pdef *d, const struct job_pval *a,
+		     const struct job_pval *b)
 {
 	switch (d->kind) {
-	case PK_TPS:
+	case JOB_PK_TPS:
 		return a->d == b->d;
-	case PK_CPUS:
+	case JOB_PK_CPUS:
 		if (!a->cpus || !b->cpus)
 			return a->cpus == b->cpus;
 		return a->cpus->n == b->cpus->n &&
 		       !memcmp(a->cpus->cpu, b->cpus->cpu,
 			       a->cpus->n * sizeof(a->cpus->cpu[0]));
-	case PK_CC:
-	case PK_TOPOLOGY:
+	case JOB_PK_CC:
+	case JOB_PK_TOPOLOGY:
 		return !strcmp(a->s, b->s);
 	default:
 		return a->u == b->u && a->i == b->i;
-	}
-}
-
-static void apply(struct job_config *c, enum pid p, const struct job_value *v)
-{
-	switch (p) {
-	case P_TEST:
-		c->test = (enum job_test)v->i;
-		break;
-	case P_DIR:
-		c->dir = (enum job_dir)v->i;
-		break;
-	case P_STREAMS:
-		c->streams_pct = (uint32_t)v->i;
-		c->streams = v->i ? 1 : (uint32_t)v->u;
-		break;
-	case P_THREADS:
-		c->threads = (uint32_t)v->u;
-		break;
-	case P_MSG:
-		c->msg_bytes = v->u;
-		break;
-	case P_RMSG:
-		c->rmsg_bytes = v->u;
-		break;
-	case P_SNDBUF:
-		c->sndbuf = v->u;
-		break;
-	case P_RCVBUF:
-		c->rcvbuf = v->u;
-		break;
-	case P_RSNDBUF:
-		c->remote_sndbuf = v->u;
-		break;
-	case P_RRCVBUF:
-		c->remote_rcvbuf = v->u;
-		break;
-	case P_BUFFERS:
-		c->sndbuf = c->rcvbuf = v->u;
-		break;
-	case P_RBUFFERS:
-		c->remote_sndbuf = c->remote_rcvbuf = v->u;
-		break;
-	case P_ALLBUF:
-		c->sndbuf = c->rcvbuf = c->remote_sndbuf = c->remote_rcvbuf = v->u;
-		break;
-	case P_NODELAY:
-		c->nodelay = v->i;
-		break;
-	case P_CC:
-		snprintf(c->cc, sizeof(c->cc), "%s", v->s);
-		break;
-	case P_IPV:
-		c->ipv = (int)v->i;
-		break;
-	case P_BATCH:
-		c->batch = (uint32_t)v->u;
-		break;
-	case P_CPUS:
-		if (v->cpus)
-			c->cpus = *v->cpus;
-		else
-			c->cpus.n = 0;
-		break;
-	case P_RCPUS:
-		if (v->cpus)
-			c->remote_cpus = *v->cpus;
-		else
-			c->remote_cpus.n = 0;
-		break;
-	case P_REQ:
-		c->req_bytes = v->u;
-		break;
-	case P_RESP:
-		c->resp_bytes = v->u;
-		break;
-	case P_BURST:
-		c->burst = (uint32_t)v->u;
-		break;
-	case P_RATE:
-		c->rate = v->d;
-		break;
-	case P_TIMEOUT:
-		c->rr_timeout_ns = (int64_t)v->u;
-		break;
-	case P_TOPOLOGY:
-		snprintf(c->topology, sizeof(c->topology), "%s", v->s);
-		break;
-	case P_PLACEMENT:
-		c->placement = (enum job_placement)v->i;
-		break;
-	case P_MTU:
-		c->mtu = (uint32_t)v->u;
-		break;
-	case P_BUF_OFFSET:
-		c->buf_offset = (int32_t)v->u;
-		break;
-	case P_TRANSFER:
-		c->transfer_bytes = v->u;
-		break;
-	case P_CPU_LATENCY:
-		c->hold_cpu_latency = v->i >= 0;
-		c->cpu_latency_us = (uint32_t)v->u;
-		break;
-	case P_GRO:
-		c->gro = (int8_t)v->i;
-		break;
-	case P_UDP_GSO:
-		c->udp_gso = (uint32_t)v->u;
-		break;
-	case P_UDP_GRO:
-		c->udp_gro = v->i;
-		break;
-	case P_SPIN:
-		c->spin = v->i;
-		break;
-	case P_SENDFILE_FROM:
-		c->sendfile_from = (enum job_sendfile_from)v->i;
-		break;
-	case P_GSO:
-		c->gso = (int8_t)v->i;
-		break;
-	case P_TSO:
-		c->tso = (int8_t)v->i;
-		break;
-	case P_TBF_RATE:
-		c->tbf_rate_bps = v->u;
-		break;
-	case P_CPU_QUOTA:
-		c->cpu_quota_pct = (uint32_t)v->u;
-		break;
-	case P_COUNT:
-		BUG("parameter id out of range");
 	}
 }
 
@@ -791,8 +514,8 @@ static int bad_value(struct pctx *x, yaml_node_t *v, const char *key,
 }
 
 /* One value of a parameter, from a scalar node, into v. */
-static int param_value(struct pctx *x, const struct pdef *d, yaml_node_t *v,
-		       struct job_value *out)
+static int param_value(struct pctx *x, const struct job_pdef *d, yaml_node_t *v,
+		       struct job_pval *out)
 {
 	char expect[160];
 	const char *s;
@@ -800,16 +523,16 @@ static int param_value(struct pctx *x, const struct pdef *d, yaml_node_t *v,
 
 	if (v->type == YAML_SEQUENCE_NODE)
 		return at(x, v->start_mark,
-			  "'%s': a list holds values, not lists", d->name);
+			  "'%s': a list holds values, not lists", d->yaml);
 	if (v->type == YAML_MAPPING_NODE)
 		return at(x, v->start_mark,
-			  "'%s': a list holds values, not mappings", d->name);
-	if ((ret = scalar(x, v, d->name, &s)))
+			  "'%s': a list holds values, not mappings", d->yaml);
+	if ((ret = scalar(x, v, d->yaml, &s)))
 		return ret;
 	ret = parse_value(d, s, out);
 	if (ret == -EINVAL) {
 		expect_text(d, expect, sizeof(expect));
-		return bad_value(x, v, d->name, expect);
+		return bad_value(x, v, d->yaml, expect);
 	}
 	return ret;
 }
@@ -841,13 +564,13 @@ static int value_items(struct pctx *x, const char *key, yaml_node_t *v,
 static int parse_param(struct pctx *x, yaml_node_t *k, yaml_node_t *v,
 		       struct job_param *p)
 {
-	const struct pdef *d;
+	const struct job_pdef *d;
 	yaml_node_item_t *items;
 	char q[80];
-	int id, ret;
+	int ret;
 
-	id = find_param_def(sval(k));
-	if (id < 0) {
+	d = job_pdef_by_yaml(sval(k));
+	if (!d) {
 		if (find_top(sval(k)) >= 0)
 			return at(x, k->start_mark,
 				  "unknown parameter '%s' in params: '%s' goes at the top level",
@@ -855,11 +578,10 @@ static int parse_param(struct pctx *x, yaml_node_t *k, yaml_node_t *v,
 		return at(x, k->start_mark, "unknown parameter '%s' in params",
 			  quoted(sval(k), q, sizeof(q)));
 	}
-	d = &pdefs[id];
-	p->name = d->name;
+	p->name = d->yaml;
 	p->line = (unsigned)k->start_mark.line + 1;
 	p->col = (unsigned)k->start_mark.column + 1;
-	if ((ret = value_items(x, d->name, v, &items, &p->nvalues, &p->axis)))
+	if ((ret = value_items(x, d->yaml, v, &items, &p->nvalues, &p->axis)))
 		return ret;
 	p->text = calloc(p->nvalues, sizeof(*p->text));
 	p->value = calloc(p->nvalues, sizeof(*p->value));
@@ -878,7 +600,7 @@ static int parse_param(struct pctx *x, yaml_node_t *k, yaml_node_t *v,
 				return at(x, item->start_mark,
 					  "duplicate value '%s' for '%s'",
 					  quoted(sval(item), q, sizeof(q)),
-					  d->name);
+					  d->yaml);
 	}
 	return 0;
 }
@@ -931,7 +653,7 @@ static int parse_rule_key(struct pctx *x, yaml_node_t *k, yaml_node_t *v,
 			  struct rule_key *rk)
 {
 	struct job_file *jf = x->jf;
-	const struct pdef *d;
+	const struct job_pdef *d;
 	struct job_param *p;
 	yaml_node_item_t *items;
 	size_t n;
@@ -939,7 +661,7 @@ static int parse_rule_key(struct pctx *x, yaml_node_t *k, yaml_node_t *v,
 	char q[80];
 	int pi, ret;
 
-	if (find_param_def(sval(k)) < 0)
+	if (!job_pdef_by_yaml(sval(k)))
 		return at(x, k->start_mark, "unknown parameter '%s' in exclude",
 			  quoted(sval(k), q, sizeof(q)));
 	pi = job_file_param_index(jf, sval(k));
@@ -947,16 +669,16 @@ static int parse_rule_key(struct pctx *x, yaml_node_t *k, yaml_node_t *v,
 		return at(x, k->start_mark,
 			  "exclude key '%s' is not in params", sval(k));
 	p = &jf->params[pi];
-	d = &pdefs[find_param_def(p->name)];
+	d = job_pdef_by_yaml(p->name);
 	rk->param = (size_t)pi;
 	rk->hit = calloc(p->nvalues, sizeof(*rk->hit));
 	if (!rk->hit)
 		return -ENOMEM;
-	if ((ret = value_items(x, d->name, v, &items, &n, &list)))
+	if ((ret = value_items(x, d->yaml, v, &items, &n, &list)))
 		return ret;
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *item = items ? node(x, items[i]) : v;
-		struct job_value val;
+		struct job_pval val;
 		size_t j;
 
 		if ((ret = param_value(x, d, item, &val)))
@@ -968,7 +690,7 @@ static int parse_rule_key(struct pctx *x, yaml_node_t *k, yaml_node_t *v,
 		if (j == p->nvalues)
 			return at(x, item->start_mark,
 				  "exclude value '%s' for '%s' matches none of its values in params",
-				  quoted(sval(item), q, sizeof(q)), d->name);
+				  quoted(sval(item), q, sizeof(q)), d->yaml);
 		rk->hit[j] = true;
 	}
 	return 0;
@@ -1299,7 +1021,7 @@ static int parse_top(struct pctx *x, yaml_node_t *root)
 		    (ret = check_duplicate(x, root, pair)))
 			return ret;
 		t = find_top(key);
-		if (t < 0 && find_param_def(key) >= 0)
+		if (t < 0 && job_pdef_by_yaml(key))
 			return at(x, k->start_mark,
 				  "unknown key '%s': parameters go under params",
 				  key);
@@ -1682,8 +1404,8 @@ int job_file_expand(const struct job_file *jf, const struct base_cpulist *allowe
 		c.interval_ns = jf->interval_ns;
 		c.profile = jf->collect.profile;
 		for (size_t p = 0; p < jf->nparams; p++)
-			apply(&c, (enum pid)find_param_def(jf->params[p].name),
-			      &jf->params[p].value[idx[p]]);
+			job_pdef_set(job_pdef_by_yaml(jf->params[p].name), &c,
+				     &jf->params[p].value[idx[p]]);
 		if (jf->no_fragmentation && udp_fragments(&c))
 			continue;
 		if (n == JOB_MAX_CELLS) {

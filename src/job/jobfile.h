@@ -50,8 +50,8 @@ struct job_collect {
 	bool profile_min_set;
 };
 
-/* A parsed value; private to jobfile.c. */
-struct job_value;
+/* A parsed value (job/params.h). */
+struct job_pval;
 /* An exclude rule; private to jobfile.c. */
 struct job_rule;
 
@@ -61,7 +61,7 @@ struct job_param {
 	bool axis;          /* written as a list: shown in each cell's desc */
 	size_t nvalues;     /* >= 1; 1 for a scalar */
 	char **text;        /* [nvalues] each value as the file wrote it */
-	struct job_value *value; /* [nvalues] parsed */
+	struct job_pval *value; /* [nvalues] parsed */
 	unsigned line, col; /* of the key, 1-based */
 };
 

@@ -464,4 +464,14 @@ checkx "... and neither with --no-collect" \
 timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --cpus 0 --remote-cpus 0 --json >"$TMP/pin.json"
 check "pinned run records cpus and the test cpus' split" \
 	jtrue "$TMP/pin.json" '"cpus=0 " in d["config"]["key"] and "remote_cpus=0 " in d["config"]["key"] and "cpu.client.test_cpus.busy_pct" in d["metrics"]'
+# --mss: TCP_MAXSEG on both ends before connect and listen caps what each
+# segment carries; the key names it.
+timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --mss 1000 --json --no-store >"$TMP/mss.json" 2>"$TMP/mss.err"
+check "--mss 1000: exits 0, the key says mss=1000, granted.tx.mss <= 1000 and tcp.bytes_per_seg <= 1000" \
+	jtrue "$TMP/mss.json" '" mss=1000 " in d["config"]["key"] and 0 < v("granted.tx.mss") <= 1000 and 0 < v("tcp.bytes_per_seg") <= 1000'
+"$NR" run tcp_stream --mss 40 -l 300ms --no-store >/dev/null 2>"$TMP/mssx.err"
+rc=$?
+checkx "--mss 40: exit 2, the value and the range named" \
+	'[ $rc -eq 2 ] && grep -q "invalid --mss: invalid number .40.: expected an integer from 88 to 65535" "$TMP/mssx.err"'
+
 exit 0
