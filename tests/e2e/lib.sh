@@ -30,6 +30,7 @@ trap 'exit 130' INT TERM
 
 ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }
 not_ok() { tap_n=$((tap_n + 1)); echo "not ok $tap_n - $*"; }
+_status() { return "$1"; }
 # check DESCRIPTION COMMAND...: one TAP line from a command's status;
 # returns 1 when it failed, for "check ... || diag ..."
 check() {
@@ -37,10 +38,29 @@ check() {
 	shift
 	if "$@"; then ok "$d"; else not_ok "$d"; return 1; fi
 }
-# checkx DESCRIPTION 'SHELL CONDITION': one TAP line from a compound condition
+# checkx DESCRIPTION 'SHELL CONDITION': one TAP line from a compound
+# condition; $? in it is the status of the command before the checkx
 checkx() {
-	local d=$1
-	if eval "$2"; then ok "$d"; else not_ok "$d"; return 1; fi
+	local st=$? d=$1
+	if _status "$st"; eval "$2"; then ok "$d"; else not_ok "$d"; return 1; fi
+}
+# check_all DESCRIPTION -- COMMAND... [-- COMMAND...]: one TAP line that
+# holds when every command succeeds; each runs, whatever the others gave
+check_all() {
+	local d=$1 rc=0
+	local -a cmd=()
+	shift
+	[ "${1-}" = -- ] && shift
+	while [ $# -gt 0 ]; do
+		cmd=()
+		while [ $# -gt 0 ] && [ "$1" != -- ]; do
+			cmd+=("$1")
+			shift
+		done
+		[ $# -gt 0 ] && shift
+		"${cmd[@]}" || rc=1
+	done
+	if [ $rc -eq 0 ]; then ok "$d"; else not_ok "$d"; return 1; fi
 }
 # diag FILE [ERE]: a failed check's evidence as TAP comments, the lines of
 # FILE that match ERE (all when none is given), at most 20
