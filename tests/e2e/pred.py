@@ -1,0 +1,322 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The end-to-end suites' predicates and queries, by name.
+
+python3 tests/e2e/pred.py NAME ARGS...: a predicate exits 0 when it holds
+and 1 when it does not, and then says what it saw (the clause that failed
+and the values in it) on the evidence stream: the file $NR_EVIDENCE names
+(lib.sh's check prints it after the "not ok" line), else stderr. A query
+prints its answer on stdout. Bad usage exits 2.
+"""
+
+import ast
+import inspect
+import json
+import os
+import sqlite3
+import sys
+
+MAX_LINES = 16  # evidence lines a predicate prints at most
+MAX_REPR = 400  # characters of one value shown
+
+
+def say(*lines):
+    """Append lines to the evidence stream."""
+    path = os.environ.get("NR_EVIDENCE")
+    out = open(path, "a") if path else sys.stderr
+    for line in lines:
+        out.write(str(line) + "\n")
+    if path:
+        out.close()
+
+
+def short(x):
+    r = repr(x)
+    return r if len(r) <= MAX_REPR else r[:MAX_REPR - 3] + "..."
+
+
+# --- JSON documents: what an expression over d, m and v() read -----------
+class Seen:
+    """The values an expression read, the last read last."""
+
+    def __init__(self):
+        self.items = {}
+
+    def note(self, key, value):
+        self.items.pop(key, None)
+        self.items[key] = value
+
+    def clear(self):
+        self.items.clear()
+
+
+def wrap(x, path, seen):
+    if isinstance(x, dict) and not isinstance(x, RDict):
+        return RDict(x, path, seen)
+    if isinstance(x, list) and not isinstance(x, RList):
+        return RList(x, path, seen)
+    return x
+
+
+def _read(seen, path, x):
+    if not isinstance(x, (dict, list)):
+        seen.note(path, x)
+    return x
+
+
+class RDict(dict):
+    """A dict that records the scalars read from it, by their path."""
+
+    def __init__(self, x, path, seen):
+        super().__init__(x)
+        self._path, self._seen = path, seen
+
+    def _child(self, k):
+        return "%s[%s]" % (self._path, json.dumps(k))
+
+    def __getitem__(self, k):
+        try:
+            x = dict.__getitem__(self, k)
+        except KeyError:
+            self._seen.note(self._child(k), "<missing>")
+            raise
+        return _read(self._seen, self._child(k), wrap(x, self._child(k), self._seen))
+
+    def get(self, k, default=None):
+        return self[k] if k in self else default
+
+    def items(self):
+        return [(k, self[k]) for k in self]
+
+    def values(self):
+        return [self[k] for k in self]
+
+
+class RList(list):
+    """A list that records the scalars read from it, by their path."""
+
+    def __init__(self, x, path, seen):
+        super().__init__(x)
+        self._path, self._seen = path, seen
+
+    def __getitem__(self, i):
+        x = list.__getitem__(self, i)
+        if isinstance(i, slice):
+            return x
+        p = "%s[%d]" % (self._path, i if i >= 0 else len(self) + i)
+        return _read(self._seen, p, wrap(x, p, self._seen))
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+
+def json_env(path):
+    """The names an expression sees: d (the document), m (its metrics),
+    v(name) (a metric's value), json, re and sys; and the Seen that
+    records reads."""
+    import re
+    seen = Seen()
+    with open(path) as f:
+        raw = json.load(f)
+    d = wrap(raw, "d", seen)
+    m = wrap(raw.get("metrics", {}) if isinstance(raw, dict) else {}, "m", seen)
+
+    def v(name):
+        try:
+            x = dict.__getitem__(m, name)["value"]
+        except KeyError:
+            seen.note('v("%s")' % name, "<missing>")
+            raise
+        seen.note('v("%s")' % name, x)
+        return x
+    return {"d": d, "m": m, "v": v, "json": json, "re": re, "sys": sys,
+            "__builtins__": __builtins__}, seen
+
+
+def ev(node, env):
+    """(value, exception) of an expression node."""
+    try:
+        code = compile(ast.fix_missing_locations(ast.Expression(node)), "<expr>", "eval")
+        return eval(code, env), None
+    except Exception as e:  # the evidence names it
+        return None, e
+
+
+def bind(target, item, env):
+    a = ast.Assign(targets=[target], value=ast.Name("__it", ast.Load()))
+    env = dict(env)
+    env["__it"] = item
+    exec(compile(ast.fix_missing_locations(ast.Module([a], [])), "<bind>", "exec"), env)
+    return env
+
+
+def failing_part(node, env, src, notes):
+    """Narrow node to its smallest false part: the first false clause of an
+    `and`, the first element that fails an all(... for ...); notes the
+    bindings on the way."""
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        for part in node.values:
+            x, e = ev(part, env)
+            if e or not x:
+                return failing_part(part, env, src, notes)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "all"
+            and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp)
+            and len(node.args[0].generators) == 1):
+        gen = node.args[0]
+        comp = gen.generators[0]
+        items, e = ev(comp.iter, env)
+        if e is None:
+            for item in items:
+                env2 = bind(comp.target, item, env)
+                if not all(ev(c, env2)[0] for c in comp.ifs):
+                    continue
+                x, e = ev(gen.elt, env2)
+                if e or not x:
+                    shown = getattr(item, "_path", None) or short(item)
+                    notes.append("for %s = %s" % (ast.get_source_segment(src, comp.target), shown))
+                    return failing_part(gen.elt, env2, src, notes)
+    return node, env
+
+
+def _leaf(node):
+    """A constant, a name, a subscript or v(...): its value says it all."""
+    return (isinstance(node, (ast.Constant, ast.Name, ast.Subscript))
+            or (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "v"))
+
+
+def explain_expr(src, env, seen):
+    """Evidence lines for an expression that did not hold."""
+    lines, notes = [], []
+    try:
+        tree = ast.parse(src, mode="eval").body
+    except SyntaxError as e:
+        return ["syntax error in the expression: %s" % e]
+    node, env = failing_part(tree, env, src, notes)
+    seen.clear()
+    x, e = ev(node, env)
+    lines += notes
+    if node is not tree or notes:
+        lines.append("failing clause: %s" % ast.get_source_segment(src, node))
+    lines.append("  -> %s" % (("%s: %s" % (type(e).__name__, e)) if e else short(x)))
+    shown = set()
+    if isinstance(node, ast.Compare):
+        for part in [node.left] + node.comparators:
+            if isinstance(part, ast.Constant):
+                continue
+            px, pe = ev(part, env)
+            s = ast.get_source_segment(src, part)
+            shown.add(s)
+            lines.append("  %s = %s" % (s, ("%s: %s" % (type(pe).__name__, pe)) if pe else short(px)))
+    elif isinstance(node, ast.BoolOp):
+        for part in node.values:
+            px, pe = ev(part, env)
+            lines.append("  %s -> %s" % (ast.get_source_segment(src, part),
+                                         type(pe).__name__ if pe else short(px)))
+    if isinstance(node, ast.Compare) and all(_leaf(p) for p in [node.left] + node.comparators):
+        seen.clear()  # the operands are the values read
+    if isinstance(e, KeyError) and isinstance(env.get("m"), dict):
+        key = str(e.args[0]) if e.args else ""
+        stem = key.rsplit(".", 1)[0]
+        near = [k for k in sorted(env["m"]) if k.startswith(stem)][:8]
+        lines.append("  metrics like %r: %s" % (stem, ", ".join(near) or "none"))
+    rest = [(k, x) for k, x in seen.items.items() if k not in shown]
+    if len(rest) > MAX_LINES - len(lines):
+        keep = max(MAX_LINES - len(lines) - 1, 4)
+        lines.append("  (%d values read before these)" % (len(rest) - keep))
+        rest = rest[-keep:]
+    lines += ["  %s = %s" % (k, short(x)) for k, x in rest]
+    return lines
+
+
+def _json_eval(path, expr):
+    env, seen = json_env(path)
+    return eval(expr, env), env, seen
+
+
+def jtrue(path, expr):
+    """jtrue FILE EXPR: the expression over the JSON document FILE holds
+    (d the document, m its metrics, v(name) a metric's value)."""
+    try:
+        x, env, seen = _json_eval(path, expr)
+    except OSError as e:
+        say("jtrue: cannot read %s: %s" % (path, e.strerror))
+        return False
+    except ValueError as e:
+        say("jtrue: %s is not JSON: %s" % (path, e))
+        return False
+    except Exception:
+        x = None
+        env, seen = json_env(path)
+    if x is True:
+        return True
+    say("jtrue %s:" % os.path.basename(path), *explain_expr(expr, env, seen))
+    return False
+
+
+def jpy(path, expr):
+    """jpy FILE EXPR: prints the expression's value over the JSON document
+    (true/false for a truth value)."""
+    x, _, _ = _json_eval(path, expr)
+    print(x if not isinstance(x, bool) else ("true" if x else "false"))
+    return True
+
+
+# --- numbers ----------------------------------------------------------------
+def more(a, b):
+    """more A B: the number A is greater than B."""
+    if float(a) > float(b):
+        return True
+    say("more: %s is not above %s" % (a, b))
+    return False
+
+
+# --- the sample store ---------------------------------------------------------
+def samples(db, label=None, flag=None, flag_value=None):
+    """samples DB [LABEL [METRIC VALUE]]: prints how many samples DB holds
+    (of LABEL; of those, with METRIC equal to VALUE). LABEL '*' is every
+    label."""
+    c = sqlite3.connect(db)
+    q, args = "select count(*) from samples s", []
+    if flag is not None:
+        q += " join metrics m on m.sample_id = s.id and m.name = ? and m.value = ?"
+        args += [flag, float(flag_value)]
+    if label not in (None, "*"):
+        q += " where s.label = ?"
+        args.append(label)
+    print(c.execute(q, args).fetchone()[0])
+    return True
+
+
+def metric_stored(db, pattern):
+    """metric_stored DB PATTERN: some stored metric's name is LIKE PATTERN."""
+    c = sqlite3.connect(db)
+    n = c.execute("select count(*) from metrics where name like ?", (pattern,)).fetchone()[0]
+    if n > 0:
+        return True
+    names = [r[0] for r in c.execute("select distinct name from metrics order by name limit 400")]
+    stem = pattern.split("%")[0].rsplit(".", 1)[0]
+    near = [x for x in names if x.startswith(stem)][:12]
+    say("metric_stored: no metric named like %r in %s; %d names stored, like %r: %s"
+        % (pattern, os.path.basename(db), len(names), stem, ", ".join(near) or "none"))
+    return False
+
+
+COMMANDS = {f.__name__: f for f in (jtrue, jpy, more, samples, metric_stored)}
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] not in COMMANDS:
+        sys.stderr.write("usage: pred.py {%s} ARGS...\n" % ",".join(sorted(COMMANDS)))
+        return 2
+    f = COMMANDS[argv[1]]
+    try:
+        inspect.signature(f).bind(*argv[2:])
+    except TypeError as e:
+        sys.stderr.write("pred.py %s: %s; usage: %s\n" % (argv[1], e, f.__doc__))
+        return 2
+    return 0 if f(*argv[2:]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
