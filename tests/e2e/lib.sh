@@ -69,7 +69,7 @@ _check_report() {
 		return 0
 	fi
 	not_ok "$1"
-	grep -vE '^\++ (_status [0-9]+|return [0-9]+|st=[0-9]+|set \+x|python3 [^ ]*/pred\.py (jtrue|jpy|more|metric_stored) .*)$' "$NR_EVIDENCE" |
+	grep -vE '^\++ (_status [0-9]+|return [0-9]+|st=[0-9]+|set \+x|python3 [^ ]*/pred\.py (jtrue|jpy|more|cells_ok|xcpu_in|xcpu_ok|ticks_ok) .*)$' "$NR_EVIDENCE" |
 		tail -n 30 | cut -c 1-600 | sed 's/^/# /'
 	if [ -s "$CHECK_OUT" ]; then
 		echo "# printed:"

@@ -294,15 +294,178 @@ def metric_stored(db, pattern):
     n = c.execute("select count(*) from metrics where name like ?", (pattern,)).fetchone()[0]
     if n > 0:
         return True
-    names = [r[0] for r in c.execute("select distinct name from metrics order by name limit 400")]
-    stem = pattern.split("%")[0].rsplit(".", 1)[0]
+    names = [r[0] for r in c.execute("select distinct name from metrics order by name")]
+    stem = pattern.split("%")[0].rstrip(".").rsplit(".", 1)[0]
     near = [x for x in names if x.startswith(stem)][:12]
     say("metric_stored: no metric named like %r in %s; %d names stored, like %r: %s"
         % (pattern, os.path.basename(db), len(names), stem, ", ".join(near) or "none"))
     return False
 
 
-COMMANDS = {f.__name__: f for f in (jtrue, jpy, more, samples, metric_stored)}
+def cells_ok(db, label, want):
+    """cells_ok DB LABEL WANT: LABEL has samples, and each configuration
+    at least WANT of them and at most WANT undisturbed ones."""
+    want = int(want)
+    rows = sqlite3.connect(db).execute("""select s.config_key, count(*),
+        sum(case when m.value = 0 then 1 else 0 end)
+        from samples s join metrics m on m.sample_id = s.id and m.name = 'window.disturbed'
+        where s.label = ? group by s.config_key""", (label,)).fetchall()
+    bad = [r for r in rows if not (r[1] >= want and r[2] <= want)]
+    if rows and not bad:
+        return True
+    if not rows:
+        say("cells_ok: no sample of label %r with window.disturbed in %s" % (label, os.path.basename(db)))
+    for key, n, clean in bad[:MAX_LINES - 1]:
+        say("cells_ok %s: %d samples (want >= %d), %d undisturbed (want <= %d): %s"
+            % (label, n, want, clean, want, key))
+    return False
+
+
+def _label_metrics(db, label):
+    """Each sample of LABEL as a dict of its metrics."""
+    c = sqlite3.connect(db)
+    return [dict(c.execute("select name, value from metrics where sample_id = ?", (sid,)))
+            for (sid,) in c.execute("select id from samples where label = ?", (label,))]
+
+
+def xcpu_in(db, label, want):
+    """xcpu_in DB LABEL yes|no: with yes, every sample of LABEL ran the
+    cross-CPU probe (a round trip, or rounds all missed) and some measured
+    one; with no, no sample has a host.xcpu metric."""
+    rows = _label_metrics(db, label)
+
+    def probed(m):
+        return (m.get("host.xcpu_ns", 0) > 0 or
+                (m.get("host.xcpu.rounds") == 0 and m.get("host.xcpu.missed", 0) > 0))
+    if want == "yes":
+        ok = rows and all(probed(m) for m in rows) and any(m.get("host.xcpu_ns", 0) > 0 for m in rows)
+    else:
+        ok = rows and not any(k.startswith("host.xcpu") for m in rows for k in m)
+    if ok:
+        return True
+    say("xcpu_in %s %s: %d samples" % (label, want, len(rows)))
+    for i, m in enumerate(rows[:MAX_LINES - 1]):
+        say("  sample %d: %s" % (i, " ".join("%s=%g" % (k, x) for k, x in sorted(m.items())
+                                            if k.startswith("host.xcpu")) or "no host.xcpu metric"))
+    return False
+
+
+def _clauses(name, clauses, env):
+    """Each (text, lambda) in turn while they hold; the first false or
+    failing one and the values it read go to the evidence."""
+    for text, f in clauses:
+        try:
+            x = f()
+        except Exception as e:  # the evidence names it
+            x, err = None, "%s: %s" % (type(e).__name__, e)
+        else:
+            err = None
+        if not x:
+            say("%s: failing clause: %s" % (name, text),
+                "  -> %s" % (err or short(x)),
+                *("  %s = %s" % (k, short(v)) for k, v in env(text)))
+            return False
+    return True
+
+
+def _metric_values(m):
+    """For a clause's text, the metrics it names and their values."""
+    import re
+
+    def env(text):
+        names = re.findall(r'"((?:host|window)\.[a-z_.0-9-]+)"', text)
+        return [(k, m.get(k, "<missing>")) for k in dict.fromkeys(names)][:MAX_LINES]
+    return env
+
+
+def xcpu_ok(path):
+    """xcpu_ok FILE: the run's cross-CPU probe: its pairs from a client
+    cpu to another, server, cpu; each pair's min <= value <= max; the round
+    trip 5 ns to 50 us; rounds in half the intervals or more, fewer missed;
+    the window's levels and the far share where they belong."""
+    import re
+    d = json.load(open(path))
+    m = {k: v["value"] for k, v in d["metrics"].items()}
+
+    def cpus(s):
+        out = []
+        for part in s.split(","):
+            a, _, b = part.partition("-")
+            out += range(int(a), int(b or a) + 1)
+        return out
+    p = d["config"]["params"]
+    pairs = [tuple(map(int, x.groups())) for x in
+             (re.match(r"^host\.xcpu\.cpu([0-9]+)-([0-9]+)$", k) for k in m) if x]
+    return _clauses("xcpu_ok " + os.path.basename(path), [
+        ("pairs and all(a in cpus(p[\"cpus\"]) and b in cpus(p[\"remote_cpus\"]) and a != b "
+         "for a, b in pairs): pairs %s, cpus %s, remote_cpus %s"
+         % (pairs, p.get("cpus"), p.get("remote_cpus")),
+         lambda: pairs and all(a in cpus(p["cpus"]) and b in cpus(p["remote_cpus"]) and a != b
+                               for a, b in pairs)),
+        ("each pair's \"host.xcpu.cpuA-B.min\" <= value <= max: %s"
+         % ["%g <= %g <= %g" % (m.get("host.xcpu.cpu%d-%d.min" % q), m.get("host.xcpu.cpu%d-%d" % q),
+                                 m.get("host.xcpu.cpu%d-%d.max" % q)) for q in pairs],
+         lambda: all(m["host.xcpu.cpu%d-%d.min" % q] <= m["host.xcpu.cpu%d-%d" % q]
+                     <= m["host.xcpu.cpu%d-%d.max" % q] for q in pairs)),
+        ('5 < m["host.xcpu_ns"] < 50000', lambda: 5 < m["host.xcpu_ns"] < 50000),
+        ('m["host.xcpu.rounds"] >= 0.5 * m["window.intervals"]',
+         lambda: m["host.xcpu.rounds"] >= 0.5 * m["window.intervals"]),
+        ('m["host.xcpu.missed"] < m["host.xcpu.rounds"]',
+         lambda: m["host.xcpu.missed"] < m["host.xcpu.rounds"]),
+        ('"window.rate_xcpu_tau" in m', lambda: "window.rate_xcpu_tau" in m),
+        # levels need 20 intervals with a round, as the rate's levels do
+        ('m["window.intervals"] < 20 or m["window.xcpu_moved"] in (0, 1) and '
+         'm["window.xcpu_lo_ns"] <= m["window.xcpu_hi_ns"]',
+         lambda: (m["window.intervals"] < 20 or m["window.xcpu_moved"] in (0, 1)
+                  and m["window.xcpu_lo_ns"] <= m["window.xcpu_hi_ns"])),
+        # how much of a moved window sat far apart, and the rate there: a
+        # moved window's alone, with ticks on both sides
+        ('(m.get("window.xcpu_moved") == 1) == ("window.xcpu_far_pct" in m)',
+         lambda: (m.get("window.xcpu_moved") == 1) == ("window.xcpu_far_pct" in m)),
+        ('"window.xcpu_far_pct" not in m or 0 < m["window.xcpu_far_pct"] < 100',
+         lambda: "window.xcpu_far_pct" not in m or 0 < m["window.xcpu_far_pct"] < 100),
+        ('"window.rate_far_pct" not in m or "window.xcpu_far_pct" in m and m["window.rate_far_pct"] >= 0',
+         lambda: ("window.rate_far_pct" not in m or
+                  "window.xcpu_far_pct" in m and m["window.rate_far_pct"] >= 0)),
+    ], _metric_values(m))
+
+
+def ticks_ok(path, *keys):
+    """ticks_ok FILE [xcpu_ns] [host_speed]: window_series has a figure of
+    each probe named in every interval (at least the rounds not missed for
+    xcpu_ns, half the intervals for host_speed), all positive, their median
+    within 3x of the run's figure; and no series of a probe not named."""
+    import statistics
+    d = json.load(open(path))
+    w, m = d["window_series"], {k: v["value"] for k, v in d["metrics"].items()}
+    ok = True
+    for key, metric in (("xcpu_ns", "host.xcpu_ns"), ("host_speed", "host.speed")):
+        if key not in keys:
+            if key in w:
+                say("ticks_ok: window_series has %s, not asked for" % key)
+                ok = False
+            continue
+        got = [x for x in w.get(key, []) if x is not None]
+        least = (len(w["values"]) - m["host.xcpu.missed"] if key == "xcpu_ns"
+                 else len(w["values"]) / 2)
+        # a host that held a CPU through nearly every round may leave none
+        # in the window's intervals (a round in the warm-up's tail counts in
+        # the figure, not in an interval): then there is no median to hold
+        this = (len(w.get(key, [])) == len(w["values"]) and len(got) >= least
+                and all(x > 0 for x in got)
+                and (not got or m[metric] / 3 <= statistics.median(got) <= m[metric] * 3))
+        if not this:
+            say("ticks_ok %s: %d of %d intervals, %d with a figure (want >= %g), "
+                "%d not positive, median %s against %s %s"
+                % (key, len(w.get(key, [])), len(w["values"]), len(got), least,
+                   sum(1 for x in got if x <= 0),
+                   statistics.median(got) if got else "-", metric, m.get(metric)))
+        ok &= this
+    return ok
+
+
+COMMANDS = {f.__name__: f for f in (jtrue, jpy, more, samples, metric_stored, cells_ok,
+                                     xcpu_in, xcpu_ok, ticks_ok)}
 
 
 def main(argv):
