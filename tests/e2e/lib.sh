@@ -69,7 +69,7 @@ _check_report() {
 		return 0
 	fi
 	not_ok "$1"
-	grep -vE '^\++ (_status [0-9]+|return [0-9]+|st=[0-9]+|set \+x|python3 [^ ]*/pred\.py (jtrue|jpy|more|cells_ok|xcpu_in|xcpu_ok|ticks_ok) .*)$' "$NR_EVIDENCE" |
+	grep -vE '^\++ (_status [0-9]+|return [0-9]+|st=[0-9]+|set \+x|pred (jtrue|jpy) .*|python3 -S [^ ]*/pred\.py .*)$' "$NR_EVIDENCE" |
 		tail -n 30 | cut -c 1-600 | sed 's/^/# /'
 	if [ -s "$CHECK_OUT" ]; then
 		echo "# printed:"
@@ -123,11 +123,14 @@ check_all() {
 diag() {
 	grep -E -- "${2:-.}" "$1" 2>/dev/null | head -n 20 | sed 's/^/# /'
 }
+# pred NAME ARGS...: a predicate or query of pred.py; it needs only the
+# standard library, and -S spares each call site-packages' start-up
+pred() { python3 -S "$PRED" "$@"; }
 # jpy FILE 'expression over d': prints the result (pred.py jpy)
-jpy() { python3 "$PRED" jpy "$1" "$2"; }
+jpy() { pred jpy "$1" "$2"; }
 # jtrue FILE EXPR: succeeds when the expression holds; else its failing
 # clause and the values read go to the check's evidence (pred.py jtrue)
-jtrue() { python3 "$PRED" jtrue "$1" "$2"; }
+jtrue() { pred jtrue "$1" "$2"; }
 
 # wait_host: until the host steals under 1% of the busy CPUs (host.sh),
 # at most 40 s. A try the host stole from is measured again only once its

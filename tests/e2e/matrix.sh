@@ -34,11 +34,11 @@ check "excluded combinations are left out" bash -c "! grep -q 'test=udp_stream s
 # A run stores every sample and prints the summary.
 timeout 120 "$NR" matrix --seed 7 --label m1 "$TMP/job.yaml" >"$TMP/out" 2>"$TMP/log"
 rc=$?
-count() { python3 "$PRED" samples "$NETREGRESS_DB" "$1"; }
+count() { pred samples "$NETREGRESS_DB" "$1"; }
 # a disturbed sample stays stored and its step runs once more: D extra
 reruns() { grep -oE '^[0-9]+ samples were disturbed' "$1" | cut -d' ' -f1 || true; }
 # per configuration: at least want samples, at most want undisturbed ones
-cells_ok() { python3 "$PRED" cells_ok "$NETREGRESS_DB" "$1" "$2"; }
+cells_ok() { pred cells_ok "$NETREGRESS_DB" "$1" "$2"; }
 D=$(reruns "$TMP/log"); D=${D:-0}
 checkx "matrix exits 0 and stores 9 samples (+$D measured again as disturbed)" \
 	'[ $rc -eq 0 ] && [ "$(count m1)" = $((9 + D)) ] && cells_ok m1 3'
@@ -84,7 +84,7 @@ wait $mpid 2>/dev/null
 sleep 0.3
 before=$(count m2)
 # the samples of m2 that compare will use (not disturbed), before the resume
-clean() { python3 "$PRED" samples "$NETREGRESS_DB" "$1" window.disturbed 0; }
+clean() { pred samples "$NETREGRESS_DB" "$1" window.disturbed 0; }
 clean_before=$(clean m2)
 # (each gets SIGTERM and stops its sessions: up to 5 s each on a loaded host)
 check "a killed matrix takes its local server with it (PR_SET_PDEATHSIG)" \
@@ -160,7 +160,7 @@ rc=$?
 checkx "scenario tcp-small-rcvbuf-quick runs" '[ $rc -eq 0 ] && grep -q "^all_buffers=8K" "$TMP/sc"'
 timeout 120 "$NR" matrix "$SC/udp-loopback-defer-free-quick.yaml" --label sc >"$TMP/sc2" 2>&1
 check "scenario udp-loopback-defer-free-quick runs with the profiler" \
-	python3 "$PRED" metric_stored "$NETREGRESS_DB" 'profile.self.%'
+	pred metric_stored "$NETREGRESS_DB" 'profile.self.%'
 check "its profiled samples, and only they, have profile=1 in their key" \
 	python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); rows=c.execute("select s.config_key, exists(select 1 from metrics m where m.sample_id = s.id and m.name like ?) from samples s where s.label = ?", ("profile.self.%", "sc")).fetchall(); sys.exit(0 if rows and any(p for _, p in rows) and all((" profile=1 " in k) == bool(p) for k, p in rows) else 1)' "$NETREGRESS_DB"
 check "... with children rows from the call chains and the threshold it kept, 0.1%" \
@@ -225,7 +225,7 @@ check "its samples name the veth topology and the MTU in the key" \
 # sample has it, on loopback and between namespaces; collect.xcpu: false
 # turns it off. A sample whose rounds were all missed (a host that held a
 # CPU through each of a 300 ms window's three) says so instead of a figure.
-xcpu_in() { python3 "$PRED" xcpu_in "$NETREGRESS_DB" "$1" "$2"; }
+xcpu_in() { pred xcpu_in "$NETREGRESS_DB" "$1" "$2"; }
 check "every sample of a matrix has the cross-CPU round trip: loopback" xcpu_in m1 yes
 check "every sample of a matrix has the cross-CPU round trip: veth namespaces" xcpu_in veth yes
 # the kernel sends exit records to the first network namespace only: the

@@ -194,7 +194,7 @@ check "... and the client's longest-waiting worker waited at least the two's mea
 # both, marked *, as compare pools a side's samples when all are disturbed
 printf 'repetitions: 1\nduration: 500ms\nwarmup: 100ms\nparams:\n  test: tcp_stream\n' >"$TMP/one.yaml"
 flagged() {
-	python3 "$PRED" samples "$1" '*' window.disturbed 1
+	pred samples "$1" '*' window.disturbed 1
 }
 hog
 timeout 120 "$NR" matrix --settle 2s --label twice --db "$TMP/twice.db" "$TMP/one.yaml" >"$TMP/twice.out" 2>"$TMP/twice.log"
@@ -300,8 +300,8 @@ timeout 60 "$NR" matrix --label quiet --db "$TMP/twice.db" "$TMP/one.yaml" >/dev
 "$NR" compare --db "$TMP/twice.db" quiet twice >"$TMP/twice.cmp" 2>&1
 # (when the host stole from every try, twice has no clean sample: compare
 # then takes them all, and says that instead)
-twice_n=$(python3 "$PRED" samples "$TMP/twice.db" twice)
-twice_d=$(python3 "$PRED" samples "$TMP/twice.db" twice window.disturbed 1)
+twice_n=$(pred samples "$TMP/twice.db" twice)
+twice_d=$(pred samples "$TMP/twice.db" twice window.disturbed 1)
 if [ "$twice_d" -lt "$twice_n" ]; then
 	check "compare counts the samples left out that other processes disturbed, and names the busiest (the busy loops), and those in which they kept a worker from its CPU" \
 		grep -qE "^note: left out as disturbed by foreign CPU load: [0-9]+ in quiet, $twice_d in twice; .*in [2-9]( of them)? mostly other processes \(cpu.foreign_tasks_pct\), the busiest bash\[[0-9]+\].*; in [2-9]( of them)? a worker was kept from its CPU \(window.starved\)" "$TMP/twice.cmp" ||
@@ -455,7 +455,7 @@ check "--no-collect: no speed probe either" \
 # The cross-CPU probe, on by default whenever the server shares the machine
 # (every test, rr too): a cache line's round trip between a client worker's
 # cpu and its server worker's, per pair and over the window.
-xcpu_ok() { python3 "$PRED" xcpu_ok "$1"; }
+xcpu_ok() { pred xcpu_ok "$1"; }
 # what a failed probe check saw
 xcpu_diag() {
 	echo "# $1: $(jpy "$1" '" ".join("%s=%s" % (k, m[k]["value"]) for k in sorted(m) if k.startswith(("host.xcpu", "window.xcpu")) or k in ("window.intervals", "cpu.foreign_steal_pct"))')"
@@ -483,7 +483,7 @@ check "--no-xcpu: no host.xcpu metrics, the speed probe still runs" \
 # one per rate, null where it ended no round, the rest near its metric.
 # The cross-CPU probe's rounds fall midway between the server's ticks, one
 # in each: a tick without one is a missed round.
-ticks_ok() { python3 "$PRED" ticks_ok "$@"; }
+ticks_ok() { pred ticks_ok "$@"; }
 check "window_series: the cross-CPU and the speed probe's figure in each interval of a stream's window" \
 	ticks_ok "$TMP/quiet.json" xcpu_ns host_speed
 check "... the cross-CPU probe's alone for request/response" ticks_ok "$TMP/rr.json" xcpu_ns
@@ -549,7 +549,7 @@ timeout 120 "$NR" run tcp_stream -l 500ms --warmup 200ms --reps 2 --label alldis
 rc=$?
 unhog
 timeout 120 "$NR" run tcp_stream -l 500ms --warmup 200ms --reps 2 --label quiet2 >/dev/null 2>&1
-ndist() { python3 "$PRED" samples "$NETREGRESS_DB" "$1" window.disturbed 1; }
+ndist() { pred samples "$NETREGRESS_DB" "$1" window.disturbed 1; }
 da=$(ndist alldist)
 dq=$(ndist quiet2)
 checkx "run --reps 2 under busy loops: both disturbed, and the summary takes both ($da disturbed)" \

@@ -9,11 +9,8 @@ and the values in it) on the evidence stream: the file $NR_EVIDENCE names
 prints its answer on stdout. Bad usage exits 2.
 """
 
-import ast
-import inspect
 import json
 import os
-import sqlite3
 import sys
 
 MAX_LINES = 16  # evidence lines a predicate prints at most
@@ -135,6 +132,7 @@ def json_env(path):
 
 
 def ev(node, env):
+    import ast
     """(value, exception) of an expression node."""
     try:
         code = compile(ast.fix_missing_locations(ast.Expression(node)), "<expr>", "eval")
@@ -144,6 +142,7 @@ def ev(node, env):
 
 
 def bind(target, item, env):
+    import ast
     a = ast.Assign(targets=[target], value=ast.Name("__it", ast.Load()))
     env = dict(env)
     env["__it"] = item
@@ -155,6 +154,7 @@ def failing_part(node, env, src, notes):
     """Narrow node to its smallest false part: the first false clause of an
     `and`, the first element that fails an all(... for ...); notes the
     bindings on the way."""
+    import ast
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
         for part in node.values:
             x, e = ev(part, env)
@@ -181,12 +181,15 @@ def failing_part(node, env, src, notes):
 
 def _leaf(node):
     """A constant, a name, a subscript or v(...): its value says it all."""
+    import ast
     return (isinstance(node, (ast.Constant, ast.Name, ast.Subscript))
             or (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "v"))
 
 
 def explain_expr(src, env, seen):
-    """Evidence lines for an expression that did not hold."""
+    """Evidence lines for an expression that did not hold (ast is loaded
+    only then: a check that holds starts no faster than python does)."""
+    import ast
     lines, notes = [], []
     try:
         tree = ast.parse(src, mode="eval").body
@@ -276,6 +279,7 @@ def samples(db, label=None, flag=None, flag_value=None):
     """samples DB [LABEL [METRIC VALUE]]: prints how many samples DB holds
     (of LABEL; of those, with METRIC equal to VALUE). LABEL '*' is every
     label."""
+    import sqlite3
     c = sqlite3.connect(db)
     q, args = "select count(*) from samples s", []
     if flag is not None:
@@ -290,6 +294,7 @@ def samples(db, label=None, flag=None, flag_value=None):
 
 def metric_stored(db, pattern):
     """metric_stored DB PATTERN: some stored metric's name is LIKE PATTERN."""
+    import sqlite3
     c = sqlite3.connect(db)
     n = c.execute("select count(*) from metrics where name like ?", (pattern,)).fetchone()[0]
     if n > 0:
@@ -305,6 +310,7 @@ def metric_stored(db, pattern):
 def cells_ok(db, label, want):
     """cells_ok DB LABEL WANT: LABEL has samples, and each configuration
     at least WANT of them and at most WANT undisturbed ones."""
+    import sqlite3
     want = int(want)
     rows = sqlite3.connect(db).execute("""select s.config_key, count(*),
         sum(case when m.value = 0 then 1 else 0 end)
@@ -323,6 +329,7 @@ def cells_ok(db, label, want):
 
 def _label_metrics(db, label):
     """Each sample of LABEL as a dict of its metrics."""
+    import sqlite3
     c = sqlite3.connect(db)
     return [dict(c.execute("select name, value from metrics where sample_id = ?", (sid,)))
             for (sid,) in c.execute("select id from samples where label = ?", (label,))]
@@ -343,8 +350,13 @@ def xcpu_in(db, label, want):
         ok = rows and not any(k.startswith("host.xcpu") for m in rows for k in m)
     if ok:
         return True
-    say("xcpu_in %s %s: %d samples" % (label, want, len(rows)))
-    for i, m in enumerate(rows[:MAX_LINES - 1]):
+    # the samples that make it fail first: not probed, or (no) with a probe
+    bad = [i for i, m in enumerate(rows)
+           if (not probed(m) if want == "yes" else any(k.startswith("host.xcpu") for k in m))]
+    say("xcpu_in %s %s: %d samples, %d of them %s" % (label, want, len(rows), len(bad),
+                                                      "not probed" if want == "yes" else "probed"))
+    for i in (bad + [i for i in range(len(rows)) if i not in bad])[:MAX_LINES - 1]:
+        m = rows[i]
         say("  sample %d: %s" % (i, " ".join("%s=%g" % (k, x) for k, x in sorted(m.items())
                                             if k.startswith("host.xcpu")) or "no host.xcpu metric"))
     return False
@@ -473,10 +485,10 @@ def main(argv):
         sys.stderr.write("usage: pred.py {%s} ARGS...\n" % ",".join(sorted(COMMANDS)))
         return 2
     f = COMMANDS[argv[1]]
-    try:
-        inspect.signature(f).bind(*argv[2:])
-    except TypeError as e:
-        sys.stderr.write("pred.py %s: %s; usage: %s\n" % (argv[1], e, f.__doc__))
+    code, n = f.__code__, len(argv) - 2
+    least = code.co_argcount - len(f.__defaults__ or ())
+    if n < least or (n > code.co_argcount and not code.co_flags & 0x04):
+        sys.stderr.write("pred.py %s: %d arguments; usage: %s\n" % (argv[1], n, f.__doc__))
         return 2
     return 0 if f(*argv[2:]) else 1
 

@@ -160,7 +160,7 @@ rw_auto=$(jpy "$TMP/tcp.json" 'round(v("tcp.rwnd_limited_pct"), 2)')
 # A host that keeps the receivers' vCPU from running holds even an
 # autotuned window full for a while (12.8% of a 1 s window once, against
 # 0.0 in the 6 runs after it): such a pair is measured again, once.
-more() { python3 "$PRED" more "$1" "$2"; }
+more() { pred more "$1" "$2"; }
 if ! more "$rw_small" "$rw_auto"; then
 	echo "# 16K window $rw_small% against autotuned $rw_auto%: measuring the pair again"
 	timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --remote-rcvbuf 8K --json >"$TMP/rwnd2.json"
