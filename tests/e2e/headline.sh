@@ -19,7 +19,7 @@ measure() {
 measure fast 200mbit 5
 measure slow 100mbit 5
 checkx "5 samples under each label" \
-	'[ "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"select count(*) from samples\").fetchone()[0])" "$NETREGRESS_DB")" -eq 10 ]'
+	'[ "$(pred samples "$NETREGRESS_DB")" -eq 10 ]'
 
 "$NR" compare --keep-disturbed fast slow --headline $H >"$TMP/c1" 2>&1
 rc=$?

@@ -191,10 +191,10 @@ checkx "SIGKILL while small's value was set ($set_seen): the value stays, its jo
 checkx "topo show lists the sysctl the killed matrix left, with its value before and now" \
 	'grep -qx "sysctl net.core.rmem_default $mpid ended $KILLED_JOURNAL: before .$orig., now .$small." "$TMP/show"' ||
 	diag "$TMP/show"
-before=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples").fetchone()[0])' "$NETREGRESS_DB")
+before=$(pred samples "$NETREGRESS_DB")
 "$NR" matrix "$TMP/ab.yaml" >/dev/null 2>"$TMP/err5"
 rc=$?
-after=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples").fetchone()[0])' "$NETREGRESS_DB")
+after=$(pred samples "$NETREGRESS_DB")
 checkx "the next matrix refuses the value left behind (exit 3, no run, value untouched)" \
 	'[ $rc -eq 3 ] && [ "$before" = "$after" ] && [ "$(cat $SYS)" = $small ] &&
 	 grep -q "sysctl net.core.rmem_default is .$small., not .$orig. as before netregress pid $mpid set it; .*.netregress topo down. does" "$TMP/err5"' ||
@@ -236,11 +236,11 @@ kill $spid
 wait $spid 2>/dev/null
 
 # A sysctl this kernel does not have stops the job before its first run.
-before=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples").fetchone()[0])' "$NETREGRESS_DB")
+before=$(pred samples "$NETREGRESS_DB")
 sed 's/net.core.rmem_default:/net.core.no_such_sysctl:/' "$TMP/ab.yaml" >"$TMP/nosuch.yaml"
 "$NR" matrix "$TMP/nosuch.yaml" >/dev/null 2>"$TMP/err"
 rc=$?
-after=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples").fetchone()[0])' "$NETREGRESS_DB")
+after=$(pred samples "$NETREGRESS_DB")
 checkx "a missing sysctl: exit 3 naming it and its file, no run made" \
 	'[ $rc -eq 3 ] && grep -q "no sysctl net.core.no_such_sysctl (/proc/sys/net/core/no_such_sysctl)" "$TMP/err" && [ "$before" = "$after" ]' ||
 	diag "$TMP/err"
@@ -374,7 +374,7 @@ with open(sys.argv[2], "w") as out:
             out.write(json.dumps(d) + "\n")
 PY
 NETREGRESS_DB=$TMP/pairs.db "$NR" import "$TMP/skew.jsonl" >/dev/null
-count_label() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples where label=?", (sys.argv[2],)).fetchone()[0])' "$TMP/pairs.db" "$1"; }
+count_label() { pred samples "$TMP/pairs.db" "$1"; }
 nf0=$(count_label found)
 ns0=$(count_label small)
 NETREGRESS_DB=$TMP/pairs.db "$NR" matrix "$TMP/pairs.yaml" --until-ci 1 --max-reps 6 >/dev/null 2>"$TMP/until.log"

@@ -30,36 +30,107 @@ trap 'exit 130' INT TERM
 
 ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }
 not_ok() { tap_n=$((tap_n + 1)); echo "not ok $tap_n - $*"; }
+
+# The predicates (pred.py) write what they saw to NR_EVIDENCE; a check
+# collects there bash's trace of the clauses its command ran, with the
+# values expanded, and shows it after a "not ok" as TAP comments.
+PRED=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/pred.py
+export NR_EVIDENCE=$TMP/evidence
+CHECK_OUT=$TMP/check.out
+_status() { return "$1"; }
+# _check_run STATUS COMMAND...: COMMAND, with $? at STATUS when it starts
+# (what the line before the check left), its stdout kept in CHECK_OUT and
+# its trace in NR_EVIDENCE; COMMAND's status
+_check_run() {
+	local st=$1 xfd
+	shift
+	: >"$NR_EVIDENCE"
+	if [[ $- == *x* ]]; then # the suite is traced as a whole: leave that be
+		_status "$st"
+		"$@" >"$CHECK_OUT"
+		return
+	fi
+	exec {xfd}>>"$NR_EVIDENCE"
+	BASH_XTRACEFD=$xfd
+	set -x
+	_status "$st"
+	"$@" >"$CHECK_OUT"
+	{ st=$?; set +x; } 2>/dev/null
+	unset BASH_XTRACEFD # closes xfd
+	return "$st"
+}
+# _check_report DESCRIPTION STATUS: the TAP line; after a failure the
+# evidence: the last clauses run (bash's trace, without the helpers'
+# own lines), what the predicates saw, what the command printed
+_check_report() {
+	if [ "$2" -eq 0 ]; then
+		ok "$1"
+		cat "$CHECK_OUT"
+		return 0
+	fi
+	not_ok "$1"
+	grep -vE '^\++ (_status [0-9]+|return [0-9]+|st=[0-9]+|set \+x|pred (jtrue|jpy) .*|python3 -S [^ ]*/pred\.py .*)$' "$NR_EVIDENCE" |
+		tail -n 30 | cut -c 1-600 | sed 's/^/# /'
+	if [ -s "$CHECK_OUT" ]; then
+		echo "# printed:"
+		head -n 20 "$CHECK_OUT" | sed -E 's/^(# )?/# /'
+	fi
+	return 1
+}
 # check DESCRIPTION COMMAND...: one TAP line from a command's status;
 # returns 1 when it failed, for "check ... || diag ..."
 check() {
-	local d=$1
+	local st=$? d=$1
 	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; return 1; fi
+	_check_run "$st" "$@"
+	_check_report "$d" $?
 }
-# checkx DESCRIPTION 'SHELL CONDITION': one TAP line from a compound condition
+# checkx DESCRIPTION 'SHELL CONDITION': one TAP line from a compound
+# condition; $? in it is the status of the command before the checkx
 checkx() {
-	local d=$1
-	if eval "$2"; then ok "$d"; else not_ok "$d"; return 1; fi
+	local st=$? d=$1
+	_check_run "$st" eval "$2"
+	_check_report "$d" $?
+}
+# check_all DESCRIPTION -- COMMAND... [-- COMMAND...]: one TAP line that
+# holds when every command succeeds; each runs, and each failure is shown
+check_all() {
+	local st=$? d=$1 rc=0
+	local -a cmd=()
+	shift
+	[ "${1-}" = -- ] && shift
+	: >"$TMP/check_all.ev"
+	: >"$TMP/check_all.out"
+	while [ $# -gt 0 ]; do
+		cmd=()
+		while [ $# -gt 0 ] && [ "$1" != -- ]; do
+			cmd+=("$1")
+			shift
+		done
+		[ $# -gt 0 ] && shift
+		if ! _check_run "$st" "${cmd[@]}"; then
+			rc=1
+			cat "$NR_EVIDENCE" >>"$TMP/check_all.ev"
+		fi
+		cat "$CHECK_OUT" >>"$TMP/check_all.out"
+	done
+	mv "$TMP/check_all.ev" "$NR_EVIDENCE"
+	mv "$TMP/check_all.out" "$CHECK_OUT"
+	_check_report "$d" $rc
 }
 # diag FILE [ERE]: a failed check's evidence as TAP comments, the lines of
 # FILE that match ERE (all when none is given), at most 20
 diag() {
 	grep -E -- "${2:-.}" "$1" 2>/dev/null | head -n 20 | sed 's/^/# /'
 }
-# jq-like queries with Python: jpy FILE 'expression over d' prints the result
-jpy() {
-	python3 - "$1" "$2" <<'PY'
-import json, re, sys
-d = json.load(open(sys.argv[1]))
-m = d.get("metrics", {}) if isinstance(d, dict) else {}
-v = lambda name: m[name]["value"]
-r = eval(sys.argv[2])
-print(r if not isinstance(r, bool) else ("true" if r else "false"))
-PY
-}
-# jtrue FILE EXPR: succeeds when the expression holds
-jtrue() { [ "$(jpy "$1" "$2" 2>&1)" = true ]; }
+# pred NAME ARGS...: a predicate or query of pred.py; it needs only the
+# standard library, and -S spares each call site-packages' start-up
+pred() { python3 -S "$PRED" "$@"; }
+# jpy FILE 'expression over d': prints the result (pred.py jpy)
+jpy() { pred jpy "$1" "$2"; }
+# jtrue FILE EXPR: succeeds when the expression holds; else its failing
+# clause and the values read go to the check's evidence (pred.py jtrue)
+jtrue() { pred jtrue "$1" "$2"; }
 
 # wait_host: until the host steals under 1% of the busy CPUs (host.sh),
 # at most 40 s. A try the host stole from is measured again only once its

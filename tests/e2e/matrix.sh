@@ -34,22 +34,11 @@ check "excluded combinations are left out" bash -c "! grep -q 'test=udp_stream s
 # A run stores every sample and prints the summary.
 timeout 120 "$NR" matrix --seed 7 --label m1 "$TMP/job.yaml" >"$TMP/out" 2>"$TMP/log"
 rc=$?
-count() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples where label=?", (sys.argv[2],)).fetchone()[0])' "$NETREGRESS_DB" "$1"; }
+count() { pred samples "$NETREGRESS_DB" "$1"; }
 # a disturbed sample stays stored and its step runs once more: D extra
 reruns() { grep -oE '^[0-9]+ samples were disturbed' "$1" | cut -d' ' -f1 || true; }
 # per configuration: at least want samples, at most want undisturbed ones
-cells_ok() {
-	python3 - "$NETREGRESS_DB" "$1" "$2" <<'PY'
-import sqlite3, sys
-db, label, want = sys.argv[1], sys.argv[2], int(sys.argv[3])
-c = sqlite3.connect(db)
-rows = c.execute("""select s.config_key, count(*),
-    sum(case when m.value = 0 then 1 else 0 end)
-    from samples s join metrics m on m.sample_id = s.id and m.name = 'window.disturbed'
-    where s.label = ? group by s.config_key""", (label,)).fetchall()
-sys.exit(0 if rows and all(n >= want and clean <= want for _, n, clean in rows) else 1)
-PY
-}
+cells_ok() { pred cells_ok "$NETREGRESS_DB" "$1" "$2"; }
 D=$(reruns "$TMP/log"); D=${D:-0}
 checkx "matrix exits 0 and stores 9 samples (+$D measured again as disturbed)" \
 	'[ $rc -eq 0 ] && [ "$(count m1)" = $((9 + D)) ] && cells_ok m1 3'
@@ -95,7 +84,7 @@ wait $mpid 2>/dev/null
 sleep 0.3
 before=$(count m2)
 # the samples of m2 that compare will use (not disturbed), before the resume
-clean() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples s join metrics m on m.sample_id = s.id and m.name = ? where s.label = ? and m.value = 0", ("window.disturbed", sys.argv[2])).fetchone()[0])' "$NETREGRESS_DB" "$1"; }
+clean() { pred samples "$NETREGRESS_DB" "$1" window.disturbed 0; }
 clean_before=$(clean m2)
 # (each gets SIGTERM and stops its sessions: up to 5 s each on a loaded host)
 check "a killed matrix takes its local server with it (PR_SET_PDEATHSIG)" \
@@ -171,7 +160,7 @@ rc=$?
 checkx "scenario tcp-small-rcvbuf-quick runs" '[ $rc -eq 0 ] && grep -q "^all_buffers=8K" "$TMP/sc"'
 timeout 120 "$NR" matrix "$SC/udp-loopback-defer-free-quick.yaml" --label sc >"$TMP/sc2" 2>&1
 check "scenario udp-loopback-defer-free-quick runs with the profiler" \
-	python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); sys.exit(0 if c.execute("select count(*) from metrics where name like ?", ("profile.self.%",)).fetchone()[0] > 0 else 1)' "$NETREGRESS_DB"
+	pred metric_stored "$NETREGRESS_DB" 'profile.self.%'
 check "its profiled samples, and only they, have profile=1 in their key" \
 	python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); rows=c.execute("select s.config_key, exists(select 1 from metrics m where m.sample_id = s.id and m.name like ?) from samples s where s.label = ?", ("profile.self.%", "sc")).fetchall(); sys.exit(0 if rows and any(p for _, p in rows) and all((" profile=1 " in k) == bool(p) for k, p in rows) else 1)' "$NETREGRESS_DB"
 check "... with children rows from the call chains and the threshold it kept, 0.1%" \
@@ -236,25 +225,7 @@ check "its samples name the veth topology and the MTU in the key" \
 # sample has it, on loopback and between namespaces; collect.xcpu: false
 # turns it off. A sample whose rounds were all missed (a host that held a
 # CPU through each of a 300 ms window's three) says so instead of a figure.
-xcpu_in() {
-	python3 - "$NETREGRESS_DB" "$1" "$2" <<'PY'
-import sqlite3, sys
-db, label, want = sys.argv[1], sys.argv[2], sys.argv[3] == "yes"
-c = sqlite3.connect(db)
-rows = []
-for (sid,) in c.execute("select id from samples where label = ?", (label,)):
-    m = dict(c.execute("select name, value from metrics where sample_id = ?", (sid,)))
-    rows.append(m)
-def probed(m):
-    return (m.get("host.xcpu_ns", 0) > 0 or
-            (m.get("host.xcpu.rounds") == 0 and m.get("host.xcpu.missed", 0) > 0))
-if want:
-    ok = rows and all(probed(m) for m in rows) and any(m.get("host.xcpu_ns", 0) > 0 for m in rows)
-else:
-    ok = rows and not any(k.startswith("host.xcpu") for m in rows for k in m)
-sys.exit(0 if ok else 1)
-PY
-}
+xcpu_in() { pred xcpu_in "$NETREGRESS_DB" "$1" "$2"; }
 check "every sample of a matrix has the cross-CPU round trip: loopback" xcpu_in m1 yes
 check "every sample of a matrix has the cross-CPU round trip: veth namespaces" xcpu_in veth yes
 # the kernel sends exit records to the first network namespace only: the

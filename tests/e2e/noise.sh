@@ -194,7 +194,7 @@ check "... and the client's longest-waiting worker waited at least the two's mea
 # both, marked *, as compare pools a side's samples when all are disturbed
 printf 'repetitions: 1\nduration: 500ms\nwarmup: 100ms\nparams:\n  test: tcp_stream\n' >"$TMP/one.yaml"
 flagged() {
-	python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples s join metrics m on m.sample_id = s.id and m.name = ? and m.value = 1", ("window.disturbed",)).fetchone()[0])' "$1"
+	pred samples "$1" '*' window.disturbed 1
 }
 hog
 timeout 120 "$NR" matrix --settle 2s --label twice --db "$TMP/twice.db" "$TMP/one.yaml" >"$TMP/twice.out" 2>"$TMP/twice.log"
@@ -300,8 +300,8 @@ timeout 60 "$NR" matrix --label quiet --db "$TMP/twice.db" "$TMP/one.yaml" >/dev
 "$NR" compare --db "$TMP/twice.db" quiet twice >"$TMP/twice.cmp" 2>&1
 # (when the host stole from every try, twice has no clean sample: compare
 # then takes them all, and says that instead)
-twice_n=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples where label = ?", ("twice",)).fetchone()[0])' "$TMP/twice.db")
-twice_d=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples s join metrics m on m.sample_id = s.id and m.name = ? and m.value = 1 where s.label = ?", ("window.disturbed", "twice")).fetchone()[0])' "$TMP/twice.db")
+twice_n=$(pred samples "$TMP/twice.db" twice)
+twice_d=$(pred samples "$TMP/twice.db" twice window.disturbed 1)
 if [ "$twice_d" -lt "$twice_n" ]; then
 	check "compare counts the samples left out that other processes disturbed, and names the busiest (the busy loops), and those in which they kept a worker from its CPU" \
 		grep -qE "^note: left out as disturbed by foreign CPU load: [0-9]+ in quiet, $twice_d in twice; .*in [2-9]( of them)? mostly other processes \(cpu.foreign_tasks_pct\), the busiest bash\[[0-9]+\].*; in [2-9]( of them)? a worker was kept from its CPU \(window.starved\)" "$TMP/twice.cmp" ||
@@ -455,40 +455,7 @@ check "--no-collect: no speed probe either" \
 # The cross-CPU probe, on by default whenever the server shares the machine
 # (every test, rr too): a cache line's round trip between a client worker's
 # cpu and its server worker's, per pair and over the window.
-xcpu_ok() {
-	python3 - "$1" <<'PY'
-import json, re, sys
-d = json.load(open(sys.argv[1]))
-m = {k: v["value"] for k, v in d["metrics"].items()}
-def cpus(s):
-    out = []
-    for part in s.split(","):
-        a, _, b = part.partition("-")
-        out += range(int(a), int(b or a) + 1)
-    return out
-p = d["config"]["params"]
-pairs = [tuple(map(int, x.groups())) for x in
-         (re.match(r"^host\.xcpu\.cpu([0-9]+)-([0-9]+)$", k) for k in m) if x]
-ok = (pairs and all(a in cpus(p["cpus"]) and b in cpus(p["remote_cpus"]) and a != b
-                    for a, b in pairs)
-      and all(m["host.xcpu.cpu%d-%d.min" % q] <= m["host.xcpu.cpu%d-%d" % q]
-              <= m["host.xcpu.cpu%d-%d.max" % q] for q in pairs)
-      and 5 < m["host.xcpu_ns"] < 50000
-      and m["host.xcpu.rounds"] >= 0.5 * m["window.intervals"]
-      and m["host.xcpu.missed"] < m["host.xcpu.rounds"]
-      and "window.rate_xcpu_tau" in m
-      # levels need 20 intervals with a round, as the rate's levels do
-      and (m["window.intervals"] < 20 or m["window.xcpu_moved"] in (0, 1)
-           and m["window.xcpu_lo_ns"] <= m["window.xcpu_hi_ns"])
-      # how much of a moved window sat far apart, and the rate there: a
-      # moved window's alone, with ticks on both sides
-      and (m.get("window.xcpu_moved") == 1) == ("window.xcpu_far_pct" in m)
-      and ("window.xcpu_far_pct" not in m or 0 < m["window.xcpu_far_pct"] < 100)
-      and ("window.rate_far_pct" not in m or
-           "window.xcpu_far_pct" in m and m["window.rate_far_pct"] >= 0))
-sys.exit(0 if ok else 1)
-PY
-}
+xcpu_ok() { pred xcpu_ok "$1"; }
 # what a failed probe check saw
 xcpu_diag() {
 	echo "# $1: $(jpy "$1" '" ".join("%s=%s" % (k, m[k]["value"]) for k in sorted(m) if k.startswith(("host.xcpu", "window.xcpu")) or k in ("window.intervals", "cpu.foreign_steal_pct"))')"
@@ -516,29 +483,7 @@ check "--no-xcpu: no host.xcpu metrics, the speed probe still runs" \
 # one per rate, null where it ended no round, the rest near its metric.
 # The cross-CPU probe's rounds fall midway between the server's ticks, one
 # in each: a tick without one is a missed round.
-ticks_ok() {
-	python3 - "$@" <<'PY'
-import json, statistics, sys
-d = json.load(open(sys.argv[1]))
-w, m = d["window_series"], {k: v["value"] for k, v in d["metrics"].items()}
-ok = True
-for key, metric in (("xcpu_ns", "host.xcpu_ns"), ("host_speed", "host.speed")):
-    want = key in sys.argv[2:]
-    if not want:
-        ok &= key not in w
-        continue
-    got = [x for x in w.get(key, []) if x is not None]
-    least = (len(w["values"]) - m["host.xcpu.missed"] if key == "xcpu_ns"
-             else len(w["values"]) / 2)
-    # a host that held a CPU through nearly every round may leave none
-    # in the window's intervals (a round in the warm-up's tail counts in
-    # the figure, not in an interval): then there is no median to hold
-    ok &= (len(w.get(key, [])) == len(w["values"]) and len(got) >= least
-           and all(x > 0 for x in got)
-           and (not got or m[metric] / 3 <= statistics.median(got) <= m[metric] * 3))
-sys.exit(0 if ok else 1)
-PY
-}
+ticks_ok() { pred ticks_ok "$@"; }
 check "window_series: the cross-CPU and the speed probe's figure in each interval of a stream's window" \
 	ticks_ok "$TMP/quiet.json" xcpu_ns host_speed
 check "... the cross-CPU probe's alone for request/response" ticks_ok "$TMP/rr.json" xcpu_ns
@@ -604,7 +549,7 @@ timeout 120 "$NR" run tcp_stream -l 500ms --warmup 200ms --reps 2 --label alldis
 rc=$?
 unhog
 timeout 120 "$NR" run tcp_stream -l 500ms --warmup 200ms --reps 2 --label quiet2 >/dev/null 2>&1
-ndist() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples s join metrics m on m.sample_id = s.id and m.name = ? and m.value = 1 where s.label = ?", ("window.disturbed", sys.argv[2])).fetchone()[0])' "$NETREGRESS_DB" "$1"; }
+ndist() { pred samples "$NETREGRESS_DB" "$1" window.disturbed 1; }
 da=$(ndist alldist)
 dq=$(ndist quiet2)
 checkx "run --reps 2 under busy loops: both disturbed, and the summary takes both ($da disturbed)" \

@@ -11,7 +11,7 @@ md5() { md5sum "$1" | cut -d' ' -f1; }
 timeout 60 "$NR" run tcp_stream -l 300ms --warmup 0 --reps 3 --label base --db "$DB" >"$TMP/out" 2>&1
 check "run --reps 3 exits 0" [ $? -eq 0 ]
 check "three samples stored under the label" \
-	[ "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples where label=?", ("base",)).fetchone()[0])' "$DB")" = 3 ]
+	[ "$(pred samples "$DB" base)" = 3 ]
 # (a 300 ms window is short: a burst of someone else's CPU can flag one
 # disturbed, and then the summary counts 2 and says why)
 # (all three disturbed: the summary shows them all, as compare pools them)
@@ -48,7 +48,7 @@ check "... and none without the cross-CPU probe" \
 # --until-ci: repetitions until the mean's 95% interval is within +-PCT%.
 # (in a database of their own: the export below counts the one above)
 UDB=$TMP/until.db
-count() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from samples where label=?", (sys.argv[2],)).fetchone()[0])' "$UDB" "$1"; }
+count() { pred samples "$UDB" "$1"; }
 # A repetition flagged disturbed does not count toward the interval. When
 # the host's steal spells leave fewer than 3 that count in all 12 (CI saw
 # 6 of 8 disturbed under ASan; a fresh clone's make test, 12 of 12 twice

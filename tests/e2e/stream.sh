@@ -128,39 +128,39 @@ fi
 
 # The congestion control is echoed as the senders' sockets report it: the
 # server's here (--dir recv), over the wire; the system's default otherwise.
-check "congestion control: --cc reno echoed from the server's sender, the default from /proc" \
-	jtrue "$TMP/buf.json" 'd["env"]["tcp"]["cc"] == "reno" and " cc=reno " in d["config"]["key"]' &&
-	jtrue "$TMP/tcp.json" 'd["env"]["tcp"]["cc"] == open("/proc/sys/net/ipv4/tcp_congestion_control").read().strip()'
+check_all "congestion control: --cc reno echoed from the server's sender, the default from /proc" \
+	-- jtrue "$TMP/buf.json" 'd["env"]["tcp"]["cc"] == "reno" and " cc=reno " in d["config"]["key"]' \
+	-- jtrue "$TMP/tcp.json" 'd["env"]["tcp"]["cc"] == open("/proc/sys/net/ipv4/tcp_congestion_control").read().strip()'
 
 # The sender's TCP_INFO over the window: a receive buffer of 8K (16K
 # granted) against 128K writes holds the sender back by the receive window,
 # autotuned buffers (tcp.json) far less.
 timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --remote-rcvbuf 8K --json >"$TMP/rwnd.json"
-check "tcp_info over the window: shares within 0..100 and within busy, retransmits the flows' sum, in both runs" \
-	jtrue "$TMP/rwnd.json" 'all(0 <= v(k) <= 100 for k in ("tcp.busy_pct", "tcp.rwnd_limited_pct", "tcp.sndbuf_limited_pct")) and v("tcp.rwnd_limited_pct") + v("tcp.sndbuf_limited_pct") <= v("tcp.busy_pct") + 1e-9 and v("tcp.reord_seen") >= 0 and v("tcp.retransmits") == sum(f["tcp_info"]["retransmits"] for f in d["flows"])' &&
-	jtrue "$TMP/tcp.json" 'all(0 <= v(k) <= 100 for k in ("tcp.busy_pct", "tcp.rwnd_limited_pct", "tcp.sndbuf_limited_pct")) and v("tcp.retransmits") == sum(f["tcp_info"]["retransmits"] for f in d["flows"])'
+check_all "tcp_info over the window: shares within 0..100 and within busy, retransmits the flows' sum, in both runs" \
+	-- jtrue "$TMP/rwnd.json" 'all(0 <= v(k) <= 100 for k in ("tcp.busy_pct", "tcp.rwnd_limited_pct", "tcp.sndbuf_limited_pct")) and v("tcp.rwnd_limited_pct") + v("tcp.sndbuf_limited_pct") <= v("tcp.busy_pct") + 1e-9 and v("tcp.reord_seen") >= 0 and v("tcp.retransmits") == sum(f["tcp_info"]["retransmits"] for f in d["flows"])' \
+	-- jtrue "$TMP/tcp.json" 'all(0 <= v(k) <= 100 for k in ("tcp.busy_pct", "tcp.rwnd_limited_pct", "tcp.sndbuf_limited_pct")) and v("tcp.retransmits") == sum(f["tcp_info"]["retransmits"] for f in d["flows"])'
 # Segments per write times bytes per segment is the bytes the kernel sent
 # per write: the bytes written, but for what the send queue held more or
 # less at the marks, and the writes a worker had not yet counted then (up
 # to a batch of them: 8 MB of 128K writes). Against a window of 3 flows at
 # 20 Gbps that is about 1%; the 16K window's 3 Gbps run is left out, and
 # a slow run (ASan, steal) is allowed 40 MB of the bytes it moved.
-check "tcp_info over the window: at most an MSS per data segment, and segments per write times bytes per segment the bytes per write (within 5%)" \
-	jtrue "$TMP/rwnd.json" '0 < v("tcp.bytes_per_seg") <= max(f["tcp_info"]["snd_mss"] for f in d["flows"])' &&
-	jtrue "$TMP/tcp.json" '0 < v("tcp.bytes_per_seg") <= max(f["tcp_info"]["snd_mss"] for f in d["flows"]) and abs(v("tcp.bytes_per_seg") * v("tcp.data_segs.per_write") / v("io.bytes_per_send") - 1) < max(0.05, 40e6 / (v("throughput.gbps") * 1e9 / 8 * v("window.client_s")))'
+check_all "tcp_info over the window: at most an MSS per data segment, and segments per write times bytes per segment the bytes per write (within 5%)" \
+	-- jtrue "$TMP/rwnd.json" '0 < v("tcp.bytes_per_seg") <= max(f["tcp_info"]["snd_mss"] for f in d["flows"])' \
+	-- jtrue "$TMP/tcp.json" '0 < v("tcp.bytes_per_seg") <= max(f["tcp_info"]["snd_mss"] for f in d["flows"]) and abs(v("tcp.bytes_per_seg") * v("tcp.data_segs.per_write") / v("io.bytes_per_send") - 1) < max(0.05, 40e6 / (v("throughput.gbps") * 1e9 / 8 * v("window.client_s")))'
 # The receivers' own sockets: the server's three (sent by a server the
 # client asked in its hello) and the client's own in the recv direction.
 # Delayed ACKs cover two segments or more; none of these runs reads over
 # 0.8 here. The machine's OutSegs, over the client's wider window, hold them.
-check "tcp receivers' ACKs: some, at most 1.2 a data segment, within the machine's OutSegs (server's and client's receivers)" \
-	jtrue "$TMP/tcp.json" '0 < v("tcp.acks.per_seg") <= 1.2 and 0 < v("tcp.acks") < v("snmp.Tcp.OutSegs")' &&
-	jtrue "$TMP/buf.json" '0 < v("tcp.acks.per_seg") <= 1.2 and 0 < v("tcp.acks") < v("snmp.Tcp.OutSegs")'
+check_all "tcp receivers' ACKs: some, at most 1.2 a data segment, within the machine's OutSegs (server's and client's receivers)" \
+	-- jtrue "$TMP/tcp.json" '0 < v("tcp.acks.per_seg") <= 1.2 and 0 < v("tcp.acks") < v("snmp.Tcp.OutSegs")' \
+	-- jtrue "$TMP/buf.json" '0 < v("tcp.acks.per_seg") <= 1.2 and 0 < v("tcp.acks") < v("snmp.Tcp.OutSegs")'
 rw_small=$(jpy "$TMP/rwnd.json" 'round(v("tcp.rwnd_limited_pct"), 2)')
 rw_auto=$(jpy "$TMP/tcp.json" 'round(v("tcp.rwnd_limited_pct"), 2)')
 # A host that keeps the receivers' vCPU from running holds even an
 # autotuned window full for a while (12.8% of a 1 s window once, against
 # 0.0 in the 6 runs after it): such a pair is measured again, once.
-more() { python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > float(sys.argv[2]))' "$1" "$2"; }
+more() { pred more "$1" "$2"; }
 if ! more "$rw_small" "$rw_auto"; then
 	echo "# 16K window $rw_small% against autotuned $rw_auto%: measuring the pair again"
 	timeout 60 "$NR" run tcp_stream "${RUN_SHORT[@]}" --remote-rcvbuf 8K --json >"$TMP/rwnd2.json"
@@ -330,9 +330,9 @@ check "udp: received + lost within what was sent, no duplicates on loopback" \
 	jtrue "$TMP/udp.json" 'all(f["receiver_msgs"] + f["udp"]["lost"] <= f["sender_total_bytes"] // 1400 and f["udp"]["duplicates"] == 0 for f in d["flows"])'
 check "udp with a tiny receive buffer: snmp.Udp.RcvbufErrors > 0 in the window" \
 	jtrue "$TMP/udp.json" 'v("snmp.Udp.RcvbufErrors") > 0 and v("snmp.Udp.RcvbufErrors.per_mb") > 0'
-check "udp: the receiving socket's own drops in the window (SO_MEMINFO): some, at most all the run's sent and never received; none kept for tcp" \
-	jtrue "$TMP/udp.json" '0 < v("udp.sock_drops") <= sum(f["sender_total_bytes"] // 1400 - f["receiver_total_bytes"] // 1400 for f in d["flows"])' &&
-	jtrue "$TMP/tcp.json" '"udp.sock_drops" not in d["metrics"]'
+check_all "udp: the receiving socket's own drops in the window (SO_MEMINFO): some, at most all the run's sent and never received; none kept for tcp" \
+	-- jtrue "$TMP/udp.json" '0 < v("udp.sock_drops") <= sum(f["sender_total_bytes"] // 1400 - f["receiver_total_bytes"] // 1400 for f in d["flows"])' \
+	-- jtrue "$TMP/tcp.json" '"udp.sock_drops" not in d["metrics"]'
 check "kernel counters from every source" \
 	jtrue "$TMP/udp.json" 'all(k in d["metrics"] for k in ("snmp.Ip.InReceives", "netstat.TcpExt.TCPRcvCollapsed", "softirq.NET_RX", "softirq.NET_RX.cpu0", "stat.ctxt"))'
 check "service demand per KB on both ends" \

@@ -16,7 +16,7 @@
  * The smallest p stats_mann_whitney() gives over every split of the
  * values of a and b into na and nb, na + nb <= MWU_SPLITS_MAX, by
  * enumeration: what stats_mwu_min_p() must equal. Returns 0 and sets *p,
- * or the first error of stats_mann_whitney() (test_stats.c, fuzz_stats.c).
+ * or the first error of stats_mann_whitney() (test_mwu.c, fuzz_stats.c).
  */
 static inline int mwu_min_p_enumerated(const double *a, size_t na, const double *b, size_t nb,
 				       double *p)
