@@ -50,19 +50,57 @@
  * (s and the means are estimated anew); with n >= min_reps, in order:
  *
  * 1. abort:   the interval lies wholly below abort_lo or above abort_hi
- *             (the step is far outside both endpoints: the system or the
- *             endpoints moved; re-measure them);
+ *             (the step is far outside both sides: the system moved
+ *             beyond both; re-measure them);
  * 2. partial: the interval lies inside (partial_lo, partial_hi);
  * 3. bad:     LLR >= the bad threshold and the interval is above 1/2;
  * 4. good:    LLR <= the good threshold and the interval is below 1/2;
  * 5. at n >= max_reps: partial when the interval lies inside (0, 1) (the
- *    step differs from both endpoints), otherwise skip;
+ *    step differs from both sides); else the side the position's point
+ *    estimate is nearer (a weak verdict, said in why); skip only when
+ *    there is no position (the sides do not differ);
  * 6. otherwise undecided: run again.
  *
- * A step is never called good or bad unless both the likelihood ratio and
- * the position agree, so a commit halfway between the endpoints ends as
- * partial or skip, never on a side. Error rates measured on synthetic
- * normal data are in docs/bisect.md and tests/unit/test_bisect.c.
+ * A partial step is a finding, not a skip: git is told the side of the
+ * larger part of the change (bisect_toward(): bad when pos >= 1/2, the
+ * step already carries at least half of the change, so the larger change
+ * lies at or before it; good otherwise), as Pinpoint follows the larger of
+ * several culprits, and the log reports the step with its level and
+ * interval. So git bisect only ever hears 125 (skip) for a step that could
+ * not be measured, or whose sides do not differ.
+ *
+ * The sides as they stand (bisect_decide_history()). The endpoints are
+ * measured once, often on other boots hours before the last step; the
+ * steps decided since are measurements of the same sides as the system is
+ * now. So a side is every group of runs that belongs to it, in the order
+ * measured: its endpoint, the steps decided to it (a partial step to the
+ * side git was told), and re-anchors (the current good or bad commit
+ * measured again, `bisect reanchor`). Each run of a side weighs
+ * older_weight^r, r the number of that side's groups measured after its
+ * own (the newest group 1, the one before 1/4, ...): the side's level is
+ * the weighted mean of its runs, its uncertainty s^2 / n_eff with Kish's
+ * effective size n_eff = (sum w)^2 / sum w^2, and Fieller's interval and
+ * the SPRT above take these levels and sizes in place of the endpoints'.
+ * The noise s is still pooled within groups (each group about its own
+ * mean): a level that moves between groups (drift, a stream whose mode
+ * changes from one boot to the next) moves the sides, not the noise. With
+ * only the endpoints, this is the rule above, unchanged. When the sides
+ * as they stand no longer differ in the endpoints' direction (a wrong
+ * verdict could make them), the step is judged against the endpoints.
+ *
+ * Drift. A side drifted when the weighted level of its decided steps and
+ * re-anchors (partial steps left out: they are between the sides by
+ * definition) differs from its endpoint's mean by more than the noise s
+ * and significantly (|d| > t(side_conf) s sqrt(1/n_endpoint + 1/n_eff)).
+ * The decision says so per side; `bisect run` then asks for a re-anchor.
+ *
+ * Error rates (docs/bisect.md; tests/unit/test_bisect_sim.c runs whole
+ * simulated bisects of drifting, bimodal, two-culprit and A/A systems):
+ * with the endpoints alone and normal noise, a step at good is called bad
+ * at most alpha of the time and a step at bad good at most beta (Wald),
+ * fewer because the position must agree; older_weight trades the noise of
+ * a side's level (n_eff drops from the sum of the runs to about the newest
+ * group's) for following a level that moves.
  *
  * Everything here is pure computation without I/O or global state: any
  * thread. Inputs are only read and no pointer is kept; temporary memory is
@@ -73,8 +111,8 @@ enum bisect_verdict {
 	BISECT_UNDECIDED = 0, /* more runs needed; not final */
 	BISECT_GOOD,
 	BISECT_BAD,
-	BISECT_PARTIAL, /* between the endpoints, neither good nor bad */
-	BISECT_SKIP,    /* undecided at the cap, or could not be measured */
+	BISECT_PARTIAL, /* between the sides: git hears bisect_toward() */
+	BISECT_SKIP,    /* could not be measured, or no gap to place it in */
 	BISECT_ABORT,   /* far outside both endpoints: re-measure them */
 	BISECT_VERDICT_COUNT,
 };
@@ -104,6 +142,7 @@ struct bisect_rule {
 	double clip_sd;          /* > 0; 2 */
 	double partial_lo, partial_hi; /* 0 <= lo < 1/2 < hi <= 1; 0.2, 0.8 */
 	double abort_lo, abort_hi;     /* < 0 and > 1; -1, 2 */
+	double older_weight;     /* a side's run per newer group, (0, 1]; 1/4 */
 };
 
 /* The defaults above. */
@@ -126,8 +165,40 @@ int bisect_position(const double *good, size_t ng, const double *bad,
 		    size_t nb, const double *x, size_t n, double conf,
 		    struct bisect_position *out);
 
+/* A side of the bisect: good (git's "old") or bad ("new"). */
+enum bisect_side {
+	BISECT_SIDE_GOOD = 0,
+	BISECT_SIDE_BAD = 1,
+};
+
+/* What a group of runs in a bisect's history is. */
+enum bisect_group_kind {
+	BISECT_GROUP_ENDPOINT, /* the label's samples: exactly one a side */
+	BISECT_GROUP_STEP,     /* a step decided good or bad */
+	BISECT_GROUP_PARTIAL,  /* a partial step, on the side git was told */
+	BISECT_GROUP_ANCHOR,   /* the side measured again (bisect reanchor) */
+};
+
+/* One group of runs of a side; v is borrowed (raw values > 0). */
+struct bisect_group {
+	const double *v;
+	size_t n;
+	enum bisect_side side;
+	enum bisect_group_kind kind;
+};
+
+/* How far a side's decided steps and re-anchors moved from its endpoint. */
+struct bisect_drift {
+	bool seen;       /* beyond the noise and significant (rule.h above) */
+	size_t groups;   /* the side's steps and re-anchors looked at */
+	double shift;    /* their level - the endpoint's mean, ln; NaN: none */
+	double lo, hi;   /* its interval at side_conf, ln */
+};
+
 struct bisect_decision {
 	enum bisect_verdict verdict;
+	enum bisect_side toward; /* what git hears for good, bad, partial */
+	bool weak;               /* good or bad at the cap by the position alone */
 	size_t n;
 	struct bisect_position pos;
 	double llr;             /* ln L(bad) / L(good) of the step's values */
@@ -136,17 +207,39 @@ struct bisect_decision {
 	double gap;             /* mean ln(bad) - mean ln(good) */
 	size_t out_good, out_bad; /* endpoint runs set aside as outliers */
 	size_t out_step;        /* the step's runs set aside */
+	double level_good, level_bad; /* the sides' levels judged against, ln */
+	size_t groups_good, groups_bad; /* groups of each side they come from */
+	bool endpoints_only;    /* judged against the endpoints alone */
+	struct bisect_drift drift[2]; /* [BISECT_SIDE_GOOD], [BISECT_SIDE_BAD] */
 	const char *why;        /* static text: what decided, for the log */
 };
 
 /*
  * Apply the rule to the step's values so far, x[0..n) (n may be 0:
- * undecided). Same inputs and errors as bisect_position(), plus -EINVAL
- * for a rule that bisect_rule_check() refuses. Fills *out on success.
+ * undecided), against the endpoints alone. Same inputs and errors as
+ * bisect_position(), plus -EINVAL for a rule that bisect_rule_check()
+ * refuses. Fills *out on success.
  */
 int bisect_decide(const double *good, size_t ng, const double *bad, size_t nb,
 		  const double *x, size_t n, const struct bisect_rule *r,
 		  struct bisect_decision *out);
+
+/*
+ * The same against the sides as they stand: hist[0..nh) every group of
+ * runs of the bisect in the order measured (oldest first), with exactly
+ * one BISECT_GROUP_ENDPOINT a side of at least 2 values and any other
+ * group of at least 1, all values finite and > 0; the step's own runs
+ * x[0..n) are not in it. Returns 0 and fills *out, -EINVAL (NULL, a
+ * missing or second endpoint, too few values, a value not finite, a bad
+ * rule), -EDOM (a value <= 0) or -ENOMEM. Pure; hist is only read.
+ */
+int bisect_decide_history(const struct bisect_group *hist, size_t nh,
+			  const double *x, size_t n, const struct bisect_rule *r,
+			  struct bisect_decision *out);
+
+/* The side git is told for a verdict at position pos: good and bad their
+ * own; partial (and a weak call) bad when pos >= 1/2, else good. */
+enum bisect_side bisect_toward(enum bisect_verdict v, double pos);
 
 /*
  * Where the host kept the test's CPUs: on a guest, the cross-CPU round
@@ -176,7 +269,7 @@ int bisect_placed_elsewhere(const double *gx, size_t ng, const double *bx, size_
 /* What the rule does with steps at the endpoints, by simulation. */
 struct bisect_sim {
 	double reps[2];  /* mean runs of a step at good [0] and at bad [1] */
-	double right[2]; /* share of such steps called good [0], bad [1] */
+	double right[2]; /* share called good [0], bad [1], not weak */
 	double wrong[2]; /* share called the other side */
 };
 
@@ -244,8 +337,9 @@ int bisect_check_endpoints(const double *good, size_t ng, const double *bad,
 const char *bisect_verdict_name(enum bisect_verdict v);
 /* The inverse; -EINVAL for anything else. */
 int bisect_verdict_parse(const char *s, enum bisect_verdict *v);
-/* The exit code of `bisect run` for a verdict (undecided: skip). */
-int bisect_exit_code(enum bisect_verdict v);
+/* The exit code of `bisect run` for a verdict at position pos (partial:
+ * the side bisect_toward() names, skip when pos is NaN; undecided: skip). */
+int bisect_exit_code(enum bisect_verdict v, double pos);
 /* Good, bad, partial and skip are final; undecided and abort are looked at again. */
 bool bisect_verdict_final(enum bisect_verdict v);
 

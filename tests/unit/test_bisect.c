@@ -144,7 +144,7 @@ static void test_decide_waits_for_min_reps_then_calls_good_and_bad(void **state)
 	assert_int_equal(bisect_decide(good5, 5, bad5, 5, b, 3, &r, &d), 0);
 	assert_int_equal(d.verdict, BISECT_BAD);
 	assert_true(d.pos.lo > 0.5);
-	assert_int_equal(bisect_exit_code(d.verdict), 1);
+	assert_int_equal(bisect_exit_code(d.verdict, d.pos.pos), 1);
 }
 
 static void test_decide_far_outside_both_endpoints_aborts(void **state)
@@ -161,11 +161,11 @@ static void test_decide_far_outside_both_endpoints_aborts(void **state)
 	assert_int_equal(bisect_decide(good5, 5, bad5, 5, fast, 3, &r, &d), 0);
 	assert_int_equal(d.verdict, BISECT_ABORT);
 	assert_true(d.pos.hi < -1);
-	assert_int_equal(bisect_exit_code(d.verdict), 128);
+	assert_int_equal(bisect_exit_code(d.verdict, d.pos.pos), 128);
 	assert_false(bisect_verdict_final(d.verdict));
 }
 
-static void test_decide_at_the_cap_partial_or_skip(void **state)
+static void test_decide_at_the_cap_partial_or_the_nearer_side(void **state)
 {
 	const double between[] = { 97, 93, 99, 95, 96 };
 	const double wide[] = { 101, 89, 101, 91, 99 };
@@ -178,16 +178,21 @@ static void test_decide_at_the_cap_partial_or_skip(void **state)
 	assert_int_equal(bisect_decide(good5, 5, bad5, 5, between, 5, &r, &d), 0);
 	assert_int_equal(d.verdict, BISECT_UNDECIDED);
 	r.max_reps = 5;
-	/* at it: [0.18, 0.58] differs from both endpoints: partial */
+	/* at it: [0.18, 0.58] differs from both endpoints: partial, a
+	 * finding; git hears the side of the larger part (good: pos < 1/2) */
 	assert_int_equal(bisect_decide(good5, 5, bad5, 5, between, 5, &r, &d), 0);
 	assert_int_equal(d.verdict, BISECT_PARTIAL);
 	assert_true(d.pos.lo > 0 && d.pos.lo < r.partial_lo && d.pos.hi < 1);
-	assert_int_equal(bisect_exit_code(d.verdict), 125);
-	/* an interval that reaches an endpoint is a skip */
+	assert_true(d.pos.pos < 0.5);
+	assert_int_equal(d.toward, BISECT_SIDE_GOOD);
+	assert_int_equal(bisect_exit_code(d.verdict, d.pos.pos), 0);
+	assert_int_equal(bisect_exit_code(BISECT_PARTIAL, 0.5), 1);
+	assert_int_equal(bisect_exit_code(BISECT_PARTIAL, NAN), 125);
+	/* an interval that reaches an endpoint: the nearer side, said weak */
 	assert_int_equal(bisect_decide(good5, 5, bad5, 5, wide, 5, &r, &d), 0);
-	assert_int_equal(d.verdict, BISECT_SKIP);
 	assert_true(d.pos.lo < 0);
-	assert_int_equal(bisect_exit_code(d.verdict), 125);
+	assert_int_equal(d.verdict, d.pos.pos >= 0.5 ? BISECT_BAD : BISECT_GOOD);
+	assert_non_null(strstr(d.why, "weak"));
 	assert_true(bisect_verdict_final(BISECT_SKIP));
 }
 
@@ -299,11 +304,12 @@ static void test_rule_never_forces_a_halfway_step_to_a_side(void **state)
 	simulate(0.5, 0.01, 0, 5, 5, 2000, 21, c, &reps);
 	assert_true(SHARE(c, BISECT_PARTIAL, 2000) >= 0.97);
 	assert_true(SHARE(c, BISECT_GOOD, 2000) + SHARE(c, BISECT_BAD, 2000) <= 0.02);
-	/* noisy: partial or skip, a side at most a few % of the time */
+	/* noisy: partial, or at the cap the nearer side (weak), a side
+	 * with the full evidence at most a few % of the time */
 	simulate(0.5, 0.03, 0, 10, 10, 2000, 22, c, &reps);
-	assert_true(SHARE(c, BISECT_PARTIAL, 2000) + SHARE(c, BISECT_SKIP, 2000) >= 0.94);
-	assert_true(SHARE(c, BISECT_GOOD, 2000) <= 0.03);
-	assert_true(SHARE(c, BISECT_BAD, 2000) <= 0.03);
+	assert_true(SHARE(c, BISECT_PARTIAL, 2000) >= 0.85);
+	assert_true(SHARE(c, BISECT_GOOD, 2000) <= 0.08);
+	assert_true(SHARE(c, BISECT_BAD, 2000) <= 0.08);
 	assert_int_equal(c[BISECT_ABORT], 0);
 }
 
@@ -485,7 +491,7 @@ static void test_verdict_names_parse_and_exit_codes(void **state)
 {
 	static const int codes[BISECT_VERDICT_COUNT] = {
 		[BISECT_UNDECIDED] = 125, [BISECT_GOOD] = 0, [BISECT_BAD] = 1,
-		[BISECT_PARTIAL] = 125, [BISECT_SKIP] = 125, [BISECT_ABORT] = 128,
+		[BISECT_PARTIAL] = 1, [BISECT_SKIP] = 125, [BISECT_ABORT] = 128,
 	};
 	enum bisect_verdict v;
 
@@ -493,7 +499,7 @@ static void test_verdict_names_parse_and_exit_codes(void **state)
 	for (int i = 0; i < BISECT_VERDICT_COUNT; i++) {
 		assert_int_equal(bisect_verdict_parse(bisect_verdict_name(i), &v), 0);
 		assert_int_equal(v, i);
-		assert_int_equal(bisect_exit_code(i), codes[i]);
+		assert_int_equal(bisect_exit_code(i, 0.7), codes[i]);
 	}
 	assert_string_equal(bisect_verdict_name(BISECT_PARTIAL), "partial");
 	assert_string_equal(bisect_verdict_name(BISECT_VERDICT_COUNT), "?");
@@ -1026,7 +1032,7 @@ int main(void)
 		cmocka_unit_test(test_decide_halfway_example_is_partial_with_reference_llr),
 		cmocka_unit_test(test_decide_waits_for_min_reps_then_calls_good_and_bad),
 		cmocka_unit_test(test_decide_far_outside_both_endpoints_aborts),
-		cmocka_unit_test(test_decide_at_the_cap_partial_or_skip),
+		cmocka_unit_test(test_decide_at_the_cap_partial_or_the_nearer_side),
 		cmocka_unit_test(test_rule_check_refuses_bad_parameters),
 		cmocka_unit_test(test_rule_good_and_bad_steps_decide_quickly_and_rightly),
 		cmocka_unit_test(test_rule_never_forces_a_halfway_step_to_a_side),
