@@ -16,6 +16,16 @@
 /* A pooled sd below this (in ln units: 0.0001%) is taken as this, so
  * that identical values do not divide by zero. */
 #define NOISE_FLOOR 1e-6
+/* The sides' noise is split when an F test says they differ at this level
+ * (two-sided; at 1%, 5 + 5 runs of one noise split 1 bisect step in 100
+ * and called a bad step good once in 2000). */
+#define SPLIT_P 0.001
+/* A side drifted when its recent level is this sure to have moved: it is
+ * looked at after every run of every step, hence more than side_conf. */
+#define DRIFT_CONF 0.999
+/* A re-anchor is asked for when none is among this many newest groups:
+ * its two groups and two steps' more. */
+#define REANCHOR_GROUPS 4
 /* The noise of simulated log values; only the ratio gap / noise counts. */
 #define SIM_SD 0.01
 
@@ -367,32 +377,43 @@ static struct level side_level(const struct bisect_group *hist, const struct gro
 	(USE(BISECT_GROUP_ENDPOINT) | USE(BISECT_GROUP_STEP) |                \
 	 USE(BISECT_GROUP_PARTIAL) | USE(BISECT_GROUP_ANCHOR))
 
-/* What the step is judged against: the sides' levels, sizes, the noise. */
+/*
+ * What the step is judged against: the sides' levels and sizes, and the
+ * noise: s pooled over every group (df), or, when split, each side's own
+ * (sg, sb, pooled within that side's groups), the step's noise taken as
+ * the side its likelihood favours (sx, dfx).
+ */
 struct frame {
 	struct level good, bad;
 	double mx, nx;  /* the step's mean and kept runs */
 	double s, df;
+	bool split;
+	double sg, sb, dfg, dfb, sx, dfx;
 };
 
 /*
  * Fieller's interval for theta = (mx - mg) / (mb - mg): the thetas with
- * (a - theta b)^2 <= t^2 s^2 (v11 - 2 theta v12 + theta^2 v22), a
- * quadratic A2 theta^2 + A1 theta + A0 <= 0. With A2 > 0 (the gap is
+ * (a - theta b)^2 <= t^2 (v11 - 2 theta v12 + theta^2 v22), a quadratic
+ * A2 theta^2 + A1 theta + A0 <= 0, with v11 = sx^2 / n + sg^2 / m,
+ * v22 = sb^2 / k + sg^2 / m, v12 = sg^2 / m (one s for all when not
+ * split; m and k the sides' effective sizes). With A2 > 0 (the gap is
  * significant at this level) it is the interval between the roots;
- * otherwise the set is unbounded and reported as (-inf, inf). The
- * sides' sizes are their effective ones.
+ * otherwise the set is unbounded and reported as (-inf, inf).
  */
 static void fieller(const struct frame *f, double conf, struct bisect_position *out)
 {
 	double a = f->mx - f->good.mean, b = f->bad.mean - f->good.mean;
-	double t = gsl_cdf_tdist_Pinv((1 + conf) / 2, f->df);
-	double t2s2 = t * t * f->s * f->s;
-	double v11 = 1.0 / f->nx + 1.0 / f->good.neff;
-	double v22 = 1.0 / f->bad.neff + 1.0 / f->good.neff;
-	double v12 = 1.0 / f->good.neff;
-	double a2 = b * b - t2s2 * v22;
-	double a1 = -2 * (a * b - t2s2 * v12);
-	double a0 = a * a - t2s2 * v11;
+	double t = gsl_cdf_tdist_Pinv((1 + conf) / 2, f->split ? f->dfx : f->df);
+	double sg2 = f->split ? f->sg * f->sg : f->s * f->s;
+	double sb2 = f->split ? f->sb * f->sb : f->s * f->s;
+	double sx2 = f->split ? f->sx * f->sx : f->s * f->s;
+	double t2 = t * t;
+	double v11 = sx2 / f->nx + sg2 / f->good.neff;
+	double v22 = sb2 / f->bad.neff + sg2 / f->good.neff;
+	double v12 = sg2 / f->good.neff;
+	double a2 = b * b - t2 * v22;
+	double a1 = -2 * (a * b - t2 * v12);
+	double a0 = a * a - t2 * v11;
 	double disc, r;
 
 	out->pos = b != 0 ? a / b : NAN;
@@ -407,11 +428,30 @@ static void fieller(const struct frame *f, double conf, struct bisect_position *
 	out->hi = (-a1 + r) / (2 * a2);
 }
 
+/* A side's own noise: pooled within its groups (any kind). */
+static void side_noise(const struct bisect_group *hist, const struct groups *g,
+		       enum bisect_side side, double *s, double *df)
+{
+	double ss = 0;
+
+	*df = 0;
+	for (size_t j = 0; j + 1 < g->k; j++) {
+		if (hist[j].side != side || !g->n[j])
+			continue;
+		ss += g->ss[j];
+		*df += (double)(g->n[j] - 1);
+	}
+	*s = *df > 0 ? sqrt(ss / *df) : NOISE_FLOOR;
+	if (*s < NOISE_FLOOR)
+		*s = NOISE_FLOOR;
+}
+
 /* The frame of the endpoints alone, or of the sides as they stand. */
 static void frame_of(const struct bisect_group *hist, const struct groups *g, bool all,
 		     double older_weight, struct frame *f)
 {
 	unsigned use = all ? USE_ALL : USE(BISECT_GROUP_ENDPOINT);
+	double hi, lo, dfhi, dflo;
 
 	f->good = side_level(hist, g, BISECT_SIDE_GOOD, use, older_weight);
 	f->bad = side_level(hist, g, BISECT_SIDE_BAD, use, older_weight);
@@ -419,6 +459,17 @@ static void frame_of(const struct bisect_group *hist, const struct groups *g, bo
 	f->mx = g->mean[g->k - 1];
 	f->s = pooled_sd(g);
 	f->df = pooled_df(g);
+	side_noise(hist, g, BISECT_SIDE_GOOD, &f->sg, &f->dfg);
+	side_noise(hist, g, BISECT_SIDE_BAD, &f->sb, &f->dfb);
+	/* split when the sides' spreads differ: F test, two-sided, at 1% */
+	hi = fmax(f->sg, f->sb);
+	lo = fmin(f->sg, f->sb);
+	dfhi = f->sg > f->sb ? f->dfg : f->dfb;
+	dflo = f->sg > f->sb ? f->dfb : f->dfg;
+	f->split = dfhi > 0 && dflo > 0 &&
+		   (hi * hi) / (lo * lo) > gsl_cdf_fdist_Qinv(SPLIT_P / 2, dfhi, dflo);
+	f->sx = f->s;
+	f->dfx = f->df;
 }
 
 int bisect_position(const double *good, size_t ng, const double *bad,
@@ -442,21 +493,39 @@ int bisect_position(const double *good, size_t ng, const double *bad,
 	return 0;
 }
 
-/* Wald's SPRT statistic of the kept step values, each clipped beyond the
- * sides. */
+/*
+ * Wald's SPRT statistic of the kept step values, each clipped to clip_sd
+ * (the larger side's) noise beyond the sides: ln N(y; mb, sb) - ln N(y;
+ * mg, sg), summed; sg = sb = s when not split.
+ */
 static double clipped_llr(const struct frame *f, const double *xs, double clip_sd)
 {
-	double mg = f->good.mean, mb = f->bad.mean, s = f->s;
-	double lo = fmin(mg, mb) - clip_sd * s, hi = fmax(mg, mb) + clip_sd * s;
+	double mg = f->good.mean, mb = f->bad.mean;
+	double sg = f->split ? f->sg : f->s, sb = f->split ? f->sb : f->s;
+	double lo = fmin(mg, mb) - clip_sd * fmax(sg, sb);
+	double hi = fmax(mg, mb) + clip_sd * fmax(sg, sb);
 	double llr = 0;
 
 	for (size_t i = 0; i < (size_t)f->nx; i++) {
 		double y = xs[i];
 
 		y = y < lo ? lo : y > hi ? hi : y;
-		llr += ((y - mg) * (y - mg) - (y - mb) * (y - mb)) / (2 * s * s);
+		llr += (y - mg) * (y - mg) / (2 * sg * sg) - (y - mb) * (y - mb) / (2 * sb * sb) +
+		       log(sg / sb);
 	}
 	return llr;
+}
+
+/*
+ * With split noise, whether the step's mean differs from a side's level
+ * at side_conf: |mx - m| > t sqrt(s^2 / n + s^2 / neff), s the side's.
+ */
+static bool differs_from(const struct frame *f, const struct level *l, double s, double df,
+			 double conf)
+{
+	double t = gsl_cdf_tdist_Pinv((1 + conf) / 2, df);
+
+	return fabs(f->mx - l->mean) > t * s * sqrt(1 / f->nx + 1 / l->neff);
 }
 
 /* How far the side's steps and re-anchors moved from its endpoint. */
@@ -467,25 +536,90 @@ static struct bisect_drift side_drift(const struct bisect_group *hist, const str
 	struct bisect_drift d = { false, 0, NAN, NAN, NAN };
 	struct level end = side_level(hist, g, side, USE(BISECT_GROUP_ENDPOINT), 1);
 	struct level now = side_level(hist, g, side,
-				      USE(BISECT_GROUP_STEP) | USE(BISECT_GROUP_ANCHOR),
+				      USE(BISECT_GROUP_STEP) | USE(BISECT_GROUP_PARTIAL) |
+					      USE(BISECT_GROUP_ANCHOR),
 				      r->older_weight);
-	double se, t;
+	double se, t, s;
 
 	d.groups = now.groups;
 	if (!now.groups)
 		return d;
-	se = f->s * sqrt(1 / end.neff + 1 / now.neff);
-	t = gsl_cdf_tdist_Pinv((1 + r->side_conf) / 2, f->df);
+	s = f->split ? (side ? f->sb : f->sg) : f->s;
+	se = s * sqrt(1 / end.neff + 1 / now.neff);
+	t = gsl_cdf_tdist_Pinv((1 + DRIFT_CONF) / 2, f->split ? (side ? f->dfb : f->dfg) : f->df);
 	d.shift = now.mean - end.mean;
 	d.lo = d.shift - t * se;
 	d.hi = d.shift + t * se;
-	d.seen = fabs(d.shift) > f->s && (d.lo > 0 || d.hi < 0);
+	d.seen = fabs(d.shift) > s && (d.lo > 0 || d.hi < 0);
 	return d;
+}
+
+/* At the cap without a verdict: partial, else the nearer side (weak). */
+static void at_cap(struct bisect_decision *d, bool partial)
+{
+	if (partial) {
+		d->verdict = BISECT_PARTIAL;
+		d->why = "at the cap, different from both sides: a partial change, git follows the larger part";
+	} else if (isnan(d->pos.pos) || isinf(d->pos.lo)) {
+		/* a gap not significant here: a side would be a coin's */
+		d->verdict = BISECT_SKIP;
+		d->why = "at the cap, and the sides do not differ significantly";
+	} else {
+		d->verdict = d->llr >= 0 ? BISECT_BAD : BISECT_GOOD;
+		d->weak = true;
+		d->why = d->llr >= 0 ? "at the cap, nearer bad (weak: the likelihood's sign alone)" :
+				       "at the cap, nearer good (weak: the likelihood's sign alone)";
+	}
+}
+
+/*
+ * With split noise the position's interval mixes two scales, so a step is
+ * partial when it differs from both sides, each on its own noise, and
+ * lies between them; otherwise the likelihood ratio decides, when the
+ * position's point estimate or the other side's noise agrees (a step
+ * nearer bad, or significantly not good, for bad): a false split (a side
+ * whose few runs happen to agree closely) cannot call a step sitting on
+ * one side the other.
+ */
+static void verdict_split(struct bisect_decision *d, const struct frame *f,
+			  const struct bisect_rule *r)
+{
+	const struct bisect_position *p = &d->pos;
+	bool between = p->pos > 0 && p->pos < 1;
+	bool not_good = differs_from(f, &f->good, f->sg, f->dfg, r->side_conf);
+	bool not_bad = differs_from(f, &f->bad, f->sb, f->dfb, r->side_conf);
+
+	if (between && not_good && not_bad) {
+		d->verdict = BISECT_PARTIAL;
+		d->why = "between the sides, each on its own noise: a partial change, git follows the larger part";
+	} else if (d->llr >= d->llr_bad && (not_good || p->pos >= 0.5)) {
+		d->verdict = BISECT_BAD;
+		d->why = "likelihood ratio says bad, the position or good's noise agrees (the sides' noise differs)";
+	} else if (d->llr <= d->llr_good && (not_bad || p->pos < 0.5)) {
+		d->verdict = BISECT_GOOD;
+		d->why = "likelihood ratio says good, the position or bad's noise agrees (the sides' noise differs)";
+	} else if (d->n >= r->max_reps) {
+		at_cap(d, between && differs_from(f, &f->good, f->sg, f->dfg, r->conf) &&
+				  differs_from(f, &f->bad, f->sb, f->dfb, r->conf));
+	} else {
+		d->why = "undecided: more runs";
+	}
+}
+
+/* Whether a re-anchor is among the newest REANCHOR_GROUPS groups: the
+ * sides as they stand are known, and measuring them again at every step
+ * of a drifting system would double its cost. */
+static bool anchored_lately(const struct bisect_group *hist, size_t nh)
+{
+	for (size_t j = nh; j-- > 0 && nh - j <= REANCHOR_GROUPS;)
+		if (hist[j].kind == BISECT_GROUP_ANCHOR)
+			return true;
+	return false;
 }
 
 /* Steps 1 to 6 of the rule (rule.h) on a filled decision. */
 static void verdict_of(struct bisect_decision *d, const struct bisect_position *side,
-		       const struct bisect_rule *r)
+		       const struct frame *f, const struct bisect_rule *r)
 {
 	const struct bisect_position *p = &d->pos;
 
@@ -494,6 +628,8 @@ static void verdict_of(struct bisect_decision *d, const struct bisect_position *
 	} else if (p->hi < r->abort_lo || p->lo > r->abort_hi) {
 		d->verdict = BISECT_ABORT;
 		d->why = "far outside both sides: re-measure them";
+	} else if (f->split) {
+		verdict_split(d, f, r);
 	} else if (p->lo > r->partial_lo && p->hi < r->partial_hi) {
 		d->verdict = BISECT_PARTIAL;
 		d->why = "between the sides: a partial change, git follows the larger part";
@@ -504,22 +640,11 @@ static void verdict_of(struct bisect_decision *d, const struct bisect_position *
 		d->verdict = BISECT_GOOD;
 		d->why = "likelihood ratio and position say good";
 	} else if (d->n >= r->max_reps) {
-		if (p->lo > 0 && p->hi < 1) {
-			d->verdict = BISECT_PARTIAL;
-			d->why = "at the cap, different from both sides: a partial change, git follows the larger part";
-		} else if (isnan(p->pos)) {
-			d->verdict = BISECT_SKIP;
-			d->why = "at the cap, and the sides do not differ";
-		} else {
-			d->verdict = p->pos >= 0.5 ? BISECT_BAD : BISECT_GOOD;
-			d->weak = true;
-			d->why = p->pos >= 0.5 ? "at the cap, nearer bad (weak: the position alone)" :
-						 "at the cap, nearer good (weak: the position alone)";
-		}
+		at_cap(d, p->lo > 0 && p->hi < 1);
 	} else {
 		d->why = "undecided: more runs";
 	}
-	d->toward = bisect_toward(d->verdict, p->pos);
+	d->toward = bisect_toward(d->verdict, d->llr);
 }
 
 int bisect_decide_history(const struct bisect_group *hist, size_t nh,
@@ -544,6 +669,9 @@ int bisect_decide_history(const struct bisect_group *hist, size_t nh,
 		f = ends;
 	d.endpoints_only |= f.good.groups == 1 && f.bad.groups == 1;
 	d.noise = f.s;
+	d.split = f.split;
+	d.noise_good = f.sg;
+	d.noise_bad = f.sb;
 	d.gap = ends.bad.mean - ends.good.mean;
 	d.level_good = f.good.mean;
 	d.level_bad = f.bad.mean;
@@ -563,10 +691,16 @@ int bisect_decide_history(const struct bisect_group *hist, size_t nh,
 	if (!n) {
 		d.why = "no runs yet";
 	} else {
+		d.llr = clipped_llr(&f, g.xs, r->clip_sd);
+		/* split: the step's noise is that of the side it looks like */
+		f.sx = d.llr >= 0 ? f.sb : f.sg;
+		f.dfx = d.llr >= 0 ? f.dfb : f.dfg;
 		fieller(&f, r->conf, &d.pos);
 		fieller(&f, r->side_conf, &side);
-		d.llr = clipped_llr(&f, g.xs, r->clip_sd);
-		verdict_of(&d, &side, r);
+		verdict_of(&d, &side, &f, r);
+		d.reanchor = d.verdict != BISECT_UNDECIDED && d.verdict != BISECT_ABORT &&
+			     (d.verdict == BISECT_PARTIAL || d.drift[0].seen || d.drift[1].seen) &&
+			     !anchored_lately(hist, nh);
 	}
 	groups_release(&g);
 	*out = d;
@@ -585,13 +719,13 @@ int bisect_decide(const double *good, size_t ng, const double *bad, size_t nb,
 	return bisect_decide_history(h, 2, x, n, r, out);
 }
 
-enum bisect_side bisect_toward(enum bisect_verdict v, double pos)
+enum bisect_side bisect_toward(enum bisect_verdict v, double llr)
 {
 	if (v == BISECT_BAD)
 		return BISECT_SIDE_BAD;
 	if (v == BISECT_GOOD)
 		return BISECT_SIDE_GOOD;
-	return pos >= 0.5 ? BISECT_SIDE_BAD : BISECT_SIDE_GOOD;
+	return llr >= 0 ? BISECT_SIDE_BAD : BISECT_SIDE_GOOD;
 }
 
 /* Fold x[0..n) into the range [*lo, *hi]; false when one is not > 0. */
@@ -634,7 +768,7 @@ int bisect_placed_elsewhere(const double *gx, size_t ng, const double *bx, size_
 
 /* One simulated step at position theta: runs until the rule decides. */
 static int sim_step(gsl_rng *rng, const double *good, size_t ng,
-		    const double *bad, size_t nb, double theta, double gap,
+		    const double *bad, size_t nb, double theta, double gap, double sd,
 		    const struct bisect_rule *r, double *x,
 		    struct bisect_decision *d)
 {
@@ -642,7 +776,7 @@ static int sim_step(gsl_rng *rng, const double *good, size_t ng,
 	int ret;
 
 	do {
-		x[n] = exp(SIM_SD * gsl_ran_gaussian_ziggurat(rng, 1) + theta * gap);
+		x[n] = exp(sd * gsl_ran_gaussian_ziggurat(rng, 1) + theta * gap);
 		n++;
 		if ((ret = bisect_decide(good, ng, bad, nb, x, n, r, d)))
 			return ret;
@@ -653,12 +787,23 @@ static int sim_step(gsl_rng *rng, const double *good, size_t ng,
 int bisect_simulate(double d, size_t ng, size_t nb, const struct bisect_rule *r,
 		    unsigned trials, unsigned long seed, struct bisect_sim *out)
 {
+	if (!(d > 0) || !isfinite(d))
+		return -EINVAL;
+	return bisect_simulate_sides(d, 1, ng, nb, r, trials, seed, out);
+}
+
+int bisect_simulate_sides(double d, double sd_ratio, size_t ng, size_t nb,
+			  const struct bisect_rule *r, unsigned trials,
+			  unsigned long seed, struct bisect_sim *out)
+{
 	double *good = NULL, *bad = NULL, *x = NULL, gap = d * SIM_SD;
+	double sd_bad = SIM_SD * sd_ratio;
 	struct bisect_sim sim;
 	gsl_rng *rng = NULL;
 	int ret = 0;
 
-	if (!out || !(d > 0) || !isfinite(d) || ng < 2 || nb < 2 ||
+	if (!out || !(d > 0) || !isfinite(d) || !(sd_ratio > 0) || !isfinite(sd_ratio) ||
+	    ng < 2 || nb < 2 ||
 	    ng > BISECT_REPS_LIMIT || nb > BISECT_REPS_LIMIT || !trials ||
 	    bisect_rule_check(r))
 		return -EINVAL;
@@ -679,8 +824,9 @@ int bisect_simulate(double d, size_t ng, size_t nb, const struct bisect_rule *r,
 			for (size_t i = 0; i < ng; i++)
 				good[i] = exp(SIM_SD * gsl_ran_gaussian_ziggurat(rng, 1));
 			for (size_t i = 0; i < nb; i++)
-				bad[i] = exp(SIM_SD * gsl_ran_gaussian_ziggurat(rng, 1) + gap);
-			ret = sim_step(rng, good, ng, bad, nb, side, gap, r, x, &dec);
+				bad[i] = exp(sd_bad * gsl_ran_gaussian_ziggurat(rng, 1) + gap);
+			ret = sim_step(rng, good, ng, bad, nb, side, gap, side ? sd_bad : SIM_SD,
+				       r, x, &dec);
 			if (ret)
 				break;
 			sim.reps[side] += (double)dec.n;
@@ -729,8 +875,12 @@ int bisect_check_endpoints(const double *good, size_t ng, const double *bad,
 	c.gap_noise = fabs(c.gap) / c.noise;
 	c.out_good = ends.out_good;
 	c.out_bad = ends.out_bad;
-	if ((ret = bisect_simulate(c.gap_noise, ng, nb, r, BISECT_SIM_TRIALS,
-				   BISECT_SIM_SEED, &c.sim)))
+	/* each side simulated with its own noise: a bimodal capped stream's
+	 * pooled noise would make steps at the quiet good side look hard */
+	c.sd_ratio = ends.noise_bad / ends.noise_good;
+	c.sim_gap_noise = fabs(c.gap) / ends.noise_good;
+	if ((ret = bisect_simulate_sides(c.sim_gap_noise, c.sd_ratio, ng, nb, r,
+					 BISECT_SIM_TRIALS, BISECT_SIM_SEED, &c.sim)))
 		return ret;
 	if (ng < BISECT_ENDPOINT_MIN || nb < BISECT_ENDPOINT_MIN) {
 		c.status = BISECT_START_TOO_FEW;
@@ -753,9 +903,9 @@ int bisect_check_endpoints(const double *good, size_t ng, const double *bad,
 		for (size_t m = (ng > nb ? ng : nb) + 1; m <= BISECT_ENDPOINT_MAX; m++) {
 			size_t mg = ng > m ? ng : m, mb = nb > m ? nb : m;
 
-			if ((ret = bisect_simulate(c.gap_noise, mg, mb, r,
-						   BISECT_SIM_TRIALS,
-						   BISECT_SIM_SEED, &more)))
+			if ((ret = bisect_simulate_sides(c.sim_gap_noise, c.sd_ratio, mg, mb, r,
+							 BISECT_SIM_TRIALS,
+							 BISECT_SIM_SEED, &more)))
 				return ret;
 			if (more.right[0] >= BISECT_START_DECIDED &&
 			    more.right[1] >= BISECT_START_DECIDED) {
@@ -787,7 +937,7 @@ int bisect_verdict_parse(const char *s, enum bisect_verdict *v)
 	return -EINVAL;
 }
 
-int bisect_exit_code(enum bisect_verdict v, double pos)
+int bisect_exit_code(enum bisect_verdict v, double llr)
 {
 	switch (v) {
 	case BISECT_GOOD:
@@ -795,9 +945,9 @@ int bisect_exit_code(enum bisect_verdict v, double pos)
 	case BISECT_BAD:
 		return BISECT_EXIT_BAD;
 	case BISECT_PARTIAL:
-		if (isnan(pos))
+		if (isnan(llr))
 			return BISECT_EXIT_SKIP;
-		return bisect_toward(v, pos) == BISECT_SIDE_BAD ? BISECT_EXIT_BAD :
+		return bisect_toward(v, llr) == BISECT_SIDE_BAD ? BISECT_EXIT_BAD :
 								  BISECT_EXIT_GOOD;
 	case BISECT_ABORT:
 		return BISECT_EXIT_ABORT;

@@ -62,9 +62,10 @@
  * 6. otherwise undecided: run again.
  *
  * A partial step is a finding, not a skip: git is told the side of the
- * larger part of the change (bisect_toward(): bad when pos >= 1/2, the
- * step already carries at least half of the change, so the larger change
- * lies at or before it; good otherwise), as Pinpoint follows the larger of
+ * larger part of the change (bisect_toward(): bad when the likelihood
+ * ratio favours bad, which with one noise is pos >= 1/2: the step already
+ * carries at least half of the change, so the larger change lies at or
+ * before it; good otherwise), as Pinpoint follows the larger of
  * several culprits, and the log reports the step with its level and
  * interval. So git bisect only ever hears 125 (skip) for a step that could
  * not be measured, or whose sides do not differ.
@@ -204,6 +205,8 @@ struct bisect_decision {
 	double llr;             /* ln L(bad) / L(good) of the step's values */
 	double llr_bad, llr_good; /* the thresholds (llr_good < 0 < llr_bad) */
 	double noise;           /* pooled sd of the log values */
+	bool split;             /* the sides' noise differs (F test): each its own */
+	double noise_good, noise_bad; /* each side's own, pooled within its groups */
 	double gap;             /* mean ln(bad) - mean ln(good) */
 	size_t out_good, out_bad; /* endpoint runs set aside as outliers */
 	size_t out_step;        /* the step's runs set aside */
@@ -211,6 +214,9 @@ struct bisect_decision {
 	size_t groups_good, groups_bad; /* groups of each side they come from */
 	bool endpoints_only;    /* judged against the endpoints alone */
 	struct bisect_drift drift[2]; /* [BISECT_SIDE_GOOD], [BISECT_SIDE_BAD] */
+	/* a verdict that re-anchoring may change: partial, or a side drifted;
+	 * measure the current good and bad commits now (once) and decide again */
+	bool reanchor;
 	const char *why;        /* static text: what decided, for the log */
 };
 
@@ -237,9 +243,9 @@ int bisect_decide_history(const struct bisect_group *hist, size_t nh,
 			  const double *x, size_t n, const struct bisect_rule *r,
 			  struct bisect_decision *out);
 
-/* The side git is told for a verdict at position pos: good and bad their
- * own; partial (and a weak call) bad when pos >= 1/2, else good. */
-enum bisect_side bisect_toward(enum bisect_verdict v, double pos);
+/* The side git is told for a verdict whose likelihood ratio is llr: good
+ * and bad their own; partial bad when llr >= 0, else good. */
+enum bisect_side bisect_toward(enum bisect_verdict v, double llr);
 
 /*
  * Where the host kept the test's CPUs: on a guest, the cross-CPU round
@@ -285,6 +291,15 @@ struct bisect_sim {
 int bisect_simulate(double d, size_t ng, size_t nb, const struct bisect_rule *r,
 		    unsigned trials, unsigned long seed, struct bisect_sim *out);
 
+/*
+ * The same with the bad side's noise sd_ratio times the good side's and
+ * d = |gap| / the good side's noise (sd_ratio 1: bisect_simulate()).
+ * sd_ratio > 0 and finite; otherwise as above.
+ */
+int bisect_simulate_sides(double d, double sd_ratio, size_t ng, size_t nb,
+			  const struct bisect_rule *r, unsigned trials,
+			  unsigned long seed, struct bisect_sim *out);
+
 /* The simulation bisect_check_endpoints() runs: trials a side, seed. */
 #define BISECT_SIM_TRIALS 400
 #define BISECT_SIM_SEED 1
@@ -310,6 +325,9 @@ struct bisect_start_check {
 	double noise_pct; /* the same as a coefficient of variation, % */
 	double gap;       /* mean ln(bad) - mean ln(good) */
 	double gap_noise; /* |gap| / noise */
+	/* what the simulation took: the bad side's noise over the good's, and
+	 * |gap| over the good side's noise */
+	double sd_ratio, sim_gap_noise;
 	size_t out_good, out_bad; /* runs set aside as outliers */
 	struct bisect_sim sim; /* steps at the endpoints, as they are now */
 	/* samples to add to each endpoint for status TOO_FEW, INCONCLUSIVE
@@ -337,9 +355,10 @@ int bisect_check_endpoints(const double *good, size_t ng, const double *bad,
 const char *bisect_verdict_name(enum bisect_verdict v);
 /* The inverse; -EINVAL for anything else. */
 int bisect_verdict_parse(const char *s, enum bisect_verdict *v);
-/* The exit code of `bisect run` for a verdict at position pos (partial:
- * the side bisect_toward() names, skip when pos is NaN; undecided: skip). */
-int bisect_exit_code(enum bisect_verdict v, double pos);
+/* The exit code of `bisect run` for a verdict with likelihood ratio llr
+ * (partial: the side bisect_toward() names, skip when llr is NaN;
+ * undecided: skip). */
+int bisect_exit_code(enum bisect_verdict v, double llr);
 /* Good, bad, partial and skip are final; undecided and abort are looked at again. */
 bool bisect_verdict_final(enum bisect_verdict v);
 

@@ -954,7 +954,7 @@ static int bisect_run(int argc, char **argv)
 			};
 
 			print_decision(commit, &od, sr.unit, xv, nx, NULL, NULL, NULL);
-			code = bisect_exit_code(old, sr.row.position);
+			code = bisect_exit_code(old, sr.row.llr);
 			goto out;
 		}
 	}
@@ -985,7 +985,7 @@ static int bisect_run(int argc, char **argv)
 		goto out;
 	}
 	print_decision(commit, &d, sr.unit, sr.x, sr.n, &sr.place, sr.elsewhere, sr.xcpu);
-	code = bisect_exit_code(d.verdict, d.pos.pos);
+	code = bisect_exit_code(d.verdict, d.llr);
 out:
 	json_decref(cj);
 	free(sr.x);

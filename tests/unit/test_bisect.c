@@ -144,7 +144,7 @@ static void test_decide_waits_for_min_reps_then_calls_good_and_bad(void **state)
 	assert_int_equal(bisect_decide(good5, 5, bad5, 5, b, 3, &r, &d), 0);
 	assert_int_equal(d.verdict, BISECT_BAD);
 	assert_true(d.pos.lo > 0.5);
-	assert_int_equal(bisect_exit_code(d.verdict, d.pos.pos), 1);
+	assert_int_equal(bisect_exit_code(d.verdict, d.llr), 1);
 }
 
 static void test_decide_far_outside_both_endpoints_aborts(void **state)
@@ -161,7 +161,7 @@ static void test_decide_far_outside_both_endpoints_aborts(void **state)
 	assert_int_equal(bisect_decide(good5, 5, bad5, 5, fast, 3, &r, &d), 0);
 	assert_int_equal(d.verdict, BISECT_ABORT);
 	assert_true(d.pos.hi < -1);
-	assert_int_equal(bisect_exit_code(d.verdict, d.pos.pos), 128);
+	assert_int_equal(bisect_exit_code(d.verdict, d.llr), 128);
 	assert_false(bisect_verdict_final(d.verdict));
 }
 
@@ -185,8 +185,8 @@ static void test_decide_at_the_cap_partial_or_the_nearer_side(void **state)
 	assert_true(d.pos.lo > 0 && d.pos.lo < r.partial_lo && d.pos.hi < 1);
 	assert_true(d.pos.pos < 0.5);
 	assert_int_equal(d.toward, BISECT_SIDE_GOOD);
-	assert_int_equal(bisect_exit_code(d.verdict, d.pos.pos), 0);
-	assert_int_equal(bisect_exit_code(BISECT_PARTIAL, 0.5), 1);
+	assert_int_equal(bisect_exit_code(d.verdict, d.llr), 0);
+	assert_int_equal(bisect_exit_code(BISECT_PARTIAL, 0.0), 1);
 	assert_int_equal(bisect_exit_code(BISECT_PARTIAL, NAN), 125);
 	/* an interval that reaches an endpoint: the nearer side, said weak */
 	assert_int_equal(bisect_decide(good5, 5, bad5, 5, wide, 5, &r, &d), 0);
@@ -499,7 +499,7 @@ static void test_verdict_names_parse_and_exit_codes(void **state)
 	for (int i = 0; i < BISECT_VERDICT_COUNT; i++) {
 		assert_int_equal(bisect_verdict_parse(bisect_verdict_name(i), &v), 0);
 		assert_int_equal(v, i);
-		assert_int_equal(bisect_exit_code(i, 0.7), codes[i]);
+		assert_int_equal(bisect_exit_code(i, 1.5), codes[i]);
 	}
 	assert_string_equal(bisect_verdict_name(BISECT_PARTIAL), "partial");
 	assert_string_equal(bisect_verdict_name(BISECT_VERDICT_COUNT), "?");
