@@ -765,12 +765,14 @@ static void test_log_never_names_an_unconfirmed_or_ambiguous_culprit(void **stat
 	doc = bisect_log_json(&l);
 	assert_true(json_is_null(json_object_get(doc, "culprit")));
 	json_decref(doc);
-	/* the parent sits halfway: partial is not good, nothing is confirmed */
+	/* the parent sits halfway without a side (no likelihood ratio, as
+	 * stored before partial steps told git a side): nothing is confirmed */
 	make_log(&l, s);
 	s[2].verdict = BISECT_PARTIAL;
 	s[2].values = v_half;
 	s[2].nvalues = 4;
 	s[2].pos = (struct bisect_position){ 0.5, -INFINITY, INFINITY };
+	s[2].llr = NAN;
 	assert_int_equal(bisect_log_finish(&l), 0);
 	assert_null(l.culprit);
 	t = text_of(&l);
@@ -778,6 +780,29 @@ static void test_log_never_names_an_unconfirmed_or_ambiguous_culprit(void **stat
 	free(t);
 	doc = bisect_log_json(&l);
 	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(doc, "steps"), 2), "position_lo")));
+	json_decref(doc);
+	/* a partial parent git was told good (llr < 0) confirms the culprit
+	 * of the larger part, and the log lists it as a finding */
+	make_log(&l, s);
+	s[2].verdict = BISECT_PARTIAL;
+	s[2].values = v_half;
+	s[2].nvalues = 4;
+	s[2].pos = (struct bisect_position){ 0.4, 0.3, 0.5 };
+	s[2].llr = -6;
+	assert_int_equal(bisect_log_finish(&l), 0);
+	assert_ptr_equal(l.culprit, &s[3]);
+	t = text_of(&l);
+	assert_non_null(strstr(t, "partial steps (between the sides"));
+	assert_non_null(strstr(t, "  666666666666  level 0.19 Gbps, 0.40 [0.30, 0.50] of the way to bad, told good\n"));
+	free(t);
+	/* a partial step git was told bad, whose parent is good: the culprit */
+	make_log(&l, s);
+	s[3].verdict = BISECT_PARTIAL;
+	s[3].llr = 6;
+	assert_int_equal(bisect_log_finish(&l), 0);
+	assert_ptr_equal(l.culprit, &s[3]);
+	doc = bisect_log_json(&l);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(doc, "steps"), 3), "toward")), "bad");
 	json_decref(doc);
 	/* two bad commits with good parents: not monotone, none named */
 	make_log(&l, s);
