@@ -14,7 +14,7 @@
 #          small-receive-buffer regression of issue #54: tcp_stream on
 #          loopback falls from ~13 to 3-6 Gbps here, its level moving from
 #          one namespace, and run, to the next);
-#   u32    300 u32 filters on lo's clsact ingress hook, each matching
+#   u32    3000 u32 filters on lo's clsact ingress hook, each matching
 #          198.18.0.1 (not the traffic's 127.0.0.1), so that every packet
 #          walks all of them: a steady per-packet cost.
 # The endpoints are measured as a new user would (`run --reps 5 -l 1s`, in
@@ -65,7 +65,7 @@ rmem)
 	ip netns exec "\$ns" sysctl -qw net.ipv4.tcp_rmem="4096 32768 32768" || exit 125 ;;
 u32)
 	ip netns exec "\$ns" tc qdisc add dev lo clsact || exit 125
-	for i in \$(seq 1 300); do
+	for i in \$(seq 1 3000); do
 		echo "filter add dev lo ingress prio 1 protocol ip u32 match ip dst 198.18.0.1/32 classid 1:1"
 	done | ip netns exec "\$ns" tc -batch - || exit 125 ;;
 none) ;;
@@ -112,6 +112,7 @@ one_try() {
 	done
 	if ! "$NR" bisect start --good "$good" --bad "$bad" tcp_stream "${RUN[@]}" --db "$DB" \
 		>"$TMP_TRY/start" 2>&1; then
+		sed "s/^/#   $mech $n: /" "$TMP_TRY/start" | tail -4 >&2
 		echo "$culprit refused 0 0 0 0 $(($(date +%s) - t0))"
 		return
 	fi

@@ -1006,6 +1006,45 @@ static int step_loop(struct step_run *sr, struct bisect_decision *d)
 	return code;
 }
 
+/* Where a step or a re-anchor measures, and from which bisect. */
+struct step_where {
+	const char *db;
+	uint64_t id;
+	bool have_port;
+};
+
+/*
+ * The options `run` and `reanchor` share (--db, --id, -H, -p,
+ * --no-collect) into sr and w: 1 when opt was one of them, 0 when not,
+ * -1 for a bad value (said).
+ */
+static int step_common_opt(int opt, const char *arg, struct step_run *sr, struct step_where *w)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case OPT_DB:
+		w->db = arg;
+		return 1;
+	case OPT_ID:
+		return cli_u64("--id", arg, 1, INT64_MAX, &w->id) ? 1 : -1;
+	case 'H':
+		sr->host = arg;
+		return 1;
+	case 'p':
+		if (!cli_u64("--port", arg, 1, 65535, &v))
+			return -1;
+		sr->port = (uint16_t)v;
+		w->have_port = true;
+		return 1;
+	case OPT_NO_COLLECT:
+		sr->collect = false;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /*
  * What a step and a re-anchor start from, in sr (whose store is open):
  * bisect id (0: the newest) into *b, its rule and configuration (the JSON
@@ -1069,12 +1108,12 @@ static int bisect_run(int argc, char **argv)
 	struct store_bisect b;
 	struct bisect_decision d;
 	struct base_err err = { "" };
-	const char *commit_arg = NULL, *repo = NULL, *db = NULL;
+	const char *commit_arg = NULL, *repo = NULL;
+	struct step_where w = { NULL, 0, false };
 	char commit[BISECT_COMMIT_MAX + 1];
 	double *gv = NULL, *bv = NULL, *xv = NULL, *gx = NULL, *bx = NULL, *xx = NULL;
 	size_t nx = 0, cap;
-	uint64_t v, id = 0, max_reps = 0;
-	bool have_port = false;
+	uint64_t max_reps = 0;
 	json_t *cj = NULL;
 	int opt, ret, code = BISECT_EXIT_ABORT;
 
@@ -1087,6 +1126,12 @@ static int bisect_run(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "H:p:h", opts, NULL)) != -1) {
+		int r = step_common_opt(opt, optarg, &sr, &w);
+
+		if (r < 0)
+			return BISECT_EXIT_ABORT;
+		if (r)
+			continue;
 		switch (opt) {
 		case OPT_COMMIT:
 			if (!bisect_commit_valid(optarg) || is_anchor(optarg)) {
@@ -1099,28 +1144,9 @@ static int bisect_run(int argc, char **argv)
 		case OPT_REPO:
 			repo = optarg;
 			break;
-		case OPT_DB:
-			db = optarg;
-			break;
-		case OPT_ID:
-			if (!cli_u64("--id", optarg, 1, INT64_MAX, &id))
-				return BISECT_EXIT_ABORT;
-			break;
 		case OPT_MAXREPS:
 			if (!cli_u64("--max-reps", optarg, 2, BISECT_REPS_LIMIT, &max_reps))
 				return BISECT_EXIT_ABORT;
-			break;
-		case 'H':
-			sr.host = optarg;
-			break;
-		case 'p':
-			if (!cli_u64("--port", optarg, 1, 65535, &v))
-				return BISECT_EXIT_ABORT;
-			sr.port = (uint16_t)v;
-			have_port = true;
-			break;
-		case OPT_NO_COLLECT:
-			sr.collect = false;
 			break;
 		case OPT_SETTLE:
 			if (!cli_duration("--settle", optarg, &sr.settle_ns))
@@ -1142,7 +1168,7 @@ static int bisect_run(int argc, char **argv)
 		cli_error("unexpected argument '%s'", argv[optind]);
 		return BISECT_EXIT_ABORT;
 	}
-	if (have_port && !sr.host) {
+	if (w.have_port && !sr.host) {
 		cli_error("--port needs --host");
 		return BISECT_EXIT_ABORT;
 	}
@@ -1153,9 +1179,9 @@ static int bisect_run(int argc, char **argv)
 		cli_error("cannot tell the commit: %s", err.msg);
 		return BISECT_EXIT_ABORT;
 	}
-	if (cli_db_open(cli_db_path(db), true, &sr.st))
+	if (cli_db_open(cli_db_path(w.db), true, &sr.st))
 		return BISECT_EXIT_ABORT;
-	if (step_open(&sr, &b, (int64_t)id, db, &cj, &gv, &bv, &gx, &bx))
+	if (step_open(&sr, &b, (int64_t)w.id, w.db, &cj, &gv, &bv, &gx, &bx))
 		goto out;
 	if (max_reps) {
 		if (max_reps < sr.rule.min_reps) {
@@ -1333,9 +1359,9 @@ static int bisect_reanchor_cmd(int argc, char **argv)
 	struct step_run sr;
 	struct store_bisect b;
 	double *gv = NULL, *bv = NULL, *gx = NULL, *bx = NULL;
-	const char *db = NULL, *side = NULL;
-	uint64_t v, id = 0, reps = 0;
-	bool have_port = false;
+	const char *side = NULL;
+	struct step_where w = { NULL, 0, false };
+	uint64_t reps = 0;
 	json_t *cj = NULL;
 	int opt, code = EXIT_USAGE;
 
@@ -1346,6 +1372,12 @@ static int bisect_reanchor_cmd(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "H:p:h", opts, NULL)) != -1) {
+		int r = step_common_opt(opt, optarg, &sr, &w);
+
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r)
+			continue;
 		switch (opt) {
 		case OPT_SIDE:
 			if (strcmp(optarg, "good") && strcmp(optarg, "bad")) {
@@ -1357,25 +1389,6 @@ static int bisect_reanchor_cmd(int argc, char **argv)
 		case OPT_REPS:
 			if (!cli_u64("--reps", optarg, 2, 100, &reps))
 				return EXIT_USAGE;
-			break;
-		case OPT_DB:
-			db = optarg;
-			break;
-		case OPT_ID:
-			if (!cli_u64("--id", optarg, 1, INT64_MAX, &id))
-				return EXIT_USAGE;
-			break;
-		case 'H':
-			sr.host = optarg;
-			break;
-		case 'p':
-			if (!cli_u64("--port", optarg, 1, 65535, &v))
-				return EXIT_USAGE;
-			sr.port = (uint16_t)v;
-			have_port = true;
-			break;
-		case OPT_NO_COLLECT:
-			sr.collect = false;
 			break;
 		case 'h':
 			fputs(bisect_help, stdout);
@@ -1393,14 +1406,14 @@ static int bisect_reanchor_cmd(int argc, char **argv)
 		cli_error("bisect reanchor needs --side good or --side bad");
 		return cli_usage_hint("bisect");
 	}
-	if (have_port && !sr.host) {
+	if (w.have_port && !sr.host) {
 		cli_error("--port needs --host");
 		return EXIT_USAGE;
 	}
-	if (cli_db_open(cli_db_path(db), true, &sr.st))
+	if (cli_db_open(cli_db_path(w.db), true, &sr.st))
 		return EXIT_RUNTIME;
 	code = EXIT_RUNTIME;
-	if (!step_open(&sr, &b, (int64_t)id, db, &cj, &gv, &bv, &gx, &bx))
+	if (!step_open(&sr, &b, (int64_t)w.id, w.db, &cj, &gv, &bv, &gx, &bx))
 		code = reanchor_measure(&sr, strcmp(side, "good") ? BISECT_SIDE_BAD : BISECT_SIDE_GOOD,
 					reps ? (size_t)reps : sr.rule.min_reps);
 	json_decref(cj);
