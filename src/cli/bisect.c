@@ -697,10 +697,16 @@ static int step_hist_load(struct store *st, const struct store_bisect *b, const 
 		h->g = calloc(acc.n + 2, sizeof(*h->g));
 		h->values = calloc(acc.n + 2, sizeof(*h->values));
 		h->commit = calloc(acc.n + 2, sizeof(*h->commit));
-		h->values[0] = h->g && h->values && h->commit ? malloc(ng * sizeof(double)) : NULL;
-		h->values[1] = h->values[0] ? malloc(nb * sizeof(double)) : NULL;
-		if (!h->values[1])
+		if (h->g && h->values && h->commit) {
+			h->values[0] = malloc(ng * sizeof(double));
+			h->values[1] = malloc(nb * sizeof(double));
+		}
+		/* n stays 0 until the endpoints are in: release frees [0, 1] */
+		if (!h->values || !h->values[0] || !h->values[1]) {
+			free(h->values ? h->values[0] : NULL);
+			free(h->values ? h->values[1] : NULL);
 			ret = base_err_set(err, -ENOMEM, "out of memory");
+		}
 	}
 	if (!ret) {
 		memcpy(h->values[0], gv, ng * sizeof(double));
@@ -858,6 +864,14 @@ static void print_decision(const char *commit, const struct bisect_decision *d,
 	if (d->out_step)
 		printf(" (%zu set aside as an outlier)", d->out_step);
 	putchar('\n');
+	if (d->verdict == BISECT_PARTIAL)
+		printf("  partial: a finding (a second change, or a partial fix), git is told %s, the side of the larger part of the change\n",
+		       d->toward == BISECT_SIDE_BAD ? "bad" : "good");
+	if (!d->endpoints_only && d->n && !isnan(d->level_good))
+		printf("  judged against the sides as they stand: good %.5g %s (%zu group%s), bad %.5g %s (%zu group%s)%s\n",
+		       exp(d->level_good), unit, d->groups_good, d->groups_good == 1 ? "" : "s",
+		       exp(d->level_bad), unit, d->groups_bad, d->groups_bad == 1 ? "" : "s",
+		       d->split ? "; each side its own noise" : "");
 	if (pl && pl->elsewhere)
 		printf("  note: in %zu of these runs [marked] the host kept the CPUs elsewhere than for every "
 		       "endpoint run, whose cross-CPU round trips read %.0f-%.0f ns (host.xcpu_ns): where "
@@ -1216,6 +1230,8 @@ static int bisect_run(int argc, char **argv)
 				.verdict = old, .n = (size_t)sr.row.n, .llr = sr.row.llr,
 				.pos = { sr.row.position, sr.row.position_lo, sr.row.position_hi },
 				.why = "stored: decided before",
+				.endpoints_only = true, /* the sides then are not kept */
+				.toward = bisect_toward(old, sr.row.llr),
 				.llr_bad = log((1 - sr.rule.beta) / sr.rule.alpha),
 				.llr_good = log(sr.rule.beta / (1 - sr.rule.alpha)),
 			};
