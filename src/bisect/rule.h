@@ -89,11 +89,25 @@
  * as they stand no longer differ in the endpoints' direction (a wrong
  * verdict could make them), the step is judged against the endpoints.
  *
- * Drift. A side drifted when the weighted level of its decided steps and
- * re-anchors (partial steps left out: they are between the sides by
- * definition) differs from its endpoint's mean by more than the noise s
- * and significantly (|d| > t(side_conf) s sqrt(1/n_endpoint + 1/n_eff)).
- * The decision says so per side; `bisect run` then asks for a re-anchor.
+ * Each side its own noise. When an F test of the two sides' pooled
+ * within-group variances rejects equality at 0.1% (two-sided; a capped
+ * stream reads 3-10 Gbps where the uncapped one reads 20-22), the noise is
+ * split: the LLR becomes sum ln N(y; b, sb) - ln N(y; g, sg) (clipped to
+ * clip_sd of the larger noise beyond the sides), the position's interval
+ * takes each side's noise (the step's being the side the LLR favours),
+ * and steps 2-5 below become: partial when the step's mean differs from
+ * both sides, each tested on its own noise (t at side_conf), and lies
+ * between them; bad when LLR >= the bad threshold and either the position
+ * is >= 1/2 or the step differs from good; good likewise; at the cap
+ * partial (tested at conf) or the nearer side, weak.
+ *
+ * Drift. A side drifted when the weighted level of its decided steps,
+ * partial steps and re-anchors differs from its endpoint's mean by more
+ * than its noise and significantly (|d| > t(0.999) s sqrt(1/n_endpoint +
+ * 1/n_eff); 0.999 since it is looked at after every run). A partial step
+ * or a drift asks for a re-anchor (the decision's reanchor) unless one is
+ * among the newest 4 groups: measuring the current good and bad commits
+ * now tells a moved system from a partial change.
  *
  * Error rates (docs/bisect.md; tests/unit/test_bisect_sim.c runs whole
  * simulated bisects of drifting, bimodal, two-culprit and A/A systems):
