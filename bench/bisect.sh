@@ -6,6 +6,8 @@
 # Usage: bench/bisect.sh                 (TRIES=20 per mechanism; ~25 min)
 #        QUICK=1 bench/bisect.sh         (TRIES=2: a smoke run, ~3 min)
 #        TRIES=5 MECHS="rmem" NR=build/netregress bench/bisect.sh
+#        NR=/path/to/an/older/netregress bench/bisect.sh   (no --reanchor:
+#                                        the rule before issue #54)
 #
 # Needs root, iproute2 (ip, tc) and git. Every try builds a repository of
 # NCOMMITS (12) commits in $TMP; from a random culprit (2..12) on, each
@@ -18,7 +20,8 @@
 #          198.18.0.1 (not the traffic's 127.0.0.1), so that every packet
 #          walks all of them: a steady per-packet cost.
 # The endpoints are measured as a new user would (`run --reps 5 -l 1s`, in
-# a namespace of their commit), `bisect start`, then `git bisect run` of a
+# a namespace of their commit), `bisect start` (when it asks for more
+# endpoint samples, they are added once, as it says), then `git bisect run` of a
 # step script that makes a fresh namespace with the commit's knob and runs
 # `netregress bisect run --repo . --reanchor CMD` inside; CMD (the re-anchor
 # hook) makes a namespace for $NETREGRESS_BISECT_COMMIT's knob and runs
@@ -47,6 +50,7 @@ fi
 [ -x "$NR" ] || { echo "bench/bisect.sh: no $NR (make first)" >&2; exit 2; }
 TMP=$(mktemp -d /tmp/nr-bench-bisect.XXXXXX)
 trap 'for n in $(ip netns list 2>/dev/null | awk "/^nrbb-$$-/{print \$1}"); do ip netns del "$n"; done; rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
 export GIT_AUTHOR_NAME=netregress GIT_AUTHOR_EMAIL=bench@netregress.invalid
 export GIT_COMMITTER_NAME=netregress GIT_COMMITTER_EMAIL=bench@netregress.invalid
 export GIT_CONFIG_NOSYSTEM=1 HOME=$TMP NR
@@ -81,8 +85,11 @@ EOF
 # the step: the checked-out commit's knob, then bisect run
 cat >"$TMP/step.sh" <<'EOF'
 #!/usr/bin/env bash
+# a netregress from before issue #54 has no --reanchor: run it without
+anchor=()
+"$NR" bisect --help | grep -q -- --reanchor && anchor=(--reanchor "$TMP/reanchor.sh")
 timeout 300 "$TMP/ns_exec.sh" knob.conf "$NR" bisect run --repo "$PWD" --db "$DB" \
-	--reanchor "$TMP/reanchor.sh" >>"$STEP_LOG" 2>&1
+	"${anchor[@]}" >>"$STEP_LOG" 2>&1
 rc=$?
 [ $rc -eq 124 ] && rc=125
 exit $rc
@@ -110,8 +117,22 @@ one_try() {
 		"$TMP/ns_exec.sh" "$TMP_TRY/end.conf" "$NR" run tcp_stream "${RUN[@]}" --reps 5 \
 			--label "$rev" --db "$DB" >/dev/null 2>&1
 	done
-	if ! "$NR" bisect start --good "$good" --bad "$bad" tcp_stream "${RUN[@]}" --db "$DB" \
-		>"$TMP_TRY/start" 2>&1; then
+	# as a new user would: when start asks for more endpoint samples, add
+	# them (once), measured as before
+	for attempt in 1 2; do
+		"$NR" bisect start --good "$good" --bad "$bad" tcp_stream "${RUN[@]}" --db "$DB" \
+			>"$TMP_TRY/start" 2>&1 && break
+		[ "$attempt" = 2 ] && break
+		grep -q "add [0-9]* samples\? to" "$TMP_TRY/start" || break
+		for rev in "$good" "$bad"; do
+			add=$(sed -n "s/^  add \([0-9]*\) samples\{0,1\} to '$rev'.*/\1/p" "$TMP_TRY/start")
+			[ -n "$add" ] || continue
+			git -C "$TMP_TRY/repo" show "$rev:knob.conf" >"$TMP_TRY/end.conf"
+			"$TMP/ns_exec.sh" "$TMP_TRY/end.conf" "$NR" run tcp_stream "${RUN[@]}" \
+				--reps "$add" --label "$rev" --db "$DB" >/dev/null 2>&1
+		done
+	done
+	if ! grep -q "^bisect [0-9]* started" "$TMP_TRY/start"; then
 		sed "s/^/#   $mech $n: /" "$TMP_TRY/start" | tail -4 >&2
 		echo "$culprit refused 0 0 0 0 $(($(date +%s) - t0))"
 		return
