@@ -56,9 +56,8 @@
  * 3. bad:     LLR >= the bad threshold and the interval is above 1/2;
  * 4. good:    LLR <= the good threshold and the interval is below 1/2;
  * 5. at n >= max_reps: partial when the interval lies inside (0, 1) (the
- *    step differs from both sides); else the side the position's point
- *    estimate is nearer (a weak verdict, said in why); skip only when
- *    there is no position (the sides do not differ);
+ *    step differs from both sides), otherwise skip (not measured
+ *    precisely enough: git tries the commit beside it);
  * 6. otherwise undecided: run again.
  *
  * A partial step is a finding, not a skip: git is told the side of the
@@ -67,8 +66,8 @@
  * carries at least half of the change, so the larger change lies at or
  * before it; good otherwise), as Pinpoint follows the larger of
  * several culprits, and the log reports the step with its level and
- * interval. So git bisect only ever hears 125 (skip) for a step that could
- * not be measured, or whose sides do not differ.
+ * interval. So git bisect only hears 125 (skip) for a step that could
+ * not be measured, or not precisely enough within max_reps.
  *
  * The sides as they stand (bisect_decide_history()). The endpoints are
  * measured once, often on other boots hours before the last step; the
@@ -99,7 +98,7 @@
  * both sides, each tested on its own noise (t at side_conf), and lies
  * between them; bad when LLR >= the bad threshold and either the position
  * is >= 1/2 or the step differs from good; good likewise; at the cap
- * partial (tested at conf) or the nearer side, weak.
+ * partial (tested at conf) or skip.
  *
  * Drift. A side drifted when the weighted level of its decided steps,
  * partial steps and re-anchors differs from its endpoint's mean by more
@@ -127,7 +126,7 @@ enum bisect_verdict {
 	BISECT_GOOD,
 	BISECT_BAD,
 	BISECT_PARTIAL, /* between the sides: git hears bisect_toward() */
-	BISECT_SKIP,    /* could not be measured, or no gap to place it in */
+	BISECT_SKIP,    /* could not be measured (precisely enough, at the cap) */
 	BISECT_ABORT,   /* far outside both endpoints: re-measure them */
 	BISECT_VERDICT_COUNT,
 };
@@ -213,7 +212,6 @@ struct bisect_drift {
 struct bisect_decision {
 	enum bisect_verdict verdict;
 	enum bisect_side toward; /* what git hears for good, bad, partial */
-	bool weak;               /* good or bad at the cap by the position alone */
 	size_t n;
 	struct bisect_position pos;
 	double llr;             /* ln L(bad) / L(good) of the step's values */
@@ -289,7 +287,7 @@ int bisect_placed_elsewhere(const double *gx, size_t ng, const double *bx, size_
 /* What the rule does with steps at the endpoints, by simulation. */
 struct bisect_sim {
 	double reps[2];  /* mean runs of a step at good [0] and at bad [1] */
-	double right[2]; /* share called good [0], bad [1], not weak */
+	double right[2]; /* share of such steps called good [0], bad [1] */
 	double wrong[2]; /* share called the other side */
 };
 

@@ -120,7 +120,7 @@ struct outcome {
 	bool named;    /* git named a first bad commit */
 	int first_bad;
 	bool all_good; /* every step was called good */
-	size_t steps, runs, partial, weak, skips, anchors;
+	size_t steps, runs, partial, skips, anchors;
 	bool drift_seen;
 };
 
@@ -197,7 +197,6 @@ static enum bisect_verdict step(const struct sysmodel *m, int c, int lo, int hi,
 	}
 	o->runs += n;
 	o->steps++;
-	o->weak += d->weak;
 	o->drift_seen |= d->drift[0].seen || d->drift[1].seen;
 	if (d->verdict == BISECT_PARTIAL) {
 		o->partial++;
@@ -290,7 +289,7 @@ static bool right(const struct sysmodel *m, const struct outcome *o)
 struct tally {
 	unsigned right, named, started, drift_seen;
 	double runs_per_step;
-	size_t partial, weak, skips, anchors;
+	size_t partial, skips, anchors;
 };
 
 static const char *const mode_names[] = { "before", "sides", "anchor" };
@@ -310,16 +309,15 @@ static void run_family(enum family fam, enum mode mode, unsigned long seed0, str
 		t->started += o.started;
 		t->drift_seen += o.drift_seen;
 		t->partial += o.partial;
-		t->weak += o.weak;
 		t->skips += o.skips;
 		t->anchors += o.anchors;
 		steps += o.steps;
 		runs += o.runs;
 	}
 	t->runs_per_step = steps ? (double)runs / (double)steps : 0;
-	print_message("| %-12s | %-6s | %2u/%d | %2u | %.2f | %3zu | %2zu | %3zu | %2u | %3zu |\n",
+	print_message("| %-12s | %-6s | %2u/%d | %2u | %.2f | %3zu | %3zu | %2u | %3zu |\n",
 		      family_names[fam], mode_names[mode], t->right, CASES, t->started,
-		      t->runs_per_step, t->partial, t->weak, t->skips, t->drift_seen, t->anchors);
+		      t->runs_per_step, t->partial, t->skips, t->drift_seen, t->anchors);
 }
 
 /* Seeds: each family its own thousand, the same for the rule before and now. */
@@ -337,7 +335,7 @@ static void test_sim_steady_system_names_the_culprit(void **state)
 	struct tally t[3];
 
 	(void)state;
-	print_message("| family | rule | right | started | runs/step | partial | weak | skips | drift said | anchor groups |\n");
+	print_message("| family | rule | right | started | runs/step | partial | skips | drift said | anchor groups |\n");
 	run_modes(FAM_STEADY, t);
 	for (int mode = MODE_LEGACY; mode <= MODE_ANCHOR; mode++)
 		assert_true(t[mode].right >= 19);
