@@ -10,12 +10,20 @@
 #include "stats/desc.h"
 #include "stats/hl.h"
 
-/* A step whose verdict good came from data, with this commit. */
+/* Good or bad as git was told: the verdict, or a partial step's side. */
+static bool counts_as(const struct bisect_log_step *s, enum bisect_side side)
+{
+	if (s->verdict == BISECT_PARTIAL)
+		return !isnan(s->llr) && bisect_toward(s->verdict, s->llr) == side;
+	return s->verdict == (side == BISECT_SIDE_BAD ? BISECT_BAD : BISECT_GOOD);
+}
+
+/* A step decided good (or partial, git told good) from data, with this commit. */
 static const struct bisect_log_step *good_step(const struct bisect_log *l,
 					       const char *commit)
 {
 	for (size_t i = 0; i < l->nsteps; i++)
-		if (l->steps[i].verdict == BISECT_GOOD && l->steps[i].n &&
+		if (counts_as(&l->steps[i], BISECT_SIDE_GOOD) && l->steps[i].n &&
 		    !strcmp(l->steps[i].commit, commit))
 			return &l->steps[i];
 	return NULL;
@@ -80,11 +88,12 @@ int bisect_log_finish(struct bisect_log *l)
 
 		s->median = NAN;
 		s->candidate = false;
+		s->toward = bisect_toward(s->verdict, s->llr);
 		if (s->nvalues && stats_median(s->values, s->nvalues, &s->median) == -ENOMEM)
 			return -ENOMEM;
 		if (s->parent)
 			parents_known = true;
-		if (s->verdict != BISECT_BAD || !s->n || !s->parent)
+		if (!counts_as(s, BISECT_SIDE_BAD) || !s->n || !s->parent)
 			continue;
 		if (good_step(l, s->parent) ||
 		    (l->good_commit && !strcmp(l->good_commit, s->parent))) {
@@ -106,6 +115,8 @@ int bisect_log_finish(struct bisect_log *l)
 
 			b->commit = l->bad_commit;
 			b->verdict = BISECT_BAD;
+			b->toward = BISECT_SIDE_BAD;
+			b->llr = NAN;
 			b->n = b->nvalues = l->nbad;
 			b->values = l->bad;
 			b->parent = l->bad_parent;
@@ -187,6 +198,30 @@ static void fmt_runs(const struct bisect_log_step *s, char *buf, size_t len)
 	}
 }
 
+/* The partial steps: findings, as Pinpoint lists several culprits. */
+static void print_partials(FILE *f, const struct bisect_log *l)
+{
+	char c[BISECT_COMMIT_MAX + 1], pos[24], lo[24], hi[24];
+	bool any = false;
+
+	for (size_t i = 0; i < l->nsteps; i++) {
+		const struct bisect_log_step *s = &l->steps[i];
+
+		if (s->verdict != BISECT_PARTIAL)
+			continue;
+		if (!any)
+			fprintf(f, "partial steps (between the sides: a second change, or a partial fix; git was told the side of the larger part):\n");
+		any = true;
+		bisect_commit_short(s->commit, c, sizeof(c));
+		fmt_pos(s->pos.pos, pos, sizeof(pos));
+		fmt_pos(s->pos.lo, lo, sizeof(lo));
+		fmt_pos(s->pos.hi, hi, sizeof(hi));
+		fprintf(f, "  %s  level %.5g %s, %s [%s, %s] of the way to bad, told %s\n", c,
+			s->median, l->unit ? l->unit : "", pos, lo, hi,
+			s->toward == BISECT_SIDE_BAD ? "bad" : "good");
+	}
+}
+
 void bisect_log_text(FILE *f, const struct bisect_log *l)
 {
 	char c[BISECT_COMMIT_MAX + 1], p[BISECT_COMMIT_MAX + 1], runs[512];
@@ -242,6 +277,7 @@ void bisect_log_text(FILE *f, const struct bisect_log *l)
 	} else {
 		fprintf(f, "no culprit confirmed: %s\n", l->note);
 	}
+	print_partials(f, l);
 }
 
 /* A number, or null when it is not finite. */
@@ -270,9 +306,12 @@ json_t *bisect_log_json(const struct bisect_log *l)
 	steps = json_array();
 	for (size_t i = 0; steps && i < l->nsteps; i++) {
 		const struct bisect_log_step *s = &l->steps[i];
-		json_t *o = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:I}",
+		json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:I}",
 				      "commit", s->commit,
 				      "verdict", bisect_verdict_name(s->verdict),
+				      "toward", s->verdict == BISECT_PARTIAL || s->verdict == BISECT_GOOD ||
+							s->verdict == BISECT_BAD ?
+						(s->toward == BISECT_SIDE_BAD ? "bad" : "good") : "none",
 				      "n", (json_int_t)s->n,
 				      "median", num(s->median),
 				      "values", values_json(s->values, s->nvalues),

@@ -25,10 +25,12 @@ struct bisect_log_step {
 	size_t nvalues;
 	size_t ndisturbed;        /* of them, flagged disturbed (foreign CPU) */
 	struct bisect_position pos; /* as decided */
+	double llr;               /* as decided: a partial step's side (NaN: none) */
 	const char *parent;       /* its first parent's id, NULL: unknown */
 	/* filled by bisect_log_finish() */
 	double median;            /* of values; NaN without any */
 	bool candidate;           /* bad, with a parent decided good */
+	enum bisect_side toward;  /* what git was told (bisect_toward()) */
 };
 
 struct bisect_log {
@@ -62,7 +64,10 @@ struct bisect_log {
 
 /*
  * Compute what the log shows besides the rows: medians, gap and noise of
- * the endpoints, and the culprit. A bad step is a candidate when its
+ * the endpoints, and the culprit. A partial step counts on the side git
+ * was told (bisect_toward() of its llr): the culprit of the larger part
+ * of the change is named, and the log lists the partial steps beside it.
+ * A bad step is a candidate when its
  * parent (step->parent, from git) is a step decided good, or is
  * good_commit (the good endpoint, measured under good_label); so is the
  * bad endpoint itself (bad_commit, with bad_parent; git never tests it as
@@ -79,15 +84,17 @@ int bisect_log_finish(struct bisect_log *l);
 /*
  * The log as text: a header (bisect, configuration, endpoints with n,
  * median, gap and noise), a table commit | verdict | n | median | each
- * run's value | position [interval], then the culprit line. Commit ids of
- * 40 or 64 hex digits are cut to 12. The table kernel developers post.
+ * run's value | position [interval], then the culprit line and, when
+ * there were any, the partial steps with their level, position and the
+ * side git was told. Commit ids of 40 or 64 hex digits are cut to 12.
+ * The table kernel developers post.
  */
 void bisect_log_text(FILE *f, const struct bisect_log *l);
 
 /*
  * The log as one JSON object: "bisect" (the header), "steps" (each with
- * commit, verdict, n, median, values, position, position_lo, position_hi,
- * parent, candidate, disturbed), "culprit" (null, or commit, source, parent,
+ * commit, verdict, toward, n, median, values, position, position_lo,
+ * position_hi, parent, candidate, disturbed), "culprit" (null, or commit, source, parent,
  * parent_source, confirmed, shift_pct, shift_lo_pct, shift_hi_pct) and "note". Values
  * that are not finite (an unbounded interval) are null. New reference,
  * NULL on ENOMEM.

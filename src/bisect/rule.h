@@ -50,19 +50,71 @@
  * (s and the means are estimated anew); with n >= min_reps, in order:
  *
  * 1. abort:   the interval lies wholly below abort_lo or above abort_hi
- *             (the step is far outside both endpoints: the system or the
- *             endpoints moved; re-measure them);
+ *             (the step is far outside both sides: the system moved
+ *             beyond both; re-measure them);
  * 2. partial: the interval lies inside (partial_lo, partial_hi);
  * 3. bad:     LLR >= the bad threshold and the interval is above 1/2;
  * 4. good:    LLR <= the good threshold and the interval is below 1/2;
  * 5. at n >= max_reps: partial when the interval lies inside (0, 1) (the
- *    step differs from both endpoints), otherwise skip;
+ *    step differs from both sides), otherwise skip (not measured
+ *    precisely enough: git tries the commit beside it);
  * 6. otherwise undecided: run again.
  *
- * A step is never called good or bad unless both the likelihood ratio and
- * the position agree, so a commit halfway between the endpoints ends as
- * partial or skip, never on a side. Error rates measured on synthetic
- * normal data are in docs/bisect.md and tests/unit/test_bisect.c.
+ * A partial step is a finding, not a skip: git is told the side of the
+ * larger part of the change (bisect_toward(): bad when the likelihood
+ * ratio favours bad, which with one noise is pos >= 1/2: the step already
+ * carries at least half of the change, so the larger change lies at or
+ * before it; good otherwise), as Pinpoint follows the larger of
+ * several culprits, and the log reports the step with its level and
+ * interval. So git bisect only hears 125 (skip) for a step that could
+ * not be measured, or not precisely enough within max_reps.
+ *
+ * The sides as they stand (bisect_decide_history()). The endpoints are
+ * measured once, often on other boots hours before the last step; the
+ * steps decided since are measurements of the same sides as the system is
+ * now. So a side is every group of runs that belongs to it, in the order
+ * measured: its endpoint, the steps decided to it (a partial step to the
+ * side git was told), and re-anchors (the current good or bad commit
+ * measured again, `bisect reanchor`). Each run of a side weighs
+ * older_weight^r, r the number of that side's groups measured after its
+ * own (the newest group 1, the one before 1/4, ...): the side's level is
+ * the weighted mean of its runs, its uncertainty s^2 / n_eff with Kish's
+ * effective size n_eff = (sum w)^2 / sum w^2, and Fieller's interval and
+ * the SPRT above take these levels and sizes in place of the endpoints'.
+ * The noise s is still pooled within groups (each group about its own
+ * mean): a level that moves between groups (drift, a stream whose mode
+ * changes from one boot to the next) moves the sides, not the noise. With
+ * only the endpoints, this is the rule above, unchanged. When the sides
+ * as they stand no longer differ in the endpoints' direction (a wrong
+ * verdict could make them), the step is judged against the endpoints.
+ *
+ * Each side its own noise. When an F test of the two sides' pooled
+ * within-group variances rejects equality at 0.1% (two-sided; a capped
+ * stream reads 3-10 Gbps where the uncapped one reads 20-22), the noise is
+ * split: the LLR becomes sum ln N(y; b, sb) - ln N(y; g, sg) (clipped to
+ * clip_sd of the larger noise beyond the sides), the position's interval
+ * takes each side's noise (the step's being the side the LLR favours),
+ * and steps 2-5 below become: partial when the step's mean differs from
+ * both sides, each tested on its own noise (t at side_conf), and lies
+ * between them; bad when LLR >= the bad threshold and either the position
+ * is >= 1/2 or the step differs from good; good likewise; at the cap
+ * partial (tested at conf) or skip.
+ *
+ * Drift. A side drifted when the weighted level of its decided steps,
+ * partial steps and re-anchors differs from its endpoint's mean by more
+ * than its noise and significantly (|d| > t(0.999) s sqrt(1/n_endpoint +
+ * 1/n_eff); 0.999 since it is looked at after every run). A partial step
+ * or a drift asks for a re-anchor (the decision's reanchor) unless one is
+ * among the newest 4 groups: measuring the current good and bad commits
+ * now tells a moved system from a partial change.
+ *
+ * Error rates (docs/bisect.md; tests/unit/test_bisect_sim.c runs whole
+ * simulated bisects of drifting, bimodal, two-culprit and A/A systems):
+ * with the endpoints alone and normal noise, a step at good is called bad
+ * at most alpha of the time and a step at bad good at most beta (Wald),
+ * fewer because the position must agree; older_weight trades the noise of
+ * a side's level (n_eff drops from the sum of the runs to about the newest
+ * group's) for following a level that moves.
  *
  * Everything here is pure computation without I/O or global state: any
  * thread. Inputs are only read and no pointer is kept; temporary memory is
@@ -73,8 +125,8 @@ enum bisect_verdict {
 	BISECT_UNDECIDED = 0, /* more runs needed; not final */
 	BISECT_GOOD,
 	BISECT_BAD,
-	BISECT_PARTIAL, /* between the endpoints, neither good nor bad */
-	BISECT_SKIP,    /* undecided at the cap, or could not be measured */
+	BISECT_PARTIAL, /* between the sides: git hears bisect_toward() */
+	BISECT_SKIP,    /* could not be measured (precisely enough, at the cap) */
 	BISECT_ABORT,   /* far outside both endpoints: re-measure them */
 	BISECT_VERDICT_COUNT,
 };
@@ -104,6 +156,7 @@ struct bisect_rule {
 	double clip_sd;          /* > 0; 2 */
 	double partial_lo, partial_hi; /* 0 <= lo < 1/2 < hi <= 1; 0.2, 0.8 */
 	double abort_lo, abort_hi;     /* < 0 and > 1; -1, 2 */
+	double older_weight;     /* a side's run per newer group, (0, 1]; 1/4 */
 };
 
 /* The defaults above. */
@@ -126,27 +179,85 @@ int bisect_position(const double *good, size_t ng, const double *bad,
 		    size_t nb, const double *x, size_t n, double conf,
 		    struct bisect_position *out);
 
+/* A side of the bisect: good (git's "old") or bad ("new"). */
+enum bisect_side {
+	BISECT_SIDE_GOOD = 0,
+	BISECT_SIDE_BAD = 1,
+};
+
+/* What a group of runs in a bisect's history is. */
+enum bisect_group_kind {
+	BISECT_GROUP_ENDPOINT, /* the label's samples: exactly one a side */
+	BISECT_GROUP_STEP,     /* a step decided good or bad */
+	BISECT_GROUP_PARTIAL,  /* a partial step, on the side git was told */
+	BISECT_GROUP_ANCHOR,   /* the side measured again (bisect reanchor) */
+};
+
+/* One group of runs of a side; v is borrowed (raw values > 0). */
+struct bisect_group {
+	const double *v;
+	size_t n;
+	enum bisect_side side;
+	enum bisect_group_kind kind;
+};
+
+/* How far a side's decided steps and re-anchors moved from its endpoint. */
+struct bisect_drift {
+	bool seen;       /* beyond the noise and significant (rule.h above) */
+	size_t groups;   /* the side's steps and re-anchors looked at */
+	double shift;    /* their level - the endpoint's mean, ln; NaN: none */
+	double lo, hi;   /* its interval at side_conf, ln */
+};
+
 struct bisect_decision {
 	enum bisect_verdict verdict;
+	enum bisect_side toward; /* what git hears for good, bad, partial */
 	size_t n;
 	struct bisect_position pos;
 	double llr;             /* ln L(bad) / L(good) of the step's values */
 	double llr_bad, llr_good; /* the thresholds (llr_good < 0 < llr_bad) */
 	double noise;           /* pooled sd of the log values */
+	bool split;             /* the sides' noise differs (F test): each its own */
+	double noise_good, noise_bad; /* each side's own, pooled within its groups */
 	double gap;             /* mean ln(bad) - mean ln(good) */
 	size_t out_good, out_bad; /* endpoint runs set aside as outliers */
 	size_t out_step;        /* the step's runs set aside */
+	double level_good, level_bad; /* the sides' levels judged against, ln */
+	size_t groups_good, groups_bad; /* groups of each side they come from */
+	bool endpoints_only;    /* judged against the endpoints alone */
+	struct bisect_drift drift[2]; /* [BISECT_SIDE_GOOD], [BISECT_SIDE_BAD] */
+	/* a verdict that re-anchoring may change: partial, or a side drifted;
+	 * measure the current good and bad commits now (once) and decide again */
+	bool reanchor;
 	const char *why;        /* static text: what decided, for the log */
 };
 
 /*
  * Apply the rule to the step's values so far, x[0..n) (n may be 0:
- * undecided). Same inputs and errors as bisect_position(), plus -EINVAL
- * for a rule that bisect_rule_check() refuses. Fills *out on success.
+ * undecided), against the endpoints alone. Same inputs and errors as
+ * bisect_position(), plus -EINVAL for a rule that bisect_rule_check()
+ * refuses. Fills *out on success.
  */
 int bisect_decide(const double *good, size_t ng, const double *bad, size_t nb,
 		  const double *x, size_t n, const struct bisect_rule *r,
 		  struct bisect_decision *out);
+
+/*
+ * The same against the sides as they stand: hist[0..nh) every group of
+ * runs of the bisect in the order measured (oldest first), with exactly
+ * one BISECT_GROUP_ENDPOINT a side of at least 2 values and any other
+ * group of at least 1, all values finite and > 0; the step's own runs
+ * x[0..n) are not in it. Returns 0 and fills *out, -EINVAL (NULL, a
+ * missing or second endpoint, too few values, a value not finite, a bad
+ * rule), -EDOM (a value <= 0) or -ENOMEM. Pure; hist is only read.
+ */
+int bisect_decide_history(const struct bisect_group *hist, size_t nh,
+			  const double *x, size_t n, const struct bisect_rule *r,
+			  struct bisect_decision *out);
+
+/* The side git is told for a verdict whose likelihood ratio is llr: good
+ * and bad their own; partial bad when llr >= 0, else good. */
+enum bisect_side bisect_toward(enum bisect_verdict v, double llr);
 
 /*
  * Where the host kept the test's CPUs: on a guest, the cross-CPU round
@@ -192,6 +303,15 @@ struct bisect_sim {
 int bisect_simulate(double d, size_t ng, size_t nb, const struct bisect_rule *r,
 		    unsigned trials, unsigned long seed, struct bisect_sim *out);
 
+/*
+ * The same with the bad side's noise sd_ratio times the good side's and
+ * d = |gap| / the good side's noise (sd_ratio 1: bisect_simulate()).
+ * sd_ratio > 0 and finite; otherwise as above.
+ */
+int bisect_simulate_sides(double d, double sd_ratio, size_t ng, size_t nb,
+			  const struct bisect_rule *r, unsigned trials,
+			  unsigned long seed, struct bisect_sim *out);
+
 /* The simulation bisect_check_endpoints() runs: trials a side, seed. */
 #define BISECT_SIM_TRIALS 400
 #define BISECT_SIM_SEED 1
@@ -217,6 +337,9 @@ struct bisect_start_check {
 	double noise_pct; /* the same as a coefficient of variation, % */
 	double gap;       /* mean ln(bad) - mean ln(good) */
 	double gap_noise; /* |gap| / noise */
+	/* what the simulation took: the bad side's noise over the good's, and
+	 * |gap| over the good side's noise */
+	double sd_ratio, sim_gap_noise;
 	size_t out_good, out_bad; /* runs set aside as outliers */
 	struct bisect_sim sim; /* steps at the endpoints, as they are now */
 	/* samples to add to each endpoint for status TOO_FEW, INCONCLUSIVE
@@ -244,8 +367,10 @@ int bisect_check_endpoints(const double *good, size_t ng, const double *bad,
 const char *bisect_verdict_name(enum bisect_verdict v);
 /* The inverse; -EINVAL for anything else. */
 int bisect_verdict_parse(const char *s, enum bisect_verdict *v);
-/* The exit code of `bisect run` for a verdict (undecided: skip). */
-int bisect_exit_code(enum bisect_verdict v);
+/* The exit code of `bisect run` for a verdict with likelihood ratio llr
+ * (partial: the side bisect_toward() names, skip when llr is NaN;
+ * undecided: skip). */
+int bisect_exit_code(enum bisect_verdict v, double llr);
 /* Good, bad, partial and skip are final; undecided and abort are looked at again. */
 bool bisect_verdict_final(enum bisect_verdict v);
 

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/cpus.h"
@@ -27,6 +29,7 @@
 #include "collect/profile.h"
 #include "proto/frame.h"
 #include "report/report.h"
+#include "stats/desc.h"
 #include "stats/table.h"
 #include "store/bisect.h"
 #include "store/store.h"
@@ -34,6 +37,7 @@
 static const char bisect_help[] =
 	"usage: netregress bisect start --good LABEL --bad LABEL [TEST] [options]\n"
 	"       netregress bisect run [--commit ID | --repo DIR] [options]\n"
+	"       netregress bisect reanchor --side good|bad [--reps N] [options]\n"
 	"       netregress bisect log [--repo DIR] [--json]\n"
 	"\n"
 	"Bisects a regression of one configuration between two labels whose\n"
@@ -72,6 +76,16 @@ static const char bisect_help[] =
 	"                          under 3%; kept busy, the host stealing under\n"
 	"                          1% of them: a half second each) for up to TIME\n"
 	"                          before the next (default 0: at once)\n"
+	"      --reanchor CMD      when the rule sees drift or a partial step,\n"
+	"                          run 'sh -c CMD' once per side (environment:\n"
+	"                          NETREGRESS_BISECT_SIDE good|bad and\n"
+	"                          NETREGRESS_BISECT_COMMIT) before deciding;\n"
+	"                          CMD puts that commit's system in place and\n"
+	"                          runs 'netregress bisect reanchor --side SIDE'\n"
+	"reanchor:\n"
+	"      --side good|bad     the side the system as it is now belongs to\n"
+	"      --reps N            runs (default: the bisect's --min-reps)\n"
+	"  -H, --host HOST, -p, --port PORT, --no-collect   as for run\n"
 	"log:\n"
 	"      --repo DIR          name parents, to confirm the first bad commit\n"
 	"      --json              one JSON document\n"
@@ -82,7 +96,7 @@ static const char bisect_help[] =
 enum {
 	OPT_GOOD = 256, OPT_BAD, OPT_JOB, OPT_DB, OPT_MINCH, OPT_MINREPS,
 	OPT_MAXREPS, OPT_COMMIT, OPT_REPO, OPT_ID, OPT_JSON, OPT_NO_COLLECT, OPT_SETTLE,
-	OPT_WARMUP, OPT_HEADLINE,
+	OPT_WARMUP, OPT_HEADLINE, OPT_REANCHOR, OPT_SIDE, OPT_REPS,
 };
 
 /* A typical kernel bisect: log2 of ~16000 commits. */
@@ -651,6 +665,146 @@ out:
 	return code;
 }
 
+/* ---- the sides as they stand ---- */
+
+struct steps_acc {
+	struct store_bisect_step *rows;
+	size_t n, cap;
+};
+
+static int collect_step(void *ctx, const struct store_bisect_step *s)
+{
+	struct steps_acc *a = ctx;
+
+	if (a->n == a->cap) {
+		size_t ncap = a->cap ? 2 * a->cap : 16;
+		struct store_bisect_step *p = realloc(a->rows, ncap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		a->rows = p;
+		a->cap = ncap;
+	}
+	a->rows[a->n++] = *s;
+	return 0;
+}
+
+
+/* Steps whose commit starts so are re-anchors: `bisect reanchor` rows. */
+#define ANCHOR_PREFIX "anchor:"
+
+/*
+ * Every group of runs of a bisect, as bisect_decide_history() takes them:
+ * the endpoints, then each step decided good, bad or partial and each
+ * re-anchor, in the order stored; commit[i] names group i (the label for
+ * an endpoint). Owns its values.
+ */
+struct step_hist {
+	struct bisect_group *g;
+	double **values;
+	char (*commit)[128]; /* a label is longer than a commit id */
+	size_t n;
+};
+
+static void step_hist_release(struct step_hist *h)
+{
+	for (size_t i = 0; h->values && i < h->n; i++)
+		free(h->values[i]);
+	free(h->values);
+	free(h->g);
+	free(h->commit);
+	memset(h, 0, sizeof(*h));
+}
+
+static bool is_anchor(const char *commit)
+{
+	return !strncmp(commit, ANCHOR_PREFIX, strlen(ANCHOR_PREFIX));
+}
+
+/* The group a stored step makes, false for none (undecided, skip, abort). */
+static bool step_group(const struct store_bisect_step *row, struct bisect_group *g)
+{
+	enum bisect_verdict v;
+
+	if (bisect_verdict_parse(row->verdict, &v) || row->n < 1)
+		return false;
+	if (v != BISECT_GOOD && v != BISECT_BAD && v != BISECT_PARTIAL)
+		return false;
+	g->side = bisect_toward(v, row->llr);
+	g->kind = is_anchor(row->commit) ? BISECT_GROUP_ANCHOR :
+		  v == BISECT_PARTIAL	 ? BISECT_GROUP_PARTIAL :
+					   BISECT_GROUP_STEP;
+	return true;
+}
+
+/*
+ * Load the history of bisect b, the endpoints' values gv[0..ng) and
+ * bv[0..nb) first (copied), then every decided step but `skip` (the
+ * commit being decided; may be NULL) with the runs its verdict came from.
+ */
+static int step_hist_load(struct store *st, const struct store_bisect *b, const double *gv,
+			  size_t ng, const double *bv, size_t nb, const char *skip,
+			  struct step_hist *h, struct base_err *err)
+{
+	struct steps_acc acc = { NULL, 0, 0 };
+	int ret = store_bisect_steps(st, b->id, collect_step, &acc, err);
+
+	memset(h, 0, sizeof(*h));
+	if (!ret) {
+		h->g = calloc(acc.n + 2, sizeof(*h->g));
+		h->values = calloc(acc.n + 2, sizeof(*h->values));
+		h->commit = calloc(acc.n + 2, sizeof(*h->commit));
+		if (h->g && h->values && h->commit) {
+			h->values[0] = malloc(ng * sizeof(double));
+			h->values[1] = malloc(nb * sizeof(double));
+		}
+		/* n stays 0 until the endpoints are in: release frees [0, 1] */
+		if (!h->values || !h->values[0] || !h->values[1]) {
+			free(h->values ? h->values[0] : NULL);
+			free(h->values ? h->values[1] : NULL);
+			ret = base_err_set(err, -ENOMEM, "out of memory");
+		}
+	}
+	if (!ret) {
+		memcpy(h->values[0], gv, ng * sizeof(double));
+		memcpy(h->values[1], bv, nb * sizeof(double));
+		h->g[0] = (struct bisect_group){ h->values[0], ng, BISECT_SIDE_GOOD, BISECT_GROUP_ENDPOINT };
+		h->g[1] = (struct bisect_group){ h->values[1], nb, BISECT_SIDE_BAD, BISECT_GROUP_ENDPOINT };
+		snprintf(h->commit[0], sizeof(h->commit[0]), "%s", b->good_label);
+		snprintf(h->commit[1], sizeof(h->commit[1]), "%s", b->bad_label);
+		h->n = 2;
+	}
+	for (size_t i = 0; !ret && i < acc.n; i++) {
+		struct bisect_group *g = &h->g[h->n];
+		size_t nv = 0;
+
+		if ((skip && !strcmp(acc.rows[i].commit, skip)) || !step_group(&acc.rows[i], g))
+			continue;
+		ret = load_values(st, acc.rows[i].label, b->config_key, b->metric,
+				  &h->values[h->n], NULL, &nv, NULL, err);
+		if (ret || !nv)
+			continue;
+		g->v = h->values[h->n];
+		g->n = nv < (size_t)acc.rows[i].n ? nv : (size_t)acc.rows[i].n;
+		snprintf(h->commit[h->n], sizeof(h->commit[0]), "%s", acc.rows[i].commit);
+		h->n++;
+	}
+	free(acc.rows);
+	if (ret)
+		step_hist_release(h);
+	return ret;
+}
+
+/* The commit git now holds as `side`: the newest step decided to it, or
+ * the endpoint's label (re-anchors are not commits). */
+static const char *current_commit(const struct step_hist *h, enum bisect_side side)
+{
+	for (size_t i = h->n; i-- > 0;)
+		if (h->g[i].side == side && h->g[i].kind != BISECT_GROUP_ANCHOR)
+			return h->commit[i];
+	return "";
+}
+
 /* ---- run ---- */
 
 struct step_run {
@@ -671,6 +825,8 @@ struct step_run {
 	bool collect;
 	int64_t settle_ns; /* after a disturbed run: wait this long at most for a quiet machine */
 	char unit[16];
+	struct step_hist hist; /* the sides as they stand, the endpoints first */
+	const char *reanchor_cmd; /* --reanchor: measures a side now, or NULL */
 };
 
 /*
@@ -766,6 +922,14 @@ static void print_decision(const char *commit, const struct bisect_decision *d,
 	if (d->out_step)
 		printf(" (%zu set aside as an outlier)", d->out_step);
 	putchar('\n');
+	if (d->verdict == BISECT_PARTIAL)
+		printf("  partial: a finding (a second change, or a partial fix), git is told %s, the side of the larger part of the change\n",
+		       d->toward == BISECT_SIDE_BAD ? "bad" : "good");
+	if (!d->endpoints_only && d->n && !isnan(d->level_good))
+		printf("  judged against the sides as they stand: good %.5g %s (%zu group%s), bad %.5g %s (%zu group%s)%s\n",
+		       exp(d->level_good), unit, d->groups_good, d->groups_good == 1 ? "" : "s",
+		       exp(d->level_bad), unit, d->groups_bad, d->groups_bad == 1 ? "" : "s",
+		       d->split ? "; each side its own noise" : "");
 	if (pl && pl->elsewhere)
 		printf("  note: in %zu of these runs [marked] the host kept the CPUs elsewhere than for every "
 		       "endpoint run, whose cross-CPU round trips read %.0f-%.0f ns (host.xcpu_ns): where "
@@ -788,11 +952,81 @@ static int decide_and_store(struct step_run *sr, struct bisect_decision *d,
 					  sr->elsewhere, &sr->place);
 
 	if (!ret)
-		ret = bisect_decide(sr->gv, sr->ng, sr->bv, sr->nb, sr->x, sr->n, &sr->rule, d);
+		ret = bisect_decide_history(sr->hist.g, sr->hist.n, sr->x, sr->n, &sr->rule, d);
 	if (ret)
 		return base_err_set(err, ret, "cannot decide: %s", strerror(-ret));
 	row_from(&sr->row, d);
 	return store_bisect_step_put(sr->st, &sr->row, err);
+}
+
+/* "+64.0%" of a shift in ln units. */
+static double shift_pct(double ln_shift)
+{
+	return 100 * expm1(ln_shift);
+}
+
+/*
+ * Say what the rule saw that re-anchoring may change: a side whose recent
+ * steps moved from its endpoint, or a partial step; and how to re-anchor.
+ */
+static void say_drift(const struct step_run *sr, const struct bisect_decision *d)
+{
+	for (int side = 0; side < 2; side++) {
+		const struct bisect_drift *dr = &d->drift[side];
+
+		if (dr->seen)
+			fprintf(stderr, "drift: the %s side's %zu recent step%s and re-anchors sit %+.1f%% [%+.1f%%, %+.1f%%] from its endpoint '%s' (more than its noise %.2f%%): the system moved since the endpoints were measured, or a partial change\\n",
+				side ? "bad" : "good", dr->groups, dr->groups == 1 ? "" : "s",
+				shift_pct(dr->shift), shift_pct(dr->lo), shift_pct(dr->hi),
+				side ? sr->b->bad_label : sr->b->good_label,
+				100 * (side ? d->noise_bad : d->noise_good));
+	}
+	if (!d->reanchor)
+		return;
+	if (sr->reanchor_cmd)
+		fprintf(stderr, "re-anchoring before the verdict stands: '%s' for the current good commit %s and bad commit %s\\n",
+			sr->reanchor_cmd, current_commit(&sr->hist, BISECT_SIDE_GOOD),
+			current_commit(&sr->hist, BISECT_SIDE_BAD));
+	else
+		fprintf(stderr, "to judge against the system as it is now: measure the current good commit %s and bad commit %s again, each with 'netregress bisect reanchor --side good|bad' on its system (or give bisect run --reanchor CMD to do it)\\n",
+			current_commit(&sr->hist, BISECT_SIDE_GOOD),
+			current_commit(&sr->hist, BISECT_SIDE_BAD));
+}
+
+/*
+ * Run the user's re-anchor command for each side: /bin/sh -c CMD with
+ * NETREGRESS_BISECT_SIDE (good, bad) and NETREGRESS_BISECT_COMMIT (the
+ * commit git holds as that side, or the endpoint's label) in its
+ * environment; it is to put that commit's system in place and run
+ * `netregress bisect reanchor --side SIDE`. Then load the history again.
+ */
+static int run_reanchor(struct step_run *sr, struct base_err *err)
+{
+	for (int side = 0; side < 2; side++) {
+		const char *argv[] = { "sh", "-c", sr->reanchor_cmd, NULL };
+		extern char **environ;
+		int status = 0, ret;
+		pid_t pid;
+
+		if (setenv("NETREGRESS_BISECT_SIDE", side ? "bad" : "good", 1) ||
+		    setenv("NETREGRESS_BISECT_COMMIT",
+			   current_commit(&sr->hist, (enum bisect_side)side), 1))
+			return base_err_set(err, -errno, "setenv: %s", strerror(errno));
+		fflush(NULL);
+		ret = posix_spawn(&pid, "/bin/sh", NULL, NULL, (char *const *)argv, environ);
+		if (ret)
+			return base_err_set(err, -ret, "cannot run --reanchor '%s': %s",
+					    sr->reanchor_cmd, strerror(ret));
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			return base_err_set(err, -EIO, "--reanchor '%s' failed for the %s side (status %d)",
+					    sr->reanchor_cmd, side ? "bad" : "good",
+					    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+	step_hist_release(&sr->hist);
+	return step_hist_load(sr->st, sr->b, sr->gv, sr->ng, sr->bv, sr->nb, sr->row.commit,
+			      &sr->hist, err);
 }
 
 static int step_loop(struct step_run *sr, struct bisect_decision *d)
@@ -844,6 +1078,88 @@ static int step_loop(struct step_run *sr, struct bisect_decision *d)
 	return code;
 }
 
+/* Where a step or a re-anchor measures, and from which bisect. */
+struct step_where {
+	const char *db;
+	uint64_t id;
+	bool have_port;
+};
+
+/*
+ * The options `run` and `reanchor` share (--db, --id, -H, -p,
+ * --no-collect) into sr and w: 1 when opt was one of them, 0 when not,
+ * -1 for a bad value (said).
+ */
+static int step_common_opt(int opt, const char *arg, struct step_run *sr, struct step_where *w)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case OPT_DB:
+		w->db = arg;
+		return 1;
+	case OPT_ID:
+		return cli_u64("--id", arg, 1, INT64_MAX, &w->id) ? 1 : -1;
+	case 'H':
+		sr->host = arg;
+		return 1;
+	case 'p':
+		if (!cli_u64("--port", arg, 1, 65535, &v))
+			return -1;
+		sr->port = (uint16_t)v;
+		w->have_port = true;
+		return 1;
+	case OPT_NO_COLLECT:
+		sr->collect = false;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * What a step and a re-anchor start from, in sr (whose store is open):
+ * bisect id (0: the newest) into *b, its rule and configuration (the JSON
+ * in *cj), and the endpoints' values and round trips (owned by the
+ * caller: *gv, *bv, *gx, *bx). Returns 0, or -1 after saying why.
+ */
+static int step_open(struct step_run *sr, struct store_bisect *b, int64_t id, const char *db,
+		     json_t **cj, double **gv, double **bv, double **gx, double **bx)
+{
+	struct base_err err = { "" };
+	char key[1024];
+
+	if (store_bisect_get(sr->st, id, b, &err)) {
+		cli_error("%s", err.msg);
+		return -1;
+	}
+	sr->b = b;
+	rule_from(b, &sr->rule);
+	*cj = json_loads(b->config, 0, NULL);
+	if (!*cj || job_config_from_json(*cj, &sr->cfg, &err) ||
+	    job_config_key(&sr->cfg, key, sizeof(key)) || strcmp(key, b->config_key)) {
+		cli_error("bisect %" PRId64 ": its stored configuration cannot be read back%s%s",
+			  b->id, err.msg[0] ? ": " : "", err.msg);
+		return -1;
+	}
+	if (load_values(sr->st, b->good_label, b->config_key, b->metric, gv, gx, &sr->ng, NULL, &err) ||
+	    load_values(sr->st, b->bad_label, b->config_key, b->metric, bv, bx, &sr->nb, NULL, &err)) {
+		cli_error("%s", err.msg);
+		return -1;
+	}
+	if (sr->ng < 2 || sr->nb < 2) {
+		cli_error("the endpoints '%s' (%zu samples) and '%s' (%zu) are gone from %s",
+			  b->good_label, sr->ng, b->bad_label, sr->nb, cli_db_path(db));
+		return -1;
+	}
+	sr->gv = *gv;
+	sr->bv = *bv;
+	sr->gx = *gx;
+	sr->bx = *bx;
+	metric_unit(sr->st, b->good_label, b->config_key, b->metric, sr->unit, sizeof(sr->unit));
+	return 0;
+}
+
 static int bisect_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -856,6 +1172,7 @@ static int bisect_run(int argc, char **argv)
 		{ "port", required_argument, NULL, 'p' },
 		{ "no-collect", no_argument, NULL, OPT_NO_COLLECT },
 		{ "settle", required_argument, NULL, OPT_SETTLE },
+		{ "reanchor", required_argument, NULL, OPT_REANCHOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -863,12 +1180,12 @@ static int bisect_run(int argc, char **argv)
 	struct store_bisect b;
 	struct bisect_decision d;
 	struct base_err err = { "" };
-	const char *commit_arg = NULL, *repo = NULL, *db = NULL;
-	char commit[BISECT_COMMIT_MAX + 1], key[1024];
+	const char *commit_arg = NULL, *repo = NULL;
+	struct step_where w = { NULL, 0, false };
+	char commit[BISECT_COMMIT_MAX + 1];
 	double *gv = NULL, *bv = NULL, *xv = NULL, *gx = NULL, *bx = NULL, *xx = NULL;
 	size_t nx = 0, cap;
-	uint64_t v, id = 0, max_reps = 0;
-	bool have_port = false;
+	uint64_t max_reps = 0;
 	json_t *cj = NULL;
 	int opt, ret, code = BISECT_EXIT_ABORT;
 
@@ -881,11 +1198,17 @@ static int bisect_run(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "H:p:h", opts, NULL)) != -1) {
+		int r = step_common_opt(opt, optarg, &sr, &w);
+
+		if (r < 0)
+			return BISECT_EXIT_ABORT;
+		if (r)
+			continue;
 		switch (opt) {
 		case OPT_COMMIT:
-			if (!bisect_commit_valid(optarg)) {
-				cli_error("invalid --commit '%s': expected 1 to %d printable characters without spaces",
-					  optarg, BISECT_COMMIT_MAX);
+			if (!bisect_commit_valid(optarg) || is_anchor(optarg)) {
+				cli_error("invalid --commit '%s': expected 1 to %d printable characters without spaces, not starting '%s'",
+					  optarg, BISECT_COMMIT_MAX, ANCHOR_PREFIX);
 				return BISECT_EXIT_ABORT;
 			}
 			commit_arg = optarg;
@@ -893,32 +1216,16 @@ static int bisect_run(int argc, char **argv)
 		case OPT_REPO:
 			repo = optarg;
 			break;
-		case OPT_DB:
-			db = optarg;
-			break;
-		case OPT_ID:
-			if (!cli_u64("--id", optarg, 1, INT64_MAX, &id))
-				return BISECT_EXIT_ABORT;
-			break;
 		case OPT_MAXREPS:
 			if (!cli_u64("--max-reps", optarg, 2, BISECT_REPS_LIMIT, &max_reps))
 				return BISECT_EXIT_ABORT;
 			break;
-		case 'H':
-			sr.host = optarg;
-			break;
-		case 'p':
-			if (!cli_u64("--port", optarg, 1, 65535, &v))
-				return BISECT_EXIT_ABORT;
-			sr.port = (uint16_t)v;
-			have_port = true;
-			break;
-		case OPT_NO_COLLECT:
-			sr.collect = false;
-			break;
 		case OPT_SETTLE:
 			if (!cli_duration("--settle", optarg, &sr.settle_ns))
 				return BISECT_EXIT_ABORT;
+			break;
+		case OPT_REANCHOR:
+			sr.reanchor_cmd = optarg;
 			break;
 		case 'h':
 			fputs(bisect_help, stdout);
@@ -933,7 +1240,7 @@ static int bisect_run(int argc, char **argv)
 		cli_error("unexpected argument '%s'", argv[optind]);
 		return BISECT_EXIT_ABORT;
 	}
-	if (have_port && !sr.host) {
+	if (w.have_port && !sr.host) {
 		cli_error("--port needs --host");
 		return BISECT_EXIT_ABORT;
 	}
@@ -944,14 +1251,10 @@ static int bisect_run(int argc, char **argv)
 		cli_error("cannot tell the commit: %s", err.msg);
 		return BISECT_EXIT_ABORT;
 	}
-	if (cli_db_open(cli_db_path(db), true, &sr.st))
+	if (cli_db_open(cli_db_path(w.db), true, &sr.st))
 		return BISECT_EXIT_ABORT;
-	if (store_bisect_get(sr.st, (int64_t)id, &b, &err)) {
-		cli_error("%s", err.msg);
+	if (step_open(&sr, &b, (int64_t)w.id, w.db, &cj, &gv, &bv, &gx, &bx))
 		goto out;
-	}
-	sr.b = &b;
-	rule_from(&b, &sr.rule);
 	if (max_reps) {
 		if (max_reps < sr.rule.min_reps) {
 			cli_error("invalid --max-reps %" PRIu64 ": below the bisect's minimum %u",
@@ -960,34 +1263,12 @@ static int bisect_run(int argc, char **argv)
 		}
 		sr.rule.max_reps = (unsigned)max_reps;
 	}
-	cj = json_loads(b.config, 0, NULL);
-	if (!cj || job_config_from_json(cj, &sr.cfg, &err) ||
-	    job_config_key(&sr.cfg, key, sizeof(key)) || strcmp(key, b.config_key)) {
-		cli_error("bisect %" PRId64 ": its stored configuration cannot be read back%s%s",
-			  b.id, err.msg[0] ? ": " : "", err.msg);
-		goto out;
-	}
-	if (load_values(sr.st, b.good_label, b.config_key, b.metric, &gv, &gx, &sr.ng, NULL, &err) ||
-	    load_values(sr.st, b.bad_label, b.config_key, b.metric, &bv, &bx, &sr.nb, NULL, &err)) {
-		cli_error("%s", err.msg);
-		goto out;
-	}
-	if (sr.ng < 2 || sr.nb < 2) {
-		cli_error("the endpoints '%s' (%zu samples) and '%s' (%zu) are gone from %s",
-			  b.good_label, sr.ng, b.bad_label, sr.nb, cli_db_path(db));
-		goto out;
-	}
-	sr.gv = gv;
-	sr.bv = bv;
-	sr.gx = gx;
-	sr.bx = bx;
 	if (store_bisect_step_label(b.id, commit, sr.row.label, sizeof(sr.row.label))) {
 		cli_error("commit id '%s' is too long for a label", commit);
 		goto out;
 	}
 	sr.row.bisect_id = b.id;
 	snprintf(sr.row.commit, sizeof(sr.row.commit), "%s", commit);
-	metric_unit(sr.st, b.good_label, b.config_key, b.metric, sr.unit, sizeof(sr.unit));
 
 	/* a commit decided before (a reboot, a second call) keeps its verdict */
 	ret = store_bisect_step_get(sr.st, b.id, commit, &sr.row, &err);
@@ -1007,12 +1288,14 @@ static int bisect_run(int argc, char **argv)
 				.verdict = old, .n = (size_t)sr.row.n, .llr = sr.row.llr,
 				.pos = { sr.row.position, sr.row.position_lo, sr.row.position_hi },
 				.why = "stored: decided before",
+				.endpoints_only = true, /* the sides then are not kept */
+				.toward = bisect_toward(old, sr.row.llr),
 				.llr_bad = log((1 - sr.rule.beta) / sr.rule.alpha),
 				.llr_good = log(sr.rule.beta / (1 - sr.rule.alpha)),
 			};
 
 			print_decision(commit, &od, sr.unit, xv, nx, NULL, NULL, NULL);
-			code = bisect_exit_code(old);
+			code = bisect_exit_code(old, sr.row.llr);
 			goto out;
 		}
 	}
@@ -1030,6 +1313,10 @@ static int bisect_run(int argc, char **argv)
 		memcpy(sr.xcpu, xx, nx * sizeof(*xx));
 	}
 	sr.n = nx;
+	if (step_hist_load(sr.st, &b, gv, sr.ng, bv, sr.nb, commit, &sr.hist, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
 	if (decide_and_store(&sr, &d, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
@@ -1038,17 +1325,28 @@ static int bisect_run(int argc, char **argv)
 		fprintf(stderr, "commit %s: %zu runs stored before, %s\n", commit, nx,
 			bisect_verdict_name(d.verdict));
 	ret = step_loop(&sr, &d);
+	if (ret < 0 && d.verdict != BISECT_ABORT)
+		say_drift(&sr, &d);
+	/* once a step: the sides measured now, then decided again */
+	if (ret < 0 && d.reanchor && sr.reanchor_cmd) {
+		if (run_reanchor(&sr, &err) || decide_and_store(&sr, &d, &err)) {
+			cli_error("%s", err.msg);
+			goto out;
+		}
+		ret = step_loop(&sr, &d);
+	}
 	if (ret >= 0) {
 		code = ret;
 		goto out;
 	}
 	print_decision(commit, &d, sr.unit, sr.x, sr.n, &sr.place, sr.elsewhere, sr.xcpu);
-	code = bisect_exit_code(d.verdict);
+	code = bisect_exit_code(d.verdict, d.llr);
 out:
 	json_decref(cj);
 	free(sr.x);
 	free(sr.xcpu);
 	free(sr.elsewhere);
+	step_hist_release(&sr.hist);
 	free(xv);
 	free(xx);
 	free(gx);
@@ -1060,29 +1358,149 @@ out:
 	return code;
 }
 
-/* ---- log ---- */
+/* ---- reanchor ---- */
 
-struct steps_acc {
-	struct store_bisect_step *rows;
-	size_t n, cap;
-};
-
-static int collect_step(void *ctx, const struct store_bisect_step *s)
+/* Measure the side now: reps runs under a step row "anchor:SIDE:K". */
+static int reanchor_measure(struct step_run *sr, enum bisect_side side, size_t reps)
 {
-	struct steps_acc *a = ctx;
+	struct base_err err = { "" };
+	struct steps_acc acc = { NULL, 0, 0 };
+	struct cli_testbed tb;
+	double *v = NULL, med = NAN, end = NAN;
+	int code = EXIT_RUNTIME;
 
-	if (a->n == a->cap) {
-		size_t ncap = a->cap ? 2 * a->cap : 16;
-		struct store_bisect_step *p = realloc(a->rows, ncap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		a->rows = p;
-		a->cap = ncap;
+	if (store_bisect_steps(sr->st, sr->b->id, collect_step, &acc, &err)) {
+		cli_error("%s", err.msg[0] ? err.msg : "out of memory");
+		return EXIT_RUNTIME;
 	}
-	a->rows[a->n++] = *s;
-	return 0;
+	snprintf(sr->row.commit, sizeof(sr->row.commit), ANCHOR_PREFIX "%s:%zu",
+		 side ? "bad" : "good", acc.n + 1);
+	free(acc.rows);
+	sr->row.bisect_id = sr->b->id;
+	v = malloc(reps * sizeof(*v));
+	if (!v || store_bisect_step_label(sr->b->id, sr->row.commit, sr->row.label,
+					  sizeof(sr->row.label))) {
+		cli_error("out of memory");
+		free(v);
+		return EXIT_RUNTIME;
+	}
+	cli_testbed_init(&tb);
+	cli_signals();
+	for (sr->n = 0; sr->n < reps; sr->n++) {
+		double xcpu;
+		bool dist;
+
+		if (measure(sr, &tb, &v[sr->n], &xcpu, &dist, &err) || cli_interrupted) {
+			cli_error("re-anchoring the %s side, run %zu: %s", side ? "bad" : "good",
+				  sr->n + 1, cli_interrupted ? "interrupted" : err.msg);
+			goto out;
+		}
+		fprintf(stderr, "run %zu/%zu: %.5g %s%s\n", sr->n + 1, reps, v[sr->n], sr->unit,
+			dist ? " (flagged disturbed by foreign CPU load)" : "");
+	}
+	snprintf(sr->row.verdict, sizeof(sr->row.verdict), "%s", side ? "bad" : "good");
+	sr->row.n = (int64_t)reps;
+	sr->row.position = sr->row.position_lo = sr->row.position_hi = sr->row.llr = NAN;
+	if (store_bisect_step_put(sr->st, &sr->row, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	stats_median(v, reps, &med);
+	stats_median(side ? sr->bv : sr->gv, side ? sr->nb : sr->ng, &end);
+	printf("re-anchored the %s side (%s): %zu runs, median %.5g %s, %+.1f%% from its endpoint '%s' (%.5g %s)\n",
+	       side ? "bad" : "good", sr->row.commit, reps, med, sr->unit, 100 * (med / end - 1),
+	       side ? sr->b->bad_label : sr->b->good_label, end, sr->unit);
+	code = EXIT_OK;
+out:
+	cli_testbed_release(&tb);
+	free(v);
+	return code;
 }
+
+static int bisect_reanchor_cmd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "side", required_argument, NULL, OPT_SIDE },
+		{ "reps", required_argument, NULL, OPT_REPS },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "id", required_argument, NULL, OPT_ID },
+		{ "host", required_argument, NULL, 'H' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "no-collect", no_argument, NULL, OPT_NO_COLLECT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct step_run sr;
+	struct store_bisect b;
+	double *gv = NULL, *bv = NULL, *gx = NULL, *bx = NULL;
+	const char *side = NULL;
+	struct step_where w = { NULL, 0, false };
+	uint64_t reps = 0;
+	json_t *cj = NULL;
+	int opt, code = EXIT_USAGE;
+
+	memset(&sr, 0, sizeof(sr));
+	memset(&b, 0, sizeof(b));
+	sr.port = PROTO_DEFAULT_PORT;
+	sr.collect = true;
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "H:p:h", opts, NULL)) != -1) {
+		int r = step_common_opt(opt, optarg, &sr, &w);
+
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r)
+			continue;
+		switch (opt) {
+		case OPT_SIDE:
+			if (strcmp(optarg, "good") && strcmp(optarg, "bad")) {
+				cli_error("invalid --side '%s': expected good or bad", optarg);
+				return EXIT_USAGE;
+			}
+			side = optarg;
+			break;
+		case OPT_REPS:
+			if (!cli_u64("--reps", optarg, 2, 100, &reps))
+				return EXIT_USAGE;
+			break;
+		case 'h':
+			fputs(bisect_help, stdout);
+			return EXIT_OK;
+		default:
+			cli_error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage_hint("bisect");
+		}
+	}
+	if (optind < argc) {
+		cli_error("unexpected argument '%s'", argv[optind]);
+		return cli_usage_hint("bisect");
+	}
+	if (!side) {
+		cli_error("bisect reanchor needs --side good or --side bad");
+		return cli_usage_hint("bisect");
+	}
+	if (w.have_port && !sr.host) {
+		cli_error("--port needs --host");
+		return EXIT_USAGE;
+	}
+	if (cli_db_open(cli_db_path(w.db), true, &sr.st))
+		return EXIT_RUNTIME;
+	code = EXIT_RUNTIME;
+	if (!step_open(&sr, &b, (int64_t)w.id, w.db, &cj, &gv, &bv, &gx, &bx))
+		code = reanchor_measure(&sr, strcmp(side, "good") ? BISECT_SIDE_BAD : BISECT_SIDE_GOOD,
+					reps ? (size_t)reps : sr.rule.min_reps);
+	json_decref(cj);
+	free(gv);
+	free(bv);
+	free(gx);
+	free(bx);
+	store_bisect_release(&b);
+	store_close(sr.st);
+	return code;
+}
+
+/* ---- log ---- */
 
 /*
  * What moved with the bisected metric between the endpoints (the bad
@@ -1232,6 +1650,7 @@ static int bisect_log_cmd(int argc, char **argv)
 		s->pos.pos = acc.rows[i].position;
 		s->pos.lo = acc.rows[i].position_lo;
 		s->pos.hi = acc.rows[i].position_hi;
+		s->llr = acc.rows[i].llr;
 		if (load_values(st, acc.rows[i].label, b.config_key, b.metric,
 				&values[i], NULL, &s->nvalues, &s->ndisturbed, &err)) {
 			cli_error("%s", err.msg);
@@ -1311,7 +1730,9 @@ int cmd_bisect(int argc, char **argv)
 		return bisect_run(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "log"))
 		return bisect_log_cmd(argc - 1, argv + 1);
-	cli_error("unknown bisect command '%s': expected start, run or log", argv[1]);
+	if (!strcmp(argv[1], "reanchor"))
+		return bisect_reanchor_cmd(argc - 1, argv + 1);
+	cli_error("unknown bisect command '%s': expected start, run, reanchor or log", argv[1]);
 	/* `bisect run` typos inside a git bisect run script must not read as "bad" */
 	return BISECT_EXIT_ABORT;
 }

@@ -172,6 +172,20 @@ rc=$?
 checkx "bisect run again for a decided commit prints the stored verdict and exits with it" \
 	'[ $rc -eq "$want" ] && grep -q "stored: decided before" "$TMP/again" && [ "$(nsamples "$DB")" -eq "$before" ]'
 
+# re-anchoring: the bad side measured as it is now is a group of that side,
+# shown by log, never a culprit; a bad --side is a usage error
+"$NR" bisect reanchor --side sideways --db "$DB" >/dev/null 2>"$TMP/err"
+rc=$?
+checkx "bisect reanchor --side sideways: exit 2, naming the value" \
+	'[ $rc -eq 2 ] && grep -q "invalid --side .sideways.: expected good or bad" "$TMP/err"'
+shaped "$BAD_RATE" "$NR" bisect reanchor --side bad --db "$DB" >"$TMP/anchor" 2>&1
+rc=$?
+"$NR" bisect log --repo "$REPO" --db "$DB" --json >"$TMP/log1b.json"
+checkx "bisect reanchor --side bad measures 3 runs as a bad group; log shows it and still confirms the culprit" \
+	'[ $rc -eq 0 ] && grep -qE "^re-anchored the bad side \(anchor:bad:[0-9]+\): 3 runs, median" "$TMP/anchor" &&
+	 jtrue "$TMP/log1b.json" "d[\"culprit\"][\"commit\"] == \"$CULPRIT\" and [s[\"verdict\"] for s in d[\"steps\"] if s[\"commit\"].startswith(\"anchor:bad:\")] == [\"bad\"]"' ||
+	diag "$TMP/anchor"
+
 # --settle: a run a busy loop disturbed is followed by a wait for a quiet
 # machine (the loop ends after 3 s); the step goes on and is decided (at
 # the good rate: good). The host may steal through the wait: then it

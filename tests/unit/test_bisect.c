@@ -144,7 +144,7 @@ static void test_decide_waits_for_min_reps_then_calls_good_and_bad(void **state)
 	assert_int_equal(bisect_decide(good5, 5, bad5, 5, b, 3, &r, &d), 0);
 	assert_int_equal(d.verdict, BISECT_BAD);
 	assert_true(d.pos.lo > 0.5);
-	assert_int_equal(bisect_exit_code(d.verdict), 1);
+	assert_int_equal(bisect_exit_code(d.verdict, d.llr), 1);
 }
 
 static void test_decide_far_outside_both_endpoints_aborts(void **state)
@@ -161,7 +161,7 @@ static void test_decide_far_outside_both_endpoints_aborts(void **state)
 	assert_int_equal(bisect_decide(good5, 5, bad5, 5, fast, 3, &r, &d), 0);
 	assert_int_equal(d.verdict, BISECT_ABORT);
 	assert_true(d.pos.hi < -1);
-	assert_int_equal(bisect_exit_code(d.verdict), 128);
+	assert_int_equal(bisect_exit_code(d.verdict, d.llr), 128);
 	assert_false(bisect_verdict_final(d.verdict));
 }
 
@@ -178,16 +178,22 @@ static void test_decide_at_the_cap_partial_or_skip(void **state)
 	assert_int_equal(bisect_decide(good5, 5, bad5, 5, between, 5, &r, &d), 0);
 	assert_int_equal(d.verdict, BISECT_UNDECIDED);
 	r.max_reps = 5;
-	/* at it: [0.18, 0.58] differs from both endpoints: partial */
+	/* at it: [0.18, 0.58] differs from both endpoints: partial, a
+	 * finding; git hears the side of the larger part (good: pos < 1/2) */
 	assert_int_equal(bisect_decide(good5, 5, bad5, 5, between, 5, &r, &d), 0);
 	assert_int_equal(d.verdict, BISECT_PARTIAL);
 	assert_true(d.pos.lo > 0 && d.pos.lo < r.partial_lo && d.pos.hi < 1);
-	assert_int_equal(bisect_exit_code(d.verdict), 125);
-	/* an interval that reaches an endpoint is a skip */
+	assert_true(d.pos.pos < 0.5);
+	assert_int_equal(d.toward, BISECT_SIDE_GOOD);
+	assert_int_equal(bisect_exit_code(d.verdict, d.llr), 0);
+	assert_int_equal(bisect_exit_code(BISECT_PARTIAL, 0.0), 1);
+	assert_int_equal(bisect_exit_code(BISECT_PARTIAL, NAN), 125);
+	/* an interval that reaches an endpoint: not measured precisely
+	 * enough, a skip */
 	assert_int_equal(bisect_decide(good5, 5, bad5, 5, wide, 5, &r, &d), 0);
-	assert_int_equal(d.verdict, BISECT_SKIP);
 	assert_true(d.pos.lo < 0);
-	assert_int_equal(bisect_exit_code(d.verdict), 125);
+	assert_int_equal(d.verdict, BISECT_SKIP);
+	assert_int_equal(bisect_exit_code(d.verdict, d.llr), 125);
 	assert_true(bisect_verdict_final(BISECT_SKIP));
 }
 
@@ -485,7 +491,7 @@ static void test_verdict_names_parse_and_exit_codes(void **state)
 {
 	static const int codes[BISECT_VERDICT_COUNT] = {
 		[BISECT_UNDECIDED] = 125, [BISECT_GOOD] = 0, [BISECT_BAD] = 1,
-		[BISECT_PARTIAL] = 125, [BISECT_SKIP] = 125, [BISECT_ABORT] = 128,
+		[BISECT_PARTIAL] = 1, [BISECT_SKIP] = 125, [BISECT_ABORT] = 128,
 	};
 	enum bisect_verdict v;
 
@@ -493,7 +499,7 @@ static void test_verdict_names_parse_and_exit_codes(void **state)
 	for (int i = 0; i < BISECT_VERDICT_COUNT; i++) {
 		assert_int_equal(bisect_verdict_parse(bisect_verdict_name(i), &v), 0);
 		assert_int_equal(v, i);
-		assert_int_equal(bisect_exit_code(i), codes[i]);
+		assert_int_equal(bisect_exit_code(i, 1.5), codes[i]);
 	}
 	assert_string_equal(bisect_verdict_name(BISECT_PARTIAL), "partial");
 	assert_string_equal(bisect_verdict_name(BISECT_VERDICT_COUNT), "?");
@@ -759,12 +765,14 @@ static void test_log_never_names_an_unconfirmed_or_ambiguous_culprit(void **stat
 	doc = bisect_log_json(&l);
 	assert_true(json_is_null(json_object_get(doc, "culprit")));
 	json_decref(doc);
-	/* the parent sits halfway: partial is not good, nothing is confirmed */
+	/* the parent sits halfway without a side (no likelihood ratio, as
+	 * stored before partial steps told git a side): nothing is confirmed */
 	make_log(&l, s);
 	s[2].verdict = BISECT_PARTIAL;
 	s[2].values = v_half;
 	s[2].nvalues = 4;
 	s[2].pos = (struct bisect_position){ 0.5, -INFINITY, INFINITY };
+	s[2].llr = NAN;
 	assert_int_equal(bisect_log_finish(&l), 0);
 	assert_null(l.culprit);
 	t = text_of(&l);
@@ -772,6 +780,29 @@ static void test_log_never_names_an_unconfirmed_or_ambiguous_culprit(void **stat
 	free(t);
 	doc = bisect_log_json(&l);
 	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(doc, "steps"), 2), "position_lo")));
+	json_decref(doc);
+	/* a partial parent git was told good (llr < 0) confirms the culprit
+	 * of the larger part, and the log lists it as a finding */
+	make_log(&l, s);
+	s[2].verdict = BISECT_PARTIAL;
+	s[2].values = v_half;
+	s[2].nvalues = 4;
+	s[2].pos = (struct bisect_position){ 0.4, 0.3, 0.5 };
+	s[2].llr = -6;
+	assert_int_equal(bisect_log_finish(&l), 0);
+	assert_ptr_equal(l.culprit, &s[3]);
+	t = text_of(&l);
+	assert_non_null(strstr(t, "partial steps (between the sides"));
+	assert_non_null(strstr(t, "  666666666666  level 0.19 Gbps, 0.40 [0.30, 0.50] of the way to bad, told good\n"));
+	free(t);
+	/* a partial step git was told bad, whose parent is good: the culprit */
+	make_log(&l, s);
+	s[3].verdict = BISECT_PARTIAL;
+	s[3].llr = 6;
+	assert_int_equal(bisect_log_finish(&l), 0);
+	assert_ptr_equal(l.culprit, &s[3]);
+	doc = bisect_log_json(&l);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(doc, "steps"), 3), "toward")), "bad");
 	json_decref(doc);
 	/* two bad commits with good parents: not monotone, none named */
 	make_log(&l, s);
