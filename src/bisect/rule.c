@@ -586,7 +586,9 @@ static void verdict_split(struct bisect_decision *d, const struct frame *f,
 			  const struct bisect_rule *r)
 {
 	const struct bisect_position *p = &d->pos;
-	bool between = p->pos > 0 && p->pos < 1;
+	/* a step a hair from a side whose runs agree closely differs from
+	 * it, yet is that side: between means within (partial_lo, partial_hi) */
+	bool between = p->pos > r->partial_lo && p->pos < r->partial_hi;
 	bool not_good = differs_from(f, &f->good, f->sg, f->dfg, r->side_conf);
 	bool not_bad = differs_from(f, &f->bad, f->sb, f->dfb, r->side_conf);
 

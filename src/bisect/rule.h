@@ -95,8 +95,8 @@
  * clip_sd of the larger noise beyond the sides), the position's interval
  * takes each side's noise (the step's being the side the LLR favours),
  * and steps 2-5 below become: partial when the step's mean differs from
- * both sides, each tested on its own noise (t at side_conf), and lies
- * between them; bad when LLR >= the bad threshold and either the position
+ * both sides, each tested on its own noise (t at side_conf), and its
+ * position lies inside (partial_lo, partial_hi); bad when LLR >= the bad threshold and either the position
  * is >= 1/2 or the step differs from good; good likewise; at the cap
  * partial (tested at conf) or skip.
  *
