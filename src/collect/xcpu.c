@@ -108,6 +108,11 @@ size_t collect_xcpu_pairs(const struct base_cpulist *a, const struct base_cpulis
 		for (int i = 0; i < k; i++)
 			if (!add_pair(out, &n, a->cpu[i % a->n], b->cpu[i % b->n]))
 				break;
+		/* a flow's two ends on one CPU (pair placement): the distance
+		 * between the CPUs the pairs run on, consecutive ones of a */
+		for (int i = 0; !n && i + 1 < a->n; i++)
+			if (!add_pair(out, &n, a->cpu[i], a->cpu[i + 1]))
+				break;
 		return n;
 	}
 	for (int i = 0; online && i + 1 < online->n; i++)

@@ -81,7 +81,10 @@ struct collect_xcpu;
  * The pairs to probe between a client on cpus `a` and a server on cpus `b`
  * (base_cpulist as placed; n 0: not pinned): worker i's CPUs
  * (a[i % na], b[i % nb]) for i < max(na, nb), each pair once, none on one
- * CPU. When either end is not pinned, consecutive CPUs of `online`
+ * CPU; when each of those falls on one CPU (a flow's two ends together,
+ * as the pair placement puts them), consecutive CPUs of `a` instead: the
+ * distance between the CPUs the pairs run on. When either end is not
+ * pinned, consecutive CPUs of `online`
  * instead: (o0, o1), (o1, o2), ... At most COLLECT_XCPU_PAIRS_MAX. Returns
  * the number of pairs written to out (0: nothing to probe, as when both
  * ends share one CPU). Pure.

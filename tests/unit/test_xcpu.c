@@ -90,9 +90,13 @@ static void test_xcpu_pairs_follow_the_workers(void **state)
 	assert_int_equal(p[0].b, 1);
 	assert_int_equal(p[1].a, 1);
 	assert_int_equal(p[1].b, 0);
+	/* pair placement, a flow's two ends on one cpu: the distance
+	 * between the cpus the pairs run on */
 	a = (struct base_cpulist){ .n = 2, .cpu = { 0, 1 } };
 	b = (struct base_cpulist){ .n = 2, .cpu = { 0, 1 } };
-	assert_int_equal(collect_xcpu_pairs(&a, &b, &online, p), 0);
+	assert_int_equal(collect_xcpu_pairs(&a, &b, &online, p), 1);
+	assert_int_equal(p[0].a, 0);
+	assert_int_equal(p[0].b, 1);
 	/* an end not pinned: neighbours among the online cpus */
 	assert_int_equal(collect_xcpu_pairs(&a, &none, &online, p), 2);
 	assert_int_equal(p[0].a, 0);
