@@ -869,7 +869,7 @@ static void tx_budget(const struct engine *e, struct worker *w)
 	    2 * e->o.peer_rcvbuf < rcvbuf)
 		rcvbuf = 2 * e->o.peer_rcvbuf;
 	w->tx_budget = 1;
-	w->yield = !e->o.cpus.n || e->nworkers > e->o.cpus.n;
+	w->yield = !e->o.cpus.n || e->nworkers > e->o.cpus.n || e->o.cpus_shared;
 	if (rcvbuf == UINT64_MAX)
 		return;
 	fit = rcvbuf / 4 / e->o.msg_bytes;

@@ -59,6 +59,10 @@ struct engine_opts {
 			       * default (udp bidir sizes its send calls) */
 	uint32_t threads;    /* workers; flows go round-robin */
 	struct base_cpulist cpus; /* worker i on cpus[i % n]; n 0 = unpinned */
+	/* the other end's workers are pinned to some of these CPUs (a
+	 * flow's two ends on one CPU, job_config_ends_share_cpus): a worker
+	 * shares its CPU even when the end has one worker per CPU */
+	bool cpus_shared;
 	int64_t drain_ns;    /* how long receivers may drain after stop */
 	/* hold the CPU latency QoS request at cpu_latency_us from launch to
 	 * free (job_config's hold_cpu_latency) */

@@ -127,8 +127,9 @@ struct worker {
 	 * receives udp (see tx_budget in engine.c) */
 	uint32_t tx_budget, tx_batch;
 	/* such a worker, when it may share a CPU with another worker (it is
-	 * not pinned, or the end has more workers than CPUs), yields the CPU
-	 * after each turn; see tx_budget in engine.c */
+	 * not pinned, the end has more workers than CPUs, or the other end's
+	 * workers are on its CPUs), yields the CPU after each turn; see
+	 * tx_budget in engine.c */
 	bool yield;
 	uint8_t *buf;
 	void *buf_mem; /* what buf is in: free() it */

@@ -589,6 +589,7 @@ static int session_run(struct session *s, struct base_err *err)
 	eo.peer_rcvbuf = s->cfg.rcvbuf;
 	eo.threads = s->cfg.threads;
 	eo.cpus = s->cfg.remote_cpus;
+	eo.cpus_shared = job_config_ends_share_cpus(&s->cfg);
 	eo.drain_ns = 5 * NS_PER_S;
 	eo.hold_cpu_latency = s->cfg.hold_cpu_latency;
 	eo.cpu_latency_us = s->cfg.cpu_latency_us;

@@ -184,6 +184,15 @@ bool job_config_is_veth(const struct job_config *c)
 	return !strcmp(c->topology, "veth");
 }
 
+bool job_config_ends_share_cpus(const struct job_config *c)
+{
+	for (uint16_t i = 0; i < c->cpus.n; i++)
+		for (uint16_t j = 0; j < c->remote_cpus.n; j++)
+			if (c->cpus.cpu[i] == c->remote_cpus.cpu[j])
+				return true;
+	return false;
+}
+
 uint32_t job_config_nflows(const struct job_config *c)
 {
 	return c->dir == JOB_DIR_BIDIR ? 2 * c->streams : c->streams;

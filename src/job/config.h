@@ -208,6 +208,10 @@ int job_placement_parse(const char *s, enum job_placement *out);
 const char *job_sendfile_from_name(enum job_sendfile_from f);
 int job_sendfile_from_parse(const char *s, enum job_sendfile_from *out);
 
+/* Whether both ends are pinned and share a CPU number (the pair
+ * placement): on one machine, the other end's workers run there too. */
+bool job_config_ends_share_cpus(const struct job_config *c);
+
 /* Flows on the wire: streams, twice that for bidir. */
 uint32_t job_config_nflows(const struct job_config *c);
 /* Whether flow `id` carries data from the client to the server. */

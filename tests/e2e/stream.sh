@@ -311,7 +311,7 @@ done
 # With udp_gso a call of 32 sends of 14720 B (471 KB) would overflow a
 # 208 KB receive buffer by itself: a call carries at most a quarter of the
 # smaller receive buffer, in whole sends of 10 datagrams.
-timeout 60 "$NR" run udp_stream -m 14720 --udp-gso 1472 "${RUN_SHORT[@]}" --dir bidir --json --no-store >"$TMP/ugbidir.json"
+timeout 60 "$NR" run udp_stream -m 14720 --udp-gso 1472 "${RUN_SHORT[@]}" --dir bidir --placement split --json --no-store >"$TMP/ugbidir.json"
 check "udp bidir with gso: a call holds at most a quarter of the receive buffer, loss under 50%" \
 	jtrue "$TMP/ugbidir.json" 'min(d["flows"][0]["sockbuf_start"]["client_rcvbuf"], d["flows"][0]["sockbuf_start"]["server_rcvbuf"]) // 4 // 14720 * 10 >= v("io.msgs_per_send") >= 10 and v("udp.loss_pct") < 50'
 
