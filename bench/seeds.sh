@@ -302,6 +302,8 @@ table_line() {
 		printf "%+.1f%% [%+.1f%%, %+.1f%%]", s, lo, hi }')
 	first=$(awk -v m="$m" -v a="$a" -v b="$b" 'BEGIN {
 		if (m == "-") { print "-"; exit }
+		# an environment setting reads as words (noqueue -> tbf)
+		if (a !~ /^[-+0-9.eE]+$/ || b !~ /^[-+0-9.eE]+$/) { printf "%s %s -> %s", m, a, b; exit }
 		printf "%s %.4g -> %.4g", m, a, b }')
 	names=no
 	[ "$m" != - ] && grep -Eq -- "${CAUSE[$row]}" <<<"$m" && names=yes
