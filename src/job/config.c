@@ -581,12 +581,13 @@ int job_config_finalize(struct job_config *c, const struct base_cpulist *allowed
 		return base_err_set(err, -EINVAL,
 				    "invalid placement %d: expected auto, split, pair or free",
 				    c->placement);
-	/* a flow's two ends on one CPU let many streams use every CPU and
-	 * respond to their buffers; one flow keeps an end per CPU, where
-	 * a worker that waits can be judged starved (docs/methodology.md,
-	 * "CPU placement") */
+	/* a flow's two ends on one CPU let many tcp streams use every CPU
+	 * and respond to their buffers; udp streams go faster an end per
+	 * CPU, and one flow keeps an end per CPU, where a worker that waits
+	 * can be judged starved (docs/methodology.md, "CPU placement") */
 	if (c->placement == JOB_PLACE_AUTO)
-		c->placement = job_test_kind(c->test) == JOB_KIND_STREAM && nflows >= 2 ?
+		c->placement = (c->test == JOB_TEST_TCP_STREAM || c->test == JOB_TEST_TCP_SENDFILE) &&
+					       nflows >= 2 ?
 				       JOB_PLACE_PAIR :
 				       JOB_PLACE_SPLIT;
 	place(c, allowed);

@@ -65,9 +65,10 @@ enum job_dir {
  * worker i and server worker i on cpu i, so the two ends of a flow share
  * a CPU (where the scheduler's wake-ups put them on loopback when nothing
  * is pinned) and every CPU carries its own pairs; free pins nothing and
- * leaves it to the scheduler; auto, the default, is pair for a stream
- * test of two flows or more and split for the others (finalize resolves
- * it, and the configuration then names the one chosen). With one end
+ * leaves it to the scheduler; auto, the default, is pair for a tcp
+ * stream (tcp_stream, tcp_sendfile) of two flows or more and split for
+ * the others (finalize resolves it, and the configuration then names
+ * the one chosen). With one end
  * pinned, pair places the other as split does. The resolved CPU lists are
  * part of the key, so samples of different placement never pool.
  */

@@ -265,9 +265,9 @@ const struct job_pdef job_pdefs[] = {
 	{ .yaml = "placement", .json = "placement", .lopt = "placement",
 	  .metavar = "POLICY", .kind = JOB_PK_PLACEMENT, I(placement),
 	  .unset = JOB_PLACE_FREE, .wire = JOB_WIRE_OPTIONAL,
-	  .cli_expect = "expected split (client and server workers on distinct cpus), pair (each end on every cpu, a flow's two ends on one), auto (pair for streams of 2 flows or more, else split) or free (not pinned)",
+	  .cli_expect = "expected split (client and server workers on distinct cpus), pair (each end on every cpu, a flow's two ends on one), auto (pair for tcp streams of 2 flows or more, else split) or free (not pinned)",
 	  .help = "for an end not pinned above: auto (default:\n"
-		  "pair for a stream of 2 flows or more, else\n"
+		  "pair for a tcp stream of 2 flows or more, else\n"
 		  "split), split (client on the first half of\n"
 		  "the allowed cpus, server on the rest), pair\n"
 		  "(each end on every cpu: client and server\n"

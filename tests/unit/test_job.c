@@ -298,9 +298,9 @@ static void test_finalize_pair_placement(void **state)
 	assert_int_equal(job_placement_parse("pair", &(enum job_placement){ 0 }), 0);
 }
 
-/* auto, the default: pair for a stream test of two flows or more (bidir
- * counts both ways), split for one flow and for request/response; the
- * configuration then names the policy chosen. */
+/* auto, the default: pair for a tcp stream test of two flows or more
+ * (bidir counts both ways), split for udp, one flow and request/response;
+ * the configuration then names the policy chosen. */
 static void test_finalize_auto_placement(void **state)
 {
 	static const struct {
@@ -312,8 +312,9 @@ static void test_finalize_auto_placement(void **state)
 		{ JOB_TEST_TCP_STREAM, JOB_DIR_SEND, 1, JOB_PLACE_SPLIT },
 		{ JOB_TEST_TCP_STREAM, JOB_DIR_SEND, 2, JOB_PLACE_PAIR },
 		{ JOB_TEST_UDP_STREAM, JOB_DIR_SEND, 1, JOB_PLACE_SPLIT },
-		{ JOB_TEST_UDP_STREAM, JOB_DIR_SEND, 2, JOB_PLACE_PAIR },
-		{ JOB_TEST_UDP_STREAM, JOB_DIR_BIDIR, 1, JOB_PLACE_PAIR },
+		{ JOB_TEST_UDP_STREAM, JOB_DIR_SEND, 2, JOB_PLACE_SPLIT },
+		{ JOB_TEST_UDP_STREAM, JOB_DIR_BIDIR, 1, JOB_PLACE_SPLIT },
+		{ JOB_TEST_TCP_STREAM, JOB_DIR_BIDIR, 1, JOB_PLACE_PAIR },
 		{ JOB_TEST_TCP_SENDFILE, JOB_DIR_RECV, 4, JOB_PLACE_PAIR },
 		{ JOB_TEST_TCP_RR, JOB_DIR_SEND, 4, JOB_PLACE_SPLIT },
 		{ JOB_TEST_TCP_CRR, JOB_DIR_SEND, 1, JOB_PLACE_SPLIT },

@@ -209,7 +209,7 @@ static void test_udp_matrix_expands_96_minus_16_with_first_axis_slowest(void **s
 	assert_int_equal(c->msg_bytes, 8952);
 	assert_int_equal(c->streams, 24);
 	assert_int_equal(c->dir, JOB_DIR_BIDIR);
-	assert_int_equal(c->threads, 4); /* pair: min(48 flows, 4 cpus an end) */
+	assert_int_equal(c->threads, 2); /* split: min(48 flows, 2 cpus an end) */
 	/* the value indexes point back at the params */
 	assert_int_equal(cells[79].value[1], 1);
 	assert_int_equal(cells[79].value[4], 2);
